@@ -1,0 +1,5 @@
+import sys
+
+from dpstudio.cli import main
+
+sys.exit(main())

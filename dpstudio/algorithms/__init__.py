@@ -1,0 +1,1 @@
+"""Qt-free algorithms: DiffGen family and interval-tree histograms; each run is a generator of events."""

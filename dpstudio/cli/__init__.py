@@ -1,0 +1,60 @@
+"""Command-line entry point: ``dpstudio`` with no arguments opens the GUI; subcommands run headless jobs.
+
+Each subcommand lives in its own module under ``dpstudio.cli`` exposing ``add_parser(subparsers)`` and
+``run(args) -> int``. Bad input exits non-zero with a one-line message; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand name -> module under dpstudio.cli
+SUBCOMMANDS = {
+    "gui": "gui",
+    "release": "release",
+    "evaluate": "evaluate",
+    "histogram": "histogram",
+}
+
+
+class CliError(Exception):
+    """Bad input: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dpstudio", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command")
+    for name, module in SUBCOMMANDS.items():
+        try:
+            mod = importlib.import_module(f"dpstudio.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"dpstudio.cli.{module}":
+                continue  # not built yet
+            raise
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        argv = ["gui"]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except CliError as exc:
+        print(f"dpstudio {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"dpstudio {args.command}: cancelled", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""The privacy budget ledger: exact arithmetic, refuses to overspend, serialisable for reports.
+
+Every noisy value that leaves the process is paid for here *before* it is shown or written.
+
+Composition: spends on the same records add up (sequential). Spends inside one ``parallel`` group touch
+disjoint record sets (for example sibling partitions of a DiffGen tree), so the group costs the largest of
+its spends, not their sum.
+
+Neighbouring datasets differ by adding or removing one record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Iterator
+
+NEIGHBOURING = "add/remove one record (unbounded differential privacy)"
+
+
+class BudgetExceededError(ValueError):
+    """A spend would take the ledger past its total."""
+
+
+def as_fraction(value) -> Fraction:
+    """Exact conversion: ``0.1`` becomes 1/10 (its shortest decimal repr), not the binary float."""
+    if isinstance(value, Fraction):
+        frac = value
+    elif isinstance(value, int):
+        frac = Fraction(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"epsilon must be finite, got {value!r}")
+        frac = Fraction(repr(value))
+    elif isinstance(value, str):
+        try:
+            frac = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"not a number: {value!r}") from None
+    else:
+        raise TypeError(f"cannot use {type(value).__name__} as epsilon")
+    return frac
+
+
+def check_epsilon(value) -> Fraction:
+    """Parse a user-supplied epsilon: a positive finite number, else a specific ValueError."""
+    if value is None:
+        raise ValueError("epsilon is missing")
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in {"inf", "+inf", "infinity", "-inf", "nan"}:
+            raise ValueError(f"epsilon must be a finite number, got {value!r}")
+    if isinstance(value, float) and math.isnan(value):
+        raise ValueError("epsilon is not a number (NaN)")
+    eps = as_fraction(value)
+    if eps <= 0:
+        raise ValueError(f"epsilon must be positive, got {value}")
+    return eps
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One entry of the ledger."""
+
+    step: str
+    mechanism: str
+    epsilon: Fraction
+    sensitivity: float
+    scale: float | None
+    group: str | None = None  # name of the parallel group, if any
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["epsilon"] = str(self.epsilon)
+        d["epsilon_float"] = float(self.epsilon)
+        return d
+
+
+@dataclass
+class _Group:
+    name: str
+    charged: Fraction = Fraction(0)
+
+
+@dataclass
+class Ledger:
+    """A budget of ``total`` epsilon and the list of what was spent from it."""
+
+    total: Fraction
+    entries: list[Spend] = field(default_factory=list)
+    _spent: Fraction = Fraction(0)
+    _group: _Group | None = None
+
+    def __init__(self, total):
+        self.total = check_epsilon(total)
+        self.entries = []
+        self._spent = Fraction(0)
+        self._group = None
+
+    @property
+    def spent(self) -> Fraction:
+        return self._spent
+
+    @property
+    def remaining(self) -> Fraction:
+        return self.total - self._spent
+
+    def spend(self, step: str, mechanism: str, epsilon, sensitivity: float = 1.0,
+              scale: float | None = None, note: str = "") -> Spend:
+        """Record a spend of ``epsilon``; raise BudgetExceededError (saying by how much) if it does not fit.
+
+        Inside a ``parallel`` block the block is charged the largest spend made in it.
+        """
+        eps = as_fraction(epsilon)
+        if eps <= 0:
+            raise ValueError(f"a spend must be positive, got {eps}")
+        if self._group is not None:
+            extra = max(Fraction(0), eps - self._group.charged)
+        else:
+            extra = eps
+        if self._spent + extra > self.total:
+            over = self._spent + extra - self.total
+            raise BudgetExceededError(
+                f"spending {float(eps):.6g} for '{step}' would exceed the budget of "
+                f"{float(self.total):.6g} by {float(over):.6g} (already spent {float(self._spent):.6g})"
+            )
+        entry = Spend(step, mechanism, eps, float(sensitivity), None if scale is None else float(scale),
+                      self._group.name if self._group else None, note)
+        self.entries.append(entry)
+        self._spent += extra
+        if self._group is not None:
+            self._group.charged += extra
+        return entry
+
+    @contextmanager
+    def parallel(self, name: str) -> Iterator["Ledger"]:
+        """Spends inside this block act on disjoint records: the block costs their maximum."""
+        if self._group is not None:
+            raise RuntimeError("parallel groups do not nest")
+        self._group = _Group(name)
+        try:
+            yield self
+        finally:
+            self._group = None
+
+    def to_dict(self) -> dict:
+        return {
+            "total": str(self.total),
+            "total_float": float(self.total),
+            "spent": str(self._spent),
+            "spent_float": float(self._spent),
+            "neighbouring": NEIGHBOURING,
+            "entries": [e.to_dict() for e in self.entries],
+        }
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Ledger":
+        """Rebuild a ledger (for reopening a project); replays the entries through ``spend``."""
+        ledger = cls(Fraction(data["total"]))
+        order = [(e.get("group"), e) for e in data.get("entries", [])]
+        i = 0
+        while i < len(order):
+            group, e = order[i]
+            if group is None:
+                ledger.spend(e["step"], e["mechanism"], Fraction(e["epsilon"]), e["sensitivity"],
+                             e.get("scale"), e.get("note", ""))
+                i += 1
+                continue
+            with ledger.parallel(group):
+                while i < len(order) and order[i][0] == group:
+                    g = order[i][1]
+                    ledger.spend(g["step"], g["mechanism"], Fraction(g["epsilon"]), g["sensitivity"],
+                                 g.get("scale"), g.get("note", ""))
+                    i += 1
+        return ledger
+
+    @classmethod
+    def from_json(cls, text: str) -> "Ledger":
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,644 @@
+"""The project a studio window edits: Qt-free state with change notifications, saved as versioned JSON.
+
+A ``Project`` holds everything a release depends on *except the raw data*: where the data file is (and a
+SHA-256 of its bytes, so reopening notices when it changed), each attribute's role and type, the public
+numeric bounds, the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
+budget epsilon, the mode (release or teaching), the budget ledger, and (in memory only) the events recorded
+by the last run.
+
+Views subscribe with ``project.subscribe(callback, *fields)``; every setter that changes something calls
+``callback(field)`` for the subscribers of that field (or of all fields) and marks the project dirty. Views
+write back through the setters, never by poking attributes, so every change is announced.
+
+Privacy facts this module keeps:
+
+- Release mode draws secure noise (``SecureNoise``) and spends from one ledger whose total is the
+  project's epsilon; that ledger is saved with the project, so a budget spent on a dataset stays spent
+  after reopening. ``start_run`` refuses a second release run once the budget is used up.
+- Teaching mode draws seeded simulation noise and gets a fresh ledger for every run: nothing it produces
+  is a release (``can_export`` is False).
+- The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
+  teaching mode).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from dpstudio.core.budget import Ledger, check_epsilon
+from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise
+from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
+
+SCHEMA_VERSION = 1
+FILE_FORMAT = "dpstudio-project"
+FILE_SUFFIX = ".dpstudio"
+
+# attribute roles
+QUASI_IDENTIFIER = "quasi-identifier"
+CLASS = "class"
+IGNORE = "ignore"
+ROLES = (QUASI_IDENTIFIER, CLASS, IGNORE)
+
+# attribute types
+CATEGORICAL = "categorical"
+NUMERIC = "numeric"
+TYPES = (CATEGORICAL, NUMERIC)
+
+# missing-value choice
+DROP_MISSING = "drop"
+KEEP_MISSING = "keep"
+MISSING_CHOICES = (DROP_MISSING, KEEP_MISSING)
+
+# modes
+TEACHING = "teaching"
+RELEASE = "release"
+MODES = (TEACHING, RELEASE)
+
+#: every field a subscriber may ask for; "data" covers path, hash, dataset, columns
+FIELDS = ("data", "roles", "types", "bounds", "missing", "taxonomies", "algorithm", "epsilon", "mode",
+          "ledger", "run", "dirty", "path")
+
+Callback = Callable[[str], None]
+
+
+class ProjectError(ValueError):
+    """A project file or a project setting is invalid; the message says which and why."""
+
+
+def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes (streams; fine on large files)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------
+# taxonomy <-> plain dict (self-contained so project files do not depend on a text format's quirks)
+def taxonomy_to_dict(tax: Taxonomy) -> dict:
+    d: dict[str, Any] = {"attribute": tax.attribute, "kind": tax.kind, "labels": list(tax.labels),
+                         "parents": [int(p) for p in tax.parents]}
+    if tax.is_numeric:
+        d["lo"] = [float(x) for x in tax.lo]
+        d["hi"] = [float(x) for x in tax.hi]
+    return d
+
+
+def taxonomy_from_dict(d: dict) -> Taxonomy:
+    try:
+        labels, parents = d["labels"], d["parents"]
+    except (KeyError, TypeError):
+        raise ProjectError("a saved taxonomy lacks 'labels' or 'parents'") from None
+    if len(labels) != len(parents):
+        raise ProjectError("a saved taxonomy has different numbers of labels and parents")
+    try:
+        return Taxonomy.from_parents(labels, parents, d.get("attribute", ""), d.get("lo"), d.get("hi"))
+    except (TaxonomyError, IndexError, TypeError, ValueError) as exc:
+        raise ProjectError(f"saved taxonomy of {d.get('attribute', '?')!r} is invalid: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunSetup:
+    """What ``Project.start_run`` hands to a run: the noise, the ledger to spend from, the mode."""
+
+    noise: NoiseSource
+    ledger: Ledger
+    teaching: bool
+    epsilon: Fraction
+
+
+class Project:
+    """Application state of one studio window. See the module docstring."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[tuple[Callback, frozenset[str] | None]] = []
+        self._muted = False
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self.path: Path | None = None  # where the project file lives
+        self.data_path: Path | None = None
+        self.data_hash: str | None = None
+        self.dataset: Any = None  # runtime only: a dpstudio.io.datasets.Dataset (or anything with .frame)
+        self.columns: list[str] = []
+        self.roles: dict[str, str] = {}
+        self.types: dict[str, str] = {}
+        self.bounds: dict[str, tuple[float, float]] = {}
+        self.missing: str = DROP_MISSING
+        self.taxonomies: dict[str, Taxonomy] = {}
+        self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
+        self.algorithm: str = "diffgen_consistency"
+        self.params: dict[str, Any] = {}
+        self.epsilon: Fraction = Fraction(1)
+        self.mode: str = TEACHING
+        self.seed: int = 2026
+        self.release_ledger: Ledger | None = None  # release mode's ledger over this data (saved)
+        self.run_ledger: Ledger | None = None  # the ledger of the last run (either mode)
+        self.events: list = []  # events of the last run (memory only)
+        self.result: Any = None  # RunFinished.result of the last run (memory only)
+        self.run_teaching: bool | None = None  # mode the last run was made in
+        self.dirty: bool = False
+
+    # -- notifications ------------------------------------------------------------------------------
+    def subscribe(self, callback: Callback, *fields: str) -> Callback:
+        """Call ``callback(field)`` when one of ``fields`` changes (all fields when none is given)."""
+        unknown = set(fields) - set(FIELDS)
+        if unknown:
+            raise ValueError(f"unknown project field(s): {', '.join(sorted(unknown))}")
+        self._subscribers.append((callback, frozenset(fields) if fields else None))
+        return callback
+
+    def unsubscribe(self, callback: Callback) -> None:
+        self._subscribers = [(cb, f) for cb, f in self._subscribers if cb is not callback]
+
+    def notify(self, field: str) -> None:
+        if self._muted:
+            return
+        for cb, fields in list(self._subscribers):
+            if fields is None or field in fields:
+                cb(field)
+
+    def _changed(self, field: str, dirty: bool = True) -> None:
+        self.notify(field)
+        if dirty:
+            self.set_dirty(True)
+
+    def set_dirty(self, dirty: bool) -> None:
+        if self.dirty != dirty:
+            self.dirty = dirty
+            self.notify("dirty")
+
+    # -- data -------------------------------------------------------------------------------------------
+    def set_data(self, dataset: Any, path: str | os.PathLike | None, file_hash: str | None = None,
+                 types: dict[str, str] | None = None) -> None:
+        """Adopt a loaded dataset. Roles default to quasi-identifier, except a last column that looks like a
+        class (few distinct values) which becomes the class; settings of columns that still exist are kept.
+
+        ``types`` (column -> "categorical"/"numeric") defaults to ``dataset.types`` if it has one, else
+        numeric for numeric pandas dtypes.
+        """
+        frame = getattr(dataset, "frame", dataset)
+        columns = [str(c) for c in frame.columns]
+        if types is None:
+            types = dict(getattr(dataset, "types", {}) or {})
+        for c in columns:
+            if c not in types:
+                kind = getattr(frame[c].dtype, "kind", "O")
+                types[c] = NUMERIC if kind in "iuf" else CATEGORICAL
+        old_roles = self.roles
+        self.dataset = dataset
+        self.data_path = None if path is None else Path(path)
+        if file_hash is None and path is not None and Path(path).is_file():
+            file_hash = file_sha256(path)
+        self.data_hash = file_hash
+        self.columns = columns
+        self.types = {c: (types[c] if types[c] in TYPES else CATEGORICAL) for c in columns}
+        self.roles = {c: old_roles.get(c, QUASI_IDENTIFIER) for c in columns}
+        if CLASS not in self.roles.values() and columns:
+            guess = columns[-1]
+            self.roles[guess] = CLASS
+        self.bounds = {c: b for c, b in self.bounds.items() if c in columns}
+        self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
+        if self.release_ledger is not None and self.release_ledger.entries and file_hash != self._ledger_hash:
+            # a release ledger belongs to the data it was spent on
+            self.release_ledger = None
+        self._ledger_hash = file_hash
+        self.clear_run(notify=False)
+        for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run"):
+            self.notify(f)
+        self.set_dirty(True)
+
+    _ledger_hash: str | None = None
+
+    @property
+    def frame(self):
+        """The pandas frame of the loaded data, or None."""
+        if self.dataset is None:
+            return None
+        return getattr(self.dataset, "frame", self.dataset)
+
+    def set_role(self, attribute: str, role: str) -> None:
+        self._check_attribute(attribute)
+        if role not in ROLES:
+            raise ProjectError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        if self.roles.get(attribute) == role:
+            return
+        if role == CLASS:  # one class attribute: the previous one becomes a quasi-identifier
+            for c, r in self.roles.items():
+                if r == CLASS:
+                    self.roles[c] = QUASI_IDENTIFIER
+        self.roles[attribute] = role
+        self._changed("roles")
+
+    def set_type(self, attribute: str, kind: str) -> None:
+        self._check_attribute(attribute)
+        if kind not in TYPES:
+            raise ProjectError(f"type must be one of {', '.join(TYPES)}, got {kind!r}")
+        if self.types.get(attribute) == kind:
+            return
+        if kind == NUMERIC and self.frame is not None:
+            import pandas as pd
+
+            col = self.frame[attribute]
+            values = pd.to_numeric(col.dropna(), errors="coerce")
+            bad = col.dropna()[values.isna()]
+            if len(bad):
+                sample = ", ".join(repr(v) for v in bad.unique()[:5])
+                raise ProjectError(f"{attribute} cannot be numeric: {len(bad)} value(s) are not numbers "
+                                   f"(for example {sample})")
+        set_type = getattr(self.dataset, "set_type", None)
+        if callable(set_type):
+            set_type(attribute, kind)
+        self.types[attribute] = kind
+        if kind == CATEGORICAL:
+            self.bounds.pop(attribute, None)
+        self._changed("types")
+
+    def set_bounds(self, attribute: str, lo, hi) -> None:
+        """Public bounds [lo, hi) of a numeric attribute (public knowledge, not read from the data)."""
+        self._check_attribute(attribute)
+        try:
+            lo_f, hi_f = float(lo), float(hi)
+        except (TypeError, ValueError):
+            raise ProjectError(f"bounds of {attribute} must be numbers, got {lo!r} and {hi!r}") from None
+        if not (math.isfinite(lo_f) and math.isfinite(hi_f)):
+            raise ProjectError(f"bounds of {attribute} must be finite numbers")
+        if lo_f >= hi_f:
+            raise ProjectError(f"bounds of {attribute}: the lower bound {lo_f:g} must be below the upper "
+                               f"bound {hi_f:g}")
+        if self.types.get(attribute) != NUMERIC:
+            raise ProjectError(f"{attribute} is categorical: only numeric attributes have bounds")
+        if self.bounds.get(attribute) == (lo_f, hi_f):
+            return
+        self.bounds[attribute] = (lo_f, hi_f)
+        self._changed("bounds")
+
+    def clear_bounds(self, attribute: str) -> None:
+        if self.bounds.pop(attribute, None) is not None:
+            self._changed("bounds")
+
+    def set_missing(self, choice: str) -> None:
+        if choice not in MISSING_CHOICES:
+            raise ProjectError(f"missing-value choice must be 'drop' or 'keep', got {choice!r}")
+        if choice == self.missing:
+            return
+        self.missing = choice
+        self._changed("missing")
+
+    def attributes(self, role: str) -> list[str]:
+        """Columns with the given role, in column order."""
+        return [c for c in self.columns if self.roles.get(c) == role]
+
+    @property
+    def class_attribute(self) -> str | None:
+        found = self.attributes(CLASS)
+        return found[0] if found else None
+
+    # -- taxonomies ----------------------------------------------------------------------------------
+    def set_taxonomy(self, attribute: str, taxonomy: Taxonomy | None, source: str = "") -> None:
+        """Set (or with None, remove) the taxonomy of ``attribute``."""
+        self._check_attribute(attribute)
+        if taxonomy is None:
+            if self.taxonomies.pop(attribute, None) is None:
+                return
+            self.taxonomy_sources.pop(attribute, None)
+        else:
+            taxonomy.attribute = attribute
+            self.taxonomies[attribute] = taxonomy
+            if source:
+                self.taxonomy_sources[attribute] = source
+        self._changed("taxonomies")
+
+    def uncovered_values(self, attribute: str, limit: int | None = None) -> tuple[list, int]:
+        """Data values of ``attribute`` that its taxonomy's leaves do not cover: (values, rows affected).
+
+        Categorical: values that are not a leaf label. Numeric: values outside every leaf interval
+        [lo, hi). Missing values are not counted here (the missing-value choice handles them).
+        Returns ([], 0) when there is no data or no taxonomy.
+        """
+        tax = self.taxonomies.get(attribute)
+        frame = self.frame
+        if tax is None or frame is None or attribute not in frame.columns:
+            return [], 0
+        col = frame[attribute].dropna()
+        if tax.is_numeric:
+            import pandas as pd
+
+            values = pd.to_numeric(col, errors="coerce")
+            vals = values.to_numpy(dtype=float)
+            leaves = tax.leaves
+            lo, hi = tax.lo[leaves], tax.hi[leaves]
+            order = np.argsort(lo)
+            lo, hi = lo[order], hi[order]
+            pos = np.searchsorted(lo, vals, side="right") - 1
+            ok = (pos >= 0) & ~np.isnan(vals)
+            ok[ok] = vals[ok] < hi[pos[ok]]
+            bad = col[~ok]
+        else:
+            leaf_labels = {tax.labels[i] for i in tax.leaves}
+            as_text = col.astype(str)
+            bad = col[~as_text.isin(leaf_labels)]
+        uniq = list(bad.astype(str).unique()) if tax.is_numeric is False else list(bad.unique())
+        uniq = sorted(uniq, key=str)
+        if limit is not None:
+            uniq = uniq[:limit]
+        return uniq, int(len(bad))
+
+    # -- algorithm, budget, mode -------------------------------------------------------------------
+    def set_algorithm(self, name: str, params: dict | None = None) -> None:
+        if not name:
+            raise ProjectError("choose an algorithm")
+        params = dict(self.params if params is None else params)
+        if name == self.algorithm and params == self.params:
+            return
+        self.algorithm = name
+        self.params = params
+        self._changed("algorithm")
+
+    def set_param(self, key: str, value) -> None:
+        if self.params.get(key) == value and key in self.params:
+            return
+        self.params[key] = value
+        self._changed("algorithm")
+
+    def set_epsilon(self, value) -> None:
+        """Parse and set the budget; raises ValueError with a specific message (see check_epsilon)."""
+        eps = check_epsilon(value)
+        if eps == self.epsilon:
+            return
+        if self.release_ledger is not None and self.release_ledger.entries:
+            raise ProjectError(f"the release budget of this data was already spent "
+                               f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g}); "
+                               "it cannot be changed")
+        self.epsilon = eps
+        self.release_ledger = None
+        self._changed("epsilon")
+
+    def set_seed(self, seed: int) -> None:
+        seed = int(seed)
+        if seed != self.seed:
+            self.seed = seed
+            self._changed("mode")
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ProjectError(f"mode must be 'release' or 'teaching', got {mode!r}")
+        if mode == self.mode:
+            return
+        self.mode = mode
+        self.clear_run(notify=False)  # a teaching run must not be shown or exported as a release
+        self.notify("run")
+        self._changed("mode")
+
+    @property
+    def teaching(self) -> bool:
+        return self.mode == TEACHING
+
+    @property
+    def ledger(self) -> Ledger | None:
+        """The ledger to display: release mode's ledger over this data, else the last teaching run's."""
+        if self.mode == RELEASE:
+            return self.release_ledger
+        return self.run_ledger
+
+    def start_run(self) -> RunSetup:
+        """Noise and ledger for a new run in the current mode.
+
+        Teaching: ``SimulationNoise(seed)`` and a fresh ledger of ``epsilon`` (re-run freely).
+        Release: ``SecureNoise`` and the release ledger; raises ProjectError if its budget was spent
+        already (spend once; true counts never enter the run's events).
+        """
+        if self.mode == TEACHING:
+            return RunSetup(SimulationNoise(self.seed), Ledger(self.epsilon), True, self.epsilon)
+        if self.release_ledger is None:
+            self.release_ledger = Ledger(self.epsilon)
+            self._ledger_hash = self.data_hash
+        if self.release_ledger.spent > 0:
+            raise ProjectError(f"the release budget of this data is spent "
+                               f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g} "
+                               "used): a second release would spend more than the budget you set. Use teaching "
+                               "mode to experiment, or start a new project for a new budget")
+        return RunSetup(SecureNoise(), self.release_ledger, False, self.epsilon)
+
+    def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None) -> None:
+        """Keep the events (memory only) and the ledger of a finished (or cancelled) run."""
+        self.events = list(events)
+        if result is None:
+            from dpstudio.core.events import RunFinished
+
+            for ev in reversed(self.events):
+                if isinstance(ev, RunFinished):
+                    result = ev.result
+                    break
+        self.result = result
+        self.run_ledger = ledger
+        self.run_teaching = teaching
+        self.notify("run")
+        self.notify("ledger")
+        self.set_dirty(True)
+
+    def clear_run(self, notify: bool = True) -> None:
+        self.events, self.result, self.run_ledger, self.run_teaching = [], None, None, None
+        if notify:
+            self.notify("run")
+            self.notify("ledger")
+
+    @property
+    def can_export(self) -> bool:
+        """True only for a finished release-mode run (secure noise, budget spent in the release ledger)."""
+        return self.mode == RELEASE and self.run_teaching is False and self.result is not None
+
+    # -- readiness ---------------------------------------------------------------------------------------
+    def problems(self) -> list[str]:
+        """Why a table release cannot run yet (empty list = ready), in words for the user."""
+        out = []
+        if self.frame is None:
+            return ["no data is loaded"]
+        qis = self.attributes(QUASI_IDENTIFIER)
+        if not qis:
+            out.append("no attribute is a quasi-identifier")
+        if self.class_attribute is None:
+            out.append("no attribute is the class")
+        for a in qis:
+            if a not in self.taxonomies:
+                out.append(f"{a} has no taxonomy")
+                continue
+            if self.types.get(a) == NUMERIC and a not in self.bounds:
+                out.append(f"{a} is numeric but has no public bounds")
+            vals, rows = self.uncovered_values(a, limit=3)
+            if rows:
+                out.append(f"{a}: {rows} row(s) hold values the taxonomy does not cover "
+                           f"(e.g. {', '.join(map(str, vals))})")
+        return out
+
+    # -- persistence ---------------------------------------------------------------------------------------
+    def to_dict(self, relative_to: Path | None = None) -> dict:
+        """The saved form: no raw data, no events, no true counts."""
+        data_path = None
+        data_rel = None
+        if self.data_path is not None:
+            data_path = str(Path(self.data_path).resolve())
+            if relative_to is not None:
+                try:
+                    data_rel = os.path.relpath(data_path, Path(relative_to).resolve())
+                except ValueError:  # another drive on Windows
+                    data_rel = None
+        return {
+            "format": FILE_FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "data": {"path": data_path, "relative_path": data_rel, "sha256": self.data_hash,
+                     "columns": list(self.columns), "missing": self.missing},
+            "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
+                               "bounds": list(self.bounds[c]) if c in self.bounds else None}
+                           for c in self.columns},
+            "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
+            "taxonomy_sources": dict(self.taxonomy_sources),
+            "algorithm": {"name": self.algorithm, "params": self.params},
+            "epsilon": str(self.epsilon),
+            "mode": self.mode,
+            "seed": self.seed,
+            "release_ledger": None if self.release_ledger is None else self.release_ledger.to_dict(),
+        }
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the project as JSON (atomically; overwriting the same project file is allowed)."""
+        from dpstudio.io.atomic import atomic_write
+
+        path = Path(path)
+        if path.suffix != FILE_SUFFIX:
+            path = path.with_name(path.name + FILE_SUFFIX)
+        text = json.dumps(self.to_dict(relative_to=path.parent), indent=2, allow_nan=False)
+        atomic_write(path, text, overwrite=True)
+        self.path = path
+        self.notify("path")
+        self.set_dirty(False)
+        return path
+
+    @classmethod
+    def read_file(cls, path: str | os.PathLike) -> dict:
+        """Parse and check a project file; ProjectError names the problem."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProjectError(f"{path}: no such project file") from None
+        except UnicodeDecodeError:
+            raise ProjectError(f"{path}: not a dpstudio project (not UTF-8 text)") from None
+        except OSError as exc:
+            raise ProjectError(f"{path}: cannot read ({exc.strerror})") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ProjectError(f"{path}: not a dpstudio project (JSON error on line {exc.lineno}: {exc.msg})") from None
+        if not isinstance(data, dict) or data.get("format") != FILE_FORMAT:
+            raise ProjectError(f"{path}: not a dpstudio project file")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or version > SCHEMA_VERSION or version < 1:
+            raise ProjectError(f"{path}: project schema version {version!r} is not supported "
+                               f"(this dpstudio reads version {SCHEMA_VERSION})")
+        return data
+
+    def resolve_data_path(self, data: dict, project_path: Path) -> Path | None:
+        """Where the saved data file is now: the saved absolute path, else relative to the project file."""
+        d = data.get("data") or {}
+        for candidate in (d.get("path"), d.get("relative_path")):
+            if not candidate:
+                continue
+            p = Path(candidate)
+            if not p.is_absolute():
+                p = project_path.parent / p
+            if p.is_file():
+                return p
+        return Path(d["path"]) if d.get("path") else None
+
+    def apply_dict(self, data: dict, dataset: Any = None, data_path: Path | None = None,
+                   project_path: Path | None = None) -> list[str]:
+        """Replace the state with a saved one. ``dataset`` is the data file loaded again by the caller
+        (None if it could not be found). Returns warnings for the user (data changed, missing...)."""
+        warnings: list[str] = []
+        d = data.get("data") or {}
+        saved_hash = d.get("sha256")
+        self._muted = True
+        try:
+            self._reset_state()
+            if dataset is not None:
+                file_hash = file_sha256(data_path) if data_path is not None and Path(data_path).is_file() else None
+                self.set_data(dataset, data_path, file_hash)
+                if saved_hash and file_hash and file_hash != saved_hash:
+                    warnings.append(f"the data file {data_path} changed since the project was saved "
+                                    "(its SHA-256 differs); check roles, taxonomies and bounds")
+            else:
+                self.data_path = Path(d["path"]) if d.get("path") else None
+                self.data_hash = saved_hash
+                self.columns = list(d.get("columns") or [])
+                if self.data_path is not None:
+                    warnings.append(f"the data file {self.data_path} was not found: open it again from the "
+                                    "Data panel")
+            missing = d.get("missing", DROP_MISSING)
+            self.missing = missing if missing in MISSING_CHOICES else DROP_MISSING
+            for c, a in (data.get("attributes") or {}).items():
+                if c not in self.columns:
+                    warnings.append(f"the saved attribute {c} is not in the data")
+                    continue
+                if a.get("role") in ROLES:
+                    self.roles[c] = a["role"]
+                if a.get("type") in TYPES:
+                    self.types[c] = a["type"]
+                    if callable(getattr(self.dataset, "set_type", None)) and a["type"] == NUMERIC:
+                        try:
+                            self.dataset.set_type(c, a["type"])
+                        except Exception as exc:  # a changed data file; keep going with a warning
+                            warnings.append(f"{c}: {exc}")
+                b = a.get("bounds")
+                if b is not None:
+                    lo, hi = float(b[0]), float(b[1])
+                    if not lo < hi:
+                        raise ProjectError(f"saved bounds of {c} are not ordered ({lo:g} >= {hi:g})")
+                    self.bounds[c] = (lo, hi)
+            for attr, t in (data.get("taxonomies") or {}).items():
+                self.taxonomies[attr] = taxonomy_from_dict(t)
+                self.taxonomies[attr].attribute = attr
+            self.taxonomy_sources = dict(data.get("taxonomy_sources") or {})
+            alg = data.get("algorithm") or {}
+            self.algorithm = alg.get("name") or self.algorithm
+            self.params = dict(alg.get("params") or {})
+            try:
+                self.epsilon = check_epsilon(data.get("epsilon", "1"))
+            except ValueError as exc:
+                raise ProjectError(f"saved epsilon: {exc}") from None
+            mode = data.get("mode", TEACHING)
+            self.mode = mode if mode in MODES else TEACHING
+            self.seed = int(data.get("seed", self.seed))
+            led = data.get("release_ledger")
+            if led is not None:
+                try:
+                    self.release_ledger = Ledger.from_dict(led)
+                except (KeyError, ValueError, TypeError) as exc:
+                    raise ProjectError(f"saved ledger is invalid: {exc}") from None
+                self._ledger_hash = saved_hash
+            self.path = None if project_path is None else Path(project_path)
+            self.dirty = False
+        finally:
+            self._muted = False
+        for f in FIELDS:
+            self.notify(f)
+        return warnings
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+    def _check_attribute(self, attribute: str) -> None:
+        if attribute not in self.columns:
+            raise ProjectError(f"{attribute!r} is not an attribute of the loaded data")

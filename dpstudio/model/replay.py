@@ -1,0 +1,299 @@
+"""Replay a recorded event stream: the tree's state after any number of events, forwards and backwards.
+
+Qt-free. The Watch panel records the events a run yielded (``dpstudio.core.events``) and moves through
+them at any speed without drawing noise again: every noisy value shown is one the run already paid for in
+its ledger. ``Replay.seek(k)`` applies or undoes events one at a time (each applied event keeps an undo
+record), so stepping back costs as much as stepping forward; ``state_at(events, k)`` rebuilds the state
+from scratch and is what the incremental path is tested against.
+
+True counts (``NodeCreated.true_count``, ``NodeNoised.true_count``) are present only in teaching-mode
+streams; the state keeps them so a teaching view can overlay them, and ``TreeState.has_true_counts`` says
+whether there are any.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from dpstudio.core.events import (
+    BudgetAssigned,
+    BudgetSpent,
+    CandidatesScored,
+    ConsistencyDone,
+    Event,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    Progress,
+    RunFinished,
+    WinnerChosen,
+)
+
+_MISSING = object()
+
+
+@dataclass
+class NodeState:
+    """What is known about one node after some events (None = not known yet)."""
+
+    node: int
+    parent: int
+    label: str
+    depth: int
+    info: dict = field(default_factory=dict)
+    true_count: Any = None  # teaching mode only
+    noisy: Any = None
+    variance: float | None = None
+    epsilon: float | None = None
+    consistent: Any = None
+    released: Any = None
+
+    def copy(self) -> "NodeState":
+        return NodeState(self.node, self.parent, self.label, self.depth, self.info, self.true_count,
+                         self.noisy, self.variance, self.epsilon, self.consistent, self.released)
+
+
+@dataclass
+class TreeState:
+    """The tree and its side panels (candidates, ledger, progress) after the first ``position`` events."""
+
+    position: int = 0
+    nodes: dict[int, NodeState] = field(default_factory=dict)
+    order: list[int] = field(default_factory=list)  # node ids in creation order
+    candidates: CandidatesScored | None = None
+    winner: WinnerChosen | None = None
+    spends: list = field(default_factory=list)  # BudgetSpent events, in order
+    progress: Progress | None = None
+    consistency_method: str | None = None
+    finished: bool = False
+    result: Any = None
+    last_event: Event | None = None
+    structure_version: int = 0  # bumps whenever a node is added or removed (layout cache key)
+
+    # -- derived views ------------------------------------------------------------------------------
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.order)
+
+    @property
+    def spent(self) -> float:
+        return float(self.spends[-1].spent_total) if self.spends else 0.0
+
+    @property
+    def has_true_counts(self) -> bool:
+        return any(n.true_count is not None for n in self.nodes.values())
+
+    def parents_array(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root)."""
+        ids = np.asarray(self.order, dtype=np.int64)
+        pos = {nid: i for i, nid in enumerate(self.order)}
+        par = np.fromiter((pos.get(self.nodes[n].parent, -1) for n in self.order), dtype=np.int64,
+                          count=len(self.order))
+        return ids, par
+
+    def column(self, name: str) -> list:
+        """One field for every node, in creation order (e.g. ``column("noisy")``)."""
+        return [getattr(self.nodes[n], name) for n in self.order]
+
+    def snapshot(self) -> dict:
+        """A plain, comparable summary (used by tests to compare two ways of reaching a position)."""
+        return {
+            "position": self.position,
+            "order": list(self.order),
+            "nodes": {n: (s.parent, s.label, s.depth, s.true_count, _plain(s.noisy), s.variance, s.epsilon,
+                          _plain(s.consistent), _plain(s.released)) for n, s in self.nodes.items()},
+            "candidates": self.candidates,
+            "winner": self.winner,
+            "spends": list(self.spends),
+            "progress": self.progress,
+            "consistency_method": self.consistency_method,
+            "finished": self.finished,
+            "last_event": self.last_event,
+        }
+
+
+def _plain(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _sorted_ids(state: TreeState) -> list[int]:
+    return sorted(state.order)
+
+
+class Replay:
+    """A cursor over a recorded event list.
+
+    ``position`` is the number of events applied (0 = nothing yet, ``len(events)`` = the end).
+    ``append(event)`` adds events while a run is still going (the cursor does not move).
+    """
+
+    def __init__(self, events: Iterable[Event] = ()):
+        self.events: list[Event] = list(events)
+        self.state = TreeState()
+        self._undo: list[list] = []
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def position(self) -> int:
+        return self.state.position
+
+    @property
+    def at_end(self) -> bool:
+        return self.position >= len(self.events)
+
+    def append(self, event: Event) -> None:
+        self.events.append(event)
+
+    def extend(self, events: Iterable[Event]) -> None:
+        self.events.extend(events)
+
+    def step_forward(self) -> bool:
+        """Apply the next event; False when already at the end."""
+        if self.at_end:
+            return False
+        ev = self.events[self.position]
+        self._undo.append(_apply(self.state, ev))
+        self.state.position += 1
+        return True
+
+    def step_back(self) -> bool:
+        """Undo the last applied event; False when already at the start."""
+        if self.position == 0:
+            return False
+        _undo(self.state, self._undo.pop())
+        self.state.position -= 1
+        return True
+
+    def seek(self, k: int) -> TreeState:
+        """Move to position ``k`` (clamped to [0, len]) and return the state."""
+        k = max(0, min(int(k), len(self.events)))
+        if k < self.position // 2:
+            # Cheaper to rebuild from the start than to undo most of the way.
+            self.state = TreeState()
+            self._undo = []
+        while self.position < k:
+            self.step_forward()
+        while self.position > k:
+            self.step_back()
+        return self.state
+
+    def seek_end(self) -> TreeState:
+        return self.seek(len(self.events))
+
+    def reset(self, events: Iterable[Event] | None = None) -> None:
+        if events is not None:
+            self.events = list(events)
+        self.state = TreeState()
+        self._undo = []
+
+    def next_index_of(self, kinds: tuple[type, ...]) -> int | None:
+        """Index (position after applying it) of the next event of one of ``kinds``, or None."""
+        for i in range(self.position, len(self.events)):
+            if isinstance(self.events[i], kinds):
+                return i + 1
+        return None
+
+
+def state_at(events: Sequence[Event], k: int) -> TreeState:
+    """The state after the first ``k`` events, rebuilt from scratch (the reference for ``Replay``)."""
+    state = TreeState()
+    for ev in events[:k]:
+        _apply(state, ev)
+        state.position += 1
+    return state
+
+
+# -- applying and undoing one event ----------------------------------------------------------------
+# Each _apply returns a list of undo operations, executed in reverse by _undo. An operation is a tuple:
+#   ("attr", obj, name, old)       restore an attribute
+#   ("node_del", node_id)          remove a node that the event created
+#   ("node_restore", node_id, NodeState | None)  restore a node replaced by a duplicate NodeCreated
+#   ("spend_pop",)                 drop the last BudgetSpent
+
+
+def _set(undo: list, obj, name: str, value) -> None:
+    undo.append(("attr", obj, name, getattr(obj, name)))
+    setattr(obj, name, value)
+
+
+def _apply(state: TreeState, ev: Event) -> list:
+    undo: list = []
+    _set(undo, state, "last_event", ev)
+    if isinstance(ev, NodeCreated):
+        old = state.nodes.get(ev.node)
+        if old is not None:
+            # A node id reused: replace it in place (keeps creation order), restorable.
+            undo.append(("node_restore", ev.node, old))
+        else:
+            undo.append(("node_del", ev.node))
+            state.order.append(ev.node)
+        state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info),
+                                         ev.true_count)
+        _set(undo, state, "structure_version", state.structure_version + 1)
+    elif isinstance(ev, NodeNoised):
+        node = state.nodes.get(ev.node)
+        if node is not None:
+            _set(undo, node, "noisy", ev.noisy)
+            _set(undo, node, "variance", ev.variance)
+            if ev.true_count is not None:
+                _set(undo, node, "true_count", ev.true_count)
+    elif isinstance(ev, BudgetAssigned):
+        node = state.nodes.get(ev.node)
+        if node is not None:
+            _set(undo, node, "epsilon", ev.epsilon)
+    elif isinstance(ev, ConsistencyDone):
+        _set(undo, state, "consistency_method", ev.method)
+        ids = _sorted_ids(state)
+        for nid, est in zip(ids, ev.estimates):
+            _set(undo, state.nodes[nid], "consistent", est)
+    elif isinstance(ev, LeavesReleased):
+        for nid, c in zip(ev.nodes, ev.counts):
+            node = state.nodes.get(nid)
+            if node is not None:
+                _set(undo, node, "released", c)
+    elif isinstance(ev, CandidatesScored):
+        _set(undo, state, "candidates", ev)
+        _set(undo, state, "winner", None)
+    elif isinstance(ev, WinnerChosen):
+        _set(undo, state, "winner", ev)
+    elif isinstance(ev, BudgetSpent):
+        state.spends.append(ev)
+        undo.append(("spend_pop",))
+    elif isinstance(ev, Progress):
+        _set(undo, state, "progress", ev)
+    elif isinstance(ev, RunFinished):
+        _set(undo, state, "finished", True)
+        _set(undo, state, "result", ev.result)
+    return undo
+
+
+def _undo(state: TreeState, ops: list) -> None:
+    for op in reversed(ops):
+        tag = op[0]
+        if tag == "attr":
+            setattr(op[1], op[2], op[3])
+        elif tag == "node_del":
+            del state.nodes[op[1]]
+            # The node created last is the one to remove: it sits at the end of the order.
+            if state.order and state.order[-1] == op[1]:
+                state.order.pop()
+            else:
+                state.order.remove(op[1])
+        elif tag == "node_restore":
+            state.nodes[op[1]] = op[2]
+        elif tag == "spend_pop":
+            state.spends.pop()

@@ -1,0 +1,193 @@
+"""Long work off the GUI thread: a QRunnable on a one-thread QThreadPool that iterates a generator.
+
+``Worker(job)`` takes either a zero-argument callable returning an iterator (an algorithm run: each item
+is an event) or, with ``function=True``, a callable ``job(progress)`` that returns a value and reports
+through ``progress(done, total, message)`` (loading a file). The worker sends:
+
+- ``events(list)``: items of the iterator, batched every ~30 ms so a fast run cannot flood the event loop;
+- ``progress(done, total, message)``: from ``Progress`` events or the progress callback (throttled);
+- ``finished(object)``: the function's return value, or the list of all items of the iterator;
+- ``failed(str)``: a one-line message for the user; every exception is caught (PySide only prints them);
+- ``cancelled()``: the job stopped because ``cancel()`` was called.
+
+Exactly one of finished / failed / cancelled is sent, after the last ``events``. Cancellation is
+cooperative: an iterator is simply not iterated further; a function is stopped at its next progress call.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from PySide6 import QtCore
+
+BATCH_SECONDS = 0.03
+
+
+class Cancelled(Exception):
+    """Raised inside a function job's progress callback once the worker is cancelled."""
+
+
+def user_message(exc: BaseException) -> str:
+    """A specific one-line message for the window (no traceback)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, MemoryError):
+        return "out of memory: the data is too large for this machine"
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        name = getattr(exc, "filename", None)
+        what = {FileNotFoundError: "no such file", PermissionError: "permission denied",
+                IsADirectoryError: "is a folder, not a file"}[type(exc)]
+        return f"{name}: {what}" if name else (text or what)
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start})"
+    if isinstance(exc, (ValueError, KeyError, OSError, RuntimeError)) and text:
+        return text.strip("'\"") if isinstance(exc, KeyError) else text
+    return f"unexpected error ({type(exc).__name__}){': ' + text if text else ''}"
+
+
+class WorkerSignals(QtCore.QObject):
+    events = QtCore.Signal(list)
+    progress = QtCore.Signal(int, int, str)
+    finished = QtCore.Signal(object)
+    failed = QtCore.Signal(str)
+    cancelled = QtCore.Signal()
+
+
+class Worker(QtCore.QRunnable):
+    """See the module docstring."""
+
+    def __init__(self, job: Callable, function: bool = False, name: str = "",
+                 keep_items: bool = True):
+        super().__init__()
+        self.setAutoDelete(False)  # the runner keeps a reference until a final signal is handled
+        self.job = job
+        self.function = function
+        self.name = name or getattr(job, "__name__", "job")
+        self.keep_items = keep_items
+        self.signals = WorkerSignals()
+        self._cancel = threading.Event()
+        self.done = threading.Event()
+        self.outcome: str | None = None  # "finished" / "failed" / "cancelled"
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # runs on the pool thread
+    def run(self) -> None:
+        try:
+            if self.function:
+                result = self._run_function()
+            else:
+                result = self._run_iterator()
+        except Cancelled:
+            self._end("cancelled")
+        except BaseException as exc:  # noqa: BLE001 - every exception becomes a message
+            self._end("failed", user_message(exc))
+        else:
+            if result is Cancelled:
+                self._end("cancelled")
+            else:
+                self._end("finished", result)
+
+    def _end(self, outcome: str, payload: Any = None) -> None:
+        self.outcome = outcome
+        try:
+            if outcome == "cancelled":
+                self.signals.cancelled.emit()
+            elif outcome == "failed":
+                self.signals.failed.emit(payload)
+            else:
+                self.signals.finished.emit(payload)
+        finally:
+            self.done.set()
+
+    def _run_function(self):
+        last = [0.0]
+
+        def progress(done: int = 0, total: int = 0, message: str = "") -> None:
+            if self._cancel.is_set():
+                raise Cancelled()
+            now = time.monotonic()
+            if now - last[0] >= BATCH_SECONDS or (total and done >= total):
+                last[0] = now
+                self.signals.progress.emit(int(done), int(total), str(message))
+
+        if self._cancel.is_set():
+            return Cancelled
+        return self.job(progress)
+
+    def _run_iterator(self):
+        from dpstudio.core.events import Progress
+
+        items: list = []
+        batch: list = []
+        last = time.monotonic()
+        iterator = iter(self.job())
+        try:
+            for item in iterator:
+                if self._cancel.is_set():
+                    break
+                batch.append(item)
+                if self.keep_items:
+                    items.append(item)
+                if isinstance(item, Progress):
+                    self.signals.progress.emit(int(item.done), int(item.total), item.message)
+                now = time.monotonic()
+                if now - last >= BATCH_SECONDS:
+                    self.signals.events.emit(batch)
+                    batch, last = [], now
+        finally:
+            if batch:
+                self.signals.events.emit(batch)
+            close = getattr(iterator, "close", None)
+            if callable(close):
+                close()
+        if self._cancel.is_set():
+            return Cancelled
+        return items
+
+
+class TaskRunner(QtCore.QObject):
+    """Runs one worker at a time on its own one-thread pool; the window's progress bar follows it."""
+
+    busy_changed = QtCore.Signal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pool = QtCore.QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.current: Worker | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.current is not None
+
+    def start(self, worker: Worker) -> Worker:
+        """Start ``worker``; raises RuntimeError if another job is still running."""
+        if self.current is not None:
+            raise RuntimeError(f"'{self.current.name}' is still running: wait for it or cancel it")
+        self.current = worker
+        for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
+            sig.connect(self._on_end)
+        self.busy_changed.emit(True)
+        self.pool.start(worker)
+        return worker
+
+    def _on_end(self, *_):
+        if self.current is not None:
+            self.current = None
+            self.busy_changed.emit(False)
+
+    def cancel(self) -> None:
+        if self.current is not None:
+            self.current.cancel()
+
+    def shutdown(self, msecs: int = 5000) -> bool:
+        """Cancel the running job and wait for the pool (on window close)."""
+        self.cancel()
+        return self.pool.waitForDone(msecs)

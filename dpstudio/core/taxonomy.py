@@ -9,8 +9,11 @@ Nodes are stored in preorder (root = 0) in flat arrays so that mapping and tree 
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from functools import cached_property
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -51,13 +54,228 @@ class Node:
 
 
 def interval_label(lo: float, hi: float) -> str:
-    """The canonical label of the interval [lo, hi): integers print without a decimal point."""
+    """The canonical label of the interval [lo, hi): integers print without a decimal point.
+
+    Other numbers print in Python's shortest round-trip form, so ``parse_interval`` gives back the same floats.
+    """
 
     def fmt(x: float) -> str:
-        return str(int(x)) if float(x).is_integer() else f"{x:g}"
+        x = float(x)
+        return str(int(x)) if x.is_integer() else repr(x)
 
     return f"[{fmt(lo)},{fmt(hi)})"
 
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
+_BRACKET_RE = re.compile(rf"^\[\s*({_NUM})\s*,\s*({_NUM})\s*\)$")
+_DASH_RE = re.compile(rf"^({_NUM})\s*-\s*({_NUM})$")
+
+
+def parse_interval(label: str, dash: bool = True) -> tuple[float, float] | None:
+    """``(lo, hi)`` if ``label`` names a half-open interval, else None.
+
+    Accepted: ``[lo,hi)`` (the canonical form, see ``interval_label``) and, when ``dash`` is true, the
+    seed-002 shorthand ``lo-hi`` (also meaning [lo, hi)). ``lo`` must be below ``hi``.
+    """
+    text = str(label).strip()
+    m = _BRACKET_RE.match(text) or (_DASH_RE.match(text) if dash else None)
+    if not m:
+        return None
+    lo, hi = float(m.group(1)), float(m.group(2))
+    if not lo < hi:
+        return None
+    return lo, hi
+
+
+def _shared_node_problem(root: Node, node: Node) -> str:
+    """Say whether ``node`` (met twice while walking from ``root``) closes a cycle or has two parents."""
+    stack, on_path = [(root, False)], []
+    while stack:
+        n, leaving = stack.pop()
+        if leaving:
+            on_path.pop()
+            continue
+        if any(n is p for p in on_path):
+            names = " -> ".join(repr(p.label) for p in on_path[[id(p) for p in on_path].index(id(n)):])
+            return f"cycle: {names} -> {n.label!r}"
+        on_path.append(n)
+        stack.append((n, True))
+        stack.extend((c, False) for c in reversed(n.children))
+    return f"node {node.label!r} appears under two parents"
+
+
+def _fmt_num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | None = None,
+               kind: str | None = None) -> None:
+    """Validate a ``Node`` tree; raise TaxonomyError naming ``source``, the line and the problem.
+
+    ``line_of`` maps ``id(node)`` to the line the node came from (parsers fill it). Checks: no cycle and no
+    node under two parents; every label non-empty, without surrounding spaces or line breaks; categorical:
+    no two leaves with the same label; numeric (every node has lo and hi): lo < hi, finite, and the children
+    of every node partition it (no gap, no overlap; children listed in ascending order).
+    """
+    line_of = line_of or {}
+
+    def fail(problem: str, node: Node | None = None):
+        raise TaxonomyError(problem, source, None if node is None else line_of.get(id(node)))
+
+    order: list[Node] = []
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            fail(_shared_node_problem(root, n), n)
+        seen.add(id(n))
+        order.append(n)
+        stack.extend(reversed(n.children))
+    numeric_nodes = [n for n in order if n.lo is not None and n.hi is not None]
+    if kind is None:
+        kind = NUMERIC if len(numeric_nodes) == len(order) else CATEGORICAL
+    leaf_line: dict[str, Node] = {}
+    for n in order:
+        label = n.label if isinstance(n.label, str) else str(n.label)
+        if label.strip() == "":
+            fail("empty label", n)
+        if label != label.strip():
+            fail(f"label {label!r} has spaces at its start or end", n)
+        if "\n" in label or "\r" in label:
+            fail(f"label {label!r} contains a line break", n)
+        if kind == CATEGORICAL and not n.children:
+            if label in leaf_line:
+                first = line_of.get(id(leaf_line[label]))
+                also = f" (first at line {first})" if first is not None else ""
+                fail(f"duplicate leaf {label!r}{also}", n)
+            leaf_line[label] = n
+    if kind != NUMERIC:
+        return
+    for n in order:
+        if n.lo is None or n.hi is None:
+            fail(f"node {n.label!r} has no interval in a numeric taxonomy", n)
+        lo, hi = float(n.lo), float(n.hi)
+        if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+            fail(f"node {n.label!r}: interval [{lo}, {hi}) is empty or not finite", n)
+    for n in order:
+        if not n.children:
+            continue
+        here = interval_label(n.lo, n.hi)
+        prev_hi, prev = float(n.lo), None
+        for c in n.children:
+            c_lo, c_hi = float(c.lo), float(c.hi)
+            what = interval_label(c_lo, c_hi)
+            if c_lo > prev_hi:
+                after = f"after {interval_label(prev.lo, prev.hi)}" if prev is not None else "at the start"
+                fail(f"gap between numeric child intervals under {here}: [{_fmt_num(prev_hi)},{_fmt_num(c_lo)}) "
+                     f"is not covered ({after}, before {what}); children must partition their parent", c)
+            if c_lo < prev_hi:
+                if prev is None:
+                    fail(f"child interval {what} starts before its parent {here}", c)
+                fail(f"overlap between numeric child intervals under {here}: {interval_label(prev.lo, prev.hi)} "
+                     f"and {what} share [{_fmt_num(c_lo)},{_fmt_num(min(prev_hi, c_hi))}); "
+                     "children must partition their parent (listed in ascending order)", c)
+            prev_hi, prev = c_hi, c
+        if prev_hi != float(n.hi):
+            if prev_hi < float(n.hi):
+                fail(f"gap between numeric child intervals under {here}: [{_fmt_num(prev_hi)},{_fmt_num(n.hi)}) "
+                     f"is not covered (after the last child {interval_label(prev.lo, prev.hi)}); "
+                     "children must partition their parent", prev)
+            fail(f"child interval {interval_label(prev.lo, prev.hi)} ends after its parent {here}", prev)
+
+
+def _value_key(value: Any) -> str | None:
+    """The text a value is compared by (str after strip); None for missing values (None, NaN)."""
+    if value is None:
+        return None
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return None
+        if float(value).is_integer():
+            return str(int(value))
+        return repr(float(value))
+    if isinstance(value, (bytes, np.bytes_)):
+        value = value.decode("utf-8", "replace")
+    return str(value).strip()
+
+
+def _factorize(values) -> tuple[np.ndarray, list]:
+    """``(codes, uniques)`` with ``uniques[codes] == values``; numpy for numbers, a dict for objects/strings."""
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1)
+    if arr.dtype.kind in "biuf":
+        if arr.dtype.kind == "f":
+            nan = np.isnan(arr)
+            if nan.any():
+                uniq, codes = np.unique(np.where(nan, 0.0, arr), return_inverse=True)
+                codes = codes.astype(np.int64)
+                codes[nan] = len(uniq)
+                return codes, [*uniq.tolist(), float("nan")]
+        uniq, codes = np.unique(arr, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), uniq.tolist()
+    items = arr.tolist()
+    table: dict = {}
+
+    def code(x):
+        try:
+            return table.setdefault(x, len(table))
+        except TypeError:  # unhashable (a list in an object column): compare by its text
+            return table.setdefault(str(x), len(table))
+
+    codes = np.fromiter((code(x) for x in items), dtype=np.int64, count=len(items))
+    return codes, list(table)
+
+
+@dataclass(frozen=True)
+class ValueMapping:
+    """The result of ``Taxonomy.map_values``: one leaf per value, and what was not covered.
+
+    ``leaf_ids[k]`` is the node id of the leaf holding value k, or -1 if the taxonomy does not cover it.
+    ``uncovered`` lists every uncovered distinct value with its number of rows, most frequent first; no
+    row is ever dropped. ``uncovered`` holds private data: show it to the data owner, never release it.
+    """
+
+    leaf_ids: np.ndarray
+    uncovered: tuple[tuple[Any, int], ...]
+    attribute: str = ""
+
+    @property
+    def n_uncovered(self) -> int:
+        """Number of rows whose value is not covered."""
+        return int(sum(c for _, c in self.uncovered))
+
+    @property
+    def all_covered(self) -> bool:
+        return not self.uncovered
+
+    def require_all_covered(self) -> np.ndarray:
+        """``leaf_ids`` if every value is covered, else TaxonomyError naming attribute, values and rows."""
+        if self.uncovered:
+            raise TaxonomyError(uncovered_message(self.attribute, self.uncovered))
+        return self.leaf_ids
+
+
+def uncovered_message(attribute: str, uncovered: Sequence[tuple[Any, int]], show: int = 10) -> str:
+    rows = sum(c for _, c in uncovered)
+    listed = ", ".join(f"{'missing (empty/NaN)' if v is None else repr(v)} ({c} row{'s' if c != 1 else ''})"
+                       for v, c in uncovered[:show])
+    more = f" and {len(uncovered) - show} more" if len(uncovered) > show else ""
+    n = len(uncovered)
+    return (f"attribute {attribute or '(unnamed)'!r}: {n} value{'s' if n != 1 else ''} not covered by the "
+            f"taxonomy, in {rows} row{'s' if rows != 1 else ''}: {listed}{more}. Extend the taxonomy or map "
+            "them to an explicit 'Other' leaf (rows are never dropped silently)")
+
+
+def _to_float(value: Any) -> float:
+    """A value as a float for numeric mapping; NaN when it is missing or not a number."""
+    if value is None:
+        return math.nan
+    try:
+        return float(str(value).strip()) if isinstance(value, (str, bytes, np.str_)) else float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 class Taxonomy:
     """An immutable taxonomy tree over one attribute, flattened in preorder.
@@ -74,8 +292,12 @@ class Taxonomy:
         hi: list[float] = []
         children: list[list[int]] = []
         stack: list[tuple[Node, int, int]] = [(root, -1, 0)]
+        seen: set[int] = set()
         while stack:
             node, parent, d = stack.pop()
+            if id(node) in seen:
+                raise TaxonomyError(_shared_node_problem(root, node))
+            seen.add(id(node))
             idx = len(labels)
             labels.append(str(node.label))
             parents.append(parent)
@@ -179,6 +401,160 @@ class Taxonomy:
     def __repr__(self) -> str:
         return f"Taxonomy({self.attribute!r}, {self.kind}, {len(self)} nodes, {len(self.leaves)} leaves)"
 
+    # -- validation ------------------------------------------------------------------------------
+    def validate(self, source: str | None = None) -> "Taxonomy":
+        """Run ``check_tree`` on this taxonomy (returns self, so ``Taxonomy(...).validate()`` chains)."""
+        check_tree(self.to_node(), source, kind=self.kind)
+        return self
+
+    # -- leaf ranges -----------------------------------------------------------------------------
+    @cached_property
+    def subtree_stop(self) -> np.ndarray:
+        """Node ids under node i (i included) are ``range(i, subtree_stop[i])`` (preorder)."""
+        n = len(self)
+        stop = np.arange(1, n + 1, dtype=np.int64)
+        for i in range(n - 1, 0, -1):
+            p = self.parents[i]
+            if stop[i] > stop[p]:
+                stop[p] = stop[i]
+        return stop
+
+    @cached_property
+    def leaf_order(self) -> np.ndarray:
+        """Leaf node ids left to right (int64); a leaf's position here is its ``leaf_rank``."""
+        return np.asarray(self.leaves, dtype=np.int64)
+
+    @cached_property
+    def leaf_rank(self) -> np.ndarray:
+        """For every node: its position in ``leaf_order`` if it is a leaf, else -1."""
+        rank = np.full(len(self), -1, dtype=np.int64)
+        rank[self.leaf_order] = np.arange(len(self.leaf_order))
+        return rank
+
+    @cached_property
+    def leaf_start(self) -> np.ndarray:
+        """Leaves under node i are ``leaf_order[leaf_start[i]:leaf_stop[i]]`` (contiguous in preorder)."""
+        is_leaf = self.leaf_rank >= 0
+        before = np.concatenate([[0], np.cumsum(is_leaf)])  # leaves among node ids < k
+        return before[np.arange(len(self))]
+
+    @cached_property
+    def leaf_stop(self) -> np.ndarray:
+        is_leaf = self.leaf_rank >= 0
+        before = np.concatenate([[0], np.cumsum(is_leaf)])
+        return before[self.subtree_stop]
+
+    def leaf_range(self, i: int) -> tuple[int, int]:
+        """``(start, stop)``: the leaves under node i are leaf ranks start..stop-1 (O(1) after the first call)."""
+        return int(self.leaf_start[i]), int(self.leaf_stop[i])
+
+    def leaf_set(self, i: int) -> np.ndarray:
+        """Leaf node ids under node i (a view into ``leaf_order``; the leaf itself for a leaf)."""
+        return self.leaf_order[self.leaf_start[i]:self.leaf_stop[i]]
+
+    def is_under(self, nodes, i: int) -> np.ndarray:
+        """Vectorised: which of ``nodes`` (ids) lie in the subtree of node i (i included)."""
+        nodes = np.asarray(nodes)
+        return (nodes >= i) & (nodes < self.subtree_stop[i])
+
+    @cached_property
+    def ancestor_table(self) -> np.ndarray:
+        """``ancestor_table[i, d]``: the ancestor of node i at depth d, or i itself when depth(i) <= d."""
+        n, h = len(self), self.height
+        table = np.empty((n, h + 1), dtype=np.int64)
+        for i in range(n):  # preorder: a parent's row is filled before its children's
+            d = self.depth[i]
+            if i:
+                table[i, :d] = table[self.parents[i], :d]
+            table[i, d:] = i
+        return table
+
+    def ancestor_at_depth(self, nodes, depth: int) -> np.ndarray:
+        """Vectorised generalization: each node's ancestor at ``depth`` (nodes shallower are kept)."""
+        depth = min(max(int(depth), 0), self.height)
+        return self.ancestor_table[np.asarray(nodes, dtype=np.int64), depth]
+
+    # -- mapping values to leaves ----------------------------------------------------------------
+    @cached_property
+    def _leaf_lookup(self) -> dict[str, int]:
+        lookup: dict[str, int] = {}
+        for i in self.leaves:
+            key = self.labels[i].strip()
+            if key in lookup:
+                raise TaxonomyError(f"duplicate leaf {key!r} in the taxonomy of {self.attribute or 'this attribute'}")
+            lookup[key] = i
+        return lookup
+
+    @cached_property
+    def _sorted_leaf_intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        leaves = self.leaf_order
+        order = np.argsort(self.lo[leaves], kind="stable")
+        return self.lo[leaves][order], self.hi[leaves][order], leaves[order]
+
+    def map_values(self, values) -> ValueMapping:
+        """Map every value to its leaf: a ``ValueMapping`` with leaf ids (-1 = not covered) and the uncovered
+        values with their row counts. Nothing is dropped.
+
+        Categorical: a value matches the leaf whose label equals ``str(value).strip()`` (integral floats
+        compare as integers, so 39.0 matches "39"); None and NaN are never covered. Numeric: the leaf whose
+        [lo, hi) holds the value (np.searchsorted over the leaves sorted by lo); NaN, text that is not a
+        number, and values outside the root (including value == root's hi) are not covered.
+        """
+        if self.is_numeric:
+            return self._map_numeric(values)
+        codes, uniques = _factorize(values)
+        lookup = self._leaf_lookup
+        keys = [_value_key(u) for u in uniques]
+        per_unique = np.fromiter((lookup.get(k, -1) if k is not None else -1 for k in keys),
+                                 dtype=np.int64, count=len(keys))
+        leaf_ids = per_unique[codes] if len(codes) else np.empty(0, dtype=np.int64)
+        return ValueMapping(leaf_ids, self._uncovered(codes, uniques, keys, per_unique < 0), self.attribute)
+
+    def map_values_strict(self, values) -> np.ndarray:
+        """Leaf ids for all values; TaxonomyError naming the attribute, the uncovered values and the rows."""
+        return self.map_values(values).require_all_covered()
+
+    def _map_numeric(self, values) -> ValueMapping:
+        arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        arr = arr.reshape(-1)
+        codes = uniques = None
+        if arr.dtype.kind in "biuf":
+            x = arr.astype(float, copy=False)
+        else:
+            codes, uniques = _factorize(arr)
+            as_float = np.array([_to_float(u) for u in uniques], dtype=float)
+            x = as_float[codes] if len(codes) else np.empty(0)
+        los, his, ids = self._sorted_leaf_intervals
+        pos = np.searchsorted(los, x, side="right") - 1
+        safe = np.clip(pos, 0, len(los) - 1)
+        covered = (pos >= 0) & (x < his[safe])  # False for NaN
+        leaf_ids = np.where(covered, ids[safe], -1).astype(np.int64)
+        if covered.all():
+            return ValueMapping(leaf_ids, (), self.attribute)
+        bad = ~covered
+        if codes is None:
+            codes, uniques = _factorize(arr[bad])
+            keys = [None if (isinstance(u, float) and math.isnan(u)) else u for u in uniques]
+            return ValueMapping(leaf_ids, self._uncovered(codes, keys, keys, np.ones(len(keys), bool)),
+                                self.attribute)
+        bad_unique = np.zeros(len(uniques), dtype=bool)
+        bad_unique[np.unique(codes[bad])] = True
+        keys = [_value_key(u) for u in uniques]
+        return ValueMapping(leaf_ids, self._uncovered(codes, uniques, keys, bad_unique), self.attribute)
+
+    @staticmethod
+    def _uncovered(codes, uniques, keys, bad_unique) -> tuple[tuple[Any, int], ...]:
+        if not bad_unique.any():
+            return ()
+        counts = np.bincount(codes, minlength=len(uniques))
+        merged: dict[Any, list] = {}
+        for u in np.flatnonzero(bad_unique & (counts > 0)):
+            k = keys[u]
+            entry = merged.setdefault(k if k is not None else None, [k, 0])
+            entry[1] += int(counts[u])
+        out = sorted((tuple(v) for v in merged.values()), key=lambda t: (-t[1], str(t[0])))
+        return tuple(out)
+
     @classmethod
     def from_parents(cls, labels: Sequence[str], parents: Iterable[int], attribute: str = "",
                      lo: Sequence[float] | None = None, hi: Sequence[float] | None = None) -> "Taxonomy":
@@ -191,6 +567,14 @@ class Taxonomy:
         roots = [i for i, p in enumerate(parents) if p < 0]
         if len(roots) != 1:
             raise TaxonomyError(f"a taxonomy needs exactly one root, found {len(roots)}")
+        for i in range(len(parents)):
+            walk, j = [], i
+            while j >= 0 and j not in walk:
+                walk.append(j)
+                j = parents[j]
+            if j >= 0:
+                names = " -> ".join(repr(str(labels[k])) for k in walk[walk.index(j):] + [j])
+                raise TaxonomyError(f"cycle in the parent links: {names}")
         for i, p in enumerate(parents):
             if p >= 0:
                 nodes[p].children.append(nodes[i])

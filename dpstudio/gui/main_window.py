@@ -1,13 +1,449 @@
-"""The main window (panels arrive with the studio issue)."""
+"""The studio's main window: panels in tabs, the mode switch and banner, the worker's progress and Cancel.
+
+The window owns one ``Project`` (Qt-free state) and one ``TaskRunner`` (a one-thread pool): panels get the
+project, and run long work through ``start_worker``. Errors from anywhere end in ``show_error``: a red
+message bar at the top of the window, never a traceback. The window's layout is remembered (QSettings)
+and closing with unsaved changes asks first.
+"""
 
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import importlib
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from dpstudio.gui.panels import PANELS
+from dpstudio.gui.worker import TaskRunner, Worker, user_message
+from dpstudio.model.project import FILE_SUFFIX, RELEASE, TEACHING, Project, ProjectError
+
+Qt = QtCore.Qt
+
+TEACHING_STYLE = "background:#ffb74d; color:#3e2200; font-weight:bold; padding:6px;"
+RELEASE_STYLE = "background:#2e7d32; color:white; font-weight:bold; padding:6px;"
+ERROR_STYLE = "background:#c62828; color:white; padding:6px;"
+INFO_STYLE = "background:#e3f2fd; color:#0d47a1; padding:6px;"
+
+
+def teaching_text(project: Project) -> str:
+    return (f"TEACHING: NOT A RELEASE \u2014 simulation noise (seed {project.seed}); true counts may be shown; "
+            "re-run freely; nothing can be exported as a release")
+
+
+def release_text(project: Project) -> str:
+    return (f"RELEASE MODE \u2014 secure noise (OpenDP); the budget \u03b5 = {float(project.epsilon):g} is spent "
+            "once, in the ledger, before anything noisy is shown")
+
+
+class UnavailablePanel(QtWidgets.QLabel):
+    """Placeholder for a panel whose module has not been written yet."""
+
+    def __init__(self, title: str, reason: str, parent=None):
+        super().__init__(f"The {title} panel is not available yet ({reason}).", parent)
+        self.setAlignment(Qt.AlignCenter)
+        self.setObjectName(f"unavailable-{title.lower()}")
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    def __init__(self, parent=None):
+    """See the module docstring. ``panels`` maps tab title -> panel widget."""
+
+    def __init__(self, project: Project | None = None, parent=None, settings: QtCore.QSettings | None = None):
         super().__init__(parent)
-        self.setWindowTitle("dpstudio")
-        self.resize(1200, 800)
-        self.setCentralWidget(QtWidgets.QLabel("dpstudio: panels coming"))
+        self.project = project or Project()
+        self.settings = settings or QtCore.QSettings()
+        self.runner = TaskRunner(self)
+        self.runner.busy_changed.connect(self._on_busy)
+        self.last_error: str = ""
+        self.setObjectName("MainWindow")
+        self.setAcceptDrops(True)
+        self.resize(1280, 820)
+
+        central = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.banner = QtWidgets.QLabel()
+        self.banner.setObjectName("modeBanner")
+        self.banner.setWordWrap(True)
+        layout.addWidget(self.banner)
+        self.message_bar = QtWidgets.QWidget()
+        mlay = QtWidgets.QHBoxLayout(self.message_bar)
+        mlay.setContentsMargins(0, 0, 0, 0)
+        self.message_label = QtWidgets.QLabel()
+        self.message_label.setWordWrap(True)
+        self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.message_close = QtWidgets.QToolButton()
+        self.message_close.setText("\u2715")
+        self.message_close.setToolTip("Dismiss")
+        self.message_close.clicked.connect(self.clear_message)
+        mlay.addWidget(self.message_label, 1)
+        mlay.addWidget(self.message_close)
+        self.message_bar.hide()
+        layout.addWidget(self.message_bar)
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        layout.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
+
+        self.panels: dict[str, QtWidgets.QWidget] = {}
+        self.panel_errors: dict[str, str] = {}
+        for title, (module, cls) in PANELS.items():
+            widget = self._make_panel(title, module, cls)
+            self.panels[title] = widget
+            self.tabs.addTab(widget, title)
+
+        self._build_status_bar()
+        self._build_actions()
+        self.project.subscribe(self._on_project_changed, "mode", "epsilon", "dirty", "path", "data")
+        self._update_banner()
+        self._update_title()
+        self.restore_layout()
+
+    # -- construction -------------------------------------------------------------------------------------
+    def _make_panel(self, title: str, module: str, cls: str) -> QtWidgets.QWidget:
+        try:
+            mod = importlib.import_module(f"dpstudio.gui.panels.{module}")
+            panel_cls = getattr(mod, cls)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"dpstudio.gui.panels.{module}":
+                reason = f"it needs {exc.name}, which is missing"
+            else:
+                reason = "not written yet"
+            self.panel_errors[title] = reason
+            return UnavailablePanel(title, reason)
+        except Exception as exc:  # a broken panel must not take the window down
+            self.panel_errors[title] = user_message(exc)
+            return UnavailablePanel(title, user_message(exc))
+        try:
+            widget = panel_cls(self.project, parent=None)
+        except Exception as exc:
+            self.panel_errors[title] = user_message(exc)
+            return UnavailablePanel(title, f"it failed to start: {user_message(exc)}")
+        widget.setObjectName(f"panel-{title.lower()}")
+        return widget
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.status_label = QtWidgets.QLabel()
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the running job (Esc)")
+        self.cancel_button.clicked.connect(self.cancel_work)
+        self.cancel_button.hide()
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QtGui.QAction:
+        act = QtGui.QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QtGui.QKeySequence(shortcut))
+            act.setShortcutContext(Qt.WindowShortcut)
+        if tip:
+            act.setToolTip(f"{tip} ({act.shortcut().toString()})" if shortcut is not None else tip)
+            act.setStatusTip(tip)
+        act.triggered.connect(slot)
+        self.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        self.act_open_data = self._action("Open data\u2026", self.open_data_dialog, QtGui.QKeySequence.Open,
+                                          "Open a CSV file")
+        self.act_open_sample = self._action("Adult sample", self.open_sample, None,
+                                            "Open the bundled Adult sample")
+        self.act_open_project = self._action("Open project\u2026", self.open_project_dialog, "Ctrl+Shift+O",
+                                             "Open a .dpstudio project")
+        self.act_save = self._action("Save project", self.save_project, QtGui.QKeySequence.Save,
+                                     "Save the project (not the data)")
+        self.act_save_as = self._action("Save project as\u2026", self.save_project_as, "Ctrl+Shift+S",
+                                        "Save the project under a new name")
+        self.act_quit = self._action("Quit", self.close, QtGui.QKeySequence.Quit, "Close the window")
+        self.act_cancel = self._action("Cancel job", self.cancel_work, "Esc", "Stop the running job")
+        self.act_toggle_mode = self._action("Switch mode", self.toggle_mode, "Ctrl+M",
+                                            "Switch between teaching and release mode")
+        self.tab_actions = []
+        for i in range(self.tabs.count()):
+            act = self._action(f"Show {self.tabs.tabText(i)}", lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                               f"Ctrl+{i + 1}")
+            self.tab_actions.append(act)
+
+        menu = self.menuBar().addMenu("&File")
+        for act in (self.act_open_data, self.act_open_sample, None, self.act_open_project, self.act_save,
+                    self.act_save_as, None, self.act_quit):
+            menu.addSeparator() if act is None else menu.addAction(act)
+        view = self.menuBar().addMenu("&View")
+        for act in self.tab_actions:
+            view.addAction(act)
+
+        tb = QtWidgets.QToolBar("Main")
+        tb.setObjectName("mainToolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        tb.addAction(self.act_open_data)
+        tb.addAction(self.act_open_sample)
+        tb.addAction(self.act_open_project)
+        tb.addAction(self.act_save)
+        tb.addSeparator()
+        tb.addWidget(QtWidgets.QLabel(" Mode: "))
+        self.mode_group = QtGui.QActionGroup(self)
+        self.act_teaching = QtGui.QAction("Teaching", self, checkable=True)
+        self.act_teaching.setToolTip("Seeded simulation noise; true counts may be shown; cannot export a release")
+        self.act_release = QtGui.QAction("Release", self, checkable=True)
+        self.act_release.setToolTip("Secure noise; the budget is spent once; can export")
+        for act in (self.act_teaching, self.act_release):
+            self.mode_group.addAction(act)
+            tb.addAction(act)
+        self.act_teaching.triggered.connect(lambda: self.set_mode(TEACHING))
+        self.act_release.triggered.connect(lambda: self.set_mode(RELEASE))
+        self.addToolBar(Qt.TopToolBarArea, tb)
+        self.toolbar = tb
+
+    # -- public API for panels ------------------------------------------------------------------------------
+    def start_worker(self, worker: Worker, title: str = "") -> Worker | None:
+        """Run ``worker`` with the progress bar and Cancel; returns None (and says why) if a job is running."""
+        try:
+            self.runner.start(worker)
+        except RuntimeError as exc:
+            self.show_error(str(exc))
+            return None
+        self.progress.setRange(0, 0)
+        self.progress.setFormat(title or worker.name)
+        self.status_label.setText(title or worker.name)
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.failed.connect(self.show_error)
+        worker.signals.cancelled.connect(lambda: self.show_info(f"{title or worker.name}: cancelled"))
+        return worker
+
+    def show_error(self, message: str) -> None:
+        self.last_error = message
+        self.message_label.setText(message)
+        self.message_bar.setStyleSheet(ERROR_STYLE)
+        self.message_label.setStyleSheet("color:white;")
+        self.message_bar.show()
+        self.status_label.setText("error: " + message)
+
+    def show_info(self, message: str) -> None:
+        self.message_label.setText(message)
+        self.message_bar.setStyleSheet(INFO_STYLE)
+        self.message_label.setStyleSheet("")
+        self.message_bar.show()
+        self.status_label.setText(message)
+
+    def clear_message(self) -> None:
+        self.message_bar.hide()
+        self.message_label.clear()
+
+    def panel(self, title: str) -> QtWidgets.QWidget:
+        return self.panels[title]
+
+    def show_panel(self, title: str) -> QtWidgets.QWidget:
+        widget = self.panels[title]
+        self.tabs.setCurrentWidget(widget)
+        return widget
+
+    # -- work -----------------------------------------------------------------------------------------------
+    def _on_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if not busy:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        else:
+            self.progress.setRange(0, 0)
+        if message:
+            self.status_label.setText(message)
+
+    def cancel_work(self) -> None:
+        if self.runner.busy:
+            self.runner.cancel()
+            self.status_label.setText("cancelling\u2026")
+
+    # -- data ------------------------------------------------------------------------------------------------
+    def open_data_dialog(self) -> None:
+        data_panel = self.panels.get("Data")
+        if hasattr(data_panel, "open_dialog"):
+            self.show_panel("Data")
+            data_panel.open_dialog()
+
+    def open_data(self, path) -> None:
+        data_panel = self.panels.get("Data")
+        if hasattr(data_panel, "open_file"):
+            self.show_panel("Data")
+            data_panel.open_file(path)
+
+    def open_sample(self) -> None:
+        data_panel = self.panels.get("Data")
+        if hasattr(data_panel, "open_sample"):
+            self.show_panel("Data")
+            data_panel.open_sample()
+
+    def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QtGui.QDropEvent) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if not urls:
+            return
+        path = Path(urls[0].toLocalFile())
+        event.acceptProposedAction()
+        if path.suffix == FILE_SUFFIX:
+            self.open_project(path)
+        else:
+            self.open_data(path)
+
+    # -- mode -----------------------------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if self.runner.busy:
+            self.show_error("a job is running: cancel it before switching mode")
+            self._update_banner()
+            return
+        try:
+            self.project.set_mode(mode)
+        except ProjectError as exc:
+            self.show_error(str(exc))
+        self._update_banner()
+
+    def toggle_mode(self) -> None:
+        self.set_mode(RELEASE if self.project.mode == TEACHING else TEACHING)
+
+    def _update_banner(self) -> None:
+        teaching = self.project.mode == TEACHING
+        self.banner.setText(teaching_text(self.project) if teaching else release_text(self.project))
+        self.banner.setStyleSheet(TEACHING_STYLE if teaching else RELEASE_STYLE)
+        self.act_teaching.setChecked(teaching) if hasattr(self, "act_teaching") else None
+        self.act_release.setChecked(not teaching) if hasattr(self, "act_release") else None
+
+    def _on_project_changed(self, field: str) -> None:
+        if field in ("mode", "epsilon"):
+            self._update_banner()
+        else:
+            self._update_title()
+
+    def _update_title(self) -> None:
+        name = self.project.path.name if self.project.path else "untitled"
+        data = f" \u2014 {self.project.data_path.name}" if self.project.data_path else ""
+        self.setWindowTitle(f"dpstudio \u2014 {name}[*]{data}")
+        self.setWindowModified(self.project.dirty)
+
+    # -- project files ----------------------------------------------------------------------------------------
+    def _last_dir(self) -> str:
+        return str(self.settings.value("last_dir", str(Path.home())))
+
+    def save_project(self) -> bool:
+        if self.project.path is None:
+            return self.save_project_as()
+        return self._save_to(self.project.path)
+
+    def save_project_as(self) -> bool:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save project", self._last_dir(),
+                                                        f"dpstudio project (*{FILE_SUFFIX})")
+        if not path:
+            return False
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            saved = self.project.save(path)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"could not save the project: {user_message(exc)}")
+            return False
+        self.settings.setValue("last_dir", str(saved.parent))
+        self.show_info(f"project saved to {saved} (the data file itself is not copied into it)")
+        return True
+
+    def open_project_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open project", self._last_dir(),
+                                                        f"dpstudio project (*{FILE_SUFFIX});;All files (*)")
+        if path:
+            self.open_project(Path(path))
+
+    def open_project(self, path) -> Worker | None:
+        """Read a project file, load its data file in the worker, then restore the state."""
+        path = Path(path)
+        try:
+            saved = Project.read_file(path)
+        except ProjectError as exc:
+            self.show_error(str(exc))
+            return None
+        data_path = self.project.resolve_data_path(saved, path)
+
+        def apply(dataset, data_path=data_path):
+            try:
+                warnings = self.project.apply_dict(saved, dataset, data_path if dataset is not None else None,
+                                                   project_path=path)
+            except (ProjectError, ValueError) as exc:
+                self.show_error(f"{path}: {exc}")
+                return
+            self.settings.setValue("last_dir", str(path.parent))
+            if warnings:
+                self.show_error("; ".join(warnings))
+            else:
+                self.show_info(f"opened project {path.name}")
+            self._update_banner()
+            self._update_title()
+
+        if data_path is None or not data_path.is_file():
+            apply(None)
+            return None
+        from dpstudio.model.data import load_dataset
+
+        worker = Worker(lambda progress: load_dataset(data_path, progress), function=True,
+                        name=f"loading {data_path.name}")
+        worker.signals.finished.connect(apply)
+        worker.signals.failed.connect(lambda msg: apply(None))
+        return self.start_worker(worker, f"loading {data_path.name}")
+
+    def maybe_save(self) -> bool:
+        """True if it is fine to drop the current state (saved, discarded, or unchanged)."""
+        if not self.project.dirty:
+            return True
+        answer = QtWidgets.QMessageBox.question(
+            self, "Unsaved changes", "The project has unsaved changes. Save them first?",
+            QtWidgets.QMessageBox.Save | QtWidgets.QMessageBox.Discard | QtWidgets.QMessageBox.Cancel,
+            QtWidgets.QMessageBox.Save)
+        if answer == QtWidgets.QMessageBox.Save:
+            return self.save_project()
+        return answer == QtWidgets.QMessageBox.Discard
+
+    # -- layout and closing ----------------------------------------------------------------------------------
+    def restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, (QtCore.QByteArray, bytes)) and geometry:
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if isinstance(state, (QtCore.QByteArray, bytes)) and state:
+            self.restoreState(state)
+        try:
+            tab = int(self.settings.value("window/tab", 0))
+        except (TypeError, ValueError):
+            tab = 0
+        if 0 <= tab < self.tabs.count():
+            self.tabs.setCurrentIndex(tab)
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/tab", self.tabs.currentIndex())
+        self.settings.sync()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        self.runner.shutdown()
+        for panel in self.panels.values():
+            close = getattr(panel, "shutdown", None)
+            if callable(close):
+                close()
+        event.accept()

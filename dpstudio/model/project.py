@@ -202,6 +202,8 @@ class Project:
         old_roles = self.roles
         self.dataset = dataset
         self.data_path = None if path is None else Path(path)
+        if file_hash is None:
+            file_hash = getattr(dataset, "sha256", None)
         if file_hash is None and path is not None and Path(path).is_file():
             file_hash = file_sha256(path)
         self.data_hash = file_hash
@@ -324,39 +326,25 @@ class Project:
         self._changed("taxonomies")
 
     def uncovered_values(self, attribute: str, limit: int | None = None) -> tuple[list, int]:
-        """Data values of ``attribute`` that its taxonomy's leaves do not cover: (values, rows affected).
+        """Data values of ``attribute`` that its taxonomy does not cover: (values, rows affected).
 
-        Categorical: values that are not a leaf label. Numeric: values outside every leaf interval
-        [lo, hi). Missing values are not counted here (the missing-value choice handles them).
-        Returns ([], 0) when there is no data or no taxonomy.
+        Values are ordered most frequent first (``Taxonomy.map_values``). Missing cells are not counted here
+        (the missing-value choice deals with them). ([], 0) when there is no data or no taxonomy. The
+        values are private: they are shown to the data owner only, never released.
         """
+        found = self.uncovered(attribute)
+        values = [v for v, _ in found]
+        rows = int(sum(c for _, c in found))
+        return (values if limit is None else values[:limit]), rows
+
+    def uncovered(self, attribute: str) -> tuple[tuple[Any, int], ...]:
+        """((value, rows), ...) not covered by the taxonomy of ``attribute``, most frequent first."""
         tax = self.taxonomies.get(attribute)
         frame = self.frame
         if tax is None or frame is None or attribute not in frame.columns:
-            return [], 0
+            return ()
         col = frame[attribute].dropna()
-        if tax.is_numeric:
-            import pandas as pd
-
-            values = pd.to_numeric(col, errors="coerce")
-            vals = values.to_numpy(dtype=float)
-            leaves = tax.leaves
-            lo, hi = tax.lo[leaves], tax.hi[leaves]
-            order = np.argsort(lo)
-            lo, hi = lo[order], hi[order]
-            pos = np.searchsorted(lo, vals, side="right") - 1
-            ok = (pos >= 0) & ~np.isnan(vals)
-            ok[ok] = vals[ok] < hi[pos[ok]]
-            bad = col[~ok]
-        else:
-            leaf_labels = {tax.labels[i] for i in tax.leaves}
-            as_text = col.astype(str)
-            bad = col[~as_text.isin(leaf_labels)]
-        uniq = list(bad.astype(str).unique()) if tax.is_numeric is False else list(bad.unique())
-        uniq = sorted(uniq, key=str)
-        if limit is not None:
-            uniq = uniq[:limit]
-        return uniq, int(len(bad))
+        return tax.map_values(col.to_numpy()).uncovered
 
     # -- algorithm, budget, mode -------------------------------------------------------------------
     def set_algorithm(self, name: str, params: dict | None = None) -> None:

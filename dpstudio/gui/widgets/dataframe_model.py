@@ -2,7 +2,7 @@
 
 Nothing is copied into Qt items: ``data()`` reads one cell from per-column numpy arrays when the view
 asks for it, so creating the model costs one ``to_numpy`` per column and scrolling costs only the visible
-cells. Missing values show as an empty, greyed cell.
+cells. Missing values show as a grey dash.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class DataFrameModel(QtCore.QAbstractTableModel):
         self._arrays: list[np.ndarray] = []
         self._missing: list[np.ndarray | None] = []
         self._rows = 0
-        self._grey = QtGui.QBrush(QtGui.QColor("#f1f1f1"))
+        self._grey = QtGui.QBrush(QtGui.QColor("#9e9e9e"))
         if frame is not None:
             self.set_frame(frame)
 
@@ -69,9 +69,9 @@ class DataFrameModel(QtCore.QAbstractTableModel):
         if role == Qt.DisplayRole or role == Qt.ToolTipRole:
             miss = self._missing[c]
             if miss is not None and miss[r]:
-                return "(missing)" if role == Qt.ToolTipRole else ""
+                return "missing" if role == Qt.ToolTipRole else "\u2014"
             return _format(self._arrays[c][r])
-        if role == Qt.BackgroundRole:
+        if role == Qt.ForegroundRole:
             miss = self._missing[c]
             if miss is not None and miss[r]:
                 return self._grey

@@ -1,0 +1,476 @@
+"""The Data panel: open a CSV (dialog, drag and drop, or the bundled Adult sample), preview it, and set each
+attribute's role, type and public bounds, and what to do with missing values.
+
+The preview is a ``DataFrameModel`` (a QAbstractTableModel reading cells on demand), so a million rows
+open as fast as a hundred. Loading runs in the window's worker with a progress bar and Cancel.
+
+Bounds are public knowledge typed by the user (or read from the bundled sample's public bounds file); the
+panel never fills them in from the data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+from dpstudio.gui.worker import TaskRunner, Worker, user_message
+from dpstudio.model.project import (
+    CLASS,
+    DROP_MISSING,
+    IGNORE,
+    KEEP_MISSING,
+    NUMERIC,
+    QUASI_IDENTIFIER,
+    ROLES,
+    TYPES,
+    Project,
+    ProjectError,
+)
+
+Qt = QtCore.Qt
+
+ATTR_COLUMNS = ("Attribute", "Role", "Type", "Public bounds", "Missing", "Distinct")
+ROLE_COLOURS = {QUASI_IDENTIFIER: "#1565c0", CLASS: "#6a1b9a", IGNORE: "#9e9e9e"}
+
+
+def adult_public_bounds() -> dict[str, tuple[float, float]]:
+    """The bundled Adult sample's public numeric bounds (resources/taxonomies/adult/bounds.json), or {}."""
+    try:
+        from dpstudio.resources import resource
+
+        raw = json.loads(resource("taxonomies", "adult", "bounds.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    out = {}
+    for attr, b in raw.items():
+        if isinstance(b, dict):
+            b = (b.get("lo", b.get("lower")), b.get("hi", b.get("upper")))
+        try:
+            out[attr] = (float(b[0]), float(b[1]))
+        except (TypeError, ValueError, IndexError, KeyError):
+            continue
+    return out
+
+
+class StartPage(QtWidgets.QWidget):
+    """Shown before any data is loaded: open a file, the bundled sample, or drop a file."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addStretch(1)
+        title = QtWidgets.QLabel("<h2>Prepare a differentially private release</h2>"
+                                 "<p>Start with a table of records (CSV). Nothing leaves this machine.</p>")
+        title.setAlignment(Qt.AlignCenter)
+        lay.addWidget(title)
+        row = QtWidgets.QHBoxLayout()
+        row.addStretch(1)
+        self.open_button = QtWidgets.QPushButton("Open a CSV file\u2026")
+        self.sample_button = QtWidgets.QPushButton("Open the bundled Adult sample")
+        for b in (self.open_button, self.sample_button):
+            b.setMinimumHeight(40)
+            b.setMinimumWidth(240)
+            row.addWidget(b)
+        row.addStretch(1)
+        lay.addLayout(row)
+        hint = QtWidgets.QLabel("or drop a CSV file anywhere on this window")
+        hint.setAlignment(Qt.AlignCenter)
+        hint.setStyleSheet("color:#757575;")
+        lay.addWidget(hint)
+        lay.addStretch(2)
+
+
+class DataPanel(QtWidgets.QWidget):
+    """See the module docstring. Public methods: ``open_file(path)``, ``open_sample()``, ``open_dialog()``,
+    ``select_attribute(name)``, ``apply_bounds()``; ``last_error`` holds the last message shown."""
+
+    loaded = QtCore.Signal()  # after a dataset was adopted by the project
+    load_failed = QtCore.Signal(str)
+
+    def __init__(self, project: Project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.last_error = ""
+        self._own_runner: TaskRunner | None = None
+        self._updating = False
+        self.setAcceptDrops(True)
+
+        self.stack = QtWidgets.QStackedWidget()
+        self.start_page = StartPage()
+        self.start_page.open_button.clicked.connect(self.open_dialog)
+        self.start_page.sample_button.clicked.connect(self.open_sample)
+        self.stack.addWidget(self.start_page)
+        self.stack.addWidget(self._build_data_page())
+        self.error_label = QtWidgets.QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
+        self.error_label.hide()
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.error_label)
+        lay.addWidget(self.stack, 1)
+
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "missing")
+        self.refresh()
+
+    # -- layout ---------------------------------------------------------------------------------------------
+    def _build_data_page(self) -> QtWidgets.QWidget:
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        head = QtWidgets.QHBoxLayout()
+        self.file_label = QtWidgets.QLabel()
+        self.file_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.open_button = QtWidgets.QPushButton("Open another file\u2026")
+        self.open_button.clicked.connect(self.open_dialog)
+        head.addWidget(self.file_label, 1)
+        head.addWidget(self.open_button)
+        lay.addLayout(head)
+
+        split = QtWidgets.QSplitter(Qt.Horizontal)
+        split.setObjectName("dataSplitter")
+        self.preview_model = DataFrameModel()
+        self.preview = QtWidgets.QTableView()
+        self.preview.setModel(self.preview_model)
+        self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Fixed)
+        self.preview.horizontalHeader().setDefaultSectionSize(110)
+        self.preview.setAlternatingRowColors(True)
+        box = QtWidgets.QGroupBox("Preview (every row; scroll freely)")
+        QtWidgets.QVBoxLayout(box).addWidget(self.preview)
+        split.addWidget(box)
+
+        right = QtWidgets.QWidget()
+        rlay = QtWidgets.QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        attr_box = QtWidgets.QGroupBox("Attributes")
+        alay = QtWidgets.QVBoxLayout(attr_box)
+        self.attr_table = QtWidgets.QTableWidget(0, len(ATTR_COLUMNS))
+        self.attr_table.setHorizontalHeaderLabels(ATTR_COLUMNS)
+        self.attr_table.verticalHeader().hide()
+        self.attr_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        self.attr_table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectRows)
+        self.attr_table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
+        self.attr_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeToContents)
+        self.attr_table.itemSelectionChanged.connect(self._on_attr_selected)
+        alay.addWidget(self.attr_table)
+        rlay.addWidget(attr_box, 2)
+
+        form_box = QtWidgets.QGroupBox("Selected attribute")
+        form = QtWidgets.QFormLayout(form_box)
+        self.attr_name = QtWidgets.QLabel("\u2014")
+        self.role_combo = QtWidgets.QComboBox()
+        self.role_combo.addItems(ROLES)
+        self.role_combo.activated.connect(self._on_role)
+        self.type_combo = QtWidgets.QComboBox()
+        self.type_combo.addItems(TYPES)
+        self.type_combo.activated.connect(self._on_type)
+        bounds_row = QtWidgets.QHBoxLayout()
+        self.lo_edit = QtWidgets.QLineEdit()
+        self.lo_edit.setPlaceholderText("lower (inclusive)")
+        self.hi_edit = QtWidgets.QLineEdit()
+        self.hi_edit.setPlaceholderText("upper (exclusive)")
+        self.bounds_button = QtWidgets.QPushButton("Set bounds")
+        self.bounds_button.clicked.connect(self.apply_bounds)
+        self.hi_edit.returnPressed.connect(self.apply_bounds)
+        self.lo_edit.returnPressed.connect(self.apply_bounds)
+        bounds_row.addWidget(self.lo_edit)
+        bounds_row.addWidget(QtWidgets.QLabel("to"))
+        bounds_row.addWidget(self.hi_edit)
+        bounds_row.addWidget(self.bounds_button)
+        self.bounds_note = QtWidgets.QLabel("Bounds are public knowledge [lower, upper); they are not read "
+                                            "from the data.")
+        self.bounds_note.setWordWrap(True)
+        self.bounds_note.setStyleSheet("color:#616161;")
+        form.addRow("Attribute", self.attr_name)
+        form.addRow("Role", self.role_combo)
+        form.addRow("Type", self.type_combo)
+        form.addRow("Public bounds", bounds_row)
+        form.addRow("", self.bounds_note)
+        rlay.addWidget(form_box)
+
+        miss_box = QtWidgets.QGroupBox("Missing values")
+        mlay = QtWidgets.QVBoxLayout(miss_box)
+        self.missing_label = QtWidgets.QLabel()
+        self.missing_label.setWordWrap(True)
+        self.drop_radio = QtWidgets.QRadioButton("Drop rows with a missing value in a used attribute")
+        self.keep_radio = QtWidgets.QRadioButton("Keep them (in categorical attributes, missing becomes the value 'Missing')")
+        self.drop_radio.toggled.connect(self._on_missing)
+        mlay.addWidget(self.missing_label)
+        mlay.addWidget(self.drop_radio)
+        mlay.addWidget(self.keep_radio)
+        rlay.addWidget(miss_box)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 1)
+        self.splitter = split
+        return page
+
+    # -- messages and work ----------------------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.last_error = message
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
+        self.error_label.setText(message)
+        self.error_label.show()
+
+    def clear_error(self) -> None:
+        self.last_error = ""
+        self.error_label.hide()
+
+    def _start(self, worker: Worker, title: str) -> Worker | None:
+        win = host(self)
+        if win is not None:
+            return win.start_worker(worker, title)
+        if self._own_runner is None:
+            self._own_runner = TaskRunner(self)
+        try:
+            return self._own_runner.start(worker)
+        except RuntimeError as exc:
+            self.show_error(str(exc))
+            return None
+
+    @property
+    def runner(self) -> TaskRunner | None:
+        win = host(self)
+        return win.runner if win is not None else self._own_runner
+
+    # -- opening data -----------------------------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        settings = QtCore.QSettings()
+        start = str(settings.value("last_data_dir", str(Path.home())))
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open data", start,
+                                                        "Tables (*.csv *.csv.gz *.txt *.data *.tsv);;All files (*)")
+        if path:
+            settings.setValue("last_data_dir", str(Path(path).parent))
+            self.open_file(path)
+
+    def open_file(self, path) -> Worker | None:
+        """Load ``path`` in the worker; on success the project adopts it, on failure a message is shown."""
+        from dpstudio.model.data import load_dataset
+
+        path = Path(path)
+        worker = Worker(lambda progress: load_dataset(path, progress), function=True, name=f"loading {path.name}")
+        worker.signals.finished.connect(lambda ds: self._adopt(ds, path))
+        worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
+        return self._start(worker, f"loading {path.name}")
+
+    def open_sample(self) -> Worker | None:
+        """Load the bundled Adult sample (and its public bounds) in the worker."""
+        from dpstudio.model.data import bundled_sample_path, load_bundled_sample
+
+        try:
+            path = bundled_sample_path()
+        except FileNotFoundError as exc:
+            self.show_error(f"the bundled Adult sample is missing: {exc}")
+            return None
+        worker = Worker(load_bundled_sample, function=True, name="loading the Adult sample")
+        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, adult_public_bounds()))
+        worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
+        return self._start(worker, "loading the bundled Adult sample")
+
+    def _load_failed(self, path: Path, message: str) -> None:
+        text = message if str(path.name) in message else f"{path.name}: {message}"
+        self.show_error(f"could not open {text}")
+        self.load_failed.emit(text)
+
+    def _adopt(self, dataset, path: Path, bounds: dict | None = None) -> None:
+        try:
+            self.project.set_data(dataset, path)
+            for attr, (lo, hi) in (bounds or {}).items():
+                if attr in self.project.columns and self.project.types.get(attr) == NUMERIC:
+                    self.project.set_bounds(attr, lo, hi)
+        except (ProjectError, ValueError, OSError) as exc:
+            self.show_error(f"could not use {path.name}: {user_message(exc)}")
+            self.load_failed.emit(str(exc))
+            return
+        self.clear_error()
+        win = host(self)
+        if win is not None:
+            frame = self.project.frame
+            win.show_info(f"opened {path.name}: {len(frame):,} rows, {len(frame.columns)} attributes")
+        self.loaded.emit()
+
+    def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QtGui.QDropEvent) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            self.open_file(urls[0].toLocalFile())
+
+    # -- attribute settings ---------------------------------------------------------------------------------------------
+    def current_attribute(self) -> str | None:
+        rows = self.attr_table.selectionModel().selectedRows() if self.attr_table.selectionModel() else []
+        if not rows:
+            return None
+        item = self.attr_table.item(rows[0].row(), 0)
+        return item.text() if item else None
+
+    def select_attribute(self, name: str) -> None:
+        for r in range(self.attr_table.rowCount()):
+            if self.attr_table.item(r, 0).text() == name:
+                self.attr_table.selectRow(r)
+                return
+        raise KeyError(name)
+
+    def _on_attr_selected(self) -> None:
+        attr = self.current_attribute()
+        enabled = attr is not None
+        for w in (self.role_combo, self.type_combo, self.lo_edit, self.hi_edit, self.bounds_button):
+            w.setEnabled(enabled)
+        if attr is None:
+            self.attr_name.setText("\u2014")
+            return
+        p = self.project
+        self.attr_name.setText(attr)
+        self.role_combo.setCurrentText(p.roles.get(attr, QUASI_IDENTIFIER))
+        self.type_combo.setCurrentText(p.types.get(attr, "categorical"))
+        numeric = p.types.get(attr) == NUMERIC
+        for w in (self.lo_edit, self.hi_edit, self.bounds_button):
+            w.setEnabled(numeric)
+        b = p.bounds.get(attr)
+        self.lo_edit.setText("" if b is None else f"{b[0]:g}")
+        self.hi_edit.setText("" if b is None else f"{b[1]:g}")
+
+    def set_role(self, attr: str, role: str) -> None:
+        try:
+            self.project.set_role(attr, role)
+        except ProjectError as exc:
+            self.show_error(str(exc))
+
+    def set_type(self, attr: str, kind: str) -> bool:
+        try:
+            self.project.set_type(attr, kind)
+        except (ProjectError, ValueError) as exc:
+            self.show_error(str(exc))
+            self._on_attr_selected()
+            return False
+        return True
+
+    def _on_role(self) -> None:
+        attr = self.current_attribute()
+        if attr:
+            self.set_role(attr, self.role_combo.currentText())
+
+    def _on_type(self) -> None:
+        attr = self.current_attribute()
+        if attr:
+            self.set_type(attr, self.type_combo.currentText())
+
+    def apply_bounds(self) -> bool:
+        """Set the typed bounds of the selected attribute; a specific message if they are not valid."""
+        attr = self.current_attribute()
+        if attr is None:
+            self.show_error("select an attribute first")
+            return False
+        lo, hi = self.lo_edit.text().strip(), self.hi_edit.text().strip()
+        if not lo or not hi:
+            self.show_error(f"bounds of {attr}: type both the lower and the upper bound")
+            return False
+        try:
+            self.project.set_bounds(attr, lo, hi)
+        except ProjectError as exc:
+            self.show_error(str(exc))
+            return False
+        self.clear_error()
+        return True
+
+    def _on_missing(self) -> None:
+        if self._updating:
+            return
+        self.project.set_missing(DROP_MISSING if self.drop_radio.isChecked() else KEEP_MISSING)
+
+    # -- refresh from the project ----------------------------------------------------------------------------------------
+    def _on_project(self, field: str) -> None:
+        if field == "data":
+            self.refresh()
+        else:
+            self._refresh_attributes()
+
+    def missing_report(self) -> dict[str, int]:
+        """Missing cells per attribute of the loaded data (attributes with none are left out)."""
+        frame = self.project.frame
+        if frame is None:
+            return {}
+        counts = frame.isna().sum()
+        return {str(c): int(n) for c, n in counts.items() if n}
+
+    def refresh(self) -> None:
+        frame = self.project.frame
+        if frame is None:
+            self.preview_model.set_frame(None)
+            self.stack.setCurrentIndex(0)
+            return
+        self.stack.setCurrentIndex(1)
+        self.preview_model.set_frame(frame)
+        path = self.project.data_path
+        name = path.name if path else "data"
+        self.file_label.setText(f"<b>{name}</b> \u2014 {len(frame):,} rows \u00d7 {len(frame.columns)} attributes"
+                                + (f"<br><span style='color:#757575'>{path}</span>" if path else ""))
+        self._nunique = {}
+        self._refresh_attributes()
+        if self.project.columns and self.current_attribute() is None:
+            self.attr_table.selectRow(0)
+
+    def _distinct(self, attr: str) -> int:
+        cache = getattr(self, "_nunique", {})
+        if attr not in cache:
+            cache[attr] = int(self.project.frame[attr].nunique())
+            self._nunique = cache
+        return cache[attr]
+
+    def _refresh_attributes(self) -> None:
+        p = self.project
+        if p.frame is None:
+            return
+        self._updating = True
+        try:
+            current = self.current_attribute()
+            missing = self.missing_report()
+            self.attr_table.setRowCount(len(p.columns))
+            for r, c in enumerate(p.columns):
+                b = p.bounds.get(c)
+                if p.types.get(c) == NUMERIC:
+                    btext = f"[{b[0]:g}, {b[1]:g})" if b else "needed"
+                else:
+                    btext = "\u2014"
+                cells = (c, p.roles.get(c, ""), p.types.get(c, ""), btext, str(missing.get(c, 0)),
+                         f"{self._distinct(c):,}")
+                for k, text in enumerate(cells):
+                    item = self.attr_table.item(r, k)
+                    if item is None:
+                        item = QtWidgets.QTableWidgetItem()
+                        self.attr_table.setItem(r, k, item)
+                    item.setText(text)
+                    if k == 1:
+                        item.setForeground(QtGui.QColor(ROLE_COLOURS.get(p.roles.get(c), "#000")))
+                    if k == 3:
+                        need = btext == "needed" and p.roles.get(c) == QUASI_IDENTIFIER
+                        item.setForeground(QtGui.QColor("#c62828" if need else "#000"))
+            total_rows = len(p.frame)
+            used = [c for c in p.columns if p.roles.get(c) != IGNORE]
+            rows_with = int(p.frame[used].isna().any(axis=1).sum()) if used else 0
+            if missing:
+                parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
+                self.missing_label.setText(f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "
+                                           f"attribute. Missing cells: {parts}.")
+            else:
+                self.missing_label.setText("No missing values.")
+            self.drop_radio.setChecked(p.missing == DROP_MISSING)
+            self.keep_radio.setChecked(p.missing == KEEP_MISSING)
+            if current is not None and current in p.columns:
+                self.select_attribute(current)
+        finally:
+            self._updating = False
+        self._on_attr_selected()
+
+    def shutdown(self) -> None:
+        if self._own_runner is not None:
+            self._own_runner.shutdown()

@@ -1,0 +1,61 @@
+"""Error against query size on log-log axes: analytic curves and Monte-Carlo bands.
+
+``set_series(name, sizes, values, band=None)`` draws one curve (and optionally a shaded band between two
+curves); the plotted arrays are kept in ``series`` so tests can compare them with the evaluation module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+COLOURS = ["#4a7fc1", "#2e9e5b", "#d62728", "#f0a020", "#9467bd", "#8c564b"]
+
+
+class ErrorPlot(pg.PlotWidget):
+    def __init__(self, parent=None, ylabel: str = "mean squared error", xlabel: str = "query size (bins)"):
+        super().__init__(parent=parent, background="w")
+        self.setMenuEnabled(False)
+        self.setLogMode(x=True, y=True)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.setLabel("left", ylabel)
+        self.setLabel("bottom", xlabel)
+        self.legend = self.addLegend(offset=(10, 10))
+        self.series: dict[str, dict] = {}
+        self._items: dict[str, list] = {}
+
+    def clear_series(self) -> None:
+        for items in self._items.values():
+            for it in items:
+                self.removeItem(it)
+        self._items.clear()
+        self.series.clear()
+        self.legend.clear()
+
+    def set_series(self, name: str, sizes, values, band=None, dashed: bool = False, colour=None) -> None:
+        for it in self._items.pop(name, []):
+            self.removeItem(it)
+            self.legend.removeItem(it)
+        x = np.asarray(sizes, dtype=float)
+        y = np.asarray(values, dtype=float)
+        keep = (x > 0) & (y > 0) & np.isfinite(y)
+        colour = colour or COLOURS[len(self._items) % len(COLOURS)]
+        pen = pg.mkPen(colour, width=2, style=pg.QtCore.Qt.DashLine if dashed else pg.QtCore.Qt.SolidLine)
+        items = []
+        if band is not None:
+            lo = np.asarray(band[0], dtype=float)
+            hi = np.asarray(band[1], dtype=float)
+            kb = keep & (lo > 0) & (hi > 0)
+            c_lo = pg.PlotDataItem(x[kb], lo[kb], pen=pg.mkPen(None))
+            c_hi = pg.PlotDataItem(x[kb], hi[kb], pen=pg.mkPen(None))
+            qc = pg.mkColor(colour)
+            qc.setAlpha(60)
+            fill = pg.FillBetweenItem(c_lo, c_hi, brush=pg.mkBrush(qc))
+            for it in (c_lo, c_hi, fill):
+                self.addItem(it)
+                items.append(it)
+        curve = self.plot(x[keep], y[keep], pen=pen, name=name, symbol="o", symbolSize=4,
+                          symbolBrush=colour, symbolPen=None)
+        items.append(curve)
+        self._items[name] = items
+        self.series[name] = {"x": x, "y": y, "band": band}

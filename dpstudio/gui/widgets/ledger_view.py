@@ -1,0 +1,72 @@
+"""The budget ledger as a table that fills up while a run spends, with a spent / total gauge.
+
+Each row is one ``Spend`` (step, mechanism, epsilon, sensitivity, noise scale, parallel group, note). The
+gauge reads "spent x of y". Fed either a ``Ledger`` or the ``BudgetSpent`` events replayed so far.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+COLUMNS = ("step", "mechanism", "epsilon", "sensitivity", "scale", "parallel group", "note")
+
+
+def _g(x) -> str:
+    return "" if x is None else f"{float(x):.4g}"
+
+
+class LedgerView(QtWidgets.QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.gauge = QtWidgets.QProgressBar()
+        self.gauge.setRange(0, 1000)
+        self.gauge.setTextVisible(True)
+        self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setAlternatingRowColors(True)
+        lay.addWidget(self.gauge)
+        lay.addWidget(self.table)
+        self.entries: list = []
+        self.total = 0.0
+        self.spent = 0.0
+        self.set_entries([], 0.0, 1.0)
+
+    def set_ledger(self, ledger) -> None:
+        if ledger is None:
+            self.set_entries([], 0.0, self.total or 1.0)
+            return
+        self.set_entries(list(ledger.entries), float(ledger.spent), float(ledger.total))
+
+    def set_spends(self, spends, total: float) -> None:
+        """``spends``: the ``BudgetSpent`` events so far (replay state)."""
+        spent = float(spends[-1].spent_total) if spends else 0.0
+        self.set_entries([s.spend for s in spends], spent, total)
+
+    def set_entries(self, entries, spent: float, total: float) -> None:
+        same_prefix = len(entries) >= len(self.entries) and entries[:len(self.entries)] == self.entries
+        if not same_prefix:
+            self.table.setRowCount(0)
+            start = 0
+        else:
+            start = len(self.entries)
+        self.table.setRowCount(len(entries))
+        for r in range(start, len(entries)):
+            e = entries[r]
+            vals = (e.step, e.mechanism, _g(e.epsilon), _g(e.sensitivity), _g(e.scale), e.group or "", e.note)
+            for c, v in enumerate(vals):
+                item = QtWidgets.QTableWidgetItem(str(v))
+                if c in (2, 3, 4):
+                    item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
+                self.table.setItem(r, c, item)
+        if len(entries) > len(self.entries):
+            self.table.scrollToBottom()
+        self.entries = list(entries)
+        self.spent, self.total = float(spent), float(total)
+        frac = 0.0 if total <= 0 else min(1.0, spent / total)
+        self.gauge.setValue(int(round(frac * 1000)))
+        self.gauge.setFormat(f"spent {spent:.4g} of epsilon {total:.4g}")

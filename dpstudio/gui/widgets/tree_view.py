@@ -1,0 +1,282 @@
+"""Draw a growing tree (DiffGen partitions or interval-tree nodes) with pyqtgraph, fast at thousands of nodes.
+
+Drawing rules that keep a 5,000-node tree under 30 ms per redraw (benchmarks/bench_watch_redraw.py):
+- all edges are ONE ``PlotCurveItem`` with one pen and ``connect="pairs"``;
+- nodes are drawn by a small palette of ``ScatterPlotItem``s, one per colour state with ONE brush each
+  (a brush per node is about 10x slower; even a per-point array of a few shared brushes costs ~20 ms at
+  5,000 nodes because pyqtgraph checks each entry), so a redraw is a handful of ``setData`` calls;
+- text labels only for small trees or when zoomed in (at most ``MAX_LABELS`` visible nodes);
+- the layout is cached by the state's ``structure_version`` and recomputed only when nodes appear;
+- no OpenGL (offscreen grabs of GL views are blank).
+
+``TreeView.set_state(state)`` stores the latest ``dpstudio.model.replay.TreeState`` and marks the view
+dirty; the drawing happens on a ~30 ms ``QTimer`` (or at once with ``redraw()``), so a fast run cannot
+flood the event loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+MAX_LABELS = 80
+REDRAW_MS = 30
+
+# node colour states (index into PALETTE)
+CREATED, NOISED, CONSISTENT, RELEASED, WINNER, SELECTED = range(6)
+PALETTE_COLOURS = {
+    CREATED: "#b0b0b0",
+    NOISED: "#4a7fc1",
+    CONSISTENT: "#2e9e5b",
+    RELEASED: "#1b6b3a",
+    WINNER: "#f0a020",
+    SELECTED: "#d62728",
+}
+STATE_NAMES = {CREATED: "created", NOISED: "noised", CONSISTENT: "consistent", RELEASED: "released leaf",
+               WINNER: "last split", SELECTED: "selected"}
+
+
+def tree_layout(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tidy layout of a tree given as a parents array of positions (-1 = root; parents before children).
+
+    Leaves get consecutive x in depth-first order (children in creation order); an internal node sits
+    midway between its first and last child; y = -depth. Returns (x, y) as float arrays.
+    """
+    par = np.asarray(parents, dtype=np.int64)
+    n = par.size
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots = []
+    for i, p in enumerate(par.tolist()):
+        if p < 0:
+            roots.append(i)
+        else:
+            children[p].append(i)
+    x = np.zeros(n)
+    depth = np.zeros(n)
+    # iterative DFS: leaves numbered in preorder
+    next_leaf = 0.0
+    stack = list(reversed(roots))
+    order = []
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        kids = children[v]
+        if kids:
+            d = depth[v] + 1
+            for c in kids:
+                depth[c] = d
+            stack.extend(reversed(kids))
+        else:
+            x[v] = next_leaf
+            next_leaf += 1.0
+    for v in reversed(order):
+        kids = children[v]
+        if kids:
+            x[v] = 0.5 * (x[kids[0]] + x[kids[-1]])
+    return x, -depth
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (tuple, list, np.ndarray)):
+        vals = list(value)
+        if len(vals) > 3:
+            return f"[{', '.join(_fmt(v) for v in vals[:3])}, ...]"
+        return "[" + ", ".join(_fmt(v) for v in vals) + "]"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.1f}"
+    return str(value)
+
+
+def node_text(node, show_true: bool = False) -> str:
+    """Label of one node: generalized values / interval, noisy count, consistent count (true: teaching)."""
+    lines = [node.label]
+    if node.noisy is not None:
+        lines.append(f"noisy {_fmt(node.noisy)}")
+    if node.consistent is not None:
+        lines.append(f"consistent {_fmt(node.consistent)}")
+    if node.epsilon is not None:
+        lines.append(f"eps {node.epsilon:.3g}")
+    if show_true and node.true_count is not None:
+        lines.append(f"true {_fmt(node.true_count)}")
+    return "\n".join(lines)
+
+
+class TreeView(pg.PlotWidget):
+    """A pan/zoom view of a ``TreeState``; click a node to select it (``nodeSelected(node_id)``)."""
+
+    nodeSelected = QtCore.Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent=parent, background="w")
+        self.setMenuEnabled(False)
+        self.hideAxis("left")
+        self.hideAxis("bottom")
+        self.getViewBox().setDefaultPadding(0.05)
+        self._edge_pen = pg.mkPen("#7a7a7a", width=1)
+        self.edges = pg.PlotCurveItem(pen=self._edge_pen, connect="pairs", antialias=False)
+        self.addItem(self.edges)
+        self.brushes = [pg.mkBrush(PALETTE_COLOURS[k]) for k in range(len(PALETTE_COLOURS))]
+        self.layers = []
+        for k in range(len(PALETTE_COLOURS)):
+            item = pg.ScatterPlotItem(size=9, pen=None, brush=self.brushes[k], pxMode=True, antialias=False)
+            item.setZValue(1 + (k == SELECTED))
+            item.sigClicked.connect(self._on_clicked)
+            self.addItem(item)
+            self.layers.append(item)
+        self._labels: list[pg.TextItem] = []
+        self.state = None
+        self.show_true = False
+        self.selected: int | None = None
+        self._layout_key = None
+        self._x = np.zeros(0)
+        self._y = np.zeros(0)
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._dirty = False
+        self._auto_fit = True
+        self.getViewBox().sigRangeChangedManually.connect(self._on_manual_range)
+        self.getViewBox().sigRangeChanged.connect(lambda *_: self._update_labels())
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+        self.redraw_count = 0
+
+    # -- public API ---------------------------------------------------------------------------------
+    def set_state(self, state) -> None:
+        """Keep the latest state; the next timer tick (<= 30 ms) draws it."""
+        self.state = state
+        self._dirty = True
+
+    def set_show_true(self, show: bool) -> None:
+        """Overlay true counts in labels (teaching mode only: release streams carry none)."""
+        self.show_true = bool(show)
+        self._dirty = True
+
+    def fit(self) -> None:
+        """Zoom to show the whole tree and follow its growth again."""
+        self._auto_fit = True
+        if self._x.size:
+            self.getViewBox().autoRange(items=[self.edges, *self.layers])
+
+    def select(self, node_id: int | None) -> None:
+        self.selected = node_id
+        self._dirty = True
+
+    def positions(self) -> dict[int, tuple[float, float]]:
+        """Drawn position of every node id (after the last redraw)."""
+        return {int(i): (float(a), float(b)) for i, a, b in zip(self._ids, self._x, self._y)}
+
+    def colour_states(self) -> np.ndarray:
+        """Palette index of every drawn node, aligned with the state's creation order."""
+        return self._states.copy() if hasattr(self, "_states") else np.zeros(0, dtype=np.int64)
+
+    def redraw(self) -> None:
+        """Draw the current state now."""
+        self._dirty = False
+        self.redraw_count += 1
+        st = self.state
+        if st is None or st.n_nodes == 0:
+            self.edges.setData([], [])
+            for item in self.layers:
+                item.setData([], [])
+            self._ids = np.zeros(0, dtype=np.int64)
+            self._x = self._y = np.zeros(0)
+            self._states = np.zeros(0, dtype=np.int64)
+            self._update_labels()
+            return
+        key = (id(st), st.structure_version, st.n_nodes)
+        if key != self._layout_key:
+            ids, par = st.parents_array()
+            self._ids, self._par = ids, par
+            self._x, self._y = tree_layout(par)
+            self._layout_key = key
+            nonroot = np.flatnonzero(par >= 0)
+            ex = np.empty(2 * nonroot.size)
+            ey = np.empty(2 * nonroot.size)
+            ex[0::2], ex[1::2] = self._x[par[nonroot]], self._x[nonroot]
+            ey[0::2], ey[1::2] = self._y[par[nonroot]], self._y[nonroot]
+            self.edges.setData(ex, ey)
+            relayout = True
+        else:
+            relayout = False
+        states = self._node_states(st)
+        self._states = states
+        size = self._sizes(st.n_nodes)
+        for k, item in enumerate(self.layers):
+            sel = states == k
+            item.setData(x=self._x[sel], y=self._y[sel], data=self._ids[sel], size=size)
+        if relayout and self._auto_fit:
+            self.getViewBox().autoRange(items=[self.edges, *self.layers], padding=0.05)
+        self._update_labels()
+
+    # -- internals ----------------------------------------------------------------------------------
+    @staticmethod
+    def _sizes(n: int) -> float:
+        return 11 if n < 200 else (7 if n < 2000 else 5)
+
+    def _node_states(self, st) -> np.ndarray:
+        nodes = st.nodes
+        order = st.order
+        out = np.full(len(order), CREATED, dtype=np.int64)
+        for i, nid in enumerate(order):
+            nd = nodes[nid]
+            if nd.released is not None:
+                out[i] = RELEASED
+            elif nd.consistent is not None:
+                out[i] = CONSISTENT
+            elif nd.noisy is not None:
+                out[i] = NOISED
+        if st.winner is not None and order:
+            # highlight the partitions the last chosen specialization created (until they are noised)
+            last_parent = nodes[order[-1]].parent
+            if last_parent >= 0:
+                for i, nid in enumerate(order):
+                    if out[i] == CREATED and nodes[nid].parent == last_parent:
+                        out[i] = WINNER
+        if self.selected is not None and self.selected in nodes:
+            out[order.index(self.selected)] = SELECTED
+        return out
+
+    def _tick(self) -> None:
+        if self._dirty:
+            self.redraw()
+
+    def _on_clicked(self, _item, points, *args) -> None:
+        if len(points):
+            nid = int(points[0].data())
+            self.select(nid)
+            self.nodeSelected.emit(nid)
+
+    def _on_manual_range(self, *args) -> None:
+        self._auto_fit = False
+
+    def _update_labels(self) -> None:
+        st = self.state
+        if st is None or self._x.size == 0:
+            for t in self._labels:
+                t.setVisible(False)
+            return
+        (x0, x1), (y0, y1) = self.getViewBox().viewRange()
+        vis = np.flatnonzero((self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1))
+        if vis.size > MAX_LABELS:
+            vis = vis[:0]
+        while len(self._labels) < vis.size:
+            t = pg.TextItem(color="#202020", anchor=(0.5, -0.25))
+            t.setFont(QtGui.QFont("Sans", 7))
+            self.addItem(t)
+            self._labels.append(t)
+        for t, i in zip(self._labels, vis):
+            nd = st.nodes[int(self._ids[i])]
+            t.setText(node_text(nd, self.show_true))
+            t.setPos(float(self._x[i]), float(self._y[i]))
+            t.setVisible(True)
+        for t in self._labels[vis.size:]:
+            t.setVisible(False)
+
+    def visible_label_count(self) -> int:
+        return sum(1 for t in self._labels if t.isVisible())

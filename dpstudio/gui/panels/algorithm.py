@@ -1,0 +1,426 @@
+"""Algorithm and budget: choose the algorithm and its parameters, set epsilon, drag its split, see the
+expected (data-independent) error before anything runs, and start the run.
+
+Public methods (for the demo driver and tests):
+- ``set_algorithm(name)``: one of ``dpstudio.model.budget_plan.ALGORITHMS`` (e.g. "diffgen_consistency").
+- ``set_param(key, value)``: one parameter (``steps``, ``score``, ``consistency``, ``bins``, ...).
+- ``set_epsilon(x)``: the total budget (number or text); raises ValueError with the reason.
+- ``set_split(shares)`` / ``split()``: the budget split as exact Fractions (always summing to epsilon).
+- ``expected_figures()``: the data-independent error figures currently shown (``Figure`` list).
+- ``run()``: start the algorithm on the project's data through the window's worker (or the panel's
+  own runner when it stands alone); returns the Worker or None (and shows why).
+
+The plan is written to the project as parameters (``budget_split``, ``count_epsilon``, ``level_epsilons``)
+so the run and the exported report use exactly the split shown. Privacy: nothing here touches the data;
+the figures depend on public inputs only.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.core.budget import check_epsilon
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.budget_bar import BudgetBar
+from dpstudio.model import budget_plan as bp
+
+SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
+SLIDER_STEPS = 1000
+
+
+def slider_to_epsilon(pos: int) -> float:
+    """Slider position -> epsilon on a log scale from 0.01 to 10, rounded to 3 significant digits."""
+    x = 10 ** (SLIDER_MIN + (SLIDER_MAX - SLIDER_MIN) * pos / SLIDER_STEPS)
+    return float(f"{x:.3g}")
+
+
+def epsilon_to_slider(eps: float) -> int:
+    v = (math.log10(max(min(eps, 10.0), 0.01)) - SLIDER_MIN) / (SLIDER_MAX - SLIDER_MIN)
+    return int(round(v * SLIDER_STEPS))
+
+
+class AlgorithmPanel(QtWidgets.QWidget):
+    """See the module docstring."""
+
+    planChanged = QtCore.Signal(object)  # BudgetPlan
+
+    def __init__(self, project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self._updating = False
+        self._runner = None
+        self.last_error = ""
+
+        outer = QtWidgets.QVBoxLayout(self)
+        top = QtWidgets.QHBoxLayout()
+        outer.addLayout(top)
+
+        # algorithm + parameters
+        box = QtWidgets.QGroupBox("Algorithm")
+        form = QtWidgets.QFormLayout(box)
+        self.combo = QtWidgets.QComboBox()
+        for key, name in bp.ALGORITHMS.items():
+            self.combo.addItem(name, key)
+        form.addRow("algorithm", self.combo)
+        self.params_form = QtWidgets.QFormLayout()
+        holder = QtWidgets.QWidget()
+        holder.setLayout(self.params_form)
+        form.addRow(holder)
+        top.addWidget(box, 1)
+        self.param_widgets: dict[str, QtWidgets.QWidget] = {}
+
+        # epsilon
+        ebox = QtWidgets.QGroupBox("Privacy budget")
+        elay = QtWidgets.QFormLayout(ebox)
+        self.eps_edit = QtWidgets.QLineEdit()
+        self.eps_edit.setToolTip("Total epsilon of the run (e.g. 1, 0.5, 1/4)")
+        self.eps_slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
+        self.eps_slider.setRange(0, SLIDER_STEPS)
+        self.eps_slider.setToolTip("log scale, 0.01 to 10")
+        self.eps_error = QtWidgets.QLabel("")
+        self.eps_error.setStyleSheet("color:#b00020;")
+        elay.addRow("epsilon", self.eps_edit)
+        elay.addRow("log scale", self.eps_slider)
+        elay.addRow("", self.eps_error)
+        self.mode_label = QtWidgets.QLabel()
+        self.mode_label.setWordWrap(True)
+        elay.addRow(self.mode_label)
+        self.run_button = QtWidgets.QPushButton("Run")
+        self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
+        elay.addRow(self.run_button)
+        top.addWidget(ebox, 1)
+
+        # split bar + expected error
+        sbox = QtWidgets.QGroupBox("Split of epsilon (drag the dark handles)")
+        slay = QtWidgets.QVBoxLayout(sbox)
+        self.bar = BudgetBar()
+        slay.addWidget(self.bar)
+        self.notes = QtWidgets.QLabel("")
+        self.notes.setWordWrap(True)
+        slay.addWidget(self.notes)
+        outer.addWidget(sbox)
+
+        fbox = QtWidgets.QGroupBox("Expected error of this split (data-independent, before anything runs)")
+        flay = QtWidgets.QVBoxLayout(fbox)
+        self.figures = QtWidgets.QTableWidget(0, 3)
+        self.figures.setHorizontalHeaderLabels(["quantity", "value", "how"])
+        self.figures.verticalHeader().setVisible(False)
+        self.figures.horizontalHeader().setStretchLastSection(True)
+        self.figures.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        flay.addWidget(self.figures)
+        outer.addWidget(fbox, 1)
+
+        self.plan: bp.BudgetPlan | None = None
+        self._figures: list[bp.Figure] = []
+
+        self.combo.currentIndexChanged.connect(self._on_combo)
+        self.eps_edit.editingFinished.connect(self._on_eps_edit)
+        self.eps_slider.valueChanged.connect(self._on_slider)
+        self.bar.splitChanged.connect(self._on_split)
+        self.run_button.clicked.connect(self.run)
+        project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data")
+        self._load_from_project(rebuild_plan=True)
+
+    # -- public API ---------------------------------------------------------------------------------
+    def set_algorithm(self, name: str) -> None:
+        if name not in bp.ALGORITHMS:
+            raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(bp.ALGORITHMS)}")
+        self.combo.setCurrentIndex(self.combo.findData(name))
+
+    def set_param(self, key: str, value) -> None:
+        w = self.param_widgets.get(key)
+        if w is None:
+            raise KeyError(f"{self.algorithm} has no parameter {key!r}")
+        if isinstance(w, QtWidgets.QSpinBox):
+            w.setValue(int(value))
+        elif isinstance(w, QtWidgets.QComboBox):
+            i = w.findData(value)
+            if i < 0:
+                raise ValueError(f"{key} must be one of {[w.itemData(k) for k in range(w.count())]}")
+            w.setCurrentIndex(i)
+        elif isinstance(w, QtWidgets.QCheckBox):
+            w.setChecked(bool(value))
+
+    def set_epsilon(self, value) -> None:
+        eps = check_epsilon(value)
+        self.project.set_epsilon(eps)
+
+    @property
+    def algorithm(self) -> str:
+        return self.combo.currentData()
+
+    def split(self) -> list[Fraction]:
+        return list(self.plan.shares) if self.plan else []
+
+    def set_split(self, shares) -> None:
+        """Set the split (numbers; rescaled to sum exactly to epsilon)."""
+        self.bar.set_segments(self.plan.names, shares, self.plan.epsilon, locked=self.plan.locked)
+
+    def expected_figures(self) -> list[bp.Figure]:
+        return list(self._figures)
+
+    def params(self) -> dict:
+        return {**bp.default_params(self.algorithm), **self._user_params()}
+
+    # -- building -----------------------------------------------------------------------------------
+    def _user_params(self) -> dict:
+        out = {}
+        for spec in bp.PARAMS[self.algorithm]:
+            w = self.param_widgets.get(spec.key)
+            if isinstance(w, QtWidgets.QSpinBox):
+                out[spec.key] = w.value()
+            elif isinstance(w, QtWidgets.QComboBox):
+                out[spec.key] = w.currentData()
+            elif isinstance(w, QtWidgets.QCheckBox):
+                out[spec.key] = w.isChecked()
+        return out
+
+    def _numeric_qi_count(self) -> int | None:
+        try:
+            qis = self.project.attributes("quasi-identifier")
+        except Exception:
+            return None
+        if not qis:
+            return None
+        return sum(1 for a in qis if self.project.types.get(a) == "numeric")
+
+    def _bins_from_project(self) -> int | None:
+        n = (self.project.params or {}).get("bins")
+        return int(n) if n else None
+
+    def _build_param_widgets(self, values: dict) -> None:
+        while self.params_form.rowCount():
+            self.params_form.removeRow(0)
+        self.param_widgets = {}
+        for spec in bp.PARAMS[self.algorithm]:
+            v = values.get(spec.key, spec.default)
+            if spec.kind == "int":
+                w = QtWidgets.QSpinBox()
+                w.setRange(spec.lo, spec.hi)
+                w.setValue(int(v))
+                w.valueChanged.connect(self._on_param)
+            elif spec.kind == "choice":
+                w = QtWidgets.QComboBox()
+                for c in spec.choices:
+                    w.addItem(c, c)
+                w.setCurrentIndex(max(0, w.findData(v)))
+                w.currentIndexChanged.connect(self._on_param)
+            else:
+                w = QtWidgets.QCheckBox()
+                w.setChecked(bool(v))
+                w.toggled.connect(self._on_param)
+            if spec.help:
+                w.setToolTip(spec.help)
+            self.param_widgets[spec.key] = w
+            self.params_form.addRow(spec.label, w)
+        a_num = self._numeric_qi_count()
+        if a_num is not None and "numeric_attributes" in self.param_widgets:
+            self.param_widgets["numeric_attributes"].setValue(a_num)
+            self.param_widgets["numeric_attributes"].setEnabled(False)
+
+    def _load_from_project(self, rebuild_plan: bool) -> None:
+        self._updating = True
+        try:
+            alg = self.project.algorithm if self.project.algorithm in bp.ALGORITHMS else "diffgen_consistency"
+            self.combo.setCurrentIndex(self.combo.findData(alg))
+            self._build_param_widgets(self.project.params or {})
+            eps = float(self.project.epsilon)
+            self.eps_edit.setText(_eps_text(self.project.epsilon))
+            self.eps_slider.setValue(epsilon_to_slider(eps))
+        finally:
+            self._updating = False
+        self._update_mode_label()
+        if rebuild_plan:
+            self._rebuild_plan(saved=(self.project.params or {}).get("budget_split"))
+
+    def _rebuild_plan(self, saved=None) -> None:
+        plan = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
+        if saved and list(saved) == plan.names and not plan.locked:
+            try:
+                shares = [Fraction(saved[n]) for n in plan.names]
+                if sum(shares) == plan.epsilon:
+                    plan = plan.with_shares(shares)
+            except (ValueError, ZeroDivisionError):
+                pass
+        self.plan = plan
+        self.notes.setText(" ".join(plan.notes))
+        self._updating = True
+        try:
+            self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
+        finally:
+            self._updating = False
+        self._refresh_figures()
+        self._write_params()
+
+    def _refresh_figures(self) -> None:
+        self._figures = bp.expected_error(self.plan, self.params())
+        self.figures.setRowCount(len(self._figures))
+        for r, f in enumerate(self._figures):
+            val = f"{f.value:.4g}" if not float(f.value).is_integer() else f"{int(f.value)}"
+            for c, text in enumerate((f.label, val, f.explanation)):
+                item = QtWidgets.QTableWidgetItem(text)
+                if c == 1:
+                    item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
+                self.figures.setItem(r, c, item)
+        self.figures.resizeColumnsToContents()
+        self.planChanged.emit(self.plan)
+
+    def _write_params(self) -> None:
+        params = {**self.params(), **self.plan.to_params()}
+        self._updating = True
+        try:
+            self.project.set_algorithm(self.algorithm, params)
+        finally:
+            self._updating = False
+
+    def _update_mode_label(self) -> None:
+        if self.project.teaching:
+            self.mode_label.setText("<b>teaching: not a release</b> - seeded simulation noise, re-run freely")
+            self.mode_label.setStyleSheet("color:#8a5a00;")
+        else:
+            self.mode_label.setText("<b>release</b> - secure noise; running spends the budget once")
+            self.mode_label.setStyleSheet("color:#1b6b3a;")
+
+    # -- slots --------------------------------------------------------------------------------------
+    def _on_combo(self, _i) -> None:
+        if self._updating:
+            return
+        self._build_param_widgets({})
+        self._rebuild_plan()
+
+    def _on_param(self, *_):
+        if self._updating:
+            return
+        self._rebuild_plan()
+
+    def _on_split(self, shares) -> None:
+        if self._updating or self.plan is None:
+            return
+        self.plan = self.plan.with_shares(shares)
+        self._refresh_figures()
+        self._write_params()
+
+    def _on_eps_edit(self) -> None:
+        try:
+            self.set_epsilon(self.eps_edit.text())
+            self.eps_error.setText("")
+        except ValueError as exc:
+            self.eps_error.setText(str(exc))
+            self.last_error = str(exc)
+
+    def _on_slider(self, pos: int) -> None:
+        if self._updating:
+            return
+        try:
+            self.project.set_epsilon(slider_to_epsilon(pos))
+            self.eps_error.setText("")
+        except ValueError as exc:
+            self.eps_error.setText(str(exc))
+
+    def _on_project(self, field: str) -> None:
+        if self._updating:
+            return
+        if field == "epsilon":
+            self._updating = True
+            try:
+                self.eps_edit.setText(_eps_text(self.project.epsilon))
+                self.eps_slider.setValue(epsilon_to_slider(float(self.project.epsilon)))
+            finally:
+                self._updating = False
+            # keep the proportions of the current split at the new total
+            old = self.plan
+            self.plan = None
+            plan = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
+            if old is not None and old.names == plan.names and not plan.locked:
+                self._updating = True
+                try:
+                    self.bar.set_segments(plan.names, [s / old.epsilon for s in old.shares], plan.epsilon)
+                finally:
+                    self._updating = False
+                plan = plan.with_shares(self.bar.shares)
+            else:
+                self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
+            self.plan = plan
+            self._refresh_figures()
+            self._write_params()
+        elif field == "mode":
+            self._update_mode_label()
+        elif field == "algorithm":
+            if self.project.algorithm != self.algorithm:
+                self._load_from_project(rebuild_plan=True)
+        elif field in ("roles", "types", "data"):
+            a_num = self._numeric_qi_count()
+            w = self.param_widgets.get("numeric_attributes")
+            if w is not None and a_num is not None and w.value() != a_num:
+                w.setValue(a_num)
+
+    # -- running ------------------------------------------------------------------------------------
+    def run(self):
+        """Start the chosen algorithm (see ``dpstudio.gui.panels.algorithm.make_job``)."""
+        win = host(self)
+        try:
+            job, setup = make_job(self.project)
+        except Exception as exc:  # every problem becomes a message
+            from dpstudio.gui.worker import user_message
+
+            msg = user_message(exc)
+            self.last_error = msg
+            if win is not None:
+                win.show_error(msg)
+            else:
+                self.eps_error.setText(msg)
+            return None
+        from dpstudio.gui.worker import TaskRunner, Worker
+
+        worker = Worker(job, name=bp.ALGORITHMS[self.algorithm])
+        events: list = []
+        watch = None
+        if win is not None and hasattr(win, "panels"):
+            watch = win.panels.get("Watch")
+            if watch is not None and hasattr(watch, "begin_live"):
+                watch.begin_live(setup.teaching, float(setup.epsilon))
+        def on_events(batch):
+            events.extend(batch)
+            if watch is not None and hasattr(watch, "feed"):
+                watch.feed(batch)
+
+        def on_end(*_):
+            self.project.record_run(events, setup.ledger, setup.teaching)
+
+        worker.signals.events.connect(on_events)
+        worker.signals.finished.connect(on_end)
+        worker.signals.cancelled.connect(on_end)
+        if win is not None:
+            started = win.start_worker(worker, f"running {bp.ALGORITHMS[self.algorithm]}")
+            if started is not None and hasattr(win, "show_panel") and watch is not None:
+                win.show_panel("Watch")
+            return started
+        if self._runner is None:
+            self._runner = TaskRunner(self)
+        worker.signals.failed.connect(lambda m: self.eps_error.setText(m))
+        return self._runner.start(worker)
+
+
+def _eps_text(eps: Fraction) -> str:
+    if eps.denominator == 1:
+        return str(eps.numerator)
+    f = float(eps)
+    if Fraction(repr(f)) == eps:
+        return repr(f)
+    return str(eps)
+
+
+def make_job(project):
+    """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup.
+
+    Uses the engines in ``dpstudio.algorithms`` through ``dpstudio.model.runs.make_run`` when that module
+    exists; raises a ValueError that says what is missing otherwise.
+    """
+    try:
+        from dpstudio.model import runs
+    except ModuleNotFoundError:
+        raise ValueError("running from the studio needs dpstudio.model.runs (the engines are not wired yet)") from None
+    return runs.make_job(project)

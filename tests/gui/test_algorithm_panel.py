@@ -1,0 +1,117 @@
+"""Algorithm panel: dragging the budget bar changes the split and the expected error; the split sums to eps."""
+
+from fractions import Fraction
+
+import pytest
+from PySide6 import QtCore
+
+from dpstudio.gui.panels.algorithm import AlgorithmPanel, epsilon_to_slider, slider_to_epsilon
+from dpstudio.model import budget_plan as bp
+from dpstudio.model.project import Project
+
+
+@pytest.fixture
+def panel(qtbot):
+    project = Project()
+    w = AlgorithmPanel(project)
+    w.resize(900, 600)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _figures(panel):
+    return {f.label: f.value for f in panel.expected_figures()}
+
+
+def drag(qtbot, bar, handle, dx):
+    x0 = bar.handle_x(handle)
+    y = bar.bar_y()
+    qtbot.mousePress(bar, QtCore.Qt.LeftButton, pos=QtCore.QPoint(x0, y))
+    qtbot.mouseMove(bar, QtCore.QPoint(x0 + dx // 2, y))
+    qtbot.mouseMove(bar, QtCore.QPoint(x0 + dx, y))
+    qtbot.mouseRelease(bar, QtCore.Qt.LeftButton, pos=QtCore.QPoint(x0 + dx, y))
+
+
+def test_drag_moves_budget_to_counts_and_lowers_count_variance(panel, qtbot):
+    panel.set_algorithm("diffgen")
+    panel.set_param("steps", 4)
+    before = panel.split()
+    var_before = _figures(panel)["count noise variance per cell"]
+    # handle 1 sits between "split points" and "counts": drag it left, counts grow
+    drag(qtbot, panel.bar, 1, -120)
+    after = panel.split()
+    assert after[2] > before[2] and after[1] < before[1] and after[0] == before[0]
+    assert sum(after) == panel.project.epsilon
+    var_after = _figures(panel)["count noise variance per cell"]
+    assert var_after == pytest.approx(2 / float(after[2]) ** 2)
+    assert var_after < var_before
+    # the project holds the split that is shown
+    saved = panel.project.params["budget_split"]
+    assert [Fraction(saved[n]) for n in panel.plan.names] == after
+
+
+def test_split_always_sums_to_epsilon_under_many_drags(panel, qtbot):
+    panel.set_algorithm("diffgen_consistency")
+    panel.set_epsilon("0.7")
+    for handle, dx in [(0, 40), (2, -300), (3, 500), (1, -999), (5, 80), (4, 4000)]:
+        drag(qtbot, panel.bar, min(handle, len(panel.split()) - 2), dx)
+        shares = panel.split()
+        assert sum(shares) == Fraction(7, 10)
+        assert all(s > 0 for s in shares)
+
+
+def test_level_shares_change_level_variance(panel, qtbot):
+    panel.set_algorithm("hb")
+    panel.set_param("bins", 64)
+    panel.set_param("branching", 4)
+    mse0 = _figures(panel)["all-range MSE without consistency"]
+    drag(qtbot, panel.bar, 0, 150)  # more budget to the root level, less to level 1
+    mse1 = _figures(panel)["all-range MSE without consistency"]
+    plan = panel.plan
+    expected = {f.label: f.value for f in bp.expected_error(plan, panel.params())}
+    assert mse1 == pytest.approx(expected["all-range MSE without consistency"])
+    assert mse1 != pytest.approx(mse0)
+    assert sum(plan.shares) == 1
+
+
+def test_epsilon_value_and_slider(panel, qtbot):
+    panel.set_algorithm("flat")
+    panel.eps_edit.setText("0.5")
+    panel.eps_edit.editingFinished.emit()
+    assert panel.project.epsilon == Fraction(1, 2)
+    assert panel.eps_slider.value() == epsilon_to_slider(0.5)
+    assert _figures(panel)["variance per bin"] == pytest.approx(8.0)
+    panel.eps_slider.setValue(epsilon_to_slider(2.0))
+    assert float(panel.project.epsilon) == pytest.approx(slider_to_epsilon(epsilon_to_slider(2.0)))
+    assert panel.eps_edit.text() == "2"
+    panel.eps_edit.setText("-1")
+    panel.eps_edit.editingFinished.emit()
+    assert "positive" in panel.eps_error.text()
+    assert float(panel.project.epsilon) == pytest.approx(2.0)
+
+
+def test_epsilon_change_keeps_proportions(panel, qtbot):
+    panel.set_algorithm("diffgen")
+    drag(qtbot, panel.bar, 1, -100)
+    ratio = [s / panel.project.epsilon for s in panel.split()]
+    panel.set_epsilon(2)
+    new = panel.split()
+    assert sum(new) == 2
+    assert [float(s / 2) for s in new] == pytest.approx([float(r) for r in ratio], abs=1e-3)
+
+
+def test_luedptree_split_is_locked(panel, qtbot):
+    panel.set_algorithm("luedptree")
+    before = panel.split()
+    drag(qtbot, panel.bar, 0, 200)
+    assert panel.split() == before
+    assert panel.bar.locked
+
+
+def test_teaching_mark_and_screenshot(panel, qtbot, tmp_path):
+    assert "teaching: not a release" in panel.mode_label.text()
+    panel.project.set_mode("release")
+    assert "release" in panel.mode_label.text() and "teaching" not in panel.mode_label.text()
+    panel.grab().save(str(tmp_path / "algorithm.png"))

@@ -1,0 +1,738 @@
+"""One top-down specialization engine for the DiffGen family (ALGORITHMS.md 3, 4, 5). Numpy only.
+
+``run_diffgen(data, params, noise, ledger, teaching=False)`` is a generator of events (see
+``dpstudio.core.events``) whose last event is ``RunFinished(DiffGenResult)``. Presets:
+
+- ``diffgen`` (Mohammed et al. 2011): step budget eps' = eps / (2 (|A_num| + 2h)); each of the h steps
+  picks a specialization with the exponential mechanism (eps'); numeric attributes grow a tree of intervals
+  from their public bounds, split points chosen by the continuous exponential mechanism over the intervals
+  between consecutive distinct values, both end intervals included (eps' per choice; sibling intervals
+  hold disjoint records, so one eps' covers a step's new intervals); leaf partition x class counts get
+  discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2).
+- ``diffgen-consistent`` (seed 000 section 3): the same tree, but every node of the partition tree is
+  noised (per class) with Lap(L/eps_c), L = number of nodes on the longest root-to-leaf path (a record
+  lies on one path, so the L1 sensitivity of all node counts is L); then constrained inference (exact least
+  squares by default, seed 000's rule on request) and the consistent leaves are released.
+- ``maxgddp`` (seed 002): one candidate vector (every categorical specialization and, per numeric
+  interval, every public grid split point inside it), report-noisy-max with scale Du/eps_l (Max is
+  monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
+  r = fanout^(1/3) (fanout 3 as in the paper); default eps1 = eps2 = eps/2 (the seed leaves the split
+  open; DiffGen's half-and-half). Leaf counts Lap(1/eps2).
+
+Every option can be combined with the others (``DiffGenParams``). Privacy facts, for any options: the
+selection steps compose sequentially (each acts on all records); the split points of one step's new
+intervals compose in parallel (disjoint records); the counts are one vector query of L1 sensitivity 1
+(leaves) or L (every node, uniform; per-node budgets sum to at most eps_c along every path). Steps that are
+not taken (early stop when nothing can be specialized, a categorical winner needs no split point) leave
+their budget to the counts: the run spends exactly ``params.epsilon``. Partitions are the cross product of
+the attributes' cuts; empty ones are kept and noised (dropping them would leak).
+
+Scores and selection probabilities depend on the private data: they are filled in ``CandidatesScored``
+only in teaching mode (simulation noise), as are true counts; in release mode they are NaN / None.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Iterator
+
+import numpy as np
+
+from ..core import consistency as cons
+from ..core.budget import Ledger, as_fraction, check_epsilon
+from ..core.events import (BudgetAssigned, BudgetSpent, CandidatesScored, ConsistencyDone, Event,
+                           LeavesReleased, NodeCreated, NodeNoised, Progress, RunFinished, WinnerChosen)
+from ..core.mechanisms import (choose_split_in_intervals, exponential_mechanism, exponential_probabilities,
+                               interval_log_weights, noisy_max_probabilities, report_noisy_max)
+from ..core.noise import NoiseSource
+from ..core.taxonomy import interval_label
+from . import diffgen_scores as sc
+from .diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+from .diffgen_variance import discrete_laplace_variance, least_squares_variances, linear_estimator_variances
+
+EXPONENTIAL = "exponential"
+NOISY_MAX = "noisy_max"
+LEAST_SQUARES = "least_squares"
+HAY = "hay_generalized"
+NO_CONSISTENCY = "none"
+
+PRESETS = {
+    "diffgen": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen", numeric_splits="exponential",
+                    counts="leaves", consistency=NO_CONSISTENCY),
+    "diffgen-consistent": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen",
+                               numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES),
+    "maxgddp": dict(score=sc.MAX, selection=NOISY_MAX, budget="geometric", numeric_splits="grid",
+                    counts="leaves", consistency=NO_CONSISTENCY),
+}
+
+
+@dataclass(frozen=True)
+class DiffGenParams:
+    """Options of the engine. Use ``preset(name, epsilon, steps, **overrides)``.
+
+    score: "max" | "infogain"; score_scope: "partition" (sum over the partitions holding a candidate) |
+    "pooled"; selection: "exponential" | "noisy_max"; budget: "diffgen" (eps' per step) | "geometric"
+    (MAXGDDP levels); numeric_splits: "exponential" (DiffGen, data-dependent intervals) | "grid" (public
+    split points; ``grid_bins`` equal-width bins from the bounds unless the attribute brings a grid);
+    tree_fraction: eps1 / eps for the geometric budget; fanout: f in r = f^(1/3); counts: "leaves" |
+    "tree"; node_budget (tree): "uniform" (L/eps_c everywhere) | "path" (node scale = length of the
+    longest path through it / eps_c); consistency (tree): "least_squares" | "hay_generalized" | "none";
+    round_counts / clamp_negative: post-processing applied after consistency, in that order.
+    """
+
+    epsilon: object
+    steps: int
+    algorithm: str = "diffgen"
+    score: str = sc.MAX
+    score_scope: str = "partition"
+    selection: str = EXPONENTIAL
+    budget: str = "diffgen"
+    numeric_splits: str = "exponential"
+    grid_bins: int = 16
+    tree_fraction: object = Fraction(1, 2)
+    fanout: float = 3.0
+    counts: str = "leaves"
+    node_budget: str = "uniform"
+    consistency: str = NO_CONSISTENCY
+    round_counts: bool = True
+    clamp_negative: bool = True
+
+    def validate(self) -> "DiffGenParams":
+        check_epsilon(self.epsilon)
+        if not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
+            raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")
+        choices = dict(score=sc.SCORES, score_scope=("partition", "pooled"),
+                       selection=(EXPONENTIAL, NOISY_MAX), budget=("diffgen", "geometric"),
+                       numeric_splits=("exponential", "grid"), counts=("leaves", "tree"),
+                       node_budget=("uniform", "path"), consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY))
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        if self.budget == "geometric" and self.numeric_splits != "grid":
+            raise ValueError("the geometric (MAXGDDP) budget needs numeric_splits='grid'")
+        tf = as_fraction(self.tree_fraction)
+        if not (0 < tf < 1):
+            raise ValueError("tree_fraction must lie strictly between 0 and 1")
+        if not (self.fanout >= 1 and math.isfinite(self.fanout)):
+            raise ValueError("fanout must be >= 1")
+        if self.grid_bins < 2:
+            raise ValueError("grid_bins must be at least 2")
+        return self
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["epsilon"] = str(as_fraction(self.epsilon))
+        d["tree_fraction"] = str(as_fraction(self.tree_fraction))
+        d["steps"] = int(self.steps)
+        return d
+
+
+def preset(name: str, epsilon, steps: int, **overrides) -> DiffGenParams:
+    """Parameters of a named algorithm (``PRESETS``) with optional overrides."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown algorithm {name!r} (choose {', '.join(PRESETS)})")
+    opts = dict(PRESETS[name])
+    opts.update(overrides)
+    return DiffGenParams(epsilon=epsilon, steps=steps, algorithm=name, **opts).validate()
+
+
+@dataclass
+class DiffGenTree:
+    """The partition tree (node 0 = all records; children = the partitions a specialization produced).
+
+    ``values[i, a]``: node i's generalized value of attribute a (a taxonomy node id, or an interval id
+    of ``DiffGenResult.intervals[a]``). ``noisy`` / ``estimates`` (nodes x classes) only when every node
+    was noised (counts="tree"); ``noise_variances`` per node then.
+    """
+
+    parents: np.ndarray
+    depth: np.ndarray
+    values: np.ndarray
+    noisy: np.ndarray | None = None
+    estimates: np.ndarray | None = None
+    noise_variances: np.ndarray | None = None
+
+
+@dataclass
+class DiffGenResult:
+    """What a run releases (no true counts anywhere).
+
+    Leaf partitions are rows: ``leaf_labels[p]`` (one released label per attribute), ``counts[p, k]`` the
+    released count of class ``classes[k]`` after post-processing, ``estimates`` the same before rounding
+    and clamping, ``variances[p]`` the analytic (data-independent) variance of each of that row's cells
+    before rounding/clamping (None when not computed: seed 000's rule on trees over 2,000 nodes).
+    ``cut[attribute]``: {"leaf_to_label": {raw value: label}} (categorical) or {"intervals": [[lo, hi,
+    label], ...], "closed_top": True} (numeric; the last interval includes the public upper bound), enough
+    to generalize any other table (e.g. a test set) to the released cut.
+    """
+
+    params: DiffGenParams
+    attributes: tuple
+    kinds: tuple
+    class_name: str
+    classes: tuple
+    leaf_labels: list
+    leaf_nodes: np.ndarray
+    counts: np.ndarray
+    estimates: np.ndarray
+    variances: np.ndarray | None
+    cut: dict
+    tree: DiffGenTree
+    ledger: Ledger
+    noise: NoiseSource
+    post_processing: list
+    steps_done: int
+    stopped_early: bool
+    winners: list = field(default_factory=list)
+    intervals: dict = field(default_factory=dict)
+    sensitivity_counts: float = 1.0
+    count_epsilon: Fraction = Fraction(0)
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.counts.size)
+
+
+# ---------------------------------------------------------------------------------------------------
+class _Intervals:
+    """The growing tree of intervals of one numeric attribute (public: bounds and released split points)."""
+
+    def __init__(self, lo: float, hi: float):
+        self.lo = [float(lo)]
+        self.hi = [float(hi)]
+        self.parent = [-1]
+        self.split = [math.nan]
+        self.cut = [0]
+        self.top = float(hi)
+
+    def add(self, lo: float, hi: float, parent: int) -> int:
+        self.lo.append(float(lo))
+        self.hi.append(float(hi))
+        self.parent.append(parent)
+        self.split.append(math.nan)
+        return len(self.lo) - 1
+
+    def label(self, i: int) -> str:
+        return interval_label(self.lo[i], self.hi[i])
+
+
+def _grid_for(attr: NumericAttribute, bins: int) -> np.ndarray:
+    if attr.grid is not None:
+        g = np.unique(np.asarray(attr.grid, dtype=float))
+    else:
+        g = attr.lo + (attr.hi - attr.lo) * np.arange(1, bins) / bins
+        if attr.integer:
+            g = np.unique(np.round(g))
+    return g[(g > attr.lo) & (g < attr.hi)]
+
+
+def _budget_plan(params: DiffGenParams, n_numeric_exp: int) -> tuple[Fraction, list[Fraction]]:
+    """(eps' for DiffGen splits, per-step selection budgets)."""
+    eps = as_fraction(params.epsilon)
+    h = int(params.steps)
+    if params.budget == "diffgen":
+        if h == 0:
+            return Fraction(0), []
+        step = eps / (2 * (n_numeric_exp + 2 * h))
+        return step, [step] * h
+    eps1 = eps * as_fraction(params.tree_fraction)
+    r = float(params.fanout) ** (1.0 / 3.0)
+    w = [Fraction(r ** l).limit_denominator(10 ** 12) for l in range(1, h + 1)]
+    total = sum(w, Fraction(0))
+    return Fraction(0), [eps1 * wl / total for wl in w]
+
+
+class _Engine:
+    def __init__(self, data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
+                 teaching: bool):
+        self.data, self.params, self.noise, self.ledger, self.teaching = data, params, noise, ledger, teaching
+        self.A = len(data.attributes)
+        self.K = len(data.classes)
+        self.N = data.n_records
+        self.y = np.asarray(data.y, dtype=np.int64)
+        self.du = sc.sensitivity(params.score, self.K)
+        self.cur: list[np.ndarray] = []
+        self.intervals: dict[int, _Intervals] = {}
+        self.grids: dict[int, np.ndarray] = {}
+        self.bins: dict[int, np.ndarray] = {}
+        self.value_counts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.cat_cut: dict[int, list[int]] = {}
+        self.has_children: dict[int, np.ndarray] = {}
+        for a, attr in enumerate(data.attributes):
+            if isinstance(attr, CategoricalAttribute):
+                tax = attr.taxonomy
+                self.cur.append(np.zeros(self.N, dtype=np.int64))
+                self.cat_cut[a] = [0]
+                self.has_children[a] = np.array([bool(c) for c in tax.children])
+            else:
+                self.cur.append(np.zeros(self.N, dtype=np.int64))
+                self.intervals[a] = _Intervals(attr.lo, attr.hi)
+                x = np.asarray(attr.values, dtype=float)
+                if params.numeric_splits == "grid":
+                    g = _grid_for(attr, params.grid_bins)
+                    self.grids[a] = g
+                    self.bins[a] = np.searchsorted(g, x, side="right")
+                else:
+                    uniq, inv = np.unique(x, return_inverse=True)
+                    vc = np.bincount(inv.reshape(-1) * self.K + self.y,
+                                     minlength=uniq.size * self.K).reshape(-1, self.K)
+                    self.value_counts[a] = (uniq, vc)
+        self.part = np.zeros(self.N, dtype=np.int64)
+        self.leaf_vals = np.zeros((1, self.A), dtype=np.int64)
+        self.leaf_tree = np.zeros(1, dtype=np.int64)
+        self.tree_parent = [np.array([-1], dtype=np.int64)]
+        self.tree_depth = [np.array([0], dtype=np.int64)]
+        self.tree_vals = [self.leaf_vals.copy()]
+        self.n_tree = 1
+        self.winners: list[str] = []
+
+    # -- labels ---------------------------------------------------------------------------------------
+    def value_label(self, a: int, v: int) -> str:
+        attr = self.data.attributes[a]
+        if isinstance(attr, CategoricalAttribute):
+            return attr.taxonomy.labels[v]
+        return self.intervals[a].label(v)
+
+    def partition_label(self, vals) -> str:
+        return " | ".join(self.value_label(a, int(v)) for a, v in enumerate(vals))
+
+    # -- spending -------------------------------------------------------------------------------------
+    def spend(self, step: str, mechanism: str, eps: Fraction, sens: float, scale: float | None,
+              note: str = "") -> BudgetSpent:
+        entry = self.ledger.spend(step, mechanism, eps, sens, scale, note)
+        return BudgetSpent(entry, float(self.ledger.spent), float(self.ledger.remaining))
+
+    # -- numeric split points (DiffGen) -----------------------------------------------------------------
+    def splittable_interval(self, a: int, i: int) -> bool:
+        iv = self.intervals[a]
+        lo, hi = iv.lo[i], iv.hi[i]
+        if not hi > lo:
+            return False
+        if self.data.attributes[a].integer:
+            return math.floor(lo) + 1 < hi
+        return True
+
+    def choose_split(self, a: int, i: int, eps: Fraction, step: int) -> Iterator[Event]:
+        """Continuous exponential mechanism over [lo, hi): caller has spent ``eps`` already."""
+        iv = self.intervals[a]
+        lo, hi = iv.lo[i], iv.hi[i]
+        uniq, vc = self.value_counts[a]
+        r0 = int(np.searchsorted(uniq, lo, side="left"))
+        r1 = int(np.searchsorted(uniq, hi, side="right" if hi == iv.top else "left"))
+        inner = uniq[r0:r1]
+        edges = np.concatenate([[lo], inner, [hi]])
+        scores = sc.split_scores(self.params.score, vc[r0:r1])
+        epsf = float(eps)
+        if self.teaching:
+            logw = interval_log_weights(scores, np.diff(edges), epsf, self.du)
+            finite = np.isfinite(logw)
+            p = np.zeros_like(logw)
+            p[finite] = np.exp(logw[finite] - logw[finite].max())
+            p /= p.sum()
+            yield CandidatesScored(step, tuple(interval_label(edges[j], edges[j + 1])
+                                               for j in range(edges.size - 1)),
+                                   tuple(float(s) for s in scores), tuple(float(x) for x in p),
+                                   "exponential mechanism over intervals (length-weighted)")
+        j, s = choose_split_in_intervals(edges, scores, epsf, self.du, self.noise)
+        attr = self.data.attributes[a]
+        if attr.integer and lo < math.ceil(s) < hi:
+            s = float(math.ceil(s))
+        if not (lo < s < hi):  # a measure-zero draw on an end point: no usable split
+            s = math.nan
+        iv.split[i] = s
+        yield WinnerChosen(step, int(j), f"{attr.name}={iv.label(i)} split at {s:g}")
+
+    # -- candidates -------------------------------------------------------------------------------------
+    def candidates(self):
+        """(labels, scores, specs); spec = (attribute, node, split point or None)."""
+        if self.params.score_scope == "partition":
+            occupied = np.bincount(self.part, minlength=self.leaf_tree.size) > 0
+            remap = np.cumsum(occupied) - 1
+            pc = remap[self.part]
+            n_part = int(occupied.sum()) or 1
+        else:
+            pc = np.zeros(self.N, dtype=np.int64)
+            n_part = 1
+        labels, scores, specs = [], [], []
+        for a, attr in enumerate(self.data.attributes):
+            cur = self.cur[a]
+            if isinstance(attr, CategoricalAttribute):
+                tax = attr.taxonomy
+                cands = [v for v in self.cat_cut[a] if self.has_children[a][v]]
+                if not cands:
+                    continue
+                index = np.full(len(tax), -1, dtype=np.int64)
+                index[cands] = np.arange(len(cands))
+                mask = self.has_children[a][cur]
+                leaf = attr.leaf_ids[mask]
+                d = tax.depth[cur[mask]] + 1
+                child = tax.ancestor_table[leaf, d]
+                cand_of_child = index[np.maximum(tax.parents, 0)]
+                s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask], cand_of_child,
+                                        len(cands), n_part, self.K)
+                for k, v in enumerate(cands):
+                    labels.append(f"{attr.name}={tax.labels[v]}")
+                    specs.append((a, v, None))
+                scores.append(s)
+            elif self.params.numeric_splits == "exponential":
+                iv = self.intervals[a]
+                cands = [v for v in iv.cut if not math.isnan(iv.split[v])]
+                if not cands:
+                    continue
+                split = np.asarray(iv.split)
+                ok = ~np.isnan(split)
+                mask = ok[cur]
+                x = attr.values[mask]
+                c = cur[mask]
+                child = 2 * c + (x >= split[c])
+                index = np.full(len(split), -1, dtype=np.int64)
+                index[cands] = np.arange(len(cands))
+                cand_of_child = np.repeat(index, 2)
+                s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask],
+                                        np.maximum(cand_of_child, 0), len(cands), n_part, self.K)
+                for v in cands:
+                    labels.append(f"{attr.name}={iv.label(v)} at {split[v]:g}")
+                    specs.append((a, v, float(split[v])))
+                scores.append(s)
+            else:
+                s, lab, spec = self.grid_candidates(a, pc, n_part)
+                if spec:
+                    labels += lab
+                    specs += spec
+                    scores.append(s)
+        if not specs:
+            return [], np.zeros(0), []
+        return labels, np.concatenate(scores), specs
+
+    def grid_candidates(self, a: int, pc: np.ndarray, n_part: int):
+        iv = self.intervals[a]
+        g = self.grids[a]
+        nb = g.size + 1
+        blo, bhi, cut, vs = [], [], [], []
+        for v in iv.cut:
+            b0 = int(np.searchsorted(g, iv.lo[v], side="right"))
+            b1 = int(np.searchsorted(g, iv.hi[v], side="left")) + 1
+            for i in range(b0, b1 - 1):
+                blo.append(b0)
+                bhi.append(b1)
+                cut.append(i)
+                vs.append(v)
+        if not vs:
+            return None, [], []
+        blo, bhi, cut = np.array(blo), np.array(bhi), np.array(cut)
+        chunk = max(1, sc.DENSE_LIMIT // (nb * self.K))
+        total = np.zeros(cut.size)
+        bins = self.bins[a]
+        for start in range(0, n_part, chunk):
+            stop = min(n_part, start + chunk)
+            if start == 0 and stop == n_part:
+                m = slice(None)
+            else:
+                m = (pc >= start) & (pc < stop)
+            key = ((pc[m] - start) * nb + bins[m]) * self.K + self.y[m]
+            dense = np.bincount(key, minlength=(stop - start) * nb * self.K).reshape(stop - start, nb, self.K)
+            cum = np.zeros((stop - start, nb + 1, self.K))
+            np.cumsum(dense, axis=1, out=cum[:, 1:, :])
+            total += sc.grid_split_scores(self.params.score, cum, blo, bhi, cut)
+        if self.params.score == sc.INFOGAIN and n_part > 1:
+            pass  # partition-wise gains add up already (each is weighted by its partition's size)
+        labels = [f"{self.data.attributes[a].name}={iv.label(v)} at {g[i]:g}" for v, i in zip(vs, cut)]
+        specs = [(a, v, float(g[i])) for v, i in zip(vs, cut)]
+        return total, labels, specs
+
+    # -- specialization ----------------------------------------------------------------------------------
+    def specialize(self, a: int, v: int, split: float | None) -> tuple[list[int], np.ndarray]:
+        """Replace v by its children in every partition holding it; returns (children, new tree ids)."""
+        attr = self.data.attributes[a]
+        cur = self.cur[a]
+        in_v = cur == v
+        if isinstance(attr, CategoricalAttribute):
+            tax = attr.taxonomy
+            children = list(tax.children[v])
+            pos_of = np.full(len(tax), 0, dtype=np.int64)
+            pos_of[children] = np.arange(len(children))
+            child_nodes = tax.ancestor_table[attr.leaf_ids[in_v], tax.depth[v] + 1]
+            childpos = pos_of[child_nodes]
+            cut = self.cat_cut[a]
+            k = cut.index(v)
+            self.cat_cut[a] = cut[:k] + children + cut[k + 1:]
+        else:
+            iv = self.intervals[a]
+            lo, hi = iv.lo[v], iv.hi[v]
+            children = [iv.add(lo, split, v), iv.add(split, hi, v)]
+            childpos = (attr.values[in_v] >= split).astype(np.int64)
+            k = iv.cut.index(v)
+            iv.cut = iv.cut[:k] + children + iv.cut[k + 1:]
+            iv.split[v] = math.nan
+            child_nodes = np.asarray(children)[childpos]
+        nk = len(children)
+        holds = self.leaf_vals[:, a] == v
+        lengths = np.where(holds, nk, 1)
+        starts = np.cumsum(lengths) - lengths
+        new_vals = np.repeat(self.leaf_vals, lengths, axis=0)
+        new_tree = np.repeat(self.leaf_tree, lengths)
+        fresh = np.repeat(holds, lengths)
+        n_new = int(fresh.sum())
+        new_vals[fresh, a] = np.tile(np.asarray(children, dtype=np.int64), n_new // nk)
+        parents = new_tree[fresh]
+        ids = np.arange(self.n_tree, self.n_tree + n_new, dtype=np.int64)
+        new_tree[fresh] = ids
+        self.n_tree += n_new
+        parent_depth = np.concatenate(self.tree_depth)[parents]
+        self.tree_parent.append(parents)
+        self.tree_depth.append(parent_depth + 1)
+        self.tree_vals.append(new_vals[fresh])
+        offset = np.zeros(self.N, dtype=np.int64)
+        offset[in_v] = childpos
+        self.part = starts[self.part] + offset
+        cur = cur.copy()
+        cur[in_v] = child_nodes
+        self.cur[a] = cur
+        self.leaf_vals, self.leaf_tree = new_vals, new_tree
+        return children, np.flatnonzero(fresh)
+
+    def node_events(self, positions: np.ndarray) -> Iterator[Event]:
+        counts = np.bincount(self.part, minlength=self.leaf_tree.size) if self.teaching else None
+        depth = np.concatenate(self.tree_depth)
+        parent = np.concatenate(self.tree_parent)
+        for p in positions:
+            node = int(self.leaf_tree[p])
+            vals = self.leaf_vals[p]
+            yield NodeCreated(node, int(parent[node]), self.partition_label(vals), int(depth[node]),
+                              int(counts[p]) if counts is not None else None,
+                              {"values": tuple(self.value_label(a, int(v)) for a, v in enumerate(vals))})
+
+
+def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
+                teaching: bool = False) -> Iterator[Event]:
+    """Run the engine; yields events, the last one ``RunFinished(DiffGenResult)``.
+
+    Spends exactly ``params.epsilon`` from ``ledger`` (each spend before the value it pays for is
+    yielded). ``teaching=True`` fills true counts and scores in the events and needs simulation noise.
+    """
+    data.validate()
+    params.validate()
+    if teaching and noise.is_secure:
+        raise ValueError("teaching mode shows true counts: it runs on simulation noise only")
+    eps = as_fraction(params.epsilon)
+    if eps > ledger.remaining:
+        raise ValueError(f"epsilon {float(eps):g} exceeds what is left in the ledger "
+                         f"({float(ledger.remaining):g})")
+    if data.n_records == 0:
+        raise ValueError("the table is empty")
+    start_spent = ledger.spent
+    eng = _Engine(data, params, noise, ledger, teaching)
+    numeric_exp = [a for a, at in enumerate(data.attributes)
+                   if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"]
+    split_eps, step_eps = _budget_plan(params, len(numeric_exp))
+    h = int(params.steps)
+    yield Progress(0, h, "start")
+    yield from eng.node_events(np.array([0]))
+
+    if h > 0:
+        for a in numeric_exp:
+            if not eng.splittable_interval(a, 0):
+                continue
+            yield eng.spend(f"split point of {data.attributes[a].name} (root interval)",
+                            "exponential mechanism over intervals (length-weighted)", split_eps, eng.du,
+                            2 * eng.du / float(split_eps))
+            yield from eng.choose_split(a, 0, split_eps, 0)
+
+    steps_done = 0
+    stopped_early = False
+    for t in range(1, h + 1):
+        labels, scores, specs = eng.candidates()
+        if not specs:
+            stopped_early = True
+            yield Progress(t - 1, h, "nothing left to specialize: the unspent budget goes to the counts")
+            break
+        e = step_eps[t - 1]
+        ef = float(e)
+        monotone = sc.is_monotone(params.score)
+        if params.selection == EXPONENTIAL:
+            mech = "exponential mechanism"
+            scale = 2 * eng.du / ef
+        else:
+            mech = "report-noisy-max (exponential noise)"
+            scale = eng.du / ef * (1.0 if monotone else 2.0)
+        if teaching:
+            if params.selection == EXPONENTIAL:
+                probs = exponential_probabilities(scores, ef, eng.du)
+            else:
+                probs = noisy_max_probabilities(scores, ef, eng.du, monotone, draws=2000, seed=t)
+            yield CandidatesScored(t, tuple(labels), tuple(float(s) for s in scores),
+                                   tuple(float(p) for p in probs), mech)
+        else:
+            nan = (math.nan,) * len(labels)
+            yield CandidatesScored(t, tuple(labels), nan, nan, mech)
+        yield eng.spend(f"step {t}: choose a specialization", mech, e, eng.du, scale,
+                        f"{len(labels)} candidates, score {params.score}")
+        if params.selection == EXPONENTIAL:
+            w = exponential_mechanism(scores, ef, eng.du, noise)
+        else:
+            w = report_noisy_max(scores, ef, eng.du, monotone, noise)
+        a, v, split = specs[w]
+        eng.winners.append(labels[w])
+        yield WinnerChosen(t, int(w), labels[w])
+        children, fresh = eng.specialize(a, v, split)
+        yield from eng.node_events(fresh)
+        if a in numeric_exp:
+            todo = [c for c in children if eng.splittable_interval(a, c)]
+            if todo:
+                with ledger.parallel(f"step {t}: split points of {data.attributes[a].name}"):
+                    for c in todo:
+                        yield eng.spend(f"step {t}: split point of {data.attributes[a].name}="
+                                        f"{eng.intervals[a].label(c)}",
+                                        "exponential mechanism over intervals (length-weighted)",
+                                        split_eps, eng.du, 2 * eng.du / float(split_eps))
+                        yield from eng.choose_split(a, c, split_eps, t)
+        steps_done = t
+        yield Progress(t, h, labels[w])
+
+    yield from _release_counts(eng, eps - (ledger.spent - start_spent), steps_done, stopped_early)
+
+
+def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_early: bool) -> Iterator[Event]:
+    params, noise, K = eng.params, eng.noise, eng.K
+    P = eng.leaf_tree.size
+    leaf_true = np.bincount(eng.part * K + eng.y, minlength=P * K).reshape(P, K)
+    parents = np.concatenate(eng.tree_parent)
+    depth = np.concatenate(eng.tree_depth)
+    values = np.concatenate(eng.tree_vals)
+    tree = DiffGenTree(parents, depth, values)
+    post = []
+    epc = float(eps_c)
+    if params.counts == "leaves":
+        scale = 1.0 / epc
+        yield eng.spend("counts: every leaf partition x class", "discrete Laplace", eps_c, 1.0, scale,
+                        f"{P} partitions x {K} classes; empty partitions included")
+        noisy = noise.laplace_counts(leaf_true, scale)
+        var = discrete_laplace_variance(scale)
+        for p in range(P):
+            yield NodeNoised(int(eng.leaf_tree[p]), tuple(int(x) for x in noisy[p]), var,
+                             tuple(int(x) for x in leaf_true[p]) if eng.teaching else None)
+        estimates = noisy.astype(float)
+        variances = np.full(P, var)
+        sensitivity = 1.0
+    else:
+        n = parents.size
+        true = np.zeros((n, K), dtype=np.int64)
+        true[eng.leaf_tree] = leaf_true
+        for d in range(int(depth.max()), 0, -1):
+            nodes = np.flatnonzero(depth == d)
+            np.add.at(true, parents[nodes], true[nodes])
+        L = int(depth.max()) + 1
+        sensitivity = float(L)
+        if params.node_budget == "uniform":
+            node_len = np.full(n, L)
+            yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
+                            L, L / epc, f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
+        else:
+            below = depth.copy()
+            for d in range(int(depth.max()), 0, -1):
+                nodes = np.flatnonzero(depth == d)
+                np.maximum.at(below, parents[nodes], below[nodes])
+            node_len = below + 1
+            yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
+                            L, None, f"{n} nodes x {K} classes; node scale = (nodes on the longest path "
+                                     "through it) / eps_c, so every root-to-leaf path sums to <= eps_c")
+            for i in range(n):
+                yield BudgetAssigned(i, epc / int(node_len[i]))
+        noisy = np.zeros((n, K), dtype=np.int64)
+        node_var = np.zeros(n)
+        for length in np.unique(node_len):
+            nodes = np.flatnonzero(node_len == length)
+            scale = float(length) / epc
+            noisy[nodes] = noise.laplace_counts(true[nodes], scale)
+            node_var[nodes] = discrete_laplace_variance(scale)
+        for i in range(n):
+            yield NodeNoised(i, tuple(int(x) for x in noisy[i]), float(node_var[i]),
+                             tuple(int(x) for x in true[i]) if eng.teaching else None)
+        tree.noisy = noisy
+        tree.noise_variances = node_var
+        if params.consistency == LEAST_SQUARES:
+            est = cons.least_squares(parents, noisy, node_var)
+            var_all = least_squares_variances(parents, node_var)
+        elif params.consistency == HAY:
+            est = cons.hay_generalized(parents, noisy)
+            var_all = linear_estimator_variances(cons.hay_generalized, parents, node_var)
+        else:
+            est = noisy.astype(float)
+            var_all = node_var
+        if params.consistency != NO_CONSISTENCY:
+            post.append({"step": "consistency", "method": params.consistency})
+            yield ConsistencyDone(params.consistency, tuple(tuple(float(x) for x in row) for row in est), 2)
+        tree.estimates = est
+        estimates = est[eng.leaf_tree]
+        variances = None if var_all is None else var_all[eng.leaf_tree]
+    counts = estimates.copy()
+    if params.round_counts and not np.all(counts == np.round(counts)):
+        counts = np.round(counts)
+        post.append({"step": "rounding", "method": "nearest integer"})
+    if params.clamp_negative and (counts < 0).any():
+        counts = np.maximum(counts, 0)
+        post.append({"step": "clamping", "method": "negative counts set to 0"})
+    elif params.clamp_negative:
+        post.append({"step": "clamping", "method": "negative counts set to 0 (none were negative)"})
+    if np.all(counts == np.round(counts)):
+        counts = counts.astype(np.int64)
+    yield LeavesReleased(tuple(int(x) for x in eng.leaf_tree), tuple(tuple(row) for row in counts.tolist()))
+    result = DiffGenResult(
+        params=params,
+        attributes=tuple(a.name for a in eng.data.attributes),
+        kinds=tuple(a.kind for a in eng.data.attributes),
+        class_name=eng.data.class_name,
+        classes=tuple(eng.data.classes),
+        leaf_labels=[tuple(eng.value_label(a, int(v)) for a, v in enumerate(row)) for row in eng.leaf_vals],
+        leaf_nodes=eng.leaf_tree.copy(),
+        counts=counts,
+        estimates=estimates,
+        variances=variances,
+        cut=_released_cut(eng),
+        tree=tree,
+        ledger=eng.ledger,
+        noise=noise,
+        post_processing=post,
+        steps_done=steps_done,
+        stopped_early=stopped_early,
+        winners=list(eng.winners),
+        intervals={eng.data.attributes[a].name: [(iv.lo[i], iv.hi[i], iv.label(i)) for i in range(len(iv.lo))]
+                   for a, iv in eng.intervals.items()},
+        sensitivity_counts=sensitivity,
+        count_epsilon=eps_c,
+    )
+    yield RunFinished(result)
+
+
+def _released_cut(eng: _Engine) -> dict:
+    out = {}
+    for a, attr in enumerate(eng.data.attributes):
+        if isinstance(attr, CategoricalAttribute):
+            tax = attr.taxonomy
+            in_cut = np.zeros(len(tax), dtype=bool)
+            in_cut[eng.cat_cut[a]] = True
+            table = tax.ancestor_table
+            mapping = {}
+            for leaf in tax.leaves:
+                anc = table[leaf]
+                node = int(anc[in_cut[anc]][0])
+                mapping[tax.labels[leaf]] = tax.labels[node]
+            out[attr.name] = {"leaf_to_label": mapping}
+        else:
+            iv = eng.intervals[a]
+            cut = sorted(iv.cut, key=lambda i: iv.lo[i])
+            out[attr.name] = {"intervals": [[iv.lo[i], iv.hi[i], iv.label(i)] for i in cut],
+                              "closed_top": True}
+    return out
+
+
+def run_to_result(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
+                  teaching: bool = False) -> DiffGenResult:
+    """Drain ``run_diffgen`` and return its result (for the CLI, benchmarks and evaluation)."""
+    result = None
+    for ev in run_diffgen(data, params, noise, ledger, teaching):
+        if isinstance(ev, RunFinished):
+            result = ev.result
+    return result

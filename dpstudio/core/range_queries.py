@@ -312,7 +312,8 @@ def random_boxes(domain: Domain, n: int, rng: np.random.Generator, attributes: t
                  aligned_to: tuple | None = None) -> Workload:
     """A random workload of ``n`` boxes over the taxonomies (ALGORITHMS.md 9).
 
-    Each box constrains between ``attributes[0]`` and ``attributes[1]`` attributes, chosen uniformly;
+    Each box constrains between ``attributes[0]`` and ``attributes[1]`` attributes (at most all of them),
+    chosen uniformly;
     the others span their whole domain. A constrained categorical attribute gets a uniformly random
     non-root taxonomy node; a numeric one a uniformly random interval inside the bounds (two uniform
     end points, sorted). With ``n_classes`` > 0 a box asks for one uniformly random class with probability
@@ -322,9 +323,9 @@ def random_boxes(domain: Domain, n: int, rng: np.random.Generator, attributes: t
     with it: categorical nodes are drawn among those whose leaf set is a union of cell nodes' leaf sets,
     numeric end points among the cells' boundaries. Such boxes contain every cell fully or not at all.
     """
-    lo_k, hi_k = attributes
     d = len(domain)
-    if not 1 <= lo_k <= hi_k <= d:
+    lo_k, hi_k = min(attributes[0], d), min(attributes[1], d)
+    if not 1 <= lo_k <= hi_k:
         raise ValueError(f"attributes per box must lie in 1..{d}, got {attributes}")
     cols = []
     allowed = []

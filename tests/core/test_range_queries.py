@@ -244,3 +244,17 @@ def test_bad_input_messages():
         domain.workload([{"age": (5, 5)}])
     with pytest.raises(ValueError, match="class"):
         answer(np.ones((2, 1)), np.ones((2, 2)), np.array([3]))
+
+
+def test_cover_matrix_agrees_with_core_cover_on_random_trees():
+    from dpstudio.core.cover import minimal_cover
+
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        n = int(rng.integers(2, 40))
+        parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)])
+        leaves = np.array([i for i in range(n) if i not in set(parents.tolist())])
+        inside = rng.random((leaves.size, 5)) < 0.6
+        mine = minimal_cover_matrix(parents, inside, leaves)
+        for q in range(5):
+            assert np.flatnonzero(mine[:, q]).tolist() == minimal_cover(parents, leaves[inside[:, q]]).tolist()

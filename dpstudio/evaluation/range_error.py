@@ -1,0 +1,234 @@
+"""Range-count error by query size: leaf-only release vs consistent release, by Monte-Carlo.
+
+SIMULATION, NOT A RELEASE. Everything here draws seeded numpy noise (``SimulationNoise``) and compares
+noisy answers with the true answers of the same data. That is an evaluation of the methods on data the
+evaluator holds; none of these figures may appear in a release report (ALGORITHMS.md 0).
+
+Same data, same DiffGen tree, budget ``epsilon`` for the counts (eps_c in ALGORITHMS.md 4):
+
+- ``leaf-only``: DiffGen's release: every leaf x class cell gets discrete Laplace of scale 1/eps (the
+  leaves are disjoint: sensitivity 1). A query is the sum of its leaves (partial leaves pro-rated).
+- ``raw tree``: every node x class gets scale L/eps, L = number of nodes on the longest root-to-leaf path
+  (a record lies on one path); a query is answered from its minimal cover (seed 000).
+- ``least squares``: the same noisy tree made consistent by exact BLUE; the consistent leaves answer.
+- ``seed 000 rule``: the same noisy tree made consistent by seed 000's generalized Hay rule.
+
+Error of a query = mean over runs of (answer - true answer)^2; grouped by query size. Size is either the
+share of the records the query holds (``size="records"``: needs the true answer, fine in a simulation) or
+the share of the domain's volume (``size="domain"``, ``Domain.fraction``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..core.consistency import hay_generalized, least_squares
+from ..core.noise import SimulationNoise
+from ..core.range_queries import Domain, Workload, answer, cell_weights, tree_weights
+
+LEAF_ONLY = "leaf-only"
+RAW_TREE = "raw tree (minimal cover)"
+LEAST_SQUARES = "consistent (least squares)"
+SEED_RULE = "consistent (seed 000 rule)"
+METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
+
+SIMULATION_LABEL = "simulation noise, compared with the true answers: an evaluation, not a release"
+
+DEFAULT_EDGES = (0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)
+
+
+@dataclass
+class PartitionTree:
+    """A DiffGen tree with TRUE counts (evaluation only): parents, leaf ids, leaf extents, nodes x classes."""
+
+    parents: np.ndarray
+    leaves: np.ndarray
+    leaf_cells: tuple
+    counts: np.ndarray
+
+    @property
+    def path_length(self) -> int:
+        """L: the number of nodes on the longest root-to-leaf path (sensitivity of all node counts)."""
+        depth = np.zeros(self.parents.size, dtype=np.int64)
+        for leaf in self.leaves:
+            d, i = 0, int(leaf)
+            while self.parents[i] >= 0:
+                i, d = int(self.parents[i]), d + 1
+            depth[leaf] = d
+        return int(depth.max()) + 1
+
+
+def count_records(domain: Domain, parents, leaves, leaf_cells: tuple, records: Sequence[np.ndarray],
+                  y: np.ndarray, n_classes: int) -> PartitionTree:
+    """True node x class counts of a partition tree: every record falls in exactly one leaf cell.
+
+    ``records``: per attribute, the raw taxonomy leaf node ids (categorical) or values (numeric); a numeric
+    value equal to the upper bound counts in the cell that ends there.
+    """
+    parents = np.asarray(parents, dtype=np.int64)
+    leaves = np.asarray(leaves, dtype=np.int64)
+    n = len(y)
+    leaf_of = np.full(n, -1, dtype=np.int64)
+    for start in range(0, n, 4096):
+        sl = slice(start, start + 4096)
+        hit = np.ones((min(n, start + 4096) - start, leaves.size), dtype=bool)
+        for ax, cells, vals in zip(domain.axes, leaf_cells, records):
+            v = np.asarray(vals)[sl]
+            if ax.is_numeric:
+                x = v.astype(float)
+                hi_ok = (x[:, None] < cells[:, 1][None, :]) | (
+                    (x[:, None] == ax.hi) & (cells[:, 1][None, :] == ax.hi))
+                hit &= (x[:, None] >= cells[:, 0][None, :]) & hi_ok
+            else:
+                tax_leaves = np.asarray(ax.taxonomy.leaves)
+                pos = np.clip(np.searchsorted(tax_leaves, v.astype(np.int64)), 0, tax_leaves.size - 1)
+                if np.any(tax_leaves[pos] != v):
+                    raise ValueError(f"{ax.name}: records must hold taxonomy leaf ids")
+                hit &= ax.membership[cells][:, pos].T
+        k = hit.sum(axis=1)
+        if np.any(k != 1):
+            bad = int(np.flatnonzero(k != 1)[0]) + start
+            raise ValueError(f"record {bad} falls in {int(k[bad - start])} leaf cells (expected exactly one)")
+        leaf_of[sl] = leaves[hit.argmax(axis=1)]
+    counts = np.zeros((parents.size, n_classes), dtype=np.int64)
+    np.add.at(counts, (leaf_of, np.asarray(y, dtype=np.int64)), 1)
+    _sum_up(parents, counts)
+    return PartitionTree(parents, leaves, tuple(leaf_cells), counts)
+
+
+def _sum_up(parents: np.ndarray, counts: np.ndarray) -> None:
+    depth = np.zeros(parents.size, dtype=np.int64)
+    for i in range(parents.size):  # parents listed in any order: walk up once per node
+        j, d = i, 0
+        while parents[j] >= 0:
+            j, d = int(parents[j]), d + 1
+        depth[i] = d
+    internal = np.zeros(parents.size, dtype=bool)
+    internal[parents[parents >= 0]] = True
+    counts[internal] = 0
+    for d in range(int(depth.max()), 0, -1):
+        level = np.flatnonzero(depth == d)
+        np.add.at(counts, parents[level], counts[level])
+
+
+@dataclass
+class ErrorBySize:
+    """Per-query MSE for each method, the query sizes, and the table by size bucket."""
+
+    methods: tuple
+    mse: dict  # method -> (Q,) mean squared error per query over runs
+    sizes: np.ndarray
+    size_kind: str
+    edges: tuple
+    runs: int
+    epsilon: float
+    path_length: int
+    label: str = SIMULATION_LABEL
+    per_depth: dict = field(default_factory=dict)  # method -> list of node MSE by tree depth
+
+    def table(self) -> list[dict]:
+        """One row per size bucket: lo, hi, number of queries, MSE per method."""
+        rows = []
+        e = self.edges
+        for a, b in zip(e[:-1], e[1:]):
+            sel = (self.sizes > a) & (self.sizes <= b) if a > 0 else (self.sizes >= a) & (self.sizes <= b)
+            if not sel.any():
+                continue
+            row = {"size_lo": a, "size_hi": b, "queries": int(sel.sum())}
+            for m in self.methods:
+                row[m] = float(self.mse[m][sel].mean())
+            rows.append(row)
+        return rows
+
+    def overall(self) -> dict:
+        return {m: float(self.mse[m].mean()) for m in self.methods}
+
+
+def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, workload: Workload,
+                        runs: int = 30, seed: int = 0, size: str = "records",
+                        edges: Sequence[float] = DEFAULT_EDGES, methods: Sequence[str] = METHODS) -> ErrorBySize:
+    """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc)."""
+    if runs < 1:
+        raise ValueError("runs must be at least 1")
+    if not epsilon > 0:
+        raise ValueError("epsilon must be positive")
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {list(METHODS)}")
+    noise = SimulationNoise(seed)
+    counts = np.asarray(tree.counts)
+    parents, leaves = tree.parents, tree.leaves
+    L = tree.path_length
+    W_leaf = cell_weights(domain, tree.leaf_cells, workload)
+    truth = answer(W_leaf, counts[leaves], workload.classes)
+    if size == "records":
+        sizes = truth / max(float(counts[parents < 0].sum()), 1.0)
+    elif size == "domain":
+        sizes = domain.fraction(workload)
+    else:
+        raise ValueError("size must be 'records' or 'domain'")
+    need_tree = any(m != LEAF_ONLY for m in methods)
+    W_tree = tree_weights(domain, parents, leaves, tree.leaf_cells, workload) if RAW_TREE in methods else None
+
+    depth = _node_depths(parents)
+    sq = {m: np.zeros(len(workload)) for m in methods}
+    node_sq = {m: np.zeros(parents.size) for m in methods}
+    for _ in range(runs):
+        est_nodes = {}
+        if LEAF_ONLY in methods:
+            leaf_noisy = noise.laplace_counts(counts[leaves], 1.0 / epsilon).astype(float)
+            sq[LEAF_ONLY] += (answer(W_leaf, leaf_noisy, workload.classes) - truth) ** 2
+            full = np.zeros(counts.shape)
+            full[leaves] = leaf_noisy
+            _sum_up_float(parents, full, depth)
+            est_nodes[LEAF_ONLY] = full
+        if need_tree:
+            noisy = noise.laplace_counts(counts, L / epsilon).astype(float)
+            if RAW_TREE in methods:
+                sq[RAW_TREE] += (answer(W_tree, noisy, workload.classes) - truth) ** 2
+                est_nodes[RAW_TREE] = noisy
+            for m, fn in ((LEAST_SQUARES, lambda: least_squares(parents, noisy, 1.0)),
+                          (SEED_RULE, lambda: hay_generalized(parents, noisy))):
+                if m in methods:
+                    est = fn()
+                    sq[m] += (answer(W_leaf, est[leaves], workload.classes) - truth) ** 2
+                    est_nodes[m] = est
+        for m, est in est_nodes.items():
+            node_sq[m] += ((est - counts) ** 2).sum(axis=1)
+    per_depth = {m: [float(node_sq[m][depth == d].mean() / runs) for d in range(int(depth.max()) + 1)]
+                 for m in methods}
+    return ErrorBySize(tuple(methods), {m: sq[m] / runs for m in methods}, sizes, size, tuple(edges), runs,
+                       float(epsilon), L, per_depth=per_depth)
+
+
+def _node_depths(parents: np.ndarray) -> np.ndarray:
+    depth = np.zeros(parents.size, dtype=np.int64)
+    for i in range(parents.size):
+        j, d = i, 0
+        while parents[j] >= 0:
+            j, d = int(parents[j]), d + 1
+        depth[i] = d
+    return depth
+
+
+def _sum_up_float(parents: np.ndarray, values: np.ndarray, depth: np.ndarray) -> None:
+    for d in range(int(depth.max()), 0, -1):
+        level = np.flatnonzero(depth == d)
+        np.add.at(values, parents[level], values[level])
+
+
+def format_table(result: ErrorBySize) -> str:
+    """A plain-text table of MSE by size bucket, with the simulation label and the overall means."""
+    kind = "share of records" if result.size_kind == "records" else "share of domain volume"
+    head = f"{'size (' + kind + ')':<28} {'queries':>8} " + " ".join(f"{m:>28}" for m in result.methods)
+    lines = [f"# {result.label}",
+             f"# epsilon (counts) = {result.epsilon:g}, runs = {result.runs}, L = {result.path_length}", head]
+    for row in result.table():
+        lines.append(f"({row['size_lo']:.3g}, {row['size_hi']:.3g}]".ljust(28) + f" {row['queries']:>8} "
+                     + " ".join(f"{row[m]:>28.4g}" for m in result.methods))
+    ov = result.overall()
+    lines.append(f"{'all':<28} {len(result.sizes):>8} " + " ".join(f"{ov[m]:>28.4g}" for m in result.methods))
+    return "\n".join(lines)

@@ -1,0 +1,366 @@
+"""Interval-tree histograms: flat, H_b, SC and LUEDPTree (ALGORITHMS.md section 6, seed 003), numpy only.
+
+A run is ``run_interval_tree(counts, params, noise, ledger, teaching=False) -> Iterator[Event]`` ending in
+``RunFinished(IntervalTreeResult)``:
+
+1. plan (public, data-independent): the tree shape, the per-node budgets and noise scales, the analytic
+   expected error (``plan_interval_tree``; the GUI may call it before any run);
+2. ``NodeCreated`` per node, ``BudgetAssigned`` per noised node;
+3. one ledger spend of epsilon for the whole tree (``BudgetSpent``) BEFORE any noisy value is produced;
+4. discrete Laplace noise on every noised node (``NodeNoised``);
+5. exact least squares (BLUE) with the per-node variances (``ConsistencyDone``), heteroscedastic for
+   LUEDPTree; the released counts are the consistent leaves, then optional rounding/clamping
+   (``LeavesReleased``).
+
+Privacy (neighbours: add or remove one record): the nodes on one root-to-leaf path are the only counts a
+record changes, each by 1; node x gets discrete Laplace of scale 1/eps_x; every path sums to at most eps
+(uniform trees: eps / L on each of L noised levels, i.e. Lap(L/eps); LUEDPTree: seed 003 algorithm 3.4,
+rounded down). Siblings compose in parallel, a path sequentially: the tree is eps-DP. Consistency,
+rounding and clamping are post-processing (no budget). The bins are public input.
+
+True counts appear in events only when ``teaching`` is true, which requires simulation noise. Trees with
+more than ``params.node_events_limit`` nodes report progress per phase instead of one event per node.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterator
+
+import numpy as np
+
+from dpstudio.core.budget import Ledger, check_epsilon
+from dpstudio.core.consistency import least_squares
+from dpstudio.core.coverage import effective_coverage
+from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, Event, LeavesReleased,
+                                  NodeCreated, NodeNoised, Progress, RunFinished)
+from dpstudio.core.noise import NoiseSource, SimulationNoise
+from dpstudio.core.range_error import (all_range_squared_error_sum, consistent_all_range_mse,
+                                       laplace_variance, raw_all_range_mse)
+from dpstudio.core.coverage import n_ranges
+
+from .interval_budgets import (SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid,
+                               uniform_budgets)
+from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
+
+ALGORITHMS = {
+    "flat": "Flat (Dwork): Lap(1/eps) on every bin",
+    "hb": "H_b (Hay et al.): b-ary tree, Lap(L/eps) on every noised level, least squares",
+    "sc": "SC (seed 003, 3.3): arity by expected error, selective partition, Lap(Delta/eps), least squares",
+    "luedp": "LUEDPTree (seed 003, 3.4): per-node budgets by coverage probability, weighted least squares",
+}
+
+MIN_BINS = 2
+
+
+class HistogramInputError(ValueError):
+    """The counts or parameters cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class IntervalTreeParams:
+    """What the user chooses. ``branching``: H_b / LUEDPTree arity (None: Qardaji's rule); for SC a fixed
+    first-step arity k (None: chosen by expected error). ``noise_root``: noise the root (the total) or not.
+    ``round_counts`` / ``clamp_negative``: post-processing after consistency. ``edges``: optional public
+    bin edges (n + 1 increasing numbers) used for labels only."""
+
+    algorithm: str = "hb"
+    epsilon: float | Fraction | str = 1.0
+    branching: int | None = None
+    noise_root: bool = True
+    round_counts: bool = False
+    clamp_negative: bool = False
+    edges: tuple | None = None
+    node_events_limit: int = 1 << 16
+    budget_grid_steps: int = 256
+
+    def checked_epsilon(self) -> Fraction:
+        try:
+            return check_epsilon(self.epsilon)
+        except (ValueError, TypeError) as exc:
+            raise HistogramInputError(f"epsilon: {exc}") from None
+
+    def validate(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise HistogramInputError(
+                f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        self.checked_epsilon()
+        if self.branching is not None and (int(self.branching) != self.branching or self.branching < 2):
+            raise HistogramInputError(f"branching must be an integer >= 2, got {self.branching!r}")
+
+
+@dataclass
+class TreePlan:
+    """The public part of a run: shape, budgets, scales and variances per node, analytic errors."""
+
+    algorithm: str
+    epsilon: float
+    tree: IntervalTree
+    noised: np.ndarray
+    epsilons: np.ndarray  # per node, 0 where not noised
+    scales: np.ndarray  # discrete Laplace scale per node, inf where not noised
+    variances: np.ndarray  # exact variance of the discrete Laplace noise, inf where not noised
+    branching: int | None
+    sensitivity: int  # noised nodes on the longest path
+    notes: list[str] = field(default_factory=list)
+    _consistent_mse: float | None = None
+    _raw_mse: float | None = None
+
+    @property
+    def expected_raw_mse(self) -> float:
+        """Expected squared error of a uniformly random range from the raw noisy tree (canonical cover)."""
+        if self._raw_mse is None:
+            t = self.tree
+            self._raw_mse = raw_all_range_mse(t.parents, t.lo, t.hi, t.n_bins, self.variances, t.levels)
+        return self._raw_mse
+
+    @property
+    def expected_consistent_mse(self) -> float:
+        """Exact expected squared error of a uniformly random range from the consistent leaves."""
+        if self._consistent_mse is None:
+            t = self.tree
+            self._consistent_mse = consistent_all_range_mse(t.parents, t.lo, t.hi, t.n_bins, self.variances,
+                                                            t.levels)
+        return self._consistent_mse
+
+    def budget_summary(self) -> dict:
+        e = self.epsilons
+        depth = self.tree.depth
+        per_level = []
+        for d in range(self.tree.height + 1):
+            m = (depth == d) & self.noised
+            if m.any():
+                per_level.append({"depth": d, "nodes": int(m.sum()), "min": float(e[m].min()),
+                                  "max": float(e[m].max()), "mean": float(e[m].mean())})
+            else:
+                per_level.append({"depth": d, "nodes": 0, "note": "not noised"})
+        ps = path_sums(self.tree, e)
+        return {"noised_nodes": int(self.noised.sum()), "min": float(e[self.noised].min()),
+                "max": float(e[self.noised].max()), "max_path_sum": float(ps.max()),
+                "min_path_sum": float(ps.min()), "per_level": per_level}
+
+
+def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
+    """Shape, budgets and noise of a run over ``n_bins`` public bins (no data involved)."""
+    params.validate()
+    n = int(n_bins)
+    if n < MIN_BINS:
+        raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
+    eps = float(params.checked_epsilon())
+    algo = params.algorithm
+    notes = []
+    b = None
+    if algo == "flat":
+        tree = flat_tree(n)
+        noise_root = False
+    elif algo in ("hb", "luedp"):
+        b = int(params.branching) if params.branching is not None else qardaji_branching(n)
+        tree = regular_tree(n, b)
+        noise_root = params.noise_root
+        if params.branching is None:
+            notes.append(f"branching {b} by Qardaji's rule")
+    else:
+        tree = sc_tree(n, None if params.branching is None else int(params.branching), params.noise_root)
+        noise_root = params.noise_root
+    noised = np.ones(tree.n_nodes, dtype=bool)
+    noised[0] = noise_root
+    if algo == "luedp":
+        raw = luedp_budgets(tree, eps, noised)
+        epsilons = round_down_to_grid(raw * SAFETY, params.budget_grid_steps)
+        notes.append(f"per-node budgets rounded down to the grid 2^(j/{params.budget_grid_steps})")
+    else:
+        epsilons = uniform_budgets(tree, eps * SAFETY, noised)
+    if not noise_root:
+        notes.append("root not noised")
+    with np.errstate(divide="ignore"):
+        scales = np.where(noised, 1.0 / np.where(noised, epsilons, 1.0), np.inf)
+    variances = laplace_variance(scales, discrete=True)
+    return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes)
+
+
+@dataclass
+class IntervalTreeResult:
+    """What a run produced. No true counts in here."""
+
+    params: IntervalTreeParams
+    plan: TreePlan
+    noisy: np.ndarray  # per node, int64 (0 where not noised)
+    estimates: np.ndarray  # consistent estimate of every node (float)
+    released: np.ndarray  # per bin, after post-processing
+    is_release: bool
+    noise_label: str
+    post_processing: dict
+
+    @property
+    def consistent_leaves(self) -> np.ndarray:
+        return self.estimates[self.plan.tree.leaf_of_bin]
+
+
+def check_counts(counts) -> np.ndarray:
+    """Bin counts as int64: at least 2 bins, whole non-negative numbers (specific messages)."""
+    arr = np.asarray(counts)
+    if arr.ndim != 1:
+        arr = arr.ravel()
+    if arr.size == 0:
+        raise HistogramInputError("the histogram is empty (no bins)")
+    if arr.size < MIN_BINS:
+        raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {arr.size}")
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+            or arr.dtype == bool):
+        raise HistogramInputError("counts must be numbers")
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise HistogramInputError(f"count of bin {bad[0] + 1} is not a finite number")
+        bad = np.flatnonzero(arr != np.round(arr))
+        if bad.size:
+            raise HistogramInputError(f"count of bin {bad[0] + 1} is not a whole number ({arr[bad[0]]})")
+    bad = np.flatnonzero(arr < 0)
+    if bad.size:
+        raise HistogramInputError(f"count of bin {bad[0] + 1} is negative ({arr[bad[0]]})")
+    return arr.astype(np.int64)
+
+
+def _label(tree: IntervalTree, i: int, edges) -> str:
+    lo, hi = int(tree.lo[i]), int(tree.hi[i])
+    if edges is not None:
+        from dpstudio.core.taxonomy import interval_label
+
+        return interval_label(edges[lo], edges[hi])
+    return f"bins {lo + 1}-{hi}" if hi - lo > 1 else f"bin {lo + 1}"
+
+
+def sample_tree_noise(true_node_counts, plan: TreePlan, noise: NoiseSource) -> np.ndarray:
+    """Noisy counts of the noised nodes (int64; 0 elsewhere), one sampler call per distinct scale."""
+    out = np.zeros(plan.tree.n_nodes, dtype=np.int64)
+    idx = np.flatnonzero(plan.noised)
+    scales = plan.scales[idx]
+    uniq, inv = np.unique(scales, return_inverse=True)
+    for j, s in enumerate(uniq):
+        sel = idx[inv == j]
+        out[sel] = noise.laplace_counts(true_node_counts[sel], float(s))
+    return out
+
+
+def post_process(leaves: np.ndarray, round_counts: bool, clamp_negative: bool):
+    """Consistency first (already done), then clamping negatives to 0 and/or rounding to whole numbers."""
+    out = np.asarray(leaves, dtype=float).copy()
+    applied = []
+    if clamp_negative:
+        out = np.maximum(out, 0.0)
+        applied.append("clamped negative counts to 0")
+    if round_counts:
+        out = np.round(out)
+        applied.append("rounded to whole numbers")
+    info = {"order": ["least squares consistency (exact BLUE)"] + applied,
+            "consistency": "least_squares", "clamped": bool(clamp_negative), "rounded": bool(round_counts)}
+    if applied:
+        info["note"] = ("the analytic error describes the consistent estimate before "
+                        + " and ".join(applied))
+    return out, info
+
+
+def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger,
+                      teaching: bool = False) -> Iterator[Event]:
+    """Build, noise and make consistent an interval tree over ``counts``; see the module docstring."""
+    if teaching and noise.is_secure:
+        raise HistogramInputError("teaching mode shows true counts: it needs simulation noise")
+    c = check_counts(counts)
+    plan = plan_interval_tree(c.size, params)
+    tree = plan.tree
+    eps = params.checked_epsilon()
+    node_true = tree.node_counts(c)
+    per_node = tree.n_nodes <= params.node_events_limit
+    depth = tree.depth
+    edges = params.edges
+    p = effective_coverage(tree.parents, tree.coverage(), plan.noised, tree.levels)
+    if per_node:
+        for i in range(tree.n_nodes):
+            yield NodeCreated(i, int(tree.parents[i]), _label(tree, i, edges), int(depth[i]),
+                              int(node_true[i]) if teaching else None,
+                              {"lo": int(tree.lo[i]), "hi": int(tree.hi[i]), "coverage": float(p[i]),
+                               "noised": bool(plan.noised[i])})
+        for i in np.flatnonzero(plan.noised):
+            yield BudgetAssigned(int(i), float(plan.epsilons[i]))
+    else:
+        yield Progress(1, 5, f"tree of {tree.n_nodes} nodes over {tree.n_bins} bins, budgets assigned")
+
+    spend = ledger.spend(
+        f"interval tree ({params.algorithm})", "discrete Laplace on every noised node", eps,
+        sensitivity=plan.sensitivity,
+        scale=float(plan.scales[plan.noised].min()) if params.algorithm != "luedp" else None,
+        note=(f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
+              f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"))
+    yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
+
+    noisy = sample_tree_noise(node_true, plan, noise)
+    if per_node:
+        for i in np.flatnonzero(plan.noised):
+            yield NodeNoised(int(i), int(noisy[i]), float(plan.variances[i]),
+                             int(node_true[i]) if teaching else None)
+    else:
+        yield Progress(2, 5, "noise added")
+    del node_true
+
+    est = least_squares(tree.parents, noisy.astype(float), plan.variances, tree.levels)
+    yield ConsistencyDone("least_squares", tuple(est.tolist()), 2)
+    leaves = tree.leaf_of_bin
+    released, info = post_process(est[leaves], params.round_counts, params.clamp_negative)
+    yield LeavesReleased(tuple(int(x) for x in leaves), tuple(released.tolist()))
+    yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure),
+                                         noise.label, info))
+
+
+def release_histogram(counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger,
+                      teaching: bool = False) -> IntervalTreeResult:
+    """Drain ``run_interval_tree`` and return its result."""
+    result = None
+    for ev in run_interval_tree(counts, params, noise, ledger, teaching):
+        if isinstance(ev, RunFinished):
+            result = ev.result
+    return result
+
+
+def _discrete_laplace(rng: np.random.Generator, scales: np.ndarray, runs: int) -> np.ndarray:
+    """Discrete Laplace samples (nodes x runs) with per-node scales (simulation only)."""
+    q = -np.expm1(-1.0 / scales)[:, None]
+    shape = (scales.size, runs)
+    return (rng.geometric(np.broadcast_to(q, shape)) - rng.geometric(np.broadcast_to(q, shape))).astype(float)
+
+
+def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, consistent: bool = True,
+                              batch: int = 16):
+    """Measured mean squared error over all ranges (simulation noise, not a release): (mean, std error).
+
+    The error of a linear unbiased estimate does not depend on the counts, so the truth is taken as 0.
+    Consistent: least squares, then the prefix-sum identity (exact over all n(n+1)/2 ranges per run).
+    Raw: a random sample of 200 ranges per run answered by canonical covers."""
+    rng = SimulationNoise(seed).rng
+    tree = plan.tree
+    idx = np.flatnonzero(plan.noised)
+    per_run = []
+    n = tree.n_bins
+    for start in range(0, runs, batch):
+        m = min(batch, runs - start)
+        y = np.zeros((tree.n_nodes, m))
+        y[idx] = _discrete_laplace(rng, plan.scales[idx], m)
+        if consistent:
+            est = least_squares(tree.parents, y, plan.variances, tree.levels)[tree.leaf_of_bin]
+            for k in range(m):
+                per_run.append(all_range_squared_error_sum(est[:, k]) / n_ranges(n))
+        else:
+            from dpstudio.core.range_error import canonical_cover
+
+            for k in range(m):
+                errs = []
+                for _ in range(200):
+                    l, r = sorted(rng.integers(0, n + 1, size=2))
+                    if l == r:
+                        continue
+                    cov = canonical_cover(tree.parents, tree.lo, tree.hi, plan.noised, l, r, tree.levels)
+                    errs.append(y[cov, k].sum() ** 2)
+                per_run.append(float(np.mean(errs)))
+    a = np.array(per_run)
+    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else float("nan")

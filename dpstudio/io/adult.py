@@ -1,0 +1,123 @@
+"""The UCI Adult data set in the split the papers use (ALGORITHMS.md section 9), and the bundled sample.
+
+Protocol: drop every record with a missing value; train = the 30,162 complete rows of adult.data, test =
+the 15,060 complete rows of adult.test, whose class labels lose their trailing dot ('<=50K.' -> '<=50K').
+Adult: Becker & Kohavi (1996), UCI Machine Learning Repository, CC BY 4.0, doi:10.24432/C5XW20.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from dpstudio.io.datasets import Dataset, DatasetError, Progress, load_table
+
+CLASS_COLUMN = "Y"  # what the header rows of adult.data / adult.test call the income class
+CLASS_LABELS = ("<=50K", ">50K")
+NUMERIC_COLUMNS = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
+CATEGORICAL_COLUMNS = (
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native-country",
+)
+COLUMNS = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    CLASS_COLUMN,
+)
+TRAIN_ROWS, TEST_ROWS = 30162, 15060
+SAMPLE_TRAIN = ("samples", "adult.csv.gz")
+SAMPLE_TEST = ("samples", "adult_test.csv.gz")
+
+
+def _adult_dir(data_dir) -> Path:
+    d = Path(data_dir)
+    if not (d / "adult.data").exists() and (d / "adult" / "adult.data").exists():
+        d = d / "adult"
+    for name in ("adult.data", "adult.test"):
+        if not (d / name).is_file():
+            raise DatasetError(f"{name} not found in {d}")
+    return d
+
+
+def _complete(dataset: Dataset) -> pd.DataFrame:
+    if dataset.columns != list(COLUMNS):
+        if dataset.columns == [f"col{i}" for i in range(1, len(COLUMNS) + 1)]:
+            dataset.frame.columns = list(COLUMNS)
+        else:
+            raise DatasetError(f"{dataset.path}: expected the Adult columns {', '.join(COLUMNS)}")
+    complete, _ = dataset.drop_missing()
+    frame = complete.frame
+    frame[CLASS_COLUMN] = frame[CLASS_COLUMN].str.rstrip(".")
+    unexpected = set(frame[CLASS_COLUMN].unique()) - set(CLASS_LABELS)
+    if unexpected:
+        raise DatasetError(f"{dataset.path}: unexpected class labels {sorted(unexpected)}")
+    return frame
+
+
+def load_adult(data_dir) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(train, test): the complete rows of adult.data and adult.test, test labels without the dot.
+
+    ``data_dir`` is the folder holding adult.data and adult.test (or its parent, e.g. ../shared/data).
+    Numeric columns are int64, the others text; the class column is :data:`CLASS_COLUMN`.
+    """
+    d = _adult_dir(data_dir)
+    return _complete(load_table(d / "adult.data")), _complete(load_table(d / "adult.test"))
+
+
+def load_bundled_adult() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(train, test) from the bundled sample (resources/samples): the same frames as :func:`load_adult`."""
+    from dpstudio.resources import resource
+
+    return (
+        _complete(load_table(resource(*SAMPLE_TRAIN))),
+        _complete(load_table(resource(*SAMPLE_TEST))),
+    )
+
+
+def bundled_dataset(progress: Progress | None = None) -> Dataset:
+    """The bundled training sample (30,162 complete Adult rows) as a :class:`Dataset`, as the app opens it."""
+    from dpstudio.resources import resource
+
+    return load_table(resource(*SAMPLE_TRAIN), progress=progress)
+
+
+def sample_bytes(frame: pd.DataFrame) -> bytes:
+    """A frame as the bundled sample stores it: CSV with a header, ',' separated, gzip without a timestamp
+    (so the same rows always give the same bytes and the same SHA-256)."""
+    text = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
+        gz.write(text)
+    return out.getvalue()
+
+
+def write_bundled_sample(data_dir, out_dir) -> list[Path]:
+    """Regenerate resources/samples/adult.csv.gz and adult_test.csv.gz from the UCI files in ``data_dir``."""
+    from dpstudio.io.atomic import atomic_write_many
+
+    train, test = load_adult(data_dir)
+    out = Path(out_dir)
+    return atomic_write_many(
+        {out / SAMPLE_TRAIN[1]: sample_bytes(train), out / SAMPLE_TEST[1]: sample_bytes(test)}, overwrite=True
+    )

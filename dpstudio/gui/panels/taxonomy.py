@@ -1,0 +1,550 @@
+"""The Taxonomy panel: one tree editor per attribute, import/export, generators, and a coverage badge.
+
+Each attribute (quasi-identifiers first, then the class) gets its own ``TaxonomyEditor`` with its own undo
+history. Every valid edit is handed to the project (``Project.set_taxonomy``); a tree that is not valid
+yet (a numeric parent whose children leave a gap, two leaves with one label) stays in the editor with the
+problem shown, and the project keeps the last valid tree.
+
+The badge says whether every value in the data is covered by the taxonomy's leaves, and the panel lists
+the uncovered values with their row counts. Those values come from the private data: they are shown to
+the data owner here and never written anywhere.
+
+A taxonomy generated from the data's own values is marked "derived from the data: not private" (the
+domain of a release must be public knowledge: ALGORITHMS.md section 0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
+from dpstudio.model.project import CLASS, NUMERIC, QUASI_IDENTIFIER, Project, ProjectError
+
+Qt = QtCore.Qt
+
+DERIVED_NOTE = "derived from the data: not private (use it only if these values are public knowledge)"
+FORMAT_FILTERS = {
+    "arx": "ARX hierarchy CSV (*.csv *.tsv)",
+    "brace": "Brace text (*.brace)",
+    "json": "JSON (*.json)",
+    "indented": "Indented text (*.txt)",
+}
+FORMAT_SUFFIX = {"arx": ".csv", "brace": ".brace", "json": ".json", "indented": ".txt"}
+
+COVERED, UNCOVERED, NONE, INVALID = "covered", "uncovered", "none", "invalid"
+BADGE_COLOURS = {COVERED: "#2e7d32", UNCOVERED: "#c62828", NONE: "#757575", INVALID: "#ef6c00"}
+
+
+class TaxonomyPanel(QtWidgets.QWidget):
+    """See the module docstring. Public methods: ``select_attribute``, ``editor``, ``import_file``,
+    ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``add_uncovered``,
+    ``badge``; ``last_error`` holds the last message shown."""
+
+    def __init__(self, project: Project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.last_error = ""
+        self.editors: dict[str, TaxonomyEditor] = {}
+        self._coverage: dict[str, tuple[int, int, tuple]] = {}  # attr -> (id(tax), id(frame), uncovered)
+        self._pushing = False
+
+        # left: attributes with badges, coverage details
+        self.attr_list = QtWidgets.QListWidget()
+        self.attr_list.currentItemChanged.connect(self._on_current)
+        cov_box = QtWidgets.QGroupBox("Coverage of the data")
+        clay = QtWidgets.QVBoxLayout(cov_box)
+        self.badge_label = QtWidgets.QLabel()
+        self.badge_label.setWordWrap(True)
+        self.uncovered_list = QtWidgets.QListWidget()
+        self.uncovered_list.setToolTip("Values in the data that no leaf covers (private: shown only here)")
+        self.add_uncovered_button = QtWidgets.QPushButton("Add them as leaves under the selected node")
+        self.add_uncovered_button.clicked.connect(self._add_uncovered_clicked)
+        clay.addWidget(self.badge_label)
+        clay.addWidget(self.uncovered_list, 1)
+        clay.addWidget(self.add_uncovered_button)
+        left = QtWidgets.QWidget()
+        llay = QtWidgets.QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        attr_box = QtWidgets.QGroupBox("Attributes")
+        QtWidgets.QVBoxLayout(attr_box).addWidget(self.attr_list)
+        llay.addWidget(attr_box, 1)
+        llay.addWidget(cov_box, 1)
+
+        # right: the editor of the selected attribute, file and generator tools
+        self.title = QtWidgets.QLabel()
+        self.source_label = QtWidgets.QLabel()
+        self.source_label.setWordWrap(True)
+        self.editor_stack = QtWidgets.QStackedWidget()
+        self.empty_label = QtWidgets.QLabel("Open data first (Data panel), then give each attribute a taxonomy: "
+                                            "import a file, generate intervals, or build one here.")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignCenter)
+        self.editor_stack.addWidget(self.empty_label)
+
+        files = QtWidgets.QHBoxLayout()
+        self.import_button = QtWidgets.QPushButton("Import\u2026")
+        self.import_button.setToolTip("Read a taxonomy file: ARX CSV, brace, JSON or indented text")
+        self.import_button.clicked.connect(self._import_clicked)
+        self.import_folder_button = QtWidgets.QPushButton("Import folder\u2026")
+        self.import_folder_button.setToolTip("Read one file per attribute from a folder (named after the attributes)")
+        self.import_folder_button.clicked.connect(self._import_folder_clicked)
+        self.export_button = QtWidgets.QPushButton("Export\u2026")
+        self.export_button.clicked.connect(self._export_clicked)
+        self.flat_button = QtWidgets.QPushButton("Flat tree from the data's values")
+        self.flat_button.setToolTip("Root -> every value in the data (" + DERIVED_NOTE + ")")
+        self.flat_button.clicked.connect(self.flat_from_data)
+        for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
+            files.addWidget(b)
+        files.addStretch(1)
+
+        gen_box = QtWidgets.QGroupBox("Generate numeric intervals (equal width)")
+        glay = QtWidgets.QHBoxLayout(gen_box)
+        self.gen_lo = QtWidgets.QLineEdit()
+        self.gen_lo.setPlaceholderText("lower")
+        self.gen_hi = QtWidgets.QLineEdit()
+        self.gen_hi.setPlaceholderText("upper")
+        self.gen_fanout = QtWidgets.QSpinBox()
+        self.gen_fanout.setRange(2, 64)
+        self.gen_fanout.setValue(2)
+        self.gen_depth = QtWidgets.QSpinBox()
+        self.gen_depth.setRange(0, 12)
+        self.gen_depth.setValue(3)
+        self.gen_button = QtWidgets.QPushButton("Generate")
+        self.gen_button.clicked.connect(self._generate_clicked)
+        for text, w in (("from", self.gen_lo), ("to", self.gen_hi), ("fan-out", self.gen_fanout),
+                        ("depth", self.gen_depth)):
+            glay.addWidget(QtWidgets.QLabel(text))
+            glay.addWidget(w)
+        glay.addWidget(self.gen_button)
+
+        self.error_label = QtWidgets.QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
+        self.error_label.hide()
+        right = QtWidgets.QWidget()
+        rlay = QtWidgets.QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addWidget(self.title)
+        rlay.addWidget(self.source_label)
+        rlay.addLayout(files)
+        rlay.addWidget(self.editor_stack, 1)
+        rlay.addWidget(gen_box)
+        rlay.addWidget(self.error_label)
+
+        split = QtWidgets.QSplitter(Qt.Horizontal)
+        split.setObjectName("taxonomySplitter")
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(split)
+        self.splitter = split
+
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies")
+        self.refresh()
+
+    # -- messages ------------------------------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.last_error = message
+        self.error_label.setText(message)
+        self.error_label.show()
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
+
+    def clear_error(self) -> None:
+        self.last_error = ""
+        self.error_label.hide()
+
+    # -- attributes ---------------------------------------------------------------------------------------------------
+    def attributes(self) -> list[str]:
+        """Attributes that need a taxonomy view: quasi-identifiers, then the class."""
+        p = self.project
+        return p.attributes(QUASI_IDENTIFIER) + p.attributes(CLASS)
+
+    def current_attribute(self) -> str | None:
+        item = self.attr_list.currentItem()
+        return None if item is None else item.data(Qt.UserRole)
+
+    def select_attribute(self, name: str) -> TaxonomyEditor:
+        for r in range(self.attr_list.count()):
+            if self.attr_list.item(r).data(Qt.UserRole) == name:
+                self.attr_list.setCurrentRow(r)
+                return self.editor(name)
+        raise KeyError(f"{name!r} is not a quasi-identifier or the class")
+
+    def editor(self, attribute: str) -> TaxonomyEditor:
+        """The editor of ``attribute`` (created on first use, loaded from the project)."""
+        ed = self.editors.get(attribute)
+        if ed is None:
+            ed = TaxonomyEditor()
+            ed.set_taxonomy(self.project.taxonomies.get(attribute))
+            ed.changed.connect(lambda a=attribute: self._editor_changed(a))
+            ed.error.connect(self.show_error)
+            self.editors[attribute] = ed
+            self.editor_stack.addWidget(ed)
+        return ed
+
+    def _on_current(self, *_):
+        attr = self.current_attribute()
+        if attr is None:
+            self.editor_stack.setCurrentWidget(self.empty_label)
+            self.title.setText("")
+            self.source_label.setText("")
+            self._show_coverage(None)
+            return
+        ed = self.editor(attr)
+        self.editor_stack.setCurrentWidget(ed)
+        kind = self.project.types.get(attr, "")
+        self.title.setText(f"<b>{attr}</b> ({self.project.roles.get(attr)}, {kind})")
+        self._show_source(attr)
+        numeric = kind == NUMERIC
+        b = self.project.bounds.get(attr)
+        self.gen_lo.setText("" if b is None else f"{b[0]:g}")
+        self.gen_hi.setText("" if b is None else f"{b[1]:g}")
+        for w in (self.gen_lo, self.gen_hi, self.gen_fanout, self.gen_depth, self.gen_button):
+            w.setEnabled(numeric)
+        self.flat_button.setEnabled(not numeric)
+        self._show_coverage(attr)
+
+    def _show_source(self, attr: str) -> None:
+        src = self.project.taxonomy_sources.get(attr, "")
+        if src == DERIVED_NOTE:
+            self.source_label.setText(f"\u26a0 {DERIVED_NOTE}")
+            self.source_label.setStyleSheet("color:#ef6c00; font-weight:bold;")
+        else:
+            self.source_label.setText(f"from {src}" if src else "")
+            self.source_label.setStyleSheet("color:#616161;")
+
+    # -- coverage --------------------------------------------------------------------------------------------------
+    def uncovered(self, attr: str) -> tuple:
+        """((value, rows), ...) for ``attr``, cached per taxonomy object and data frame."""
+        tax = self.project.taxonomies.get(attr)
+        frame = self.project.frame
+        key = (id(tax), id(frame))
+        cached = self._coverage.get(attr)
+        if cached is not None and cached[:2] == key:
+            return cached[2]
+        found = self.project.uncovered(attr)
+        self._coverage[attr] = (*key, found)
+        return found
+
+    def badge(self, attr: str) -> tuple[str, str]:
+        """(state, text): state is 'covered', 'uncovered', 'none' (no taxonomy) or 'invalid'."""
+        ed = self.editors.get(attr)
+        if ed is not None and ed.problem:
+            return INVALID, "not valid yet"
+        if attr not in self.project.taxonomies:
+            return NONE, "no taxonomy"
+        if self.project.frame is None:
+            return COVERED, "no data to check"
+        found = self.uncovered(attr)
+        if not found:
+            return COVERED, "\u2713 every value covered"
+        rows = sum(c for _, c in found)
+        return UNCOVERED, f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered ({rows:,} rows)"
+
+    def _show_coverage(self, attr: str | None) -> None:
+        self.uncovered_list.clear()
+        if attr is None:
+            self.badge_label.setText("")
+            self.add_uncovered_button.setEnabled(False)
+            return
+        state, text = self.badge(attr)
+        ed = self.editors.get(attr)
+        if state == INVALID and ed is not None:
+            text = f"not valid yet: {ed.problem}"
+        self.badge_label.setText(f"<b>{attr}</b>: {text}")
+        self.badge_label.setStyleSheet(f"color:{BADGE_COLOURS[state]};")
+        found = self.uncovered(attr) if state == UNCOVERED else ()
+        for value, rows in found[:500]:
+            label = "missing" if value is None else str(value)
+            self.uncovered_list.addItem(f"{label}  ({rows:,} row{'s' if rows != 1 else ''})")
+        if len(found) > 500:
+            self.uncovered_list.addItem(f"\u2026 and {len(found) - 500} more")
+        numeric = self.project.types.get(attr) == NUMERIC
+        self.add_uncovered_button.setEnabled(bool(found) and not numeric)
+
+    def _refresh_badges(self) -> None:
+        for r in range(self.attr_list.count()):
+            item = self.attr_list.item(r)
+            attr = item.data(Qt.UserRole)
+            state, text = self.badge(attr)
+            item.setText(f"{attr}    {text}")
+            item.setForeground(QtGui.QColor(BADGE_COLOURS[state]))
+            item.setData(Qt.UserRole + 1, state)
+        self._show_coverage(self.current_attribute())
+
+    # -- refresh from the project --------------------------------------------------------------------------------------
+    def _on_project(self, field: str) -> None:
+        if self._pushing:
+            return
+        if field == "taxonomies":
+            for attr, ed in self.editors.items():
+                tax = self.project.taxonomies.get(attr)
+                try:
+                    same = ed.root is not None and tax is not None and ed.taxonomy(attr) == tax
+                except TaxonomyError:
+                    same = False
+                if not same and not (tax is None and ed.root is None):
+                    ed.set_taxonomy(tax)
+            self._refresh_badges()
+            attr = self.current_attribute()
+            if attr:
+                self._show_source(attr)
+            return
+        if field == "data":
+            self._coverage.clear()
+            for ed in self.editors.values():
+                self.editor_stack.removeWidget(ed)
+                ed.deleteLater()
+            self.editors.clear()
+        self.refresh()
+
+    def refresh(self) -> None:
+        current = self.current_attribute()
+        self.attr_list.blockSignals(True)
+        self.attr_list.clear()
+        for attr in self.attributes():
+            item = QtWidgets.QListWidgetItem(attr)
+            item.setData(Qt.UserRole, attr)
+            self.attr_list.addItem(item)
+        self.attr_list.blockSignals(False)
+        self._refresh_badges()
+        attrs = self.attributes()
+        if attrs:
+            self.select_attribute(current if current in attrs else attrs[0])
+        else:
+            self._on_current()
+        has = self.project.frame is not None
+        for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
+            b.setEnabled(has)
+
+    # -- editor -> project -----------------------------------------------------------------------------------------------
+    def _editor_changed(self, attr: str, source: str | None = None) -> None:
+        ed = self.editors[attr]
+        if ed.root is None:
+            tax = None
+        else:
+            try:
+                tax = ed.taxonomy(attr)
+            except TaxonomyError:
+                self._refresh_badges()  # invalid for now: the project keeps the last valid tree
+                return
+        self._pushing = True
+        try:
+            self.project.set_taxonomy(attr, tax, source if source is not None else "edited here")
+        except ProjectError as exc:
+            self.show_error(str(exc))
+        finally:
+            self._pushing = False
+        self._refresh_badges()
+        self._show_source(attr)
+
+    def _replace(self, attr: str, tax: Taxonomy, text: str, source: str) -> None:
+        """Put ``tax`` in the editor of ``attr`` as one undoable edit and hand it to the project."""
+        ed = self.editor(attr)
+        ed.changed.disconnect()
+        try:
+            ed.set_root(tax.to_node(), text)
+        finally:
+            ed.changed.connect(lambda a=attr: self._editor_changed(a))
+        self._editor_changed(attr, source)
+
+    def _need_attribute(self) -> str | None:
+        attr = self.current_attribute()
+        if attr is None:
+            self.show_error("select an attribute first (open data in the Data panel)")
+        return attr
+
+    # -- import / export ---------------------------------------------------------------------------------------------------
+    def import_file(self, path, attribute: str | None = None, format: str | None = None) -> bool:
+        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error."""
+        from dpstudio.io.taxonomy_formats import read_taxonomy
+
+        attr = attribute or self._need_attribute()
+        if attr is None:
+            return False
+        path = Path(path)
+        kind = "numeric" if self._wants_numeric(attr, path) else None
+        try:
+            tax = read_taxonomy(path, attribute=attr, format=format, kind=kind)
+        except TaxonomyError as exc:
+            self.show_error(f"could not import the taxonomy of {attr}: {exc}")
+            return False
+        if attr != self.current_attribute():
+            self.select_attribute(attr)
+        self._replace(attr, tax, f"Import {path.name}", path.name)
+        self.clear_error()
+        return True
+
+    def _wants_numeric(self, attr: str, path: Path) -> bool:
+        return False  # detection by the reader: a tree is numeric when every label is an interval
+
+    def import_folder(self, folder) -> list[str]:
+        """Import every file in ``folder`` whose name ends with an attribute's name (``age.csv``,
+        ``adult_hierarchy_age.csv``). Returns the attributes imported; errors are shown, others go on."""
+        folder = Path(folder)
+        if not folder.is_dir():
+            self.show_error(f"{folder} is not a folder")
+            return []
+        done, errors = [], []
+        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in
+                       {".csv", ".tsv", ".json", ".txt", ".brace"})
+        for attr in self.attributes():
+            match = [p for p in files if p.stem == attr or p.stem.endswith("_hierarchy_" + attr)
+                     or p.stem.endswith("_" + attr)]
+            if not match:
+                continue
+            if self.import_file(match[0], attribute=attr):
+                done.append(attr)
+            else:
+                errors.append(self.last_error)
+        if errors:
+            self.show_error("; ".join(errors))
+        elif not done:
+            self.show_error(f"no file in {folder} is named after an attribute ({', '.join(self.attributes())})")
+        return done
+
+    def export_file(self, path, format: str | None = None, attribute: str | None = None,
+                    overwrite: bool = False) -> bool:
+        from dpstudio.io.atomic import OutputPathError
+        from dpstudio.io.taxonomy_formats import write_taxonomy
+
+        attr = attribute or self._need_attribute()
+        if attr is None:
+            return False
+        tax = self.project.taxonomies.get(attr)
+        if tax is None:
+            self.show_error(f"{attr} has no valid taxonomy to export")
+            return False
+        try:
+            write_taxonomy(tax, path, format=format, overwrite=overwrite)
+        except (TaxonomyError, OutputPathError, OSError, ValueError) as exc:
+            self.show_error(f"could not export the taxonomy of {attr}: {exc}")
+            return False
+        self.clear_error()
+        return True
+
+    def _import_clicked(self) -> None:
+        if self._need_attribute() is None:
+            return
+        settings = QtCore.QSettings()
+        start = str(settings.value("last_taxonomy_dir", str(Path.home())))
+        filters = ";;".join(["Taxonomy files (*.csv *.tsv *.json *.txt *.brace)", *FORMAT_FILTERS.values(),
+                             "All files (*)"])
+        path, chosen = QtWidgets.QFileDialog.getOpenFileName(self, "Import taxonomy", start, filters)
+        if not path:
+            return
+        settings.setValue("last_taxonomy_dir", str(Path(path).parent))
+        fmt = next((k for k, v in FORMAT_FILTERS.items() if v == chosen), None)
+        self.import_file(path, format=fmt)
+
+    def _import_folder_clicked(self) -> None:
+        settings = QtCore.QSettings()
+        start = str(settings.value("last_taxonomy_dir", str(Path.home())))
+        folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Import taxonomies from a folder", start)
+        if folder:
+            settings.setValue("last_taxonomy_dir", folder)
+            self.import_folder(folder)
+
+    def _export_clicked(self) -> None:
+        attr = self._need_attribute()
+        if attr is None:
+            return
+        settings = QtCore.QSettings()
+        start = Path(str(settings.value("last_taxonomy_dir", str(Path.home())))) / f"{attr}.csv"
+        path, chosen = QtWidgets.QFileDialog.getSaveFileName(self, "Export taxonomy", str(start),
+                                                             ";;".join(FORMAT_FILTERS.values()))
+        if not path:
+            return
+        fmt = next((k for k, v in FORMAT_FILTERS.items() if v == chosen), None)
+        if fmt and not Path(path).suffix:
+            path += FORMAT_SUFFIX[fmt]
+        # the dialog already asked about replacing an existing file
+        self.export_file(path, format=fmt, overwrite=True)
+
+    # -- generators -----------------------------------------------------------------------------------------------------
+    def generate_numeric(self, lo, hi, fanout: int, depth: int, attribute: str | None = None) -> bool:
+        """Equal-width intervals over the public bounds [lo, hi)."""
+        from dpstudio.core.taxonomy_generators import numeric_equal_width
+
+        attr = attribute or self._need_attribute()
+        if attr is None:
+            return False
+        if self.project.types.get(attr) != NUMERIC:
+            self.show_error(f"{attr} is categorical: intervals are for numeric attributes")
+            return False
+        try:
+            lo_f, hi_f = float(str(lo).strip()), float(str(hi).strip())
+        except ValueError:
+            self.show_error(f"bounds for {attr}'s intervals must be numbers, got {lo!r} and {hi!r}")
+            return False
+        try:
+            tax = numeric_equal_width(lo_f, hi_f, int(fanout), int(depth), attr)
+        except TaxonomyError as exc:
+            self.show_error(f"could not generate intervals for {attr}: {exc}")
+            return False
+        if attr not in self.project.bounds or self.project.bounds[attr] != (lo_f, hi_f):
+            try:
+                self.project.set_bounds(attr, lo_f, hi_f)
+            except ProjectError as exc:
+                self.show_error(str(exc))
+                return False
+        self._replace(attr, tax, f"Generate {fanout}-ary intervals", f"equal width, fan-out {fanout}, depth {depth}")
+        self.clear_error()
+        return True
+
+    def _generate_clicked(self) -> None:
+        self.generate_numeric(self.gen_lo.text(), self.gen_hi.text(), self.gen_fanout.value(),
+                              self.gen_depth.value())
+
+    def flat_from_data(self, attribute: str | None = None) -> bool:
+        """Root -> every distinct value in the data: marked 'derived from the data: not private'."""
+        from dpstudio.core.taxonomy_generators import flat_categorical
+
+        attr = attribute if isinstance(attribute, str) else self._need_attribute()
+        if attr is None:
+            return False
+        frame = self.project.frame
+        if frame is None:
+            self.show_error("open data first")
+            return False
+        values = sorted(frame[attr].dropna().astype(str).unique())
+        if not values:
+            self.show_error(f"{attr} has no values")
+            return False
+        try:
+            tax = flat_categorical(values, attr)
+        except TaxonomyError as exc:
+            self.show_error(str(exc))
+            return False
+        self._replace(attr, tax, "Flat tree from the data", DERIVED_NOTE)
+        self.clear_error()
+        return True
+
+    def add_uncovered(self, attribute: str | None = None, parent=None) -> bool:
+        """Add the uncovered values as leaves under ``parent`` (a path; default the selected node or root)."""
+        attr = attribute or self._need_attribute()
+        if attr is None:
+            return False
+        ed = self.editor(attr)
+        found = self.uncovered(attr)
+        if not found:
+            return False
+        if parent is None:
+            parent = ed.selected_path() or ()
+        try:
+            ed.add_children(tuple(parent), [str(v) for v, _ in found if v is not None])
+        except EditError as exc:
+            self.show_error(str(exc))
+            return False
+        return True
+
+    def _add_uncovered_clicked(self) -> None:
+        self.add_uncovered()

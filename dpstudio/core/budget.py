@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -27,11 +28,14 @@ class BudgetExceededError(ValueError):
 
 def as_fraction(value) -> Fraction:
     """Exact conversion: ``0.1`` becomes 1/10 (its shortest decimal repr), not the binary float."""
+    if isinstance(value, bool):
+        raise TypeError("cannot use a bool as epsilon")
     if isinstance(value, Fraction):
         frac = value
-    elif isinstance(value, int):
-        frac = Fraction(value)
-    elif isinstance(value, float):
+    elif isinstance(value, numbers.Integral):  # int, numpy integers
+        frac = Fraction(int(value))
+    elif isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):  # float, numpy floats
+        value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"epsilon must be finite, got {value!r}")
         frac = Fraction(repr(value))
@@ -47,15 +51,23 @@ def as_fraction(value) -> Fraction:
 
 def check_epsilon(value) -> Fraction:
     """Parse a user-supplied epsilon: a positive finite number, else a specific ValueError."""
-    if value is None:
+    if value is None or (isinstance(value, str) and not value.strip()):
         raise ValueError("epsilon is missing")
     if isinstance(value, str):
         text = value.strip().lower()
-        if text in {"inf", "+inf", "infinity", "-inf", "nan"}:
+        if text in {"nan", "+nan", "-nan"}:
+            raise ValueError("epsilon is not a number (NaN)")
+        if text.lstrip("+-") in {"inf", "infinity"}:
             raise ValueError(f"epsilon must be a finite number, got {value!r}")
-    if isinstance(value, float) and math.isnan(value):
-        raise ValueError("epsilon is not a number (NaN)")
-    eps = as_fraction(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
+        if math.isnan(float(value)):
+            raise ValueError("epsilon is not a number (NaN)")
+        if math.isinf(float(value)):
+            raise ValueError(f"epsilon must be a finite number, got {value!r}")
+    try:
+        eps = as_fraction(value)
+    except TypeError:
+        raise ValueError(f"epsilon must be a number, got {type(value).__name__} {value!r}") from None
     if eps <= 0:
         raise ValueError(f"epsilon must be positive, got {value}")
     return eps
@@ -72,6 +84,8 @@ class Spend:
     scale: float | None
     group: str | None = None  # name of the parallel group, if any
     note: str = ""
+    branch: str | None = None  # inside a group: spends of one branch add up (same records)
+    block: int | None = None  # which parallel block (blocks may share a name), numbered from 1
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -83,7 +97,9 @@ class Spend:
 @dataclass
 class _Group:
     name: str
+    number: int
     charged: Fraction = Fraction(0)
+    branches: dict = field(default_factory=dict)  # branch name -> sum of its spends
 
 
 @dataclass
@@ -100,6 +116,7 @@ class Ledger:
         self.entries = []
         self._spent = Fraction(0)
         self._group = None
+        self._blocks = 0
 
     @property
     def spent(self) -> Fraction:
@@ -110,16 +127,23 @@ class Ledger:
         return self.total - self._spent
 
     def spend(self, step: str, mechanism: str, epsilon, sensitivity: float = 1.0,
-              scale: float | None = None, note: str = "") -> Spend:
+              scale: float | None = None, note: str = "", branch: str | None = None) -> Spend:
         """Record a spend of ``epsilon``; raise BudgetExceededError (saying by how much) if it does not fit.
 
-        Inside a ``parallel`` block the block is charged the largest spend made in it.
+        Inside a ``parallel`` block the block is charged the largest spend made in it. If several spends
+        inside the block touch the same records, give them the same ``branch``: a branch costs the sum of
+        its spends and the block the largest branch. Outside a block ``branch`` must be None.
         """
         eps = as_fraction(epsilon)
         if eps <= 0:
             raise ValueError(f"a spend must be positive, got {eps}")
+        if branch is not None and self._group is None:
+            raise ValueError("a branch only makes sense inside a parallel block")
+        branch_total = eps
         if self._group is not None:
-            extra = max(Fraction(0), eps - self._group.charged)
+            if branch is not None:
+                branch_total = self._group.branches.get(branch, Fraction(0)) + eps
+            extra = max(Fraction(0), branch_total - self._group.charged)
         else:
             extra = eps
         if self._spent + extra > self.total:
@@ -129,11 +153,14 @@ class Ledger:
                 f"{float(self.total):.6g} by {float(over):.6g} (already spent {float(self._spent):.6g})"
             )
         entry = Spend(step, mechanism, eps, float(sensitivity), None if scale is None else float(scale),
-                      self._group.name if self._group else None, note)
+                      self._group.name if self._group else None, note, branch,
+                      self._group.number if self._group else None)
         self.entries.append(entry)
         self._spent += extra
         if self._group is not None:
             self._group.charged += extra
+            if branch is not None:
+                self._group.branches[branch] = branch_total
         return entry
 
     @contextmanager
@@ -141,7 +168,8 @@ class Ledger:
         """Spends inside this block act on disjoint records: the block costs their maximum."""
         if self._group is not None:
             raise RuntimeError("parallel groups do not nest")
-        self._group = _Group(name)
+        self._blocks += 1
+        self._group = _Group(name, self._blocks)
         try:
             yield self
         finally:
@@ -162,23 +190,32 @@ class Ledger:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Ledger":
-        """Rebuild a ledger (for reopening a project); replays the entries through ``spend``."""
+        """Rebuild a ledger (for reopening a project); replays the entries through ``spend``.
+
+        Consecutive entries of the same group are replayed as one parallel block. The rebuilt ledger must
+        spend what the file says it spent: a mismatch (an edited or corrupt file) raises ValueError.
+        """
         ledger = cls(Fraction(data["total"]))
-        order = [(e.get("group"), e) for e in data.get("entries", [])]
+        order = [(None if e.get("group") is None else (e["group"], e.get("block")), e)
+                 for e in data.get("entries", [])]
+
+        def replay(e):
+            ledger.spend(e["step"], e["mechanism"], Fraction(e["epsilon"]), e["sensitivity"],
+                         e.get("scale"), e.get("note", ""), e.get("branch") if e.get("group") else None)
+
         i = 0
         while i < len(order):
             group, e = order[i]
             if group is None:
-                ledger.spend(e["step"], e["mechanism"], Fraction(e["epsilon"]), e["sensitivity"],
-                             e.get("scale"), e.get("note", ""))
+                replay(e)
                 i += 1
                 continue
-            with ledger.parallel(group):
+            with ledger.parallel(group[0]):
                 while i < len(order) and order[i][0] == group:
-                    g = order[i][1]
-                    ledger.spend(g["step"], g["mechanism"], Fraction(g["epsilon"]), g["sensitivity"],
-                                 g.get("scale"), g.get("note", ""))
+                    replay(order[i][1])
                     i += 1
+        if "spent" in data and Fraction(data["spent"]) != ledger.spent:
+            raise ValueError(f"the ledger's entries add up to {ledger.spent}, not the recorded {data['spent']}")
         return ledger
 
     @classmethod

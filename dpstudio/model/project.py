@@ -462,11 +462,13 @@ class Project:
         if self.class_attribute is None:
             out.append("no attribute is the class")
         for a in qis:
-            if a not in self.taxonomies:
+            if self.types.get(a) == NUMERIC:
+                if a not in self.bounds:
+                    out.append(f"{a} is numeric but has no public bounds")
+                    continue
+            elif a not in self.taxonomies:
                 out.append(f"{a} has no taxonomy")
                 continue
-            if self.types.get(a) == NUMERIC and a not in self.bounds:
-                out.append(f"{a} is numeric but has no public bounds")
             vals, rows = self.uncovered_values(a, limit=3)
             if rows:
                 out.append(f"{a}: {rows} row(s) hold values the taxonomy does not cover "

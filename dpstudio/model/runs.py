@@ -1,0 +1,182 @@
+"""From a project to a run (Qt-free): code the table for the engines and build the event generator.
+
+``make_job(project) -> (job, setup)``: ``job()`` returns the run's event generator (``run_diffgen`` or
+``run_interval_tree``), ``setup`` is the ``RunSetup`` (noise, ledger, mode) from ``Project.start_run``.
+Everything that can be wrong with the inputs is raised here, before any budget is spent, as a
+``RunInputError`` saying what to fix (no data, no class, uncovered values, values outside the public
+bounds, missing numbers...).
+
+What is public and what is private: taxonomies, bounds and bin edges come from the project (public
+inputs). The coded record arrays are private and stay in memory. Missing values follow the project's
+choice: "drop" removes rows with a missing value in a used attribute (quasi-identifiers and class);
+"keep" makes missing a category of its own ("Missing"), which the taxonomy must then cover; a numeric
+attribute cannot keep missing values.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+
+from dpstudio.model.project import CATEGORICAL, DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project, RunSetup
+
+MISSING_LABEL = "Missing"
+TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
+HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
+
+
+class RunInputError(ValueError):
+    """The project is not ready to run; the message says what to fix."""
+
+
+def used_frame(project: Project, columns: list[str]):
+    """The project's frame restricted to ``columns`` with the missing-value choice applied."""
+    frame = project.frame
+    if frame is None:
+        raise RunInputError("no data is loaded: open a file in the Data panel")
+    sub = frame[columns]
+    if project.missing == DROP_MISSING:
+        sub = sub.dropna()
+        if sub.empty:
+            raise RunInputError("every row has a missing value in a used attribute: nothing is left after "
+                                "dropping them (choose 'keep' or fewer attributes)")
+        return sub
+    sub = sub.copy()
+    for c in columns:
+        if not sub[c].isna().any():
+            continue
+        if project.types.get(c) == NUMERIC:
+            raise RunInputError(f"{c} is numeric and has {int(sub[c].isna().sum())} missing values: numbers have "
+                                "no 'missing' category; choose 'drop' in the Data panel")
+        sub[c] = sub[c].astype(object).where(sub[c].notna(), MISSING_LABEL)
+    return sub
+
+
+def encode_table(project: Project):
+    """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds."""
+    from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+    from dpstudio.core.taxonomy import TaxonomyError
+
+    qis = project.attributes(QUASI_IDENTIFIER)
+    cls = project.class_attribute
+    if not qis:
+        raise RunInputError("no attribute is a quasi-identifier (set roles in the Data panel)")
+    if cls is None:
+        raise RunInputError("no attribute is the class (set roles in the Data panel)")
+    sub = used_frame(project, qis + [cls])
+    attrs = []
+    for a in qis:
+        if project.types.get(a) == NUMERIC:
+            if a not in project.bounds:
+                raise RunInputError(f"{a} is numeric and needs public bounds (Data panel)")
+            lo, hi = project.bounds[a]
+            values = sub[a].to_numpy(dtype=float)
+            outside = (values < lo) | (values >= hi)
+            if outside.any():
+                raise RunInputError(f"{a}: {int(outside.sum())} row(s) lie outside the public bounds "
+                                    f"[{lo:g}, {hi:g}); widen the bounds (they must be public knowledge)")
+            tax = project.taxonomies.get(a)
+            grid = None
+            if tax is not None and tax.is_numeric:
+                cuts = np.unique(np.concatenate([tax.lo, tax.hi]))
+                grid = cuts[(cuts > lo) & (cuts < hi)]
+            integer = bool(np.all(values == np.round(values)))
+            attrs.append(NumericAttribute(a, values, float(lo), float(hi), grid if grid is not None and grid.size
+                                          else None, integer))
+        else:
+            tax = project.taxonomies.get(a)
+            if tax is None:
+                raise RunInputError(f"{a} has no taxonomy (Taxonomy panel)")
+            if tax.is_numeric:
+                raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
+                                    "numeric in the Data panel or import a categorical taxonomy")
+            try:
+                leaf_ids = tax.map_values_strict(sub[a].to_numpy())
+            except TaxonomyError as exc:
+                raise RunInputError(str(exc)) from None
+            attrs.append(CategoricalAttribute(a, tax, leaf_ids))
+    y_text = sub[cls].astype(str).to_numpy()
+    classes, y = np.unique(y_text, return_inverse=True)
+    if len(classes) < 2:
+        raise RunInputError(f"the class attribute {cls} needs at least two values")
+    data = DiffGenInput(tuple(attrs), cls, tuple(str(c) for c in classes), y.astype(np.int64),
+                        {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))})
+    try:
+        return data.validate()
+    except ValueError as exc:
+        raise RunInputError(str(exc)) from None
+
+
+def histogram_counts(project: Project, attribute: str | None, bins: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """(counts, edges, attribute): equal-width bins over the public bounds of a numeric attribute."""
+    if attribute is None:
+        candidates = [a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
+                      and project.roles.get(a) == QUASI_IDENTIFIER]
+        if not candidates:
+            raise RunInputError("a histogram needs a numeric quasi-identifier with public bounds (Data panel)")
+        attribute = candidates[0]
+    if project.types.get(attribute) != NUMERIC or attribute not in project.bounds:
+        raise RunInputError(f"{attribute} needs to be numeric with public bounds for a histogram")
+    bins = int(bins)
+    if bins < 1:
+        raise RunInputError("the number of bins must be at least 1")
+    lo, hi = project.bounds[attribute]
+    values = used_frame(project, [attribute])[attribute].to_numpy(dtype=float)
+    outside = (values < lo) | (values >= hi)
+    if outside.any():
+        raise RunInputError(f"{attribute}: {int(outside.sum())} row(s) lie outside the public bounds "
+                            f"[{lo:g}, {hi:g})")
+    edges = np.linspace(lo, hi, bins + 1)
+    idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
+    return np.bincount(idx, minlength=bins).astype(np.int64), edges, attribute
+
+
+def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
+    """(job, setup) for the project's algorithm; raises RunInputError/ProjectError before spending."""
+    name = project.algorithm
+    params = dict(project.params)
+    if name in TABLE_PRESETS:
+        from dpstudio.algorithms.diffgen import preset, run_diffgen
+
+        data = encode_table(project)
+        overrides = {}
+        if "score" in params:
+            overrides["score"] = params["score"]
+        if name == "diffgen_consistency" and params.get("consistency"):
+            overrides["consistency"] = params["consistency"]
+        if name == "maxgddp" and params.get("fanout"):
+            overrides["fanout"] = float(params["fanout"])
+        try:
+            dg = preset(TABLE_PRESETS[name], project.epsilon, int(params.get("steps", 10)), **overrides)
+        except ValueError as exc:
+            raise RunInputError(str(exc)) from None
+        setup = project.start_run()
+
+        def job():
+            return run_diffgen(data, dg, setup.noise, setup.ledger, teaching=setup.teaching)
+
+        return job, setup
+    if name in HISTOGRAM_NAMES:
+        from dpstudio.algorithms.interval_trees import IntervalTreeParams, run_interval_tree
+
+        counts, edges, _attr = histogram_counts(project, params.get("attribute"), params.get("bins", 256))
+        branching = params.get("branching") or None
+        it = IntervalTreeParams(algorithm=HISTOGRAM_NAMES[name], epsilon=project.epsilon,
+                                branching=int(branching) if branching else None,
+                                noise_root=bool(params.get("root_noised", True)),
+                                edges=tuple(float(e) for e in edges))
+        try:
+            it.validate()
+        except ValueError as exc:
+            raise RunInputError(str(exc)) from None
+        setup = project.start_run()
+
+        def job():
+            return run_interval_tree(counts, it, setup.noise, setup.ledger, teaching=setup.teaching)
+
+        return job, setup
+    raise RunInputError(f"unknown algorithm {name!r}")
+
+
+__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "used_frame", "CATEGORICAL"]

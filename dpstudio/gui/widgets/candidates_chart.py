@@ -19,6 +19,8 @@ class CandidatesChart(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.setLabel("bottom", "selection probability")
+        self.getAxis("bottom").enableAutoSIPrefix(False)
+        self.getAxis("left").setWidth(190)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#4a7fc1", pen=None)
         self.winner_bar = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#f0a020", pen=None)
         self.addItem(self.bars)
@@ -64,7 +66,8 @@ class CandidatesChart(pg.PlotWidget):
         self.getAxis("left").setTicks([ticks])
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        title = f"step {scored.step + 1}: {len(probs)} candidates, {scored.mechanism}"
+        title = f"step {scored.step + 1}: {len(probs)} candidates ({scored.mechanism})"
         if w is not None:
-            title += f"; chosen: {scored.labels[w]} (p={probs[w]:.3f})"
+            chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
+            title += f"<br>chosen: {chosen}, p = {probs[w]:.3f}"
         self.setTitle(title, size="9pt")

@@ -92,8 +92,19 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def node_text(node, show_true: bool = False) -> str:
-    """Label of one node: generalized values / interval, noisy count, consistent count (true: teaching)."""
+def node_text(node, show_true: bool = False, compact: bool = False) -> str:
+    """Label of one node: generalized values / interval, noisy count, consistent count (true: teaching).
+
+    ``compact``: two short lines ("label" and "noisy -> consistent"), for crowded views.
+    """
+    if compact:
+        vals = _fmt(node.noisy)
+        if node.consistent is not None:
+            vals += f" -> {_fmt(node.consistent)}"
+        if show_true and node.true_count is not None:
+            vals += f" ({_fmt(node.true_count)})"
+        label = node.label if len(node.label) <= 14 else node.label[:12] + ".."
+        return label + ("\n" + vals if vals else "")
     lines = [node.label]
     if node.noisy is not None:
         lines.append(f"noisy {_fmt(node.noisy)}")
@@ -263,8 +274,10 @@ class TreeView(pg.PlotWidget):
             return
         (x0, x1), (y0, y1) = self.getViewBox().viewRange()
         vis = np.flatnonzero((self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1))
-        if vis.size > MAX_LABELS:
+        px_per_unit = self.getViewBox().width() / max(x1 - x0, 1e-9)
+        if vis.size > MAX_LABELS or px_per_unit < 40:
             vis = vis[:0]
+        compact = px_per_unit < 110
         while len(self._labels) < vis.size:
             t = pg.TextItem(color="#202020", anchor=(0.5, -0.25))
             t.setFont(QtGui.QFont("Sans", 7))
@@ -272,7 +285,7 @@ class TreeView(pg.PlotWidget):
             self._labels.append(t)
         for t, i in zip(self._labels, vis):
             nd = st.nodes[int(self._ids[i])]
-            t.setText(node_text(nd, self.show_true))
+            t.setText(node_text(nd, self.show_true, compact))
             t.setPos(float(self._x[i]), float(self._y[i]))
             t.setVisible(True)
         for t in self._labels[vis.size:]:

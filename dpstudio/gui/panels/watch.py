@@ -1,0 +1,347 @@
+"""Watch: the DiffGen tree or interval tree growing event by event, with the candidates and the ledger.
+
+The panel replays the recorded events of a run (``dpstudio.model.replay.Replay``): forwards, backwards, at
+any speed, without drawing noise again. While a run is going it follows the live stream. The tree view
+keeps the latest state and redraws on its ~30 ms timer.
+
+Public methods (for the demo driver and tests):
+- ``load_events(events, teaching=None, epsilon=None)``: show a recorded run (cursor at the start).
+- ``play()`` / ``pause()`` / ``step_forward()`` / ``step_back()`` / ``seek(k)`` / ``seek_start()`` /
+  ``seek_end()``; ``set_speed(events_per_second)``; ``position`` and ``state`` (a ``TreeState``).
+- ``begin_live(teaching, epsilon)`` and ``feed(events)``: follow a run while its worker sends events.
+- ``tick(seconds)``: advance playback as the timer would (tests drive it without waiting).
+
+Privacy: in release mode the events carry no true counts, so none can be shown; in teaching mode the
+panel shows "teaching: not a release" and may overlay the true counts.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+from dpstudio.gui.widgets.ledger_view import LedgerView
+from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeView, node_text
+from dpstudio.model.replay import Replay
+
+TICK_MS = 30
+SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 20000)
+
+
+class WatchPanel(QtWidgets.QWidget):
+    positionChanged = QtCore.Signal(int)
+
+    def __init__(self, project=None, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.replay = Replay()
+        self.teaching: bool | None = None
+        self.epsilon: float | None = None
+        self.playing = False
+        self.live = False
+        self.follow = False  # while live: jump to the newest event on every tick
+        self.speed = 20.0  # events per second
+        self._carry = 0.0
+        self._last_tick = None
+
+        outer = QtWidgets.QVBoxLayout(self)
+        # controls
+        bar = QtWidgets.QHBoxLayout()
+        self.btn_start = QtWidgets.QToolButton(text="|<")
+        self.btn_back = QtWidgets.QToolButton(text="<")
+        self.btn_play = QtWidgets.QToolButton(text="Play")
+        self.btn_fwd = QtWidgets.QToolButton(text=">")
+        self.btn_end = QtWidgets.QToolButton(text=">|")
+        for b, tip in ((self.btn_start, "to the start"), (self.btn_back, "one event back"),
+                       (self.btn_play, "play / pause (Space)"), (self.btn_fwd, "one event forward"),
+                       (self.btn_end, "to the end")):
+            b.setToolTip(tip)
+            bar.addWidget(b)
+        self.btn_play.setShortcut("Space")
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
+        self.slider.setRange(0, 0)
+        bar.addWidget(self.slider, 1)
+        bar.addWidget(QtWidgets.QLabel("speed"))
+        self.speed_box = QtWidgets.QComboBox()
+        for s in SPEEDS:
+            self.speed_box.addItem(f"{s} events/s", s)
+        self.speed_box.setCurrentIndex(SPEEDS.index(20))
+        bar.addWidget(self.speed_box)
+        self.chk_true = QtWidgets.QCheckBox("show true counts")
+        self.chk_true.setToolTip("teaching mode only: overlay the true counts")
+        bar.addWidget(self.chk_true)
+        self.btn_fit = QtWidgets.QToolButton(text="Fit")
+        self.btn_fit.setToolTip("zoom to the whole tree")
+        bar.addWidget(self.btn_fit)
+        outer.addLayout(bar)
+
+        status = QtWidgets.QHBoxLayout()
+        self.status = QtWidgets.QLabel("no run yet: run an algorithm from the Algorithm panel")
+        status.addWidget(self.status, 1)
+        self.mark = QtWidgets.QLabel("TEACHING: NOT A RELEASE")
+        self.mark.setStyleSheet("background:#f0a020;color:black;font-weight:bold;padding:2px 8px;")
+        self.mark.setVisible(False)
+        status.addWidget(self.mark)
+        legend = " ".join(f"<span style='color:{PALETTE_COLOURS[k]}'>&#9679;</span> {STATE_NAMES[k]}"
+                          for k in sorted(STATE_NAMES))
+        self.legend = QtWidgets.QLabel(legend)
+        status.addWidget(self.legend)
+        outer.addLayout(status)
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
+        self.tree = TreeView()
+        split.addWidget(self.tree)
+        right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
+        self.candidates = CandidatesChart()
+        right.addWidget(self.candidates)
+        self.details = QtWidgets.QLabel("click a node to see its values")
+        self.details.setWordWrap(True)
+        self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
+        self.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        right.addWidget(self.details)
+        self.ledger = LedgerView()
+        right.addWidget(self.ledger)
+        right.setSizes([260, 90, 220])
+        split.addWidget(right)
+        split.setSizes([700, 420])
+        outer.addWidget(split, 1)
+
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._on_timer)
+
+        self.btn_start.clicked.connect(self.seek_start)
+        self.btn_back.clicked.connect(self.step_back)
+        self.btn_play.clicked.connect(self.toggle_play)
+        self.btn_fwd.clicked.connect(self.step_forward)
+        self.btn_end.clicked.connect(self.seek_end)
+        self.slider.valueChanged.connect(self._on_slider)
+        self.speed_box.currentIndexChanged.connect(lambda _i: self.set_speed(self.speed_box.currentData()))
+        self.chk_true.toggled.connect(self.tree.set_show_true)
+        self.btn_fit.clicked.connect(self.tree.fit)
+        self.tree.nodeSelected.connect(self._show_node)
+        self._selected: int | None = None
+        self._steps_cache = (0, False)
+
+        if project is not None and hasattr(project, "subscribe"):
+            project.subscribe(self._on_project, "run", "mode")
+            if getattr(project, "events", None):
+                self._load_from_project()
+        self._refresh()
+
+    # -- public API ---------------------------------------------------------------------------------
+    @property
+    def state(self):
+        return self.replay.state
+
+    @property
+    def position(self) -> int:
+        return self.replay.position
+
+    def load_events(self, events, teaching: bool | None = None, epsilon: float | None = None) -> None:
+        """Show a recorded run with the cursor at the start (call ``seek_end()`` to see the result)."""
+        self.pause()
+        self.live = False
+        self.replay.reset(list(events))
+        self._steps_cache = (0, False)
+        self._set_meta(teaching, epsilon)
+        self.tree._auto_fit = True
+        self._refresh()
+
+    def begin_live(self, teaching: bool, epsilon: float | None = None) -> None:
+        """A run is starting: clear the view and follow its events as they arrive."""
+        self.pause()
+        self.replay.reset([])
+        self._steps_cache = (0, False)
+        self.live = True
+        self.follow = True
+        self._set_meta(teaching, epsilon)
+        self.tree._auto_fit = True
+        self._refresh()
+        self.timer.start()
+
+    def feed(self, events) -> None:
+        """Events from a running job (in order). The view catches up on its next tick."""
+        self.replay.extend(events)
+        if self.teaching is None and any(getattr(e, "true_count", None) is not None for e in events):
+            self._set_meta(True, self.epsilon)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(self.replay))
+        self.slider.blockSignals(False)
+
+    def play(self) -> None:
+        if self.replay.at_end and not self.live:
+            self.seek(0)
+        self.playing = True
+        self.btn_play.setText("Pause")
+        self._last_tick = time.monotonic()
+        self.timer.start()
+
+    def pause(self) -> None:
+        self.playing = False
+        self.btn_play.setText("Play")
+        if not self.live:
+            self.timer.stop()
+
+    def toggle_play(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def set_speed(self, events_per_second: float) -> None:
+        self.speed = max(0.1, float(events_per_second))
+
+    def step_forward(self) -> bool:
+        self.pause()
+        self.follow = False
+        moved = self.replay.step_forward()
+        self._refresh()
+        return moved
+
+    def step_back(self) -> bool:
+        self.pause()
+        self.follow = False
+        moved = self.replay.step_back()
+        self._refresh()
+        return moved
+
+    def seek(self, k: int):
+        self.replay.seek(k)
+        self._refresh()
+        return self.replay.state
+
+    def seek_start(self):
+        self.pause()
+        self.follow = False
+        return self.seek(0)
+
+    def seek_end(self):
+        self.pause()
+        self.follow = self.live
+        return self.seek(len(self.replay))
+
+    def tick(self, seconds: float) -> int:
+        """Advance playback by ``seconds`` at the current speed; returns the number of events applied."""
+        if self.live and self.follow and not self.playing:
+            target = len(self.replay)
+        else:
+            self._carry += self.speed * seconds
+            steps = int(self._carry)
+            self._carry -= steps
+            target = min(len(self.replay), self.position + steps)
+        moved = target - self.position
+        if moved:
+            self.replay.seek(target)
+            self._refresh()
+        if self.playing and self.replay.at_end and not self.live:
+            self.pause()
+        return moved
+
+    def end_live(self) -> None:
+        self.live = False
+        if not self.playing:
+            self.timer.stop()
+
+    # -- internals ----------------------------------------------------------------------------------
+    @property
+    def _has_steps(self) -> bool:
+        """Whether the stream has selection steps (DiffGen, MAXGDDP) to chart."""
+        scanned, found = self._steps_cache
+        events = self.replay.events
+        if scanned > len(events):  # a new stream
+            scanned, found = 0, False
+        if not found:
+            found = any(type(e).__name__ == "CandidatesScored" for e in events[scanned:])
+        self._steps_cache = (len(events), found)
+        return found
+
+    def _set_meta(self, teaching, epsilon) -> None:
+        if teaching is None:
+            teaching = any(getattr(e, "true_count", None) is not None for e in self.replay.events) or None
+        self.teaching = teaching
+        self.epsilon = epsilon
+        self.mark.setVisible(bool(teaching))
+        self.chk_true.setEnabled(bool(teaching))
+        if not teaching:
+            self.chk_true.setChecked(False)
+
+    def _on_timer(self) -> None:
+        now = time.monotonic()
+        dt = 0.0 if self._last_tick is None else now - self._last_tick
+        self._last_tick = now
+        self.tick(dt)
+
+    def _on_slider(self, value: int) -> None:
+        if value != self.position:
+            self.pause()
+            self.follow = self.live and value >= len(self.replay)
+            self.seek(value)
+
+    def _total_epsilon(self) -> float | None:
+        if self.epsilon is not None:
+            return self.epsilon
+        sp = self.replay.state.spends
+        if sp:
+            return float(sp[0].spent_total) + float(sp[0].remaining)
+        for e in self.replay.events:
+            if type(e).__name__ == "BudgetSpent":
+                return float(e.spent_total) + float(e.remaining)
+        return None
+
+    def _refresh(self) -> None:
+        st = self.replay.state
+        n = len(self.replay)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n)
+        self.slider.setValue(st.position)
+        self.slider.blockSignals(False)
+        self.tree.set_state(st)
+        self.candidates.set_step(st.candidates, st.winner)
+        has_steps = self._has_steps
+        if self.candidates.isVisible() != has_steps and self.isVisible():
+            self.candidates.setVisible(has_steps)
+        total = self._total_epsilon()
+        self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12))
+        ev = st.last_event
+        what = ev.kind if ev is not None else "start"
+        extra = ""
+        if st.progress is not None and st.progress.message:
+            extra = f" - {st.progress.message}"
+        live = " (live)" if self.live else ""
+        self.status.setText(f"event {st.position} of {n}{live}: {what}; {st.n_nodes} nodes{extra}"
+                            + ("; finished" if st.finished else ""))
+        if self._selected is not None:
+            self._show_node(self._selected)
+        self.positionChanged.emit(st.position)
+
+    def _show_node(self, nid: int) -> None:
+        self._selected = nid
+        nd = self.replay.state.nodes.get(nid)
+        if nd is None:
+            self.details.setText("the selected node does not exist at this step")
+            return
+        text = node_text(nd, show_true=bool(self.teaching))
+        self.details.setText(f"node {nid} (depth {nd.depth})\n{text}")
+
+    def _load_from_project(self) -> None:
+        p = self.project
+        teaching = getattr(p, "run_teaching", None)
+        self.load_events(p.events, teaching=teaching, epsilon=float(p.run_ledger.total) if getattr(
+            p, "run_ledger", None) is not None else None)
+        self.seek_end()
+
+    def _on_project(self, field: str) -> None:
+        p = self.project
+        events = getattr(p, "events", [])
+        if self.live:
+            if events and len(events) >= len(self.replay.events):
+                # the run ended: keep the live replay (same events), stop following
+                self.end_live()
+                self.seek_end()
+            return
+        if not events:
+            self.load_events([])
+            self.status.setText("no run yet: run an algorithm from the Algorithm panel")
+            return
+        if events != self.replay.events:
+            self._load_from_project()

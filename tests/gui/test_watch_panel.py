@@ -1,0 +1,150 @@
+"""Watch panel: driving the real widget forwards/backwards equals the recomputed state; live following."""
+
+import numpy as np
+import pytest
+
+from dpstudio.core.events import CandidatesScored, NodeNoised, WinnerChosen
+from dpstudio.gui.panels.watch import WatchPanel
+from dpstudio.gui.widgets.tree_view import CONSISTENT, CREATED, NOISED, RELEASED, WINNER, tree_layout
+from dpstudio.model.project import Project
+from dpstudio.model.replay import state_at
+from tests.gui.synthetic_streams import diffgen_like, interval_tree
+
+
+@pytest.fixture
+def panel(qtbot):
+    w = WatchPanel(Project())
+    w.resize(1100, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def _drawn(panel):
+    panel.tree.redraw()
+    return panel.tree.positions(), panel.tree.colour_states()
+
+
+def test_buttons_forward_and_back_equal_recomputed_state(panel, qtbot):
+    events = list(diffgen_like(steps=5, seed=11))
+    panel.load_events(events, teaching=True)
+    assert panel.position == 0
+    for k in range(1, len(events) + 1):
+        panel.btn_fwd.click()
+        assert panel.state.snapshot() == state_at(events, k).snapshot()
+    assert not panel.step_forward()
+    for k in range(len(events) - 1, -1, -1):
+        panel.btn_back.click()
+        assert panel.state.snapshot() == state_at(events, k).snapshot()
+        # the widgets show that state: slider, ledger rows, node count drawn
+        assert panel.slider.value() == k
+        assert panel.ledger.table.rowCount() == len(panel.state.spends)
+        pos, _ = _drawn(panel)
+        assert set(pos) == set(panel.state.nodes)
+
+
+def test_slider_seek_and_drawn_positions_follow_layout(panel, qtbot):
+    events = list(interval_tree(n_bins=40, b=3, seed=1, teaching=False))
+    panel.load_events(events)
+    panel.slider.setValue(len(events) // 2)
+    st = state_at(events, len(events) // 2)
+    assert panel.state.snapshot() == st.snapshot()
+    pos, states = _drawn(panel)
+    ids, par = st.parents_array()
+    x, y = tree_layout(par)
+    assert [pos[int(i)] for i in ids] == list(zip(x.tolist(), y.tolist()))
+    # colours: noised nodes blue, the rest grey (consistency not reached yet)
+    noised = np.array([st.nodes[int(i)].noisy is not None for i in ids])
+    assert np.all(states[noised] == NOISED) and np.all(states[~noised] == CREATED)
+    panel.seek_end()
+    _, states = _drawn(panel)
+    assert set(np.unique(states)) <= {CONSISTENT, RELEASED}
+    assert not panel.mark.isVisible() and not panel.chk_true.isEnabled()
+
+
+def test_play_advances_at_speed_and_stops_at_end(panel):
+    events = list(diffgen_like(steps=3, seed=2))
+    panel.load_events(events, teaching=True)
+    panel.set_speed(100)
+    panel.play()
+    assert panel.playing
+    assert panel.tick(0.05) == 5
+    assert panel.position == 5
+    panel.tick(10.0)
+    assert panel.position == len(events) and not panel.playing
+    panel.play()  # from the end: restarts
+    assert panel.position == 0
+
+
+def test_candidates_chart_shows_step_and_winner(panel):
+    events = list(diffgen_like(steps=4, seed=7))
+    panel.load_events(events, teaching=True)
+    k = next(i for i, e in enumerate(events) if isinstance(e, WinnerChosen)) + 1
+    panel.seek(k)
+    scored = next(e for e in events if isinstance(e, CandidatesScored))
+    win = events[k - 1]
+    chart = panel.candidates
+    np.testing.assert_allclose(chart.probabilities, scored.probabilities)
+    assert chart.winner == win.index
+    assert chart.shown[0] == int(np.argmax(scored.probabilities))
+    # the winner's children are highlighted once created
+    panel.seek(k + 1)
+    _, states = _drawn(panel)
+    assert WINNER in states
+    # before the winner event there is no winner
+    panel.seek(k - 1)
+    assert chart.winner is None
+
+
+def test_teaching_overlay_and_release_has_no_true_counts(panel):
+    panel.load_events(list(diffgen_like(steps=3, seed=1, teaching=True)), teaching=True)
+    panel.seek_end()
+    assert panel.mark.isVisible() and panel.chk_true.isEnabled()
+    panel.chk_true.setChecked(True)
+    panel.tree.fit()
+    panel.tree.redraw()
+    texts = [t.textItem.toPlainText() for t in panel.tree._labels if t.isVisible()]
+    assert texts and any("(" in t or "true" in t for t in texts)
+    panel.load_events(list(diffgen_like(steps=3, seed=1, teaching=False)), teaching=False)
+    panel.seek_end()
+    assert not panel.mark.isVisible() and not panel.chk_true.isChecked()
+    assert not panel.state.has_true_counts
+
+
+def test_live_feed_follows_and_project_run_loads(panel, qtbot):
+    events = list(diffgen_like(steps=4, seed=3))
+    panel.begin_live(True, 1.0)
+    for i in range(0, len(events), 7):
+        panel.feed(events[i:i + 7])
+        panel.tick(0.03)
+        assert panel.position == min(len(events), i + 7)
+    # stepping back while live stops following
+    panel.step_back()
+    panel.tick(0.03)
+    assert panel.position == len(events) - 1
+    # the project records the run: the panel ends live mode at the end
+    project = panel.project
+    from dpstudio.core.budget import Ledger
+    project.record_run(events, Ledger(1), True)
+    assert not panel.live and panel.position == len(events)
+    # a fresh project notification with other events loads them (cursor at the end)
+    other = list(interval_tree(n_bins=9, b=3, seed=0))
+    project.record_run(other, Ledger(1), True)
+    assert panel.replay.events == other and panel.position == len(other)
+    noisy = [e.noisy for e in other if isinstance(e, NodeNoised)]
+    assert panel.state.column("noisy") == noisy
+
+
+def test_tree_of_5000_nodes_draws(panel, tmp_path):
+    events = list(interval_tree(n_bins=3750, b=4, seed=1, teaching=False))
+    panel.load_events(events)
+    panel.seek_end()
+    pos, states = _drawn(panel)
+    assert len(pos) == panel.state.n_nodes > 5000
+    assert panel.tree.visible_label_count() == 0  # no labels for a large tree at full view
+    panel.tree.setXRange(0, 6)
+    panel.tree.setYRange(-7.5, -5.5)
+    panel.tree._update_labels()
+    assert 0 < panel.tree.visible_label_count() <= 80
+    panel.grab().save(str(tmp_path / "watch.png"))

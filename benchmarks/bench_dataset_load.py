@@ -1,0 +1,65 @@
+"""Time load_table on a 1,000,000-row Adult-like CSV (rows of ../shared/data/adult/adult.data resampled).
+
+    .venv/bin/python benchmarks/bench_dataset_load.py [rows] [repeats]
+
+Prints the file size, the median (and all) wall-clock times of load_table, and the same with a progress
+callback and with drop_missing. The CSV is written to a temporary folder and deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dpstudio.io.datasets import load_table
+
+ADULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "adult" / "adult.data"
+
+
+def write_resampled(out: Path, rows: int, seed: int = 0) -> None:
+    lines = ADULT.read_text(encoding="utf-8").splitlines()
+    header, body = lines[0], [line for line in lines[1:] if line]
+    picks = np.random.default_rng(seed).integers(0, len(body), rows)
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(header + "\n")
+        fh.writelines(body[i] + "\n" for i in picks)
+
+
+def timed(fn, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main(argv: list[str]) -> int:
+    rows = int(argv[1]) if len(argv) > 1 else 1_000_000
+    repeats = int(argv[2]) if len(argv) > 2 else 3
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "adult_like.csv"
+        write_resampled(path, rows)
+        size_mb = path.stat().st_size / 1e6
+        ds = load_table(path)
+        assert ds.frame.shape == (rows, 15), ds.frame.shape
+        report = ds.missing_report()
+        print(f"file: {rows:,} rows x 15 columns, {size_mb:.1f} MB, {report.rows_with_missing:,} rows with a missing value")
+        cases = {
+            "load_table": lambda: load_table(path),
+            "load_table + progress callback": lambda: load_table(path, progress=lambda done, total: True),
+            "drop_missing (on the loaded table)": lambda: ds.drop_missing(),
+        }
+        for name, fn in cases.items():
+            times = timed(fn, repeats)
+            print(f"{name}: median {statistics.median(times):.2f} s of {repeats} ({', '.join(f'{t:.2f}' for t in times)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

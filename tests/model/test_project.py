@@ -1,0 +1,218 @@
+"""The Qt-free project: notifications, validation messages, modes and ledgers, save and reopen."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpstudio.core.budget import Ledger
+from dpstudio.core.noise import SecureNoise, SimulationNoise
+from dpstudio.core.taxonomy import Node, Taxonomy
+from dpstudio.core.taxonomy_generators import numeric_equal_width
+from dpstudio.model.project import (
+    CLASS,
+    IGNORE,
+    KEEP_MISSING,
+    QUASI_IDENTIFIER,
+    RELEASE,
+    SCHEMA_VERSION,
+    TEACHING,
+    Project,
+    ProjectError,
+    file_sha256,
+)
+
+
+def frame():
+    return pd.DataFrame({"age": [20.0, 30.0, 45.0, np.nan, 88.0],
+                         "edu": ["a", "b", "c", "a", "b"],
+                         "cls": ["y", "n", "y", "n", "y"]})
+
+
+def edu_tax():
+    root = Node("*")
+    g = root.add(Node("ab"))
+    g.add(Node("a"))
+    g.add(Node("b"))
+    return Taxonomy(root, "edu")
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = Project()
+    path = tmp_path / "d.csv"
+    frame().to_csv(path, index=False)
+    p.set_data(frame(), path)
+    return p
+
+
+def test_set_data_defaults_and_hash(project, tmp_path):
+    assert project.columns == ["age", "edu", "cls"]
+    assert project.types == {"age": "numeric", "edu": "categorical", "cls": "categorical"}
+    assert project.roles == {"age": QUASI_IDENTIFIER, "edu": QUASI_IDENTIFIER, "cls": CLASS}
+    assert project.data_hash == file_sha256(tmp_path / "d.csv")
+    import hashlib
+
+    assert project.data_hash == hashlib.sha256((tmp_path / "d.csv").read_bytes()).hexdigest()
+    assert project.dirty
+
+
+def test_notifications_by_field(project):
+    seen, only_bounds = [], []
+    project.subscribe(seen.append)
+    project.subscribe(only_bounds.append, "bounds")
+    project.set_role("edu", IGNORE)
+    project.set_bounds("age", 17, 90)
+    assert "roles" in seen and "bounds" in seen
+    assert only_bounds == ["bounds"]
+    # a setter that changes nothing announces nothing
+    seen.clear()
+    project.set_bounds("age", 17, 90)
+    assert seen == []
+    with pytest.raises(ValueError):
+        project.subscribe(seen.append, "no-such-field")
+
+
+def test_one_class_attribute(project):
+    project.set_role("edu", CLASS)
+    assert project.class_attribute == "edu"
+    assert project.roles["cls"] == QUASI_IDENTIFIER
+
+
+@pytest.mark.parametrize("lo,hi,needle", [
+    (90, 17, "must be below"), (5, 5, "must be below"), ("x", 3, "must be numbers"),
+    (float("inf"), 3, "finite"),
+])
+def test_bad_bounds_are_refused_with_reason(project, lo, hi, needle):
+    with pytest.raises(ProjectError, match=needle):
+        project.set_bounds("age", lo, hi)
+    assert "age" not in project.bounds
+
+
+def test_bounds_only_for_numeric(project):
+    with pytest.raises(ProjectError, match="categorical"):
+        project.set_bounds("edu", 0, 1)
+
+
+def test_type_change_refused_when_values_are_not_numbers(project):
+    with pytest.raises(ProjectError, match="5 value"):
+        project.set_type("edu", "numeric")
+    assert project.types["edu"] == "categorical"
+
+
+def test_uncovered_values_against_direct_count(project):
+    project.set_taxonomy("edu", edu_tax())
+    values, rows = project.uncovered_values("edu")
+    expected = frame()["edu"][~frame()["edu"].isin(["a", "b"])]
+    assert values == sorted(expected.unique()) == ["c"]
+    assert rows == len(expected) == 1
+    project.set_taxonomy("age", numeric_equal_width(17, 60, 2, 2))
+    values, rows = project.uncovered_values("age")
+    assert rows == 1 and values == [88.0]  # NaN is the missing-value choice's business, not coverage
+
+
+def test_problems_name_what_is_missing(project):
+    probs = project.problems()
+    assert any("age" in p and "bounds" in p for p in probs)
+    assert any("edu" in p and "taxonomy" in p for p in probs)
+    project.set_bounds("age", 17, 90)
+    project.set_taxonomy("edu", edu_tax())
+    probs = project.problems()
+    assert probs == ["edu: 1 row(s) hold values the taxonomy does not cover (e.g. c)"]
+
+
+def test_teaching_runs_get_fresh_ledgers_and_simulation_noise(project):
+    project.set_epsilon("0.5")
+    a, b = project.start_run(), project.start_run()
+    assert isinstance(a.noise, SimulationNoise) and a.teaching
+    assert a.ledger is not b.ledger and a.ledger.total == Fraction(1, 2)
+    assert not project.can_export
+
+
+def test_release_spends_once(project):
+    project.set_mode(RELEASE)
+    setup = project.start_run()
+    assert isinstance(setup.noise, SecureNoise) and not setup.teaching
+    setup.ledger.spend("counts", "discrete Laplace", 1)
+    project.record_run([], setup.ledger, teaching=False, result="released")
+    assert project.can_export
+    with pytest.raises(ProjectError, match="spent"):
+        project.start_run()
+    with pytest.raises(ProjectError, match="cannot be changed"):
+        project.set_epsilon(2)
+    # switching to teaching forgets the run: nothing of it can be exported
+    project.set_mode(TEACHING)
+    assert project.result is None and not project.can_export
+
+
+def test_save_and_reopen_same_state(project, tmp_path):
+    project.set_bounds("age", 17, 90)
+    project.set_taxonomy("edu", edu_tax(), "edu.csv")
+    project.set_taxonomy("age", numeric_equal_width(17, 90, 2, 2))
+    project.set_missing(KEEP_MISSING)
+    project.set_role("cls", CLASS)
+    project.set_algorithm("maxgddp", {"steps": 4, "fanout": 3})
+    project.set_epsilon("0.3")
+    project.set_mode(RELEASE)
+    led = project.start_run().ledger
+    with led.parallel("g"):
+        led.spend("a", "m", Fraction(1, 10))
+        led.spend("b", "m", Fraction(2, 10))
+    path = project.save(tmp_path / "p")
+    assert path.name == "p.dpstudio" and not project.dirty
+
+    text = path.read_text()
+    saved = json.loads(text)
+    assert saved["schema_version"] == SCHEMA_VERSION
+    assert "88" not in text and '"c"' not in text  # no raw data values in the file
+
+    q = Project()
+    warnings = q.apply_dict(Project.read_file(path), frame(), tmp_path / "d.csv", path)
+    assert warnings == []
+    for attr in ("columns", "roles", "types", "bounds", "missing", "algorithm", "params", "epsilon", "mode",
+                 "data_hash", "taxonomy_sources"):
+        assert getattr(q, attr) == getattr(project, attr), attr
+    assert q.taxonomies == project.taxonomies
+    assert q.release_ledger.to_dict() == project.release_ledger.to_dict()
+    assert q.release_ledger.spent == Fraction(2, 10)
+    assert not q.dirty
+
+
+def test_reopen_warns_when_data_changed_or_missing(project, tmp_path):
+    path = project.save(tmp_path / "p.dpstudio")
+    (tmp_path / "d.csv").write_text("age,edu,cls\n1,a,y\n")
+    q = Project()
+    warnings = q.apply_dict(Project.read_file(path), frame(), tmp_path / "d.csv", path)
+    assert any("changed" in w for w in warnings)
+    r = Project()
+    warnings = r.apply_dict(Project.read_file(path), None, None, path)
+    assert any("not found" in w for w in warnings)
+    assert r.columns == project.columns
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"\xff\xfe\x00garbage", "not UTF-8"),
+    (b"{not json", "JSON error on line 1"),
+    (b'{"format": "something-else"}', "not a dpstudio project file"),
+    (b'{"format": "dpstudio-project", "schema_version": 99}', "version 99"),
+])
+def test_bad_project_files(tmp_path, content, needle):
+    path = tmp_path / "bad.dpstudio"
+    path.write_bytes(content)
+    with pytest.raises(ProjectError, match=needle):
+        Project.read_file(path)
+
+
+def test_saved_ledger_replays_to_same_total():
+    led = Ledger(1)
+    led.spend("x", "m", Fraction(1, 3))
+    p = Project()
+    p.release_ledger = led
+    d = p.to_dict()
+    q = Project()
+    q.apply_dict(d)
+    assert q.release_ledger.spent == Fraction(1, 3)

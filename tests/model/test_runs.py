@@ -1,0 +1,76 @@
+"""model.runs: the coded table matches an independent coding, and bad inputs stop before any spend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpstudio.core.events import RunFinished
+from dpstudio.core.taxonomy import Node, Taxonomy
+from dpstudio.model.project import CLASS, KEEP_MISSING, RELEASE, Project
+from dpstudio.model.runs import RunInputError, encode_table, histogram_counts, make_job
+
+
+def make_project(missing_edu=False):
+    df = pd.DataFrame({"age": [20, 30, 45, 61, 88, 33],
+                       "edu": ["a", "b", None if missing_edu else "a", "a", "b", "b"],
+                       "cls": ["y", "n", "y", "n", "y", "y"]})
+    p = Project()
+    p.set_data(df, None)
+    root = Node("*")
+    root.add(Node("a"))
+    root.add(Node("b"))
+    p.set_taxonomy("edu", Taxonomy(root))
+    p.set_bounds("age", 0, 100)
+    return p
+
+
+def test_encode_table_matches_independent_coding():
+    p = make_project()
+    data = encode_table(p)
+    age, edu = data.attributes
+    assert age.name == "age" and np.array_equal(age.values, [20, 30, 45, 61, 88, 33]) and age.integer
+    tax = p.taxonomies["edu"]
+    assert [tax.labels[i] for i in edu.leaf_ids] == ["a", "b", "a", "a", "b", "b"]
+    assert data.classes == ("n", "y")
+    assert list(data.y) == [1, 0, 1, 0, 1, 1]
+
+
+def test_missing_drop_and_keep():
+    p = make_project(missing_edu=True)
+    assert encode_table(p).n_records == 5
+    p.set_missing(KEEP_MISSING)
+    with pytest.raises(RunInputError, match="Missing"):  # the taxonomy must cover the 'Missing' value
+        encode_table(p)
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda p: p.set_bounds("age", 25, 100), "outside the public bounds"),
+    (lambda p: p.set_taxonomy("edu", None), "no taxonomy"),
+    (lambda p: p.set_role("cls", "ignore"), "class"),
+])
+def test_bad_inputs_raise_before_spending(change, needle):
+    p = make_project()
+    p.set_mode(RELEASE)
+    change(p)
+    with pytest.raises(RunInputError, match=needle):
+        make_job(p)
+    assert p.release_ledger is None or p.release_ledger.spent == 0
+
+
+def test_teaching_run_finishes_and_spends_epsilon():
+    p = make_project()
+    p.set_algorithm("diffgen", {"steps": 2})
+    p.set_epsilon(1)
+    job, setup = make_job(p)
+    events = list(job())
+    assert isinstance(events[-1], RunFinished)
+    assert setup.ledger.spent == 1 and setup.teaching
+
+
+def test_histogram_counts_equal_numpy_histogram():
+    p = make_project()
+    counts, edges, attr = histogram_counts(p, None, 10)
+    expected, _ = np.histogram([20, 30, 45, 61, 88, 33], bins=np.linspace(0, 100, 11))
+    assert attr == "age" and np.array_equal(counts, expected)

@@ -67,26 +67,29 @@ def _mostly_comma_space(text: str) -> bool:
 def looks_like_header(rows: list[list[str]], missing: frozenset[str]) -> bool:
     """Does the first row hold column names rather than data?
 
-    It does when none of its cells is empty, missing or a number, and either some column is numeric in
-    the rows below (a name above numbers), or, for all-text tables, none of its cells recurs in its column
-    below and the names are distinct.
+    It does when none of its cells is a number or a missing-value token, its non-empty cells are distinct,
+    and either some column is numeric in the rows below with a name above it, or (all-text tables) no cell
+    is empty and none recurs in its column below. An empty first cell (a pandas index column) is allowed.
     """
     if not rows:
         return False
     first, body = rows[0], rows[1:]
-    if any(cell == "" or cell in missing or is_number(cell) for cell in first):
+    named = [cell for cell in first if cell != ""]
+    if not named or any(cell in missing or is_number(cell) for cell in named):
         return False
-    if len(set(first)) != len(first):
+    if len(set(named)) != len(named):
         return False
     if not body:
-        return True
+        return len(named) == len(first)
     columns = list(zip(*(row for row in body if len(row) == len(first))))
     if not columns:
         return False
-    for col in columns:
+    for name, col in zip(first, columns):
         present = [cell for cell in col if cell not in missing]
-        if present and all(is_number(cell) for cell in present):
+        if name and present and all(is_number(cell) for cell in present):
             return True
+    if len(named) != len(first):
+        return False
     return all(name not in set(col) for name, col in zip(first, columns))
 
 

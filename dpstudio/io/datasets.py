@@ -568,7 +568,8 @@ def _load_text(p, sep, header, missing, progress, encoding, types) -> Dataset:
     except pd.errors.EmptyDataError as exc:
         raise DatasetError(f"{p.name} has no data rows") from exc
     except pd.errors.ParserError as exc:
-        raise _ragged_error(p, delimiter, encoding, counter) from exc
+        error = _ragged_error(p, delimiter, encoding, counter)
+        raise error or DatasetError(f"{p.name} could not be read as a table: {exc}") from exc
     except (gzip.BadGzipFile, EOFError, OSError) as exc:
         raise DatasetError(f"cannot read {p.name}: {exc}") from exc
     finally:
@@ -595,7 +596,7 @@ def _ragged_error(p, delimiter, encoding, counter) -> DatasetError | None:
             text = io.TextIOWrapper(fh, encoding=encoding, newline="")
             found = sniff.first_ragged_line(text, delimiter)
         if found is None:
-            return None if counter.quoted else DatasetError(f"{p.name} could not be parsed as a table")
+            return None
         line, fields, expected, first = found
     return DatasetError(
         f"{p.name}, line {line}: {fields} fields where line {first} has {expected}; every row needs "

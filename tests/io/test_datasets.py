@@ -386,3 +386,17 @@ def test_parquet_round_trip(tmp_path):
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     with pytest.raises(DatasetError, match="cannot read the Parquet file"):
         load_table(tmp_path / "bad.parquet")
+
+
+def test_pandas_index_column_header(tmp_path):
+    frame = pd.DataFrame({"age": [39, 50, 38], "sex": ["Male", "Female", "Male"]})
+    path = tmp_path / "idx.csv"
+    frame.to_csv(path)  # header ",age,sex" with an unnamed index column
+    ds = load_table(path)
+    assert ds.header is True and ds.columns == ["col1", "age", "sex"]
+    assert ds.frame["age"].tolist() == [39, 50, 38]
+
+
+def test_unclosed_quote_is_a_dataset_error(tmp_path):
+    with pytest.raises(DatasetError, match="could not be read as a table"):
+        load_table(write(tmp_path / "u.csv", 'a,b\n1,"open\n2,x\n'))

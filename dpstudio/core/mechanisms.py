@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .noise import NoiseSource, SecureNoise, _check_scale
+from .noise import NoiseSource, SecureNoise, _as_scores, _check_scale
 
 _SECURE = SecureNoise()
 
@@ -32,6 +32,13 @@ def _check_eps(epsilon) -> float:
     return eps
 
 
+def _check_sensitivity(sensitivity) -> float:
+    sens = float(sensitivity)
+    if not (math.isfinite(sens) and sens > 0):
+        raise ValueError(f"sensitivity must be a positive finite number, got {sensitivity!r}")
+    return sens
+
+
 def noisy_counts(counts, epsilon, sensitivity=1, noise: NoiseSource | None = None) -> np.ndarray:
     """Integer counts plus discrete Laplace noise of scale sensitivity/epsilon (secure by default).
 
@@ -39,17 +46,15 @@ def noisy_counts(counts, epsilon, sensitivity=1, noise: NoiseSource | None = Non
     ``sensitivity``.
     """
     eps = _check_eps(epsilon)
-    sens = float(sensitivity)
-    if not (math.isfinite(sens) and sens > 0):
-        raise ValueError(f"sensitivity must be a positive finite number, got {sensitivity!r}")
+    sens = _check_sensitivity(sensitivity)
     noise = _SECURE if noise is None else noise
     return noise.laplace_counts(counts, sens / eps)
 
 
 def exponential_probabilities(scores, epsilon, sensitivity=1.0) -> np.ndarray:
     """Selection probabilities of the exponential mechanism (for display and tests; no noise)."""
-    u = np.asarray(scores, dtype=float)
-    logits = _check_eps(epsilon) * u / (2.0 * float(sensitivity))
+    u = _as_scores(scores)
+    logits = _check_eps(epsilon) * u / (2.0 * _check_sensitivity(sensitivity))
     logits -= logits.max()
     w = np.exp(logits)
     return w / w.sum()
@@ -58,14 +63,14 @@ def exponential_probabilities(scores, epsilon, sensitivity=1.0) -> np.ndarray:
 def exponential_mechanism(scores, epsilon, sensitivity=1.0, noise: NoiseSource | None = None) -> int:
     """Index chosen with probability proportional to exp(eps * u / (2 Du)). eps-DP."""
     noise = _SECURE if noise is None else noise
-    return noise.exponential(scores, 2.0 * float(sensitivity) / _check_eps(epsilon))
+    return noise.exponential(scores, 2.0 * _check_sensitivity(sensitivity) / _check_eps(epsilon))
 
 
 def report_noisy_max(scores, epsilon, sensitivity=1.0, monotone=True,
                      noise: NoiseSource | None = None) -> int:
     """Index of max(u + Exp(scale)); scale Du/eps if ``monotone`` else 2 Du/eps. eps-DP."""
     noise = _SECURE if noise is None else noise
-    scale = float(sensitivity) / _check_eps(epsilon) * (1.0 if monotone else 2.0)
+    scale = _check_sensitivity(sensitivity) / _check_eps(epsilon) * (1.0 if monotone else 2.0)
     return noise.noisy_max(scores, scale)
 
 
@@ -76,8 +81,8 @@ def noisy_max_probabilities(scores, epsilon, sensitivity=1.0, monotone=True, dra
     For display only (no closed form exists for more than two candidates). Uses simulation noise and
     never touches the data beyond the scores passed in.
     """
-    u = np.asarray(scores, dtype=float)
-    scale = float(sensitivity) / _check_eps(epsilon) * (1.0 if monotone else 2.0)
+    u = _as_scores(scores)
+    scale = _check_sensitivity(sensitivity) / _check_eps(epsilon) * (1.0 if monotone else 2.0)
     rng = np.random.default_rng(seed)
     wins = np.argmax(u[None, :] + rng.exponential(scale, size=(draws, u.size)), axis=1)
     return np.bincount(wins, minlength=u.size) / draws
@@ -88,14 +93,23 @@ def interval_log_weights(scores, lengths, epsilon, sensitivity=1.0) -> np.ndarra
 
     Zero-length intervals get weight 0 (-inf).
     """
-    u = np.asarray(scores, dtype=float)
-    length = np.asarray(lengths, dtype=float)
+    u = _as_scores(scores)
+    length = np.asarray(lengths, dtype=float).ravel()
     if u.shape != length.shape:
         raise ValueError("scores and lengths must have the same shape")
-    if np.any(length < 0):
-        raise ValueError("interval lengths must be non-negative")
+    if not np.all(np.isfinite(length) & (length >= 0)):
+        raise ValueError("interval lengths must be finite and non-negative")
     with np.errstate(divide="ignore"):
-        return np.log(length) + _check_eps(epsilon) * u / (2.0 * float(sensitivity))
+        return np.log(length) + _check_eps(epsilon) * u / (2.0 * _check_sensitivity(sensitivity))
+
+
+def interval_probabilities(edges, scores, epsilon, sensitivity=1.0) -> np.ndarray:
+    """Selection probabilities of ``choose_split_in_intervals`` (for display and tests; no noise)."""
+    logw = interval_log_weights(scores, np.diff(np.asarray(edges, dtype=float)), epsilon, sensitivity)
+    if not np.any(np.isfinite(logw)):
+        raise ValueError("all intervals are empty")
+    w = np.exp(logw - logw[np.isfinite(logw)].max())
+    return w / w.sum()
 
 
 def choose_split_in_intervals(edges, scores, epsilon, sensitivity=1.0,
@@ -109,16 +123,18 @@ def choose_split_in_intervals(edges, scores, epsilon, sensitivity=1.0,
     """
     noise = _SECURE if noise is None else noise
     e = np.asarray(edges, dtype=float)
-    u = np.asarray(scores, dtype=float)
+    u = _as_scores(scores)
     if e.ndim != 1 or e.size != u.size + 1:
         raise ValueError("need one score per interval (len(edges) == len(scores) + 1)")
+    if not np.all(np.isfinite(e)):
+        raise ValueError("interval edges must be finite (numeric attributes need public bounds)")
     lengths = np.diff(e)
     if np.any(lengths < 0):
         raise ValueError("edges must be non-decreasing")
     positive = np.flatnonzero(lengths > 0)
     if positive.size == 0:
         raise ValueError("all intervals are empty")
-    scale = 2.0 * float(sensitivity) / _check_eps(epsilon)
+    scale = 2.0 * _check_sensitivity(sensitivity) / _check_eps(epsilon)
     # Gumbel-max over scores u + scale*log(length) picks j with P proportional to length * exp(u/scale).
     shifted = u[positive] + scale * np.log(lengths[positive])
     k = noise.exponential(shifted - shifted.max(), _check_scale(scale))

@@ -85,6 +85,18 @@ def _as_scores(scores) -> np.ndarray:
     return arr
 
 
+def _check_bounds(lo, hi) -> tuple[float, float]:
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"interval bounds must be finite, got [{lo!r}, {hi!r})")
+    return lo, hi
+
+
+def _below(x: float, lo: float, hi: float) -> float:
+    """Keep a point drawn in [lo, hi) inside it despite rounding."""
+    return float(min(max(x, lo), math.nextafter(hi, lo)))
+
+
 class SecureNoise(NoiseSource):
     """OpenDP's exact samplers (OpenSSL randomness). Cannot be seeded."""
 
@@ -102,29 +114,46 @@ class SecureNoise(NoiseSource):
 
     def noisy_max(self, scores, scale: float) -> int:
         arr = _as_scores(scores)
+        scale = _check_scale(scale)
         if arr.size == 1:
             return 0
-        return int(_float_noisy_max(len(arr), _check_scale(scale), "max")(arr.tolist()))
+        return int(_float_noisy_max(len(arr), scale, "max")(arr.tolist()))
 
     def exponential(self, scores, scale: float) -> int:
         arr = _as_scores(scores)
+        scale = _check_scale(scale)
         if arr.size == 1:
             return 0
         arr = arr - arr.max()
-        return int(_float_noisy_max(len(arr), _check_scale(scale), "gumbel")(arr.tolist()))
+        return int(_float_noisy_max(len(arr), scale, "gumbel")(arr.tolist()))
 
     def uniform(self, lo: float, hi: float) -> float:
+        lo, hi = _check_bounds(lo, hi)
         if not hi > lo:
-            return float(lo)
+            return lo
         u = secrets.randbits(53) / float(1 << 53)
-        return float(lo + (hi - lo) * u)
+        return _below(lo + (hi - lo) * u, lo, hi)
 
 
 def _opendp():
-    import opendp.prelude as dp
+    """The OpenDP modules we use, imported directly: ``opendp.prelude`` also imports scikit-learn
+    (through ``opendp.extras``), which takes seconds and is not a core dependency."""
+    from types import SimpleNamespace
 
-    dp.enable_features("contrib")
-    return dp
+    import opendp.domains as domains
+    import opendp.measurements as measurements
+    import opendp.measures as measures
+    import opendp.metrics as metrics
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return SimpleNamespace(
+        vector_domain=domains.vector_domain, atom_domain=domains.atom_domain,
+        l1_distance=metrics.l1_distance, linf_distance=metrics.linf_distance,
+        max_divergence=measures.max_divergence,
+        zero_concentrated_divergence=measures.zero_concentrated_divergence,
+        m=measurements,
+    )
 
 
 @lru_cache(maxsize=256)
@@ -158,7 +187,7 @@ class SimulationNoise(NoiseSource):
     def discrete_laplace(self, size, scale: float) -> np.ndarray:
         """Samples of the discrete Laplace distribution P(k) proportional to exp(-|k|/scale)."""
         scale = _check_scale(scale)
-        p = 1.0 - math.exp(-1.0 / scale)
+        p = -math.expm1(-1.0 / scale)
         # The difference of two i.i.d. geometric variables (failures before success) is discrete Laplace.
         g1 = self.rng.geometric(p, size=size) - 1
         g2 = self.rng.geometric(p, size=size) - 1
@@ -172,14 +201,27 @@ class SimulationNoise(NoiseSource):
         arr = _as_scores(scores)
         return int(np.argmax(arr + self.rng.exponential(_check_scale(scale), size=arr.size)))
 
+    def noisy_max_many(self, scores, scale: float, draws: int) -> np.ndarray:
+        """``draws`` independent report-noisy-max selections at once (Monte-Carlo, audits)."""
+        arr = _as_scores(scores)
+        noise = self.rng.exponential(_check_scale(scale), size=(int(draws), arr.size))
+        return np.argmax(arr[None, :] + noise, axis=1)
+
+    def exponential_many(self, scores, scale: float, draws: int) -> np.ndarray:
+        """``draws`` independent exponential-mechanism selections at once (Monte-Carlo, audits)."""
+        arr = _as_scores(scores)
+        noise = self.rng.gumbel(0.0, _check_scale(scale), size=(int(draws), arr.size))
+        return np.argmax(arr[None, :] + noise, axis=1)
+
     def exponential(self, scores, scale: float) -> int:
         arr = _as_scores(scores)
         return int(np.argmax(arr + self.rng.gumbel(0.0, _check_scale(scale), size=arr.size)))
 
     def uniform(self, lo: float, hi: float) -> float:
+        lo, hi = _check_bounds(lo, hi)
         if not hi > lo:
-            return float(lo)
-        return float(self.rng.uniform(lo, hi))
+            return lo
+        return _below(self.rng.uniform(lo, hi), lo, hi)
 
     def laplace(self, size, scale: float) -> np.ndarray:
         """Continuous Laplace noise, for Monte-Carlo error estimates only."""

@@ -1,0 +1,119 @@
+"""Noise sources: distributions against the analytic ones, types, refusals."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpstudio.core.noise import NotSecureNoiseError, SecureNoise, SimulationNoise, require_secure
+
+
+def discrete_laplace_pmf(k, scale):
+    q = math.exp(-1.0 / scale)
+    return (1 - q) / (1 + q) * q ** np.abs(k)
+
+
+def discrete_laplace_variance(scale):
+    q = math.exp(-1.0 / scale)
+    return 2 * q / (1 - q) ** 2
+
+
+def assert_pmf_matches(samples, scale, z=6.0):
+    """Every value's frequency within z binomial standard deviations, plus the tails beyond +-K together."""
+    n = samples.size
+    K = int(max(3, 4 * scale))
+    for k in range(-K, K + 1):
+        p = discrete_laplace_pmf(k, scale)
+        sd = math.sqrt(n * p * (1 - p))
+        assert abs(np.sum(samples == k) - n * p) <= z * sd + 1, (k, np.sum(samples == k), n * p)
+    tail = 2 * math.exp(-(K + 1) / scale) / (1 + math.exp(-1 / scale))
+    assert abs(np.sum(np.abs(samples) > K) - n * tail) <= z * math.sqrt(n * tail) + 1
+
+
+@pytest.mark.parametrize("scale", [0.4, 1.0, 3.0, 25.0])
+def test_simulation_discrete_laplace_distribution_and_variance(scale):
+    noise = SimulationNoise(seed=int(scale * 10))
+    x = noise.discrete_laplace(200_000, scale)
+    assert x.dtype == np.int64
+    assert_pmf_matches(x, scale)
+    var = discrete_laplace_variance(scale)
+    # sample variance within 6 standard errors (Var of X^2 <= E X^4, computed from the pmf)
+    ks = np.arange(-int(60 * scale) - 10, int(60 * scale) + 11)
+    m4 = np.sum(discrete_laplace_pmf(ks, scale) * ks.astype(float) ** 4)
+    assert abs(np.mean(x.astype(float) ** 2) - var) <= 6 * math.sqrt((m4 - var**2) / x.size)
+    assert abs(x.mean()) <= 6 * math.sqrt(var / x.size)
+
+
+def test_simulation_noise_is_reproducible_with_a_seed():
+    a = SimulationNoise(7).laplace_counts(np.arange(100), 2.0)
+    b = SimulationNoise(7).laplace_counts(np.arange(100), 2.0)
+    c = SimulationNoise(8).laplace_counts(np.arange(100), 2.0)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert SimulationNoise(7).label == "simulation (seed 7)" and not SimulationNoise(7).is_secure
+
+
+def test_secure_counts_keep_dtype_and_shape():
+    noise = SecureNoise()
+    counts = np.arange(12, dtype=np.int32).reshape(3, 4)
+    out = noise.laplace_counts(counts, 1.0)
+    assert out.dtype == np.int64 and out.shape == (3, 4)
+    assert noise.laplace_counts([5], 2.0).dtype == np.int64
+    empty = noise.laplace_counts(np.zeros((0, 3), dtype=np.int64), 1.0)
+    assert empty.shape == (0, 3) and empty.dtype == np.int64
+    # integral floats are accepted as counts
+    assert noise.laplace_counts(np.array([1.0, 2.0]), 1.0).dtype == np.int64
+    assert noise.is_secure and noise.label == "secure (OpenDP)"
+
+
+def test_secure_discrete_laplace_distribution():
+    scale = 2.0
+    x = SecureNoise().laplace_counts(np.full(40_000, 100, dtype=np.int64), scale) - 100
+    assert_pmf_matches(x, scale)
+    var = discrete_laplace_variance(scale)
+    assert abs(np.var(x) - var) < 0.05 * var  # ~8 standard errors at this sample size
+
+
+@pytest.mark.parametrize("noise", [SecureNoise(), SimulationNoise(0)])
+@pytest.mark.parametrize("scale", [0, -1, math.nan, math.inf])
+def test_bad_scales_are_refused(noise, scale):
+    with pytest.raises(ValueError, match="scale"):
+        noise.laplace_counts([1, 2], scale)
+    with pytest.raises(ValueError, match="scale"):
+        noise.noisy_max([1.0, 2.0], scale)
+    with pytest.raises(ValueError, match="scale"):
+        noise.exponential([1.0], scale)
+
+
+@pytest.mark.parametrize("noise", [SecureNoise(), SimulationNoise(0)])
+def test_bad_counts_and_scores_are_refused(noise):
+    with pytest.raises(ValueError, match="integers"):
+        noise.laplace_counts([1.5, 2.0], 1.0)
+    with pytest.raises(ValueError, match="integers"):
+        noise.laplace_counts([math.nan], 1.0)
+    with pytest.raises(ValueError, match="no candidates"):
+        noise.noisy_max([], 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        noise.exponential([1.0, math.nan], 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        noise.noisy_max([1.0, math.inf], 1.0)
+
+
+@pytest.mark.parametrize("noise", [SecureNoise(), SimulationNoise(3)])
+def test_uniform_stays_inside_the_interval(noise):
+    xs = [noise.uniform(2.0, 2.5) for _ in range(300)]
+    assert all(2.0 <= x < 2.5 for x in xs)
+    assert max(xs) - min(xs) > 0.3  # it does spread over the interval
+    assert noise.uniform(3.0, 3.0) == 3.0
+    tiny = noise.uniform(1.0, math.nextafter(1.0, 2.0))
+    assert tiny == 1.0
+    with pytest.raises(ValueError, match="finite"):
+        noise.uniform(0.0, math.inf)
+
+
+def test_require_secure():
+    secure = SecureNoise()
+    assert require_secure(secure) is secure
+    with pytest.raises(NotSecureNoiseError, match="SimulationNoise is simulation noise"):
+        require_secure(SimulationNoise(1))
+    assert issubclass(NotSecureNoiseError, TypeError)

@@ -96,15 +96,13 @@ class Worker(QtCore.QRunnable):
 
     def _end(self, outcome: str, payload: Any = None) -> None:
         self.outcome = outcome
-        try:
-            if outcome == "cancelled":
-                self.signals.cancelled.emit()
-            elif outcome == "failed":
-                self.signals.failed.emit(payload)
-            else:
-                self.signals.finished.emit(payload)
-        finally:
-            self.done.set()
+        self.done.set()  # before emitting: a slot may start the next job at once
+        if outcome == "cancelled":
+            self.signals.cancelled.emit()
+        elif outcome == "failed":
+            self.signals.failed.emit(payload)
+        else:
+            self.signals.finished.emit(payload)
 
     def _run_function(self):
         last = [0.0]
@@ -165,13 +163,14 @@ class TaskRunner(QtCore.QObject):
 
     @property
     def busy(self) -> bool:
-        return self.current is not None
+        return self.current is not None and not self.current.done.is_set()
 
     def start(self, worker: Worker) -> Worker:
         """Start ``worker``; raises RuntimeError if another job is still running."""
-        if self.current is not None:
+        if self.busy:
             raise RuntimeError(f"'{self.current.name}' is still running: wait for it or cancel it")
         self.current = worker
+        self._recent = (getattr(self, "_recent", []) + [worker])[-4:]  # keep alive until signals land
         for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             sig.connect(self._on_end)
         self.busy_changed.emit(True)
@@ -179,7 +178,8 @@ class TaskRunner(QtCore.QObject):
         return worker
 
     def _on_end(self, *_):
-        if self.current is not None:
+        sender_done = self.current is None or self.current.done.is_set()
+        if sender_done:
             self.current = None
             self.busy_changed.emit(False)
 

@@ -142,7 +142,7 @@ def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | 
             fail("empty label", n)
         if label != label.strip():
             fail(f"label {label!r} has spaces at its start or end", n)
-        if "\n" in label or "\r" in label:
+        if len(label.splitlines()) > 1 or label.endswith(("\n", "\r")):
             fail(f"label {label!r} contains a line break", n)
         if kind == CATEGORICAL and not n.children:
             if label in leaf_line:

@@ -78,7 +78,7 @@ def _labels_for_writing(tax: Taxonomy) -> list[str]:
 
 def _check_writable(tax: Taxonomy, labels: list[str], fmt: str) -> None:
     for lab in labels:
-        if lab != lab.strip() or lab == "" or "\n" in lab or "\r" in lab:
+        if lab != lab.strip() or lab == "" or len(lab.splitlines()) > 1:
             raise TaxonomyError(f"label {lab!r} cannot be written as {fmt}: empty, line break, or spaces at an end")
 
 
@@ -88,22 +88,38 @@ def _csv_rows(lines: list[tuple[int, str]], sep: str) -> list[tuple[int, list[st
 
 
 def sniff_separator(text: str) -> str:
-    """The ARX separator: the first of ; tab | , that splits every row into the same number (>= 2) of cells.
+    """The ARX separator among ; tab | , (in that order of preference).
 
-    If none does, the one that splits the first row most (so the ragged-row message points at the culprit);
-    ``;`` for a one-column file.
+    A file whose first cell is quoted uses the character right after the closing quote. Otherwise the
+    separator that splits every row into the same number (>= 2) of cells, the most cells winning; if none
+    does, the one that splits the first row most (so the ragged-row message points at the culprit); ``;`` for
+    a one-column file.
     """
     lines = [(i, t) for i, t in enumerate(text.splitlines(), 1) if t.strip()]
-    best, best_cells = ";", 1
+    if not lines:
+        return ";"
+    first = lines[0][1]
+    if first.startswith('"'):
+        k = 1
+        while k < len(first):
+            if first[k] == '"':
+                if first[k + 1:k + 2] == '"':
+                    k += 2
+                    continue
+                if first[k + 1:k + 2] in ARX_SEPARATORS and first[k + 1:k + 2]:
+                    return first[k + 1]
+                break
+            k += 1
+    consistent, best, best_cells = None, ";", 1
     for sep in ARX_SEPARATORS:
         rows = _csv_rows(lines, sep)
         lengths = {len(r) for _, r in rows}
-        if len(lengths) == 1 and lengths.pop() >= 2:
-            return sep
-        first = len(rows[0][1]) if rows else 1
-        if first > best_cells:
-            best, best_cells = sep, first
-    return best
+        cells = len(rows[0][1])
+        if len(lengths) == 1 and cells >= 2 and (consistent is None or cells > consistent[1]):
+            consistent = (sep, cells)
+        if cells > best_cells:
+            best, best_cells = sep, cells
+    return consistent[0] if consistent else best
 
 
 def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: str | None = None,
@@ -161,7 +177,7 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
         if any(p == leaf for p, _ in parent_of.values()):
             under = next(line for c, (p, line) in parent_of.items() if p == leaf)
             raise TaxonomyError(f"{leaf!r} is a leaf value on line {no} and also a generalization (line {under})",
-                                source, no)
+                                source, max(no, under))
     for start in nodes:
         walk, label = [], start
         while label in parent_of and label not in walk:
@@ -169,7 +185,8 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
             label = parent_of[label][0]
         if label in walk:
             loop = walk[walk.index(label):] + [label]
-            raise TaxonomyError("cycle: " + " -> ".join(repr(c) for c in loop), source, parent_of[label][1])
+            closing_line = max(parent_of[c][1] for c in loop[:-1])
+            raise TaxonomyError("cycle: " + " -> ".join(repr(c) for c in loop), source, closing_line)
     roots = [label for label in nodes if label not in parent_of]
     if len(roots) != 1:
         where = ", ".join(f"{r!r} (line {line_of[id(nodes[r])]})" for r in roots[:5])
@@ -192,7 +209,10 @@ def format_arx(tax: Taxonomy, sep: str = ";") -> str:
         seen[lab] = i
     width = tax.height + 1
     out = io.StringIO()
-    writer = csv.writer(out, delimiter=sep, lineterminator="\n")
+    # quote every cell when a label holds a separator or a quote, so that sniffing cannot mistake the file
+    risky = any(ch in lab for lab in labels for ch in ARX_SEPARATORS + ('"', "{", "}"))
+    writer = csv.writer(out, delimiter=sep, lineterminator="\n",
+                        quoting=csv.QUOTE_ALL if risky else csv.QUOTE_MINIMAL)
     for leaf in tax.leaves:
         path = [labels[j] for j in reversed(tax.path(leaf))]
         writer.writerow([path[0]] * (width - len(path)) + path)
@@ -259,8 +279,8 @@ def parse_brace(text: str, attribute: str = "", source: str | None = None, kind:
                                 source, line)
     if stack:
         node, opened = stack[-1]
-        raise TaxonomyError(f"unbalanced braces: '{{' of {node.label!r} opened on line {opened} is never closed",
-                            source, line)
+        raise TaxonomyError(f"unbalanced braces: '{{' of {node.label!r} opened on line {opened} is never closed "
+                            f"(the text ends on line {line})", source, opened)
     if root is None:
         raise TaxonomyError("empty text: no '{' found", source)
     return _finish(root, line_of, source, attribute, kind, dash=True)
@@ -486,8 +506,10 @@ def detect_format(text: str, filename: str | Path | None = None) -> str:
     lines = [t for t in body.splitlines() if t.strip()]
     if any(t[0].isspace() for t in lines):
         return "indented"
+    if lines and parse_interval(lines[0], dash=False) is not None:
+        return "indented"  # a lone numeric root such as [0,10), not an ARX row split at its comma
     sep = sniff_separator(body)
-    if lines and len(next(csv.reader([lines[0]], delimiter=sep))) >= 2:
+    if lines and (lines[0].startswith('"') or len(next(csv.reader([lines[0]], delimiter=sep))) >= 2):
         return "arx"
     return "indented"
 

@@ -413,7 +413,8 @@ class DataPanel(QtWidgets.QWidget):
         path = self.project.data_path
         name = path.name if path else "data"
         self.file_label.setText(f"<b>{name}</b> \u2014 {len(frame):,} rows \u00d7 {len(frame.columns)} attributes"
-                                + (f"<br><span style='color:#757575'>{path}</span>" if path else ""))
+                                + (f" <span style='color:#757575'>({path.parent})</span>" if path else ""))
+        self.file_label.setToolTip(f"{path}\nSHA-256 {self.project.data_hash}" if path else "")
         self._nunique = {}
         self._refresh_attributes()
         if self.project.columns and self.current_attribute() is None:

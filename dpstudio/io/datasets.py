@@ -220,10 +220,10 @@ class Dataset:
         report = self.missing_report()
         numeric = {c: report.per_column[c] for c in self.numeric_columns() if report.per_column[c]}
         if numeric:
-            listed = ", ".join(f"{c!r} ({n})" for c, n in numeric.items())
+            listed = ", ".join(f"{c!r} ({n} missing)" for c, n in numeric.items())
             raise DatasetError(
-                f"numeric columns cannot treat missing values as a category: {listed} have missing "
-                "values; drop those rows (drop missing) or make the column categorical first"
+                f"missing values in a numeric column cannot become a category: {listed}; drop the rows "
+                "with missing values, or make the column categorical first"
             )
         frame = self.frame.copy()
         filled = []
@@ -490,7 +490,7 @@ def _decode_error(p: Path, encoding: str) -> DatasetError:
     name = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf-8-sig", "utf8") else encoding
     return DatasetError(
         f"{p.name} is not valid {name} text at {where}. Re-save the file as UTF-8 (in Excel: "
-        "'CSV UTF-8'), or pass its encoding, e.g. encoding='latin-1' (--encoding latin-1)"
+        "'CSV UTF-8'), or load it with its encoding, e.g. encoding='latin-1'"
     )
 
 
@@ -599,8 +599,8 @@ def _ragged_error(p, delimiter, encoding, counter) -> DatasetError | None:
             return None
         line, fields, expected, first = found
     return DatasetError(
-        f"{p.name}, line {line}: {fields} fields where line {first} has {expected}; every row needs "
-        f"the same number of values (separator {delimiter!r})"
+        f"{p.name}, line {line}: {fields} field{'' if fields == 1 else 's'} where line {first} has "
+        f"{expected}; every row needs the same number of values (separator {delimiter!r})"
     )
 
 

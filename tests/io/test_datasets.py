@@ -231,7 +231,7 @@ def test_missing_as_category(tmp_path):
 
 def test_missing_as_category_refuses_numeric_and_clashing_label(tmp_path):
     ds = load_table(write(tmp_path / "t.csv", "age,w\n39,a\n?,b\n40,?\n"))
-    with pytest.raises(DatasetError, match=r"numeric.*'age' \(1\).*drop"):
+    with pytest.raises(DatasetError, match=r"numeric column.*'age' \(1 missing\).*drop the rows"):
         ds.missing_as_category()
     ds2 = load_table(write(tmp_path / "t2.csv", "w,n\nMissing,1\n?,2\n"))
     with pytest.raises(DatasetError, match="already has the value 'Missing'"):
@@ -279,17 +279,17 @@ def test_non_utf8_beyond_the_sample(tmp_path):
         load_table(path)
 
 
-@pytest.mark.parametrize("bad_line,fields", [("4,x,extra", 3), ("4", 1)])
+@pytest.mark.parametrize("bad_line,fields", [("4,x,extra", "3 fields"), ("4", "1 field")])
 def test_ragged_rows_name_the_line(tmp_path, bad_line, fields):
     text = "a,b\n1,x\n2,y\n\n" + bad_line + "\n5,z\n"
-    with pytest.raises(DatasetError, match=rf"line 5: {fields} fields where line 1 has 2"):
+    with pytest.raises(DatasetError, match=rf"line 5: {fields} where line 1 has 2"):
         load_table(write(tmp_path / "r.csv", text))
 
 
 def test_ragged_row_far_into_a_large_file(tmp_path):
     body = "".join(f"{i},v{i % 7}\n" for i in range(300_000))
     text = "a,b\n" + body + "1\n"
-    with pytest.raises(DatasetError, match="line 300002: 1 fields"):
+    with pytest.raises(DatasetError, match="line 300002: 1 field where"):
         load_table(write(tmp_path / "big.csv", text))
 
 
@@ -298,7 +298,7 @@ def test_ragged_row_in_quoted_file(tmp_path):
     with pytest.raises(DatasetError, match="line 3: 3 fields"):
         load_table(write(tmp_path / "q.csv", text))
     text2 = 'a,b\n"x, y",1\n"z"\n'
-    with pytest.raises(DatasetError, match="line 3: 1 fields"):
+    with pytest.raises(DatasetError, match="line 3: 1 field where"):
         load_table(write(tmp_path / "q2.csv", text2))
 
 
@@ -400,3 +400,8 @@ def test_pandas_index_column_header(tmp_path):
 def test_unclosed_quote_is_a_dataset_error(tmp_path):
     with pytest.raises(DatasetError, match="could not be read as a table"):
         load_table(write(tmp_path / "u.csv", 'a,b\n1,"open\n2,x\n'))
+
+
+def test_unknown_encoding(tmp_path):
+    with pytest.raises(DatasetError, match="unknown text encoding 'utf-9'"):
+        load_table(write(tmp_path / "t.csv", "a,b\n1,2\n"), encoding="utf-9")

@@ -63,7 +63,7 @@ def _adult_dir(data_dir) -> Path:
 def _complete(dataset: Dataset) -> pd.DataFrame:
     if dataset.columns != list(COLUMNS):
         if dataset.columns == [f"col{i}" for i in range(1, len(COLUMNS) + 1)]:
-            dataset.frame.columns = list(COLUMNS)
+            dataset = dataset.renamed(dict(zip(dataset.columns, COLUMNS)))
         else:
             raise DatasetError(f"{dataset.path}: expected the Adult columns {', '.join(COLUMNS)}")
     complete, _ = dataset.drop_missing()

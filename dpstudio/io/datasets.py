@@ -157,6 +157,17 @@ class Dataset:
         if column not in self._types:
             raise DatasetError(f"no column named {column!r}; the columns are {', '.join(self.columns)}")
 
+    def renamed(self, names: Mapping[str, str]) -> Dataset:
+        """A new dataset with columns renamed (old name -> new name); names must stay distinct."""
+        for old in names:
+            self._check_column(old)
+        new_names = [names.get(c, c) for c in self.columns]
+        _column_names(new_names, True, len(new_names))
+        frame = self.frame.rename(columns=dict(names))
+        types = {names.get(c, c): k for c, k in self._types.items()}
+        listed = ", ".join(f"{o!r} -> {n!r}" for o, n in names.items())
+        return self._derived(frame, f"renamed columns {listed}", types)
+
     # --- types --------------------------------------------------------------------------------------
 
     def numeric_problems(self, column: str) -> dict[str, int]:

@@ -86,3 +86,20 @@ def test_attribution_names_source_licence_and_changes():
     text = resource("samples", "ATTRIBUTION.md").read_text(encoding="utf-8")
     for needed in ("Becker", "Kohavi", "1996", "CC BY 4.0", "10.24432/C5XW20", "complete rows", "dot"):
         assert needed in text
+
+
+def test_files_without_header_rows(shared_data, tmp_path):
+    for name in ("adult.data", "adult.test"):
+        lines = (shared_data / "adult" / name).read_text(encoding="utf-8").splitlines()
+        (tmp_path / name).write_text("\n".join(lines[1:301]) + "\n", encoding="utf-8")
+    train, test = adult.load_adult(tmp_path)
+    assert list(train.columns) == list(adult.COLUMNS)
+    full_train, full_test = adult.load_adult(shared_data / "adult")
+    # the first 300 data lines hold exactly the complete rows among them
+    n_train = sum("?" not in line.split(", ") for line in
+                  (shared_data / "adult" / "adult.data").read_text().splitlines()[1:301])
+    pd.testing.assert_frame_equal(train, full_train.iloc[:n_train].reset_index(drop=True))
+    assert test["Y"].isin(["<=50K", ">50K"]).all() and len(test) <= 300
+    with pytest.raises(DatasetError, match="expected the Adult columns"):
+        (tmp_path / "adult.data").write_text("a,b\n1,2\n", encoding="utf-8")
+        adult.load_adult(tmp_path)

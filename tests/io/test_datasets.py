@@ -405,3 +405,13 @@ def test_unclosed_quote_is_a_dataset_error(tmp_path):
 def test_unknown_encoding(tmp_path):
     with pytest.raises(DatasetError, match="unknown text encoding 'utf-9'"):
         load_table(write(tmp_path / "t.csv", "a,b\n1,2\n"), encoding="utf-9")
+
+
+def test_renamed(tmp_path):
+    ds = load_table(write(tmp_path / "t.csv", table_text(",")))
+    r = ds.renamed({"age": "Age", "class": "income"})
+    assert r.columns == ["Age", "workclass", "education", "income"]
+    assert r.kind("Age") == NUMERIC and r.missing_report().rows_with_missing == 2
+    assert r.drop_missing()[1] == 2 and ds.columns == NAMES
+    with pytest.raises(DatasetError, match="duplicate column name 'workclass'"):
+        ds.renamed({"age": "workclass"})

@@ -2,6 +2,9 @@
 
 ``set_series(name, sizes, values, band=None)`` draws one curve (and optionally a shaded band between two
 curves); the plotted arrays are kept in ``series`` so tests can compare them with the evaluation module.
+
+The items hold log10 of the data and only the axes are in log mode (their ticks read 10^k): pyqtgraph's
+own log mode does not transform a ``FillBetweenItem``, which then wrecks the auto-range.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ class ErrorPlot(pg.PlotWidget):
     def __init__(self, parent=None, ylabel: str = "mean squared error", xlabel: str = "query size (bins)"):
         super().__init__(parent=parent, background="w")
         self.setMenuEnabled(False)
-        self.setLogMode(x=True, y=True)
+        for name in ("bottom", "left"):
+            self.getAxis(name).setLogMode(True)
+            self.getAxis(name).enableAutoSIPrefix(False)
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("left", ylabel)
         self.setLabel("bottom", xlabel)
@@ -46,15 +51,15 @@ class ErrorPlot(pg.PlotWidget):
             lo = np.asarray(band[0], dtype=float)
             hi = np.asarray(band[1], dtype=float)
             kb = keep & (lo > 0) & (hi > 0)
-            c_lo = pg.PlotDataItem(x[kb], lo[kb], pen=pg.mkPen(None))
-            c_hi = pg.PlotDataItem(x[kb], hi[kb], pen=pg.mkPen(None))
+            c_lo = pg.PlotDataItem(np.log10(x[kb]), np.log10(lo[kb]), pen=pg.mkPen(None))
+            c_hi = pg.PlotDataItem(np.log10(x[kb]), np.log10(hi[kb]), pen=pg.mkPen(None))
             qc = pg.mkColor(colour)
             qc.setAlpha(60)
             fill = pg.FillBetweenItem(c_lo, c_hi, brush=pg.mkBrush(qc))
             for it in (c_lo, c_hi, fill):
                 self.addItem(it)
                 items.append(it)
-        curve = self.plot(x[keep], y[keep], pen=pen, name=name, symbol="o", symbolSize=4,
+        curve = self.plot(np.log10(x[keep]), np.log10(y[keep]), pen=pen, name=name, symbol="o", symbolSize=4,
                           symbolBrush=colour, symbolPen=None)
         items.append(curve)
         self._items[name] = items

@@ -1,0 +1,317 @@
+"""Compare: error against query size (log-log) for the leaf-only, raw-tree and consistent releases, from
+analytic values and Monte-Carlo bands; classification accuracy against the majority and raw baselines;
+per-node noisy against consistent counts.
+
+The numbers come from ``dpstudio.model.comparison`` (which calls ``dpstudio.core.range_error`` and
+``dpstudio.evaluation``); the Monte-Carlo runs in the worker with progress and Cancel. Everything
+Monte-Carlo is simulation noise and is labelled "not a release"; nothing here is exported.
+
+Public methods (for the demo driver and tests):
+- ``refresh()``: re-read the project's last run (analytic curves and the node scatter).
+- ``run_monte_carlo(runs=30, seed=0)``: start the Monte-Carlo in a worker; returns the Worker.
+- ``cancel()``: stop it.
+- ``evaluate_classification(test)``: ``test`` a DataFrame or a path; returns ``ClassificationScores``.
+- ``curves`` (analytic ``Curves``), ``mc_curves`` (Monte-Carlo ``Curves``), ``scores``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.error_plot import ErrorPlot
+from dpstudio.model import comparison as cmp
+
+COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b",
+           cmp.SEED_RULE: "#9467bd"}
+
+
+class ComparePanel(QtWidgets.QWidget):
+    monteCarloDone = QtCore.Signal(object)
+
+    def __init__(self, project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.curves: cmp.Curves | None = None
+        self.mc_curves: cmp.Curves | None = None
+        self.scores: cmp.ClassificationScores | None = None
+        self.worker = None
+        self._runner = None
+
+        outer = QtWidgets.QVBoxLayout(self)
+        top = QtWidgets.QHBoxLayout()
+        self.source = QtWidgets.QLabel("no run yet")
+        self.source.setWordWrap(True)
+        top.addWidget(self.source, 1)
+        top.addWidget(QtWidgets.QLabel("runs"))
+        self.runs_box = QtWidgets.QSpinBox()
+        self.runs_box.setRange(2, 1000)
+        self.runs_box.setValue(30)
+        top.addWidget(self.runs_box)
+        self.mc_button = QtWidgets.QPushButton("Monte-Carlo bands")
+        self.mc_button.setToolTip("simulate the same mechanism many times (simulation noise, not a release)")
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setMaximumWidth(200)
+        self.progress.setVisible(False)
+        top.addWidget(self.mc_button)
+        top.addWidget(self.cancel_button)
+        top.addWidget(self.progress)
+        outer.addLayout(top)
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
+        self.plot = ErrorPlot()
+        split.addWidget(self.plot)
+        right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
+        self.scatter = pg.PlotWidget(background="w")
+        self.scatter.setMenuEnabled(False)
+        self.scatter.setLabel("bottom", "noisy count")
+        self.scatter.setLabel("left", "consistent count")
+        self.scatter.setTitle("per node: noisy against consistent", size="9pt")
+        self.scatter_item = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush("#4a7fc1"))
+        self.diag = pg.PlotCurveItem(pen=pg.mkPen("#999999", style=QtCore.Qt.DashLine))
+        self.scatter.addItem(self.diag)
+        self.scatter.addItem(self.scatter_item)
+        right.addWidget(self.scatter)
+
+        cbox = QtWidgets.QGroupBox("Classification (DiffGen family)")
+        clay = QtWidgets.QVBoxLayout(cbox)
+        row = QtWidgets.QHBoxLayout()
+        self.test_button = QtWidgets.QPushButton("Test file...")
+        self.test_button.setToolTip("a labelled test table with the same attributes (e.g. adult.test)")
+        row.addWidget(self.test_button)
+        self.class_label = QtWidgets.QLabel("accuracy of a tree trained on the release")
+        self.class_label.setWordWrap(True)
+        row.addWidget(self.class_label, 1)
+        clay.addLayout(row)
+        self.acc_plot = pg.PlotWidget(background="w")
+        self.acc_plot.setMenuEnabled(False)
+        self.acc_plot.setMouseEnabled(x=False, y=False)
+        self.acc_plot.setLabel("left", "accuracy")
+        self.acc_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[])
+        self.acc_plot.addItem(self.acc_bars)
+        self.acc_plot.getAxis("bottom").setTicks([[(0, "majority"), (1, "release"), (2, "raw data")]])
+        clay.addWidget(self.acc_plot)
+        right.addWidget(cbox)
+        self.class_box = cbox
+        split.addWidget(right)
+        split.setSizes([650, 450])
+        outer.addWidget(split, 1)
+        self.note = QtWidgets.QLabel(cmp.SIMULATION_LABEL)
+        self.note.setStyleSheet("color:#8a5a00;")
+        outer.addWidget(self.note)
+
+        self.mc_button.clicked.connect(lambda: self.run_monte_carlo(self.runs_box.value()))
+        self.cancel_button.clicked.connect(self.cancel)
+        self.test_button.clicked.connect(self._choose_test_file)
+        project.subscribe(lambda _f: self.refresh(), "run", "mode")
+        self.refresh()
+
+    # -- what is being compared -------------------------------------------------------------------------
+    @property
+    def result(self):
+        return getattr(self.project, "result", None)
+
+    def _kind(self) -> str | None:
+        r = self.result
+        if r is None:
+            return None
+        if hasattr(r, "plan") and hasattr(r.plan, "tree"):
+            return "histogram"
+        if hasattr(r, "leaf_labels"):
+            return "table"
+        return None
+
+    def refresh(self) -> None:
+        """Re-read the project's last run: analytic curves (histograms) and the node scatter."""
+        self.curves = None
+        self.mc_curves = None
+        self.plot.clear_series()
+        kind = self._kind()
+        self.mc_button.setEnabled(kind is not None)
+        self.test_button.setEnabled(kind == "table")
+        self.class_box.setVisible(kind == "table")
+        if kind is None:
+            self.source.setText("no run yet: run an algorithm, then compare its error here")
+        elif kind == "histogram":
+            plan = self.result.plan
+            self.plot.setLabel("bottom", "query size (bins)")
+            self.plot.setLabel("left", "expected squared error")
+            self.source.setText(f"{plan.algorithm}: {plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes, "
+                                f"epsilon {plan.epsilon:g}. Dashed: analytic; solid with band: Monte-Carlo")
+            self.curves = cmp.histogram_analytic(plan)
+            for m, y in self.curves.values.items():
+                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+        else:
+            r = self.result
+            self.plot.setLabel("bottom", "query size (share of records)")
+            self.plot.setLabel("left", "mean squared error")
+            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_labels)} leaf partitions, count budget "
+                                f"{float(r.count_epsilon):g}. Press Monte-Carlo to compare leaf-only, raw tree "
+                                "and consistent releases on random boxes")
+        self._refresh_scatter()
+
+    def _refresh_scatter(self) -> None:
+        from dpstudio.model.replay import Replay
+
+        events = getattr(self.project, "events", None) or []
+        st = Replay(events).seek_end() if events else None
+        if st is None:
+            self.scatter_item.setData([], [])
+            self.diag.setData([], [])
+            self.node_data = (np.zeros(0), np.zeros(0), np.zeros(0))
+            return
+        ids, noisy, cons = cmp.node_pairs(st)
+        self.node_data = (ids, noisy, cons)
+        self.scatter_item.setData(noisy, cons)
+        if noisy.size:
+            lo = float(min(noisy.min(), cons.min()))
+            hi = float(max(noisy.max(), cons.max()))
+            self.diag.setData([lo, hi], [lo, hi])
+        else:
+            self.diag.setData([], [])
+            self.scatter.setTitle("per node: no node has both a noisy and a consistent count in this run",
+                                  size="9pt")
+
+    # -- Monte-Carlo ---------------------------------------------------------------------------------
+    def _job(self, runs: int, seed: int):
+        kind = self._kind()
+        if kind == "histogram":
+            plan = self.result.plan
+
+            def job(progress):
+                return cmp.histogram_monte_carlo(plan, self.curves.x.astype(int) if self.curves else None,
+                                                 runs=runs, seed=seed, progress=progress)
+            return job
+        if kind == "table":
+            from dpstudio.model.runs import encode_table
+
+            data = encode_table(self.project)
+            result = self.result
+
+            def job(progress):
+                res = cmp.diffgen_error_by_size(data, result, float(result.count_epsilon), runs=runs, seed=seed,
+                                                progress=progress)
+                return cmp.diffgen_curves(res)
+            return job
+        raise ValueError("no run to compare: run an algorithm first")
+
+    def run_monte_carlo(self, runs: int = 30, seed: int = 0):
+        """Start the Monte-Carlo in a worker (progress + Cancel); returns the Worker (or None)."""
+        from dpstudio.gui.worker import TaskRunner, Worker, user_message
+
+        try:
+            job = self._job(int(runs), int(seed))
+        except Exception as exc:
+            self._error(user_message(exc))
+            return None
+        worker = Worker(job, function=True, name="Monte-Carlo")
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.finished.connect(self._on_mc_done)
+        worker.signals.failed.connect(self._on_mc_failed)
+        worker.signals.cancelled.connect(self._on_mc_cancelled)
+        self.worker = worker
+        self._busy(True)
+        win = host(self)
+        if win is not None:
+            started = win.start_worker(worker, "Monte-Carlo error bands")
+            if started is None:
+                self._busy(False)
+            return started
+        if self._runner is None:
+            self._runner = TaskRunner(self)
+        try:
+            return self._runner.start(worker)
+        except RuntimeError as exc:
+            self._busy(False)
+            self._error(str(exc))
+            return None
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def _busy(self, busy: bool) -> None:
+        self.mc_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.progress.setVisible(busy)
+        if busy:
+            self.progress.setRange(0, 0)
+
+    def _on_progress(self, done, total, message) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+        self.progress.setFormat(message or "%p%")
+
+    def _on_mc_done(self, curves) -> None:
+        self._busy(False)
+        self.worker = None
+        self.mc_curves = curves
+        for m, y in curves.values.items():
+            self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])
+        self.note.setText(f"{cmp.SIMULATION_LABEL}; {curves.runs} runs; bands: "
+                          + ("mean +/- 2 standard errors" if self._kind() == "histogram"
+                             else "interquartile range of the per-query error in each size bucket"))
+        self.monteCarloDone.emit(curves)
+
+    def _on_mc_failed(self, message: str) -> None:
+        self._busy(False)
+        self.worker = None
+        self._error(message)
+
+    def _on_mc_cancelled(self) -> None:
+        self._busy(False)
+        self.worker = None
+        self.note.setText("Monte-Carlo cancelled")
+
+    def _error(self, message: str) -> None:
+        self.last_error = message
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
+        self.note.setText(message)
+
+    # -- classification ----------------------------------------------------------------------------
+    def _choose_test_file(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Test file", "", "Tables (*.csv *.test *.txt *.gz)")
+        if path:
+            try:
+                self.evaluate_classification(path)
+            except Exception as exc:
+                from dpstudio.gui.worker import user_message
+
+                self._error(user_message(exc))
+
+    def evaluate_classification(self, test):
+        """Accuracy of the release against the majority and raw baselines on ``test`` (DataFrame or path)."""
+        if self._kind() != "table":
+            raise ValueError("classification needs a DiffGen-family release")
+        from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER
+        from dpstudio.model.runs import used_frame
+
+        if not hasattr(test, "columns"):
+            from dpstudio.io.datasets import load_table
+
+            test = load_table(test).frame
+        p = self.project
+        cls = p.class_attribute
+        cols = p.attributes(QUASI_IDENTIFIER) + [cls]
+        missing = [c for c in cols if c not in test.columns]
+        if missing:
+            raise ValueError(f"the test file has no column(s) {', '.join(missing)}")
+        train = used_frame(p, cols)
+        test = test[cols].dropna()
+        numeric = [a for a in cols if p.types.get(a) == NUMERIC]
+        self.scores = cmp.classification_scores(self.result, train, test, cls, numeric)
+        s = self.scores
+        self.acc_bars.setOpts(x=[0, 1, 2], height=[s.majority, s.release, s.raw], width=0.6,
+                              brushes=[pg.mkBrush("#7f7f7f"), pg.mkBrush("#2e9e5b"), pg.mkBrush("#4a7fc1")])
+        lo = max(0.0, min(s.majority, s.release, s.raw) - 0.05)
+        self.acc_plot.setYRange(lo, 1.0)
+        self.class_label.setText(f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, "
+                                 f"raw data {s.raw:.2%}")
+        return s

@@ -1,0 +1,96 @@
+"""Compare panel: the plotted numbers equal the analytic and Monte-Carlo modules'; worker with cancel."""
+
+import numpy as np
+import pytest
+
+from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree, run_interval_tree
+from dpstudio.core.budget import Ledger
+from dpstudio.core.noise import SimulationNoise
+from dpstudio.core.range_error import consistent_error_by_length, laplace_variance, raw_error_by_length
+from dpstudio.gui.panels.compare import ComparePanel
+from dpstudio.model import comparison as cmp
+from dpstudio.model.project import Project
+
+
+def histogram_project(n=64, b=4, eps=1.0, seed=3):
+    p = Project()
+    counts = np.random.default_rng(seed).poisson(20, size=n)
+    ledger = Ledger(eps)
+    events = list(run_interval_tree(counts, IntervalTreeParams("hb", eps, b), SimulationNoise(seed), ledger,
+                                    teaching=True))
+    p.record_run(events, ledger, True)
+    return p
+
+
+@pytest.fixture
+def panel(qtbot):
+    w = ComparePanel(histogram_project())
+    w.resize(1100, 650)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_analytic_curves_equal_core_range_error(panel):
+    plan = panel.project.result.plan
+    t = plan.tree
+    x = panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["x"]
+    d = x.astype(int)
+    np.testing.assert_allclose(panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["y"],
+                               consistent_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d))
+    np.testing.assert_allclose(panel.plot.series[f"{cmp.RAW_TREE} (analytic)"]["y"],
+                               raw_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d))
+    np.testing.assert_allclose(panel.plot.series[f"{cmp.LEAF_ONLY} (analytic)"]["y"],
+                               d * laplace_variance(1.0 / plan.epsilon))
+    # consistency helps for long ranges: the analytic curves say so
+    ls = panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["y"]
+    raw = panel.plot.series[f"{cmp.RAW_TREE} (analytic)"]["y"]
+    assert np.all(ls <= raw + 1e-9)
+
+
+def test_monte_carlo_in_worker_matches_module_and_analytic(panel, qtbot):
+    with qtbot.waitSignal(panel.monteCarloDone, timeout=60000):
+        panel.run_monte_carlo(runs=12, seed=5)
+    mc = panel.mc_curves
+    direct = cmp.histogram_monte_carlo(panel.project.result.plan, panel.curves.x.astype(int), runs=12, seed=5)
+    for m in direct.values:
+        np.testing.assert_allclose(panel.plot.series[f"{m} (Monte-Carlo)"]["y"], direct.values[m])
+        lo, hi = panel.plot.series[f"{m} (Monte-Carlo)"]["band"]
+        np.testing.assert_allclose(lo, direct.bands[m][0])
+    # the simulation agrees with the analytic values (within a loose statistical margin)
+    for m in (cmp.LEAF_ONLY, cmp.LEAST_SQUARES):
+        ratio = mc.values[m] / panel.curves.values[m]
+        assert np.all((ratio > 0.4) & (ratio < 2.0))
+    assert "not a release" in panel.note.text()
+
+
+def test_cancel_stops_monte_carlo(panel, qtbot):
+    w = panel.run_monte_carlo(runs=1000, seed=1)
+    assert w is not None
+    with qtbot.waitSignal(w.signals.cancelled, timeout=60000):
+        panel.cancel()
+    assert panel.mc_curves is None
+    assert panel.mc_button.isEnabled() and "cancelled" in panel.note.text()
+
+
+def test_node_scatter_is_noisy_against_consistent(panel):
+    from dpstudio.core.events import ConsistencyDone, NodeNoised
+
+    events = panel.project.events
+    noisy = [float(e.noisy) for e in events if isinstance(e, NodeNoised)]
+    est = next(e for e in events if isinstance(e, ConsistencyDone)).estimates
+    ids, x, y = panel.node_data
+    np.testing.assert_allclose(x, noisy)
+    np.testing.assert_allclose(y, est)
+    sx, sy = panel.scatter_item.getData()
+    np.testing.assert_allclose(sx, noisy)
+
+
+def test_no_run_and_mode_switch_clear(qtbot):
+    p = histogram_project()
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    p.set_mode("release")  # clears the run
+    assert w.curves is None and not w.mc_button.isEnabled()
+    assert "no run" in w.source.text()

@@ -80,7 +80,8 @@ class IntervalTreeParams:
         try:
             return check_epsilon(self.epsilon)
         except (ValueError, TypeError) as exc:
-            raise HistogramInputError(f"epsilon: {exc}") from None
+            msg = str(exc)
+            raise HistogramInputError(msg if "epsilon" in msg else f"epsilon: {msg}") from None
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

@@ -1,0 +1,196 @@
+"""Input histograms: a counts file, or a numeric/ordinal column binned with public edges (pandas allowed).
+
+Bins are public input (ALGORITHMS.md section 0): edges come from the user (a list, a range, a file) and
+are never silently derived from the data. ``derive_edges`` exists for teaching only and returns the mark
+``DERIVED_NOT_PRIVATE``; a histogram built on such edges is not a release.
+
+Every problem raises ``HistogramInputError`` with a specific one-line message (which line, which column,
+which values, how many rows); rows are never dropped silently.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+
+from dpstudio.algorithms.interval_trees import HistogramInputError, check_counts
+
+DERIVED_NOT_PRIVATE = "derived from the data: not private"
+
+
+def _parse_number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise HistogramInputError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise HistogramInputError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+def read_counts_file(path) -> np.ndarray:
+    """Bin counts from ``path``: ``.npy`` (a 1-D array) or text/CSV with one count per line (an optional
+    header line; with several columns, the column named ``count``). Blank lines are skipped."""
+    p = Path(path)
+    if not p.is_file():
+        raise HistogramInputError(f"counts file {p} does not exist")
+    if p.suffix.lower() == ".npy":
+        try:
+            arr = np.load(p, allow_pickle=False)
+        except (ValueError, OSError) as exc:
+            raise HistogramInputError(f"{p}: not a readable .npy array ({exc})") from None
+        if arr.ndim != 1:
+            raise HistogramInputError(f"{p}: expected a 1-D array of counts, got shape {arr.shape}")
+        if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+            raise HistogramInputError(f"{p}: counts must be numbers, got dtype {arr.dtype}")
+        try:
+            return check_counts(arr)
+        except HistogramInputError as exc:
+            raise HistogramInputError(f"{p}: {exc}") from None
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise HistogramInputError(f"{p}: not a text file (use one count per line, or .npy)") from None
+    rows = [(i + 1, row) for i, row in enumerate(csv.reader(io.StringIO(text)))
+            if row and any(cell.strip() for cell in row)]
+    if not rows:
+        raise HistogramInputError(f"{p}: the histogram is empty (no counts)")
+    col = 0
+    first_line, first = rows[0]
+    try:
+        float(first[0])
+        header = False
+    except ValueError:
+        header = True
+    if header:
+        names = [c.strip().lower() for c in first]
+        if len(names) > 1:
+            if "count" not in names:
+                raise HistogramInputError(f"{p}: several columns but none named 'count'")
+            col = names.index("count")
+        rows = rows[1:]
+    elif len(first) > 1:
+        raise HistogramInputError(f"{p}, line {first_line}: one count per line expected, found {len(first)} "
+                                  "values (add a header with a 'count' column)")
+    values = []
+    for line, row in rows:
+        if col >= len(row):
+            raise HistogramInputError(f"{p}, line {line}: no value in column {col + 1}")
+        cell = row[col].strip()
+        v = _parse_number(cell, f"{p}, line {line}")
+        if v < 0:
+            raise HistogramInputError(f"{p}, line {line}: count {cell} is negative")
+        if v != round(v):
+            raise HistogramInputError(f"{p}, line {line}: count {cell} is not a whole number")
+        values.append(int(round(v)))
+    try:
+        return check_counts(np.array(values, dtype=np.int64))
+    except HistogramInputError as exc:
+        raise HistogramInputError(f"{p}: {exc}") from None
+
+
+def parse_edges(spec: str) -> np.ndarray:
+    """Public bin edges from ``"17,25,35,90"``, ``"start:stop:step"`` (stop included as the last edge when it
+    falls on the grid) or ``"@FILE"`` (one edge per line). At least 2 edges, strictly increasing."""
+    spec = str(spec).strip()
+    if spec.startswith("@"):
+        p = Path(spec[1:])
+        if not p.is_file():
+            raise HistogramInputError(f"edges file {p} does not exist")
+        items = [(f"{p}, line {i + 1}", s.strip()) for i, s in enumerate(p.read_text().splitlines()) if s.strip()]
+        edges = np.array([_parse_number(s, w) for w, s in items])
+    elif ":" in spec:
+        parts = spec.split(":")
+        if len(parts) != 3:
+            raise HistogramInputError(f"edges range {spec!r} must be start:stop:step")
+        start, stop, step = (_parse_number(x, "edges") for x in parts)
+        if step <= 0:
+            raise HistogramInputError(f"edges step must be positive, got {parts[2]}")
+        k = math.floor((stop - start) / step + 1e-9)
+        edges = start + step * np.arange(k + 1)
+    else:
+        edges = np.array([_parse_number(s.strip(), "edges") for s in spec.split(",") if s.strip()])
+    if edges.size < 2:
+        raise HistogramInputError(f"bin edges need at least 2 numbers, got {edges.size}")
+    bad = np.flatnonzero(np.diff(edges) <= 0)
+    if bad.size:
+        i = bad[0]
+        raise HistogramInputError(
+            f"bin edges must be strictly increasing: edge {i + 2} ({edges[i + 1]:g}) is not above edge "
+            f"{i + 1} ({edges[i]:g})")
+    return edges
+
+
+def read_column(path, column: str, sep: str | None = None, missing: str = "error"):
+    """One column of a CSV as floats (pandas). Adult's files (", "-separated, '?' for missing) read as is.
+    ``missing``: "error" (default: a message with the row count) or "drop" (reported by the caller)."""
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise HistogramInputError(f"data file {p} does not exist")
+    try:
+        df = pd.read_csv(p, sep=sep or ",", skipinitialspace=True, dtype=str, keep_default_na=False)
+    except Exception as exc:  # pandas raises several parser error types
+        raise HistogramInputError(f"{p}: cannot read as CSV ({exc})") from None
+    names = {c.strip(): c for c in df.columns}
+    if column not in names:
+        raise HistogramInputError(f"{p}: no column {column!r} (columns: {', '.join(names)})")
+    raw = df[names[column]].astype(str).str.strip()
+    is_missing = raw.isin(["", "?", "NA", "NaN", "nan"])
+    n_missing = int(is_missing.sum())
+    if n_missing and missing != "drop":
+        raise HistogramInputError(f"column {column!r}: {n_missing} rows have a missing value "
+                                  "(pass --drop-missing to leave them out, reported in the sidecar)")
+    raw = raw[~is_missing]
+    values = pd.to_numeric(raw, errors="coerce")
+    bad = values.isna()
+    if bad.any():
+        examples = ", ".join(repr(v) for v in raw[bad].unique()[:3])
+        raise HistogramInputError(f"column {column!r}: {int(bad.sum())} values are not numbers (e.g. {examples})")
+    return values.to_numpy(dtype=float), n_missing
+
+
+def histogram_from_values(values, edges, column: str = "value") -> np.ndarray:
+    """Counts of ``values`` in the bins [e_i, e_i+1) (the last bin also holds e_n). Values outside the bins
+    are an error naming how many rows and which values."""
+    v = np.asarray(values, dtype=float)
+    e = np.asarray(edges, dtype=float)
+    outside = (v < e[0]) | (v > e[-1]) | ~np.isfinite(v)
+    if outside.any():
+        ex = ", ".join(f"{x:g}" for x in np.unique(v[outside])[:5])
+        raise HistogramInputError(
+            f"column {column!r}: {int(outside.sum())} rows lie outside the bins [{e[0]:g}, {e[-1]:g}] "
+            f"(values {ex}); extend the edges or map them explicitly")
+    idx = np.searchsorted(e, v, side="right") - 1
+    idx = np.minimum(idx, e.size - 2)
+    return check_counts(np.bincount(idx, minlength=e.size - 1).astype(np.int64))
+
+
+def histogram_from_categories(values, categories, column: str = "value") -> np.ndarray:
+    """Counts of an ordinal column over its public, ordered categories (one bin each)."""
+    cats = [str(c) for c in categories]
+    pos = {c: i for i, c in enumerate(cats)}
+    vals = [str(x).strip() for x in values]
+    unknown = sorted({x for x in vals if x not in pos})
+    if unknown:
+        n_bad = sum(1 for x in vals if x not in pos)
+        raise HistogramInputError(f"column {column!r}: {n_bad} rows have values outside the categories "
+                                  f"({', '.join(unknown[:5])})")
+    return check_counts(np.bincount([pos[x] for x in vals], minlength=len(cats)).astype(np.int64))
+
+
+def derive_edges(values, n_bins: int):
+    """Equal-width edges spanning the data's min and max: TEACHING ONLY. Returns (edges, mark) with the
+    mark ``DERIVED_NOT_PRIVATE``: the bounds leak the extreme values, so the result is not a release."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        raise HistogramInputError("cannot derive edges from an empty column")
+    lo, hi = float(v.min()), float(v.max())
+    if hi == lo:
+        hi = lo + 1.0
+    return np.linspace(lo, hi, int(n_bins) + 1), DERIVED_NOT_PRIVATE

@@ -1,0 +1,167 @@
+"""``dpstudio histogram``: the interface outside tools rely on, and every bad input through the CLI."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+from dpstudio.cli import main
+
+
+def run_cli(*argv):
+    return main(["histogram", *map(str, argv)])
+
+
+@pytest.fixture
+def counts_file(tmp_path):
+    path = tmp_path / "counts.txt"
+    path.write_text("\n".join(str(c) for c in [5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8, 30, 2, 2]) + "\n")
+    return path
+
+
+def read_counts(csv_path):
+    lines = csv_path.read_text().splitlines()
+    header = lines[0].split(",")
+    col = header.index("count")
+    return np.array([float(l.split(",")[col]) for l in lines[1:]])
+
+
+@pytest.mark.parametrize("algo,extra", [("flat", []), ("hb", ["--branching", "2"]), ("hb", ["--no-root"]),
+                                        ("sc", []), ("luedp", ["--branching", "4", "--no-root"])])
+def test_interface_counts_file(tmp_path, counts_file, algo, extra, capsys):
+    out = tmp_path / "out.csv"
+    assert run_cli("--counts", counts_file, "--algorithm", algo, *extra, "--epsilon", "0.5", "--out", out,
+                   "--seed", "7") == 0
+    released = read_counts(out)
+    assert released.size == 16
+    side = json.loads(out.with_suffix(".json").read_text())
+    b = int(extra[extra.index("--branching") + 1]) if "--branching" in extra else None
+    plan = plan_interval_tree(16, IntervalTreeParams(algo, 0.5, b, "--no-root" not in extra))
+    assert side["expected_all_range_mse"] == pytest.approx(plan.expected_consistent_mse)
+    assert side["ledger"]["spent"] == "1/2" and side["ledger"]["total"] == "1/2"
+    assert side["release"] is False and "simulation" in side["not_a_release"][0]
+    assert side["post_processing"]["rounded"] is False and side["post_processing"]["clamped"] is False
+    assert "wrote" in capsys.readouterr().out
+    # the released counts are the consistent estimate: with flat, their sum is the noisy total of the bins
+    assert np.all(np.isfinite(released))
+
+
+def test_same_seed_same_output_and_npy_input(tmp_path, counts_file):
+    arr = np.array([int(x) for x in counts_file.read_text().split()])
+    np.save(tmp_path / "c.npy", arr)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert run_cli("--counts", counts_file, "--algorithm", "hb", "--epsilon", "1", "--out", a, "--seed", "3") == 0
+    assert run_cli("--counts", tmp_path / "c.npy", "--algorithm", "hb", "--epsilon", "1", "--out", b,
+                   "--seed", "3") == 0
+    assert np.array_equal(read_counts(a), read_counts(b))
+
+
+def test_secure_release_round_clamp_and_overwrite(tmp_path, counts_file, capsys):
+    out = tmp_path / "rel.csv"
+    args = ["--counts", counts_file, "--algorithm", "luedp", "--epsilon", "1", "--out", out, "--round", "--clamp"]
+    assert run_cli(*args) == 0
+    side = json.loads(out.with_suffix(".json").read_text())
+    assert side["release"] is True and side["not_a_release"] is None
+    assert side["post_processing"]["order"] == ["least squares consistency (exact BLUE)",
+                                                "clamped negative counts to 0", "rounded to whole numbers"]
+    rel = read_counts(out)
+    assert np.all(rel >= 0) and np.all(rel == np.round(rel))
+    before = out.read_text()
+    assert run_cli(*args) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert out.read_text() == before
+    assert run_cli(*args, "--overwrite") == 0
+
+
+def test_adult_age_with_public_edges(tmp_path, shared_data):
+    out = tmp_path / "age.csv"
+    assert run_cli("--data", shared_data / "adult" / "adult.data", "--column", "age", "--edges", "17:91:1",
+                   "--algorithm", "hb", "--branching", "4", "--epsilon", "1", "--out", out, "--seed", "1") == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "bin,lo,hi,count" and lines[1].startswith("1,17,18,") and len(lines) == 75
+    side = json.loads(out.with_suffix(".json").read_text())
+    assert side["domain"]["source"] == "public edges given by the user"
+    # 32,561 records: the consistent total is near it (root noise scale 5/1)
+    assert abs(read_counts(out).sum() - 32561) < 100
+
+
+def test_derived_edges_are_marked_not_a_release(tmp_path, shared_data):
+    out = tmp_path / "d.csv"
+    assert run_cli("--data", shared_data / "adult" / "adult.data", "--column", "hours-per-week",
+                   "--derive-edges", "10", "--algorithm", "flat", "--epsilon", "1", "--out", out) == 0
+    side = json.loads(out.with_suffix(".json").read_text())
+    assert side["release"] is False
+    assert "derived from the data: not private" in side["not_a_release"][0]
+
+
+BAD = {
+    "non-numeric": ("5\n3\nabc\n", "line 3: 'abc' is not a number"),
+    "negative": ("5\n-3\n4\n", "line 2: count -3 is negative"),
+    "fraction": ("5\n3.5\n4\n", "not a whole number"),
+    "empty": ("\n\n", "empty"),
+    "one bin": ("7\n", "at least 2 bins"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_counts_file(tmp_path, case, capsys):
+    text, msg = BAD[case]
+    src = tmp_path / "c.txt"
+    src.write_text(text)
+    out = tmp_path / "o.csv"
+    assert run_cli("--counts", src, "--algorithm", "hb", "--epsilon", "1", "--out", out) == 2
+    err = capsys.readouterr().err
+    assert msg in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+@pytest.mark.parametrize("eps,msg", [("0", "positive"), ("-1", "positive"), ("inf", "finite"),
+                                     ("nan", "not a number"), ("abc", "not a number")])
+def test_bad_epsilon(tmp_path, counts_file, eps, msg, capsys):
+    out = tmp_path / "o.csv"
+    assert run_cli("--counts", counts_file, "--algorithm", "sc", "--epsilon", eps, "--out", out) == 2
+    err = capsys.readouterr().err
+    assert "epsilon" in err and msg in err
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("age,hours\n20,40\n35,50\n99,10\n41,38\n")
+    return path
+
+
+@pytest.mark.parametrize("edges,msg", [("20,40,30,100", "strictly increasing: edge 3 (30) is not above edge 2 (40)"),
+                                       ("20,20,100", "strictly increasing"),
+                                       ("20", "at least 2"),
+                                       ("10,30,60", "1 rows lie outside the bins [10, 60] (values 99)")])
+def test_bad_edges_and_values_outside(tmp_path, data_file, edges, msg, capsys):
+    out = tmp_path / "o.csv"
+    assert run_cli("--data", data_file, "--column", "age", "--edges", edges, "--algorithm", "hb",
+                   "--epsilon", "1", "--out", out) == 2
+    err = capsys.readouterr().err
+    assert msg in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+def test_bad_branching_and_missing_input(tmp_path, counts_file, capsys):
+    out = tmp_path / "o.csv"
+    assert run_cli("--counts", counts_file, "--algorithm", "hb", "--branching", "1", "--epsilon", "1",
+                   "--out", out) == 2
+    assert "branching" in capsys.readouterr().err
+    assert run_cli("--algorithm", "hb", "--epsilon", "1", "--out", out) == 2
+    assert "exactly one input" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_expected_mse_anchor_through_cli(tmp_path):
+    src = tmp_path / "z.npy"
+    np.save(src, np.zeros(4096, dtype=np.int64))
+    out = tmp_path / "o.csv"
+    assert run_cli("--counts", src, "--algorithm", "hb", "--branching", "16", "--no-root", "--epsilon", "1",
+                   "--out", out, "--seed", "0") == 0
+    side = json.loads(out.with_suffix(".json").read_text())
+    assert math.sqrt(side["expected_all_range_mse"]) == pytest.approx(16.19, rel=0.005)

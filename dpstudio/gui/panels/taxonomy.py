@@ -247,7 +247,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if not found:
             return COVERED, "\u2713 every value covered"
         rows = sum(c for _, c in found)
-        return UNCOVERED, f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered ({rows:,} rows)"
+        return UNCOVERED, (f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered "
+                           f"({rows:,} row{'s' if rows != 1 else ''})")
 
     def _show_coverage(self, attr: str | None) -> None:
         self.uncovered_list.clear()
@@ -316,14 +317,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.attr_list.addItem(item)
         self.attr_list.blockSignals(False)
         self._refresh_badges()
-        attrs = self.attributes()
-        if attrs:
-            self.select_attribute(current if current in attrs else attrs[0])
-        else:
-            self._on_current()
         has = self.project.frame is not None
         for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
             b.setEnabled(has)
+        attrs = self.attributes()
+        if attrs:
+            self.select_attribute(current if current in attrs else attrs[0])
+        self._on_current()
 
     # -- editor -> project -----------------------------------------------------------------------------------------------
     def _editor_changed(self, attr: str, source: str | None = None) -> None:

@@ -130,13 +130,14 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.act_rename = self._act("Rename", self._rename_clicked, "F2", "Rename the selected node")
         self.act_delete = self._act("Delete", self._delete_clicked, QtGui.QKeySequence.Delete,
                                     "Delete the selected node and its subtree")
-        self.act_undo = self.undo_stack.createUndoAction(self, "Undo")
-        self.act_undo.setShortcut(QtGui.QKeySequence.Undo)
-        self.act_redo = self.undo_stack.createRedoAction(self, "Redo")
-        self.act_redo.setShortcut(QtGui.QKeySequence.Redo)
-        for act in (self.act_undo, self.act_redo):
-            act.setShortcutContext(Qt.WidgetWithChildrenShortcut)
-            self.addAction(act)
+        self.act_undo = self._act("Undo", self.undo_stack.undo, QtGui.QKeySequence.Undo, "Undo the last edit")
+        self.act_redo = self._act("Redo", self.undo_stack.redo, QtGui.QKeySequence.Redo, "Redo")
+        self.act_undo.setEnabled(False)
+        self.act_redo.setEnabled(False)
+        self.undo_stack.canUndoChanged.connect(self.act_undo.setEnabled)
+        self.undo_stack.canRedoChanged.connect(self.act_redo.setEnabled)
+        self.undo_stack.undoTextChanged.connect(lambda t: self.act_undo.setToolTip(f"Undo {t}" if t else "Undo"))
+        self.undo_stack.redoTextChanged.connect(lambda t: self.act_redo.setToolTip(f"Redo {t}" if t else "Redo"))
         for act in (self.act_add, self.act_rename, self.act_delete, self.act_undo, self.act_redo):
             bar.addAction(act)
         self.toolbar = bar

@@ -50,3 +50,20 @@ def true_tree(data: DiffGenInput, result, domain: Domain) -> PartitionTree:
                for a in data.attributes]
     return count_records(domain, result.tree.parents, result.leaf_nodes, leaf_cells(result, domain), records,
                          np.asarray(data.y), len(data.classes))
+
+
+def node_workload(result, domain: Domain, n: int, rng: np.random.Generator, class_probability: float = 0.5):
+    """Tree-aligned queries: ``n`` random partitions of the DiffGen tree, each as a box.
+
+    A depth is drawn uniformly, then a node at that depth (so large and small partitions both appear).
+    These are the queries seed 000's consistency targets: each is exactly one node of the tree.
+    """
+    from ..core.range_queries import ALL_CLASSES, Workload
+
+    depth = np.asarray(result.tree.depth)
+    levels = [np.flatnonzero(depth == d) for d in range(int(depth.max()) + 1)]
+    nodes = np.array([rng.choice(levels[d]) for d in rng.integers(0, len(levels), size=n)], dtype=np.int64)
+    classes = np.full(n, ALL_CLASSES, dtype=np.int64)
+    pick = rng.random(n) < class_probability
+    classes[pick] = rng.integers(0, len(result.classes), size=int(pick.sum()))
+    return Workload(node_cells(result, domain, nodes), classes)

@@ -312,6 +312,8 @@ def _finish_column(series: pd.Series, missing: frozenset[str], kind: str | None)
     """One loaded column -> (values, kind): text stripped, missing tokens to NaN, numbers recognised."""
     if series.dtype.kind == "b":
         series = series.astype(object)
+    if series.dtype.kind == "f" and np.isinf(series.to_numpy()).any():
+        series = _numbers_as_text(series)  # 'inf' is text here: numeric columns hold finite numbers only
     if series.dtype.kind in "iuf":
         values, kind_out = _tidy_numeric(series), NUMERIC
     else:

@@ -3,11 +3,15 @@
 import csv
 import gzip
 import hashlib
+import string
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from dpstudio.io import dataset_sniff as sniff
 from dpstudio.io.datasets import (
     CATEGORICAL,
     NUMERIC,
@@ -157,6 +161,12 @@ def test_inferred_types_and_float_column(tmp_path):
     assert ds.types == {"x": NUMERIC, "y": CATEGORICAL, "z": NUMERIC}
     assert ds.frame["x"].tolist() == [1.5, 2.0, -300.0]
     assert ds.frame["z"].isna().tolist() == [False, True, False]
+
+
+def test_infinity_is_not_a_number(tmp_path):
+    ds = load_table(write(tmp_path / "t.csv", "a,b\ninf,1\n-inf,2\n5,3\n"))
+    assert ds.kind("a") == CATEGORICAL and ds.frame["a"].tolist() == ["inf", "-inf", "5"]
+    assert ds.numeric_problems("a") == {"inf": 1, "-inf": 1}
 
 
 def test_set_type_numeric_reports_bad_values(tmp_path):
@@ -415,3 +425,52 @@ def test_renamed(tmp_path):
     assert r.drop_missing()[1] == 2 and ds.columns == NAMES
     with pytest.raises(DatasetError, match="duplicate column name 'workclass'"):
         ds.renamed({"age": "workclass"})
+
+
+# --- round trip of generated tables (hypothesis) ----------------------------------------------------
+
+_WORDS = st.text(alphabet=string.ascii_letters + "-_ éü", min_size=1, max_size=8).map(str.strip).filter(
+    lambda w: w and w != "?"
+)
+
+
+@st.composite
+def _tables(draw):
+    ncols, nrows = draw(st.integers(1, 5)), draw(st.integers(2, 30))
+    kinds = draw(st.lists(st.sampled_from(["int", "float", "text"]), min_size=ncols, max_size=ncols))
+    names = draw(st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=6), min_size=ncols,
+                          max_size=ncols, unique=True))
+    columns = {}
+    for name, kind in zip(names, kinds):
+        if kind == "int":
+            values = st.integers(-10**6, 10**6)
+        elif kind == "float":
+            values = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 3))
+        else:
+            values = _WORDS
+        columns[name] = draw(st.lists(values, min_size=nrows, max_size=nrows))
+    return pd.DataFrame(columns), kinds
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_tables(), st.sampled_from([",", ";", "\t", "|", ", "]), st.booleans())
+def test_generated_tables_round_trip(tmp_path, table, sep, header):
+    frame, kinds = table
+    path = tmp_path / "t.csv"
+    lines = [sep.join(str(v) for v in row) for row in frame.itertuples(index=False)]
+    path.write_text("\n".join(([sep.join(frame.columns)] if header else []) + lines) + "\n", encoding="utf-8")
+    wide = frame.shape[1] > 1
+    ds = load_table(path, header=header, sep=None if wide else sep)
+    assert ds.frame.shape == frame.shape
+    for j, kind in enumerate(kinds):
+        got = ds.frame.iloc[:, j]
+        if kind == "text" and not all(sniff.is_number(str(v)) for v in frame.iloc[:, j]):
+            assert ds.types[ds.columns[j]] == CATEGORICAL
+            assert got.tolist() == [str(v) for v in frame.iloc[:, j]]
+        elif kind != "text":
+            assert ds.types[ds.columns[j]] == NUMERIC
+            np.testing.assert_allclose(got.to_numpy(dtype=float), frame.iloc[:, j].to_numpy(dtype=float))
+    if wide:
+        assert ds.separator == sep
+        if set(kinds) != {"text"}:  # a name above a column of numbers: the header is detected
+            assert load_table(path).header is header

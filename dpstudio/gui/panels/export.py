@@ -1,0 +1,225 @@
+"""Export: the released CSV, its JSON sidecar and an HTML report, after a confirmation that states the
+epsilon the release spent. Atomic writes; never overwrites (an existing file is an error that says which).
+
+Teaching mode REFUSES: the Export button is disabled with a visible explanation, and ``export_to`` raises
+``ExportRefused``. Only a finished release-mode run on secure noise can be exported
+(``Project.can_export``).
+
+Public methods (for the demo driver and tests):
+- ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json and
+  NAME.report.html in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
+  ``confirm`` is False; raises ``ExportRefused`` (teaching mode, no run, not confirmed, simulation noise)
+  or ``OutputPathError`` (a file exists, the folder is missing or not writable).
+- ``refusal_reason()``: why export is not possible now ("" when it is).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.gui.panels import host
+from dpstudio.io.atomic import OutputPathError, check_output_path
+
+
+class ExportRefused(RuntimeError):
+    """Export is not allowed now; the message says why."""
+
+
+class ExportPanel(QtWidgets.QWidget):
+    exported = QtCore.Signal(list)
+
+    def __init__(self, project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.last_paths: list[Path] = []
+        outer = QtWidgets.QVBoxLayout(self)
+
+        self.banner = QtWidgets.QLabel()
+        self.banner.setWordWrap(True)
+        outer.addWidget(self.banner)
+
+        box = QtWidgets.QGroupBox("What will be written")
+        form = QtWidgets.QFormLayout(box)
+        self.summary = QtWidgets.QLabel("")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        form.addRow(self.summary)
+        row = QtWidgets.QHBoxLayout()
+        self.folder_edit = QtWidgets.QLineEdit()
+        self.folder_edit.setPlaceholderText("folder for the release files")
+        browse = QtWidgets.QPushButton("Browse...")
+        row.addWidget(self.folder_edit, 1)
+        row.addWidget(browse)
+        form.addRow("folder", row)
+        self.name_edit = QtWidgets.QLineEdit("release")
+        form.addRow("file name", self.name_edit)
+        self.expand = QtWidgets.QCheckBox("one row per released record (tables only)")
+        form.addRow("", self.expand)
+        self.files_label = QtWidgets.QLabel("")
+        form.addRow("files", self.files_label)
+        outer.addWidget(box)
+
+        self.export_button = QtWidgets.QPushButton("Export release...")
+        outer.addWidget(self.export_button)
+        self.message = QtWidgets.QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        outer.addWidget(self.message)
+        outer.addStretch(1)
+
+        browse.clicked.connect(self._browse)
+        self.export_button.clicked.connect(self._on_export_clicked)
+        self.name_edit.textChanged.connect(lambda _t: self._update_files())
+        self.folder_edit.textChanged.connect(lambda _t: self._update_files())
+        project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger")
+        self.refresh()
+
+    # -- state --------------------------------------------------------------------------------------
+    def refusal_reason(self) -> str:
+        p = self.project
+        if p.teaching:
+            return ("Teaching mode: nothing can be exported. Its noise is a seeded simulation and it may show "
+                    "true counts, so its output is not a release. Switch to release mode and run again to "
+                    "export (that run spends the budget).")
+        if getattr(p, "result", None) is None:
+            return "No release yet: run the algorithm in release mode first (Algorithm panel)."
+        if not p.can_export:
+            return "The last run was not a release-mode run: run again in release mode."
+        noise = getattr(p.result, "noise", None)
+        is_release = getattr(p.result, "is_release", None)
+        if is_release is False or (noise is not None and not getattr(noise, "is_secure", False)):
+            return "The last run used simulation noise: it is not a release."
+        return ""
+
+    def refresh(self) -> None:
+        reason = self.refusal_reason()
+        teaching = self.project.teaching
+        self.export_button.setEnabled(not reason)
+        if teaching:
+            self.banner.setText("<b>TEACHING: NOT A RELEASE</b> - export is disabled. Teaching runs use seeded "
+                                "simulation noise and may show true counts, so their output is not a release. "
+                                "Switch to release mode and run again to export (that run spends the budget).")
+            self.banner.setStyleSheet("background:#f0a020;color:black;padding:6px;")
+        elif reason:
+            self.banner.setText(reason)
+            self.banner.setStyleSheet("background:#eeeeee;padding:6px;")
+        else:
+            self.banner.setText("<b>release</b> - secure noise; the budget below is already recorded in the "
+                                "ledger")
+            self.banner.setStyleSheet("background:#e3f3e8;padding:6px;")
+        self.summary.setText(self._summary_text())
+        r = getattr(self.project, "result", None)
+        self.expand.setEnabled(r is not None and not self._is_histogram(r))
+        self._update_files()
+
+    def _summary_text(self) -> str:
+        p = self.project
+        r = getattr(p, "result", None)
+        if r is None:
+            return "nothing to export"
+        ledger = p.run_ledger
+        spent = float(ledger.spent) if ledger is not None else float("nan")
+        if self._is_histogram(r):
+            what = f"histogram of {r.plan.tree.n_bins} bins ({r.plan.algorithm})"
+        else:
+            what = f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes " \
+                   f"({r.params.algorithm})"
+        return f"{what}; epsilon spent {spent:g} of {float(ledger.total):g}; {len(ledger.entries)} ledger " \
+               f"entries"
+
+    @staticmethod
+    def _is_histogram(r) -> bool:
+        return hasattr(r, "plan") and hasattr(r.plan, "tree")
+
+    def paths(self, folder, name: str) -> list[Path]:
+        folder = Path(folder)
+        name = name.strip() or "release"
+        if name.lower().endswith(".csv"):
+            name = name[:-4]
+        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html"]
+
+    def _update_files(self) -> None:
+        folder = self.folder_edit.text().strip()
+        if not folder:
+            self.files_label.setText("choose a folder")
+            return
+        self.files_label.setText(", ".join(p.name for p in self.paths(folder, self.name_edit.text())))
+
+    # -- exporting ----------------------------------------------------------------------------------
+    def confirm_text(self) -> str:
+        ledger = self.project.run_ledger
+        return (f"This release spent epsilon = {float(ledger.spent):g} of your budget of "
+                f"{float(ledger.total):g} (neighbouring datasets: add/remove one record).\n\n"
+                "Once published it cannot be taken back, and this data's budget stays spent. Write the release "
+                "files now?")
+
+    def export_to(self, folder, name: str = "release", confirm: bool = True) -> list[Path]:
+        """Write the release CSV, its JSON sidecar and the HTML report; see the module docstring."""
+        reason = self.refusal_reason()
+        if reason:
+            raise ExportRefused(reason)
+        paths = self.paths(folder, name)
+        for p in paths:  # before asking or writing anything
+            check_output_path(p, overwrite=False)
+        if confirm:
+            answer = QtWidgets.QMessageBox.question(
+                self, "Publish this release?", self.confirm_text(),
+                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
+            if answer != QtWidgets.QMessageBox.Yes:
+                raise ExportRefused("export cancelled: nothing was written")
+        csv_path, json_path, html_path = paths
+        r = self.project.result
+        ledger = self.project.run_ledger
+        if self._is_histogram(r):
+            from dpstudio.io.histogram_release import write_histogram_release
+
+            edges = r.params.edges
+            written = write_histogram_release(csv_path, r, ledger, edges=edges)
+        else:
+            from dpstudio.io.release import write_release
+
+            written = write_release(r, csv_path, expand_records=self.expand.isChecked())
+        from dpstudio.io.report import write_report
+
+        plan = self._plan()
+        write_report(html_path, r, ledger, plan=plan, params=self.project.params,
+                     files=[p.name for p in paths])
+        self.last_paths = [Path(written[0]), Path(written[1]), html_path]
+        self.message.setText("Written: " + ", ".join(str(p) for p in self.last_paths))
+        self.exported.emit(list(self.last_paths))
+        return list(self.last_paths)
+
+    def _plan(self):
+        """The split the engine used, for the report: DiffGen-family runs use the spec's default split
+        (the engines take no custom split); interval-tree reports use the engine's own plan instead."""
+        from dpstudio.model import budget_plan as bp
+
+        p = self.project
+        if p.algorithm not in bp.TABLE_ALGORITHMS or self._is_histogram(p.result):
+            return None
+        try:
+            return bp.default_plan(p.algorithm, p.params, p.epsilon)
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def _browse(self) -> None:
+        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the release files")
+        if d:
+            self.folder_edit.setText(d)
+
+    def _on_export_clicked(self) -> None:
+        folder = self.folder_edit.text().strip()
+        if not folder:
+            self._browse()
+            folder = self.folder_edit.text().strip()
+            if not folder:
+                return
+        try:
+            self.export_to(folder, self.name_edit.text())
+        except (ExportRefused, OutputPathError, OSError, ValueError) as exc:
+            self.message.setText(str(exc))
+            win = host(self)
+            if win is not None:
+                win.show_error(str(exc))

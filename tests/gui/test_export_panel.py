@@ -1,0 +1,109 @@
+"""Export panel: refuses in teaching mode; in release mode writes CSV + JSON + HTML after confirmation,
+atomically, and never overwrites."""
+
+import json
+
+import pandas as pd
+import pytest
+from PySide6 import QtWidgets
+
+from dpstudio.gui.panels.export import ExportPanel, ExportRefused
+from dpstudio.io.atomic import OutputPathError
+from tests.gui.export_fixtures import histogram_data_project, run, table_project
+
+
+def make_panel(qtbot, project):
+    w = ExportPanel(project)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+@pytest.fixture
+def yes(monkeypatch):
+    asked = []
+
+    def question(parent, title, text, *args, **kw):
+        asked.append(text)
+        return QtWidgets.QMessageBox.Yes
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", question)
+    return asked
+
+
+def test_teaching_mode_refuses(qtbot, tmp_path, yes):
+    p = run(table_project())  # projects start in teaching mode
+    assert p.teaching and p.result is not None
+    w = make_panel(qtbot, p)
+    assert not w.export_button.isEnabled()
+    assert "TEACHING: NOT A RELEASE" in w.banner.text() and w.banner.isVisible()
+    with pytest.raises(ExportRefused, match="Teaching mode"):
+        w.export_to(tmp_path)
+    assert list(tmp_path.iterdir()) == [] and yes == []  # nothing asked, nothing written
+
+
+def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, yes):
+    p = table_project()
+    p.set_mode("release")
+    run(p)
+    w = make_panel(qtbot, p)
+    assert w.export_button.isEnabled()
+    paths = w.export_to(tmp_path, "adult")
+    assert [x.name for x in paths] == ["adult.csv", "adult.json", "adult.report.html"]
+    assert len(yes) == 1 and f"epsilon = {float(p.run_ledger.spent):g}" in yes[0]
+    frame = pd.read_csv(paths[0])
+    assert list(frame.columns) == ["age", "sex", "work", "income", "count"]
+    assert len(frame) == len(p.result.leaf_labels) * len(p.result.classes)
+    side = json.loads(paths[1].read_text())
+    assert side["not_a_release"] is False and side["ledger"]["spent"] == str(p.run_ledger.spent)
+    html = paths[2].read_text()
+    assert "differential privacy" in html and "add/remove one record" in html
+    assert "NOT A RELEASE" not in html
+    for e in p.run_ledger.entries:
+        assert e.step in html
+    # no temporary files left behind
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["adult.csv", "adult.json", "adult.report.html"]
+
+
+def test_never_overwrites(qtbot, tmp_path, yes):
+    p = histogram_data_project()
+    p.set_mode("release")
+    run(p)
+    w = make_panel(qtbot, p)
+    (tmp_path / "hist.report.html").write_text("mine")
+    with pytest.raises(OutputPathError, match="already exists"):
+        w.export_to(tmp_path, "hist")
+    assert yes == []  # refused before asking
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["hist.report.html"]
+    assert (tmp_path / "hist.report.html").read_text() == "mine"
+    paths = w.export_to(tmp_path, "hist2")
+    assert len(paths) == 3 and all(x.exists() for x in paths)
+    with pytest.raises(OutputPathError):
+        w.export_to(tmp_path, "hist2")
+    # the button path shows the reason instead of raising
+    w.folder_edit.setText(str(tmp_path))
+    w.name_edit.setText("hist2")
+    w.export_button.click()
+    assert "already exists" in w.message.text()
+
+
+def test_declined_confirmation_writes_nothing(qtbot, tmp_path, monkeypatch):
+    p = histogram_data_project()
+    p.set_mode("release")
+    run(p)
+    w = make_panel(qtbot, p)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", lambda *a, **k: QtWidgets.QMessageBox.No)
+    with pytest.raises(ExportRefused, match="cancelled"):
+        w.export_to(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_switching_to_teaching_disables_export(qtbot):
+    p = histogram_data_project()
+    p.set_mode("release")
+    run(p)
+    w = make_panel(qtbot, p)
+    assert w.export_button.isEnabled()
+    p.set_mode("teaching")
+    assert not w.export_button.isEnabled()
+    assert "export is disabled" in w.banner.text()

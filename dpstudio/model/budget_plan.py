@@ -76,7 +76,6 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
         ParamSpec("branching", "branching b (0 = Qardaji's choice)", "int", 0, lo=0, hi=64),
         ParamSpec("root_noised", "noise the root", "bool", True),
-        ParamSpec("consistency", "consistency", "choice", "least_squares", ("least_squares", "none")),
     ],
     "sc": [
         ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
@@ -130,6 +129,8 @@ class BudgetPlan:
         out = {"budget_split": {n: str(s) for n, s in zip(self.names, self.shares)}}
         if self.algorithm in TABLE_ALGORITHMS:
             out["count_epsilon"] = str(self.share("count") + self.share("level"))
+        if self.algorithm == "maxgddp":
+            out["tree_fraction"] = str(self.share("selection") / self.epsilon)
         levels = self.level_shares()
         if levels:
             out["level_epsilons"] = [str(s) for s in levels]
@@ -143,10 +144,10 @@ def _geometric(n: int, r: float) -> list[float]:
 
 
 def _exact_split(eps: Fraction, weights) -> list[Fraction]:
-    """Shares proportional to ``weights`` snapped to 1/1000 of eps, the last one taking the remainder."""
+    """Shares proportional to ``weights`` (as short fractions of eps), the last one taking the remainder."""
     w = np.asarray(weights, dtype=float)
     w = w / w.sum()
-    out = [Fraction(round(x * 1000), 1000) * eps for x in w[:-1]]
+    out = [Fraction(float(x)).limit_denominator(10 ** 6) * eps for x in w[:-1]]
     out.append(eps - sum(out, Fraction(0)))
     return out
 
@@ -203,23 +204,40 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
     if algorithm == "flat":
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
     if algorithm in ("hb", "sc", "luedptree"):
-        n = int(p["bins"])
-        b = int(p.get("branching") or 0) or qardaji_branching(n)
-        h = tree_height(n, b)
-        first = 0 if p.get("root_noised", True) else 1
-        levels = list(range(first, h + 1))
+        tp = engine_plan(algorithm, p, eps)
+        depth = tp.tree.depth
+        levels = sorted({int(d) for d in depth[tp.noised]})
         if algorithm == "luedptree":
-            weights = _luedp_level_weights(n, b, levels)
+            weights = [float(tp.epsilons[(depth == l) & tp.noised].mean()) for l in levels]
             return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _exact_split(eps, weights),
                               ["level"] * len(levels), locked=True,
-                              notes=["per-node budgets are optimised (seed 003 section 3.4); shown here by "
-                                     "level for a b-ary tree, the run uses the exact per-node values"])
+                              notes=["per-node budgets are optimised (seed 003 section 3.4); the bar shows the "
+                                     "mean budget of each level; the run uses the exact per-node values"])
         return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _exact_split(eps, [1.0] * len(levels)),
                           ["level"] * len(levels))
     raise ValueError(f"unknown algorithm {algorithm!r}")
 
 
 # -- interval trees -----------------------------------------------------------------------------------
+
+ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
+
+
+def engine_plan(algorithm: str, params: dict, epsilon):
+    """The interval-tree engine's own public plan (shape, per-node budgets, variances) for these inputs."""
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+
+    p = {**default_params(algorithm), **(params or {})}
+    b = int(p.get("branching") or 0) or None
+    it = IntervalTreeParams(algorithm=ENGINE_NAMES[algorithm], epsilon=as_fraction(epsilon), branching=b,
+                            noise_root=bool(p.get("root_noised", True)))
+    return plan_interval_tree(int(p["bins"]), it)
+
+
+def is_default_split(plan: "BudgetPlan", params: dict) -> bool:
+    """Whether ``plan`` is the split the engine will run (the engines take no custom split)."""
+    return plan.shares == default_plan(plan.algorithm, params, plan.epsilon).shares
+
 
 def bary_tree(n: int, b: int):
     """parents, lo, hi, depth of the b-ary interval tree over n bins (children split ceil(len/b) wide)."""
@@ -343,27 +361,30 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         out.append(Figure("all-range mean squared error", 2 / e ** 2 * (n + 2) / 3,
                           f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}"))
     else:
+        from dpstudio.core.range_error import consistent_all_range_mse, laplace_variance, raw_all_range_mse
+
         n = int(p["bins"])
-        b = int(p.get("branching") or 0) or qardaji_branching(n)
-        par, lo, hi, depth = bary_tree(n, b)
-        root_noised = bool(p.get("root_noised", True))
-        noised = np.ones(par.size, dtype=bool)
-        if not root_noised:
-            noised[0] = False
-        cov = coverage(par, lo, hi, n, noised)
-        if alg == "luedptree":
-            eps_x = luedp_budgets(par, coverage(par, lo, hi, n), float(plan.epsilon))
+        tp = engine_plan(alg, p, plan.epsilon)
+        t = tp.tree
+        if alg == "luedptree" or is_default_split(plan, p):
+            var = tp.variances
+            how = "the engine's per-node budgets"
         else:
-            first = 0 if root_noised else 1
-            lv = {first + i: float(s) for i, s in enumerate(plan.level_shares())}
-            eps_x = np.array([lv.get(int(d), np.inf) for d in depth])
-        var = np.where(noised, 2 / np.where(eps_x > 0, eps_x, np.nan) ** 2, 0.0)
-        mse = float(np.nansum(cov * var))
-        out.append(Figure("branching b", b, "Qardaji, Yang, Li" if not p.get("branching") else "chosen"))
-        out.append(Figure("all-range MSE without consistency", mse,
-                          "sum over nodes of coverage probability x 2/eps_x^2 (seed 003)"
-                          + ("" if alg == "hb" else "; for a b-ary tree")))
-        out.append(Figure("all-range RMSE without consistency", math.sqrt(mse), "per query"))
-        flat = 2 / float(plan.epsilon) ** 2 * (n + 2) / 3
-        out.append(Figure("flat histogram, same epsilon", flat, "all-range MSE, for comparison"))
+            lv = {int(name.split()[-1]): float(s) for name, s in zip(plan.names, plan.shares)}
+            eps_x = np.array([lv.get(int(d), 0.0) for d in t.depth])
+            ok = tp.noised & (eps_x > 0)
+            with np.errstate(divide="ignore"):
+                var = np.where(ok, laplace_variance(1.0 / np.where(ok, eps_x, 1.0)), np.inf)
+            how = "this split, level by level"
+        raw = raw_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
+        cons = consistent_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
+        if tp.branching:
+            out.append(Figure("branching b", tp.branching, "; ".join(tp.notes) or "chosen"))
+        out.append(Figure("tree nodes", t.n_nodes, f"height {t.height}, {int(tp.noised.sum())} noised"))
+        out.append(Figure("all-range MSE, consistent release", cons,
+                          f"exact, least squares, uniformly random ranges; {how}"))
+        out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
+        out.append(Figure("all-range MSE, raw tree", raw, "canonical covers, no consistency (seed 003)"))
+        flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
+        out.append(Figure("flat histogram, same epsilon", flat, "all-range MSE, discrete Laplace, for comparison"))
     return out

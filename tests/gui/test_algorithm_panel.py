@@ -62,18 +62,27 @@ def test_split_always_sums_to_epsilon_under_many_drags(panel, qtbot):
         assert all(s > 0 for s in shares)
 
 
-def test_level_shares_change_level_variance(panel, qtbot):
+def test_level_shares_change_expected_range_error(panel, qtbot):
+    import numpy as np
+
+    from dpstudio.core.range_error import consistent_all_range_mse, laplace_variance
+
     panel.set_algorithm("hb")
     panel.set_param("bins", 64)
     panel.set_param("branching", 4)
-    mse0 = _figures(panel)["all-range MSE without consistency"]
+    key = "all-range MSE, consistent release"
+    mse0 = _figures(panel)[key]
+    assert mse0 == pytest.approx(bp.engine_plan("hb", panel.params(), 1).expected_consistent_mse)
     drag(qtbot, panel.bar, 0, 150)  # more budget to the root level, less to level 1
-    mse1 = _figures(panel)["all-range MSE without consistency"]
     plan = panel.plan
-    expected = {f.label: f.value for f in bp.expected_error(plan, panel.params())}
-    assert mse1 == pytest.approx(expected["all-range MSE without consistency"])
-    assert mse1 != pytest.approx(mse0)
-    assert sum(plan.shares) == 1
+    assert sum(plan.shares) == 1 and plan.shares[0] > plan.shares[1]
+    # independent: per-node variance from the share of the node's level, exact least-squares range error
+    t = bp.engine_plan("hb", panel.params(), 1).tree
+    eps_x = np.array([float(plan.shares[int(d)]) for d in t.depth])
+    expected = consistent_all_range_mse(t.parents, t.lo, t.hi, 64, laplace_variance(1 / eps_x))
+    assert _figures(panel)[key] == pytest.approx(expected)
+    assert _figures(panel)[key] != pytest.approx(mse0)
+    assert "what-if" in panel.notes.text()
 
 
 def test_epsilon_value_and_slider(panel, qtbot):

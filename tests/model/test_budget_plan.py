@@ -88,3 +88,14 @@ def test_luedp_paths_sum_to_epsilon():
                 s += eps[a]
                 a = par[a]
             assert s == pytest.approx(0.7)
+
+
+def test_interval_default_plan_is_the_engines_and_matches_spec_anchor():
+    figs = {f.label: f.value for f in expected_error(default_plan("hb", {"bins": 4096}, 1), {"bins": 4096})}
+    assert figs["branching b"] == 16
+    # ALGORITHMS.md 6: b = 16 with root + consistency: per-query RMSE 19.77 (the engine keeps a tiny safety
+    # margin on epsilon, so allow 0.5 %)
+    assert figs["all-range RMSE, consistent release"] == pytest.approx(19.77, rel=5e-3)
+    # flat comparison with the discrete Laplace variance 2e^-1/(1-e^-1)^2 (the spec's 52.27 uses 2/eps^2)
+    q = math.exp(-1)
+    assert figs["flat histogram, same epsilon"] == pytest.approx(4098 / 3 * 2 * q / (1 - q) ** 2)

@@ -98,9 +98,14 @@ class AlgorithmPanel(QtWidgets.QWidget):
         slay = QtWidgets.QVBoxLayout(sbox)
         self.bar = BudgetBar()
         slay.addWidget(self.bar)
+        nrow = QtWidgets.QHBoxLayout()
         self.notes = QtWidgets.QLabel("")
         self.notes.setWordWrap(True)
-        slay.addWidget(self.notes)
+        nrow.addWidget(self.notes, 1)
+        self.reset_button = QtWidgets.QPushButton("Default split")
+        self.reset_button.setToolTip("back to the split the algorithm runs (ALGORITHMS.md)")
+        nrow.addWidget(self.reset_button)
+        slay.addLayout(nrow)
         outer.addWidget(sbox)
 
         fbox = QtWidgets.QGroupBox("Expected error of this split (data-independent, before anything runs)")
@@ -121,6 +126,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.eps_slider.valueChanged.connect(self._on_slider)
         self.bar.splitChanged.connect(self._on_split)
         self.run_button.clicked.connect(self.run)
+        self.reset_button.clicked.connect(self.reset_split)
         project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data")
         self._load_from_project(rebuild_plan=True)
 
@@ -158,6 +164,15 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def set_split(self, shares) -> None:
         """Set the split (numbers; rescaled to sum exactly to epsilon)."""
         self.bar.set_segments(self.plan.names, shares, self.plan.epsilon, locked=self.plan.locked)
+
+    def reset_split(self) -> None:
+        """Back to the algorithm's default split (the one its engine runs)."""
+        default = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
+        self.bar.set_segments(default.names, default.shares, default.epsilon, locked=default.locked)
+
+    def is_what_if(self) -> bool:
+        """True when the shown split differs from the one the engine will run."""
+        return self.plan is not None and not bp.is_default_split(self.plan, self.params())
 
     def expected_figures(self) -> list[bp.Figure]:
         return list(self._figures)
@@ -246,7 +261,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
             except (ValueError, ZeroDivisionError):
                 pass
         self.plan = plan
-        self.notes.setText(" ".join(plan.notes))
         self._updating = True
         try:
             self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
@@ -266,6 +280,15 @@ class AlgorithmPanel(QtWidgets.QWidget):
                     item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
                 self.figures.setItem(r, c, item)
         self.figures.resizeColumnsToContents()
+        notes = list(self.plan.notes)
+        what_if = self.is_what_if()
+        if what_if:
+            engine = "the geometric level shares with this tree/count boundary" if self.algorithm == "maxgddp" \
+                else "the default split"
+            notes.insert(0, f"<b>what-if</b>: the figures show this split; the run uses {engine} "
+                            "(the engines take no other split yet).")
+        self.notes.setText(" ".join(notes))
+        self.reset_button.setEnabled(what_if)
         self.planChanged.emit(self.plan)
 
     def _write_params(self) -> None:

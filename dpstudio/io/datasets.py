@@ -488,6 +488,13 @@ def _read_sample(p: Path, encoding: str) -> tuple[str, bool]:
 
 def _decode_error(p: Path, encoding: str) -> DatasetError:
     """Find the first line that does not decode and say where it is."""
+    with _open_text_bytes(p) as fh:
+        start = fh.read(2)
+    if start in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) and not encoding.startswith("utf-16"):
+        return DatasetError(
+            f"{p.name} is UTF-16 text (Excel's 'Unicode Text'); load it with encoding='utf-16', or re-save it "
+            "as 'CSV UTF-8'"
+        )
     offset = 0
     with _open_text_bytes(p) as fh:
         for number, line in enumerate(fh, start=1):
@@ -555,6 +562,8 @@ def _load_text(p, sep, header, missing, progress, encoding, types) -> Dataset:
 
     source = _Source(p, progress)
     counter = sniff.FieldCounter(delimiter)
+    if codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
+        counter.quoted = True  # bytes are not characters here: leave the row check to the csv module
     try:
         source.report()
         stream = source.stream

@@ -138,6 +138,16 @@ def test_other_encoding_when_asked(tmp_path):
     assert load_table(path, encoding="latin-1").frame["stadt"].tolist() == ["Zürich", "Genève"]
 
 
+def test_utf16_when_asked(tmp_path):
+    path = write(tmp_path / "w.csv", "stadt,n\nZürich,1\nGenève,2\n", encoding="utf-16")
+    with pytest.raises(DatasetError, match="is UTF-16 text.*encoding='utf-16'"):
+        load_table(path)
+    ds = load_table(path, encoding="utf-16")
+    assert ds.columns == ["stadt", "n"] and ds.frame["stadt"].tolist() == ["Zürich", "Genève"]
+    with pytest.raises(DatasetError, match="line 3: 1 field"):
+        load_table(write(tmp_path / "r.csv", "a,b\n1,2\n3\n", encoding="utf-16"), encoding="utf-16")
+
+
 def test_gzip_is_read_transparently(tmp_path):
     text = table_text(", ")
     path = tmp_path / "t.csv.gz"

@@ -228,3 +228,18 @@ def test_ancestor_at_depth_generalizes_leaves():
         for d in range(t.height + 1):
             path = t.path(i)
             assert t.ancestor_table[i, d] == path[min(d, len(path) - 1)]
+
+
+def test_str_array_fast_path_rejects_truncated_labels_and_agrees_with_lists():
+    t = workclass()
+    narrow = np.array(["Self-emp", "Private", "Gov"], dtype="U8")  # 'Self-emp-not-inc' truncates to 'Self-emp'
+    assert t.map_values(narrow).leaf_ids.tolist() == [-1, t.index("Private"), -1]
+    rng = np.random.default_rng(3)
+    pool = [t.labels[i] for i in t.leaves] + ["Self-emp", " Private", "Private ", "x", "", "Gov"]
+    values = np.array(pool, dtype=object)[rng.integers(0, len(pool), 3000)]
+    results = [t.map_values(v) for v in (values.astype(str), values, values.tolist(), tuple(values))]
+    for r in results[1:]:
+        assert r.leaf_ids.tolist() == results[0].leaf_ids.tolist()
+        assert r.uncovered == results[0].uncovered
+    assert dict(results[0].uncovered).keys() == {"Self-emp", "x", "", "Gov"}
+    assert (results[0].leaf_ids[values == " Private"] == t.index("Private")).all()

@@ -32,6 +32,8 @@ SAFETY = 1.0 - 1e-9
 def noised_levels(tree: IntervalTree, noised) -> int:
     """The largest number of noised nodes on a root-to-leaf path (the sensitivity of all noised counts)."""
     noised = np.asarray(noised, dtype=bool)
+    if noised[1:].all():
+        return tree.height + int(noised[0])
     per = noised.astype(np.int64)
     par = tree.parents
     for level in tree.levels.levels[1:]:

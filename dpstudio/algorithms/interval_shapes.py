@@ -21,7 +21,7 @@ ceil(log_b n), and the leftmost path is a longest one (SC relies on that, seed 0
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -41,6 +41,7 @@ class IntervalTree:
     hi: np.ndarray
     name: str = ""
     _levels: TreeLevels | None = field(default=None, repr=False)
+    _coverage: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_nodes(self) -> int:
@@ -61,15 +62,15 @@ class IntervalTree:
         """Edges on the longest root-to-leaf path."""
         return self.levels.height
 
-    @property
+    @cached_property
     def is_leaf(self) -> np.ndarray:
         return (self.hi - self.lo) == 1
 
-    @property
+    @cached_property
     def n_children(self) -> np.ndarray:
         return np.bincount(self.parents[1:], minlength=self.n_nodes)
 
-    @property
+    @cached_property
     def leaf_of_bin(self) -> np.ndarray:
         """Node id of each bin's leaf."""
         leaves = np.flatnonzero(self.is_leaf)
@@ -78,7 +79,10 @@ class IntervalTree:
         return out
 
     def coverage(self) -> np.ndarray:
-        return coverage_probabilities(self.parents, self.lo, self.hi, self.n_bins)
+        """Coverage probabilities of uniformly random ranges (cached; do not modify)."""
+        if self._coverage is None:
+            self._coverage = coverage_probabilities(self.parents, self.lo, self.hi, self.n_bins)
+        return self._coverage
 
     def node_counts(self, bin_counts) -> np.ndarray:
         """True count of every node (sum of its bins), exact int64. Private: never release these."""
@@ -204,13 +208,16 @@ def qardaji_branching(n_bins: int) -> int:
     if n <= 2:
         return 2
     best, best_b = None, 2
-    for b in range(2, n + 1):
-        h = ceil_log(n, b)
+    # For a fixed h the objective grows with b, so only the smallest b of each height competes.
+    for h in range(ceil_log(n, 2), 0, -1):
+        b = max(2, int(round(n ** (1.0 / h))) - 1)
+        while ceil_log(n, b) > h:
+            b += 1
+        while b > 2 and ceil_log(n, b - 1) <= h:
+            b -= 1
         val = (b - 1) * h ** 3 - 2 * (b + 1) * h * h / 3.0
-        if best is None or val < best - 1e-12:
+        if best is None or val < best - 1e-12 or (abs(val - best) <= 1e-12 and b < best_b):
             best, best_b = val, b
-        if h == 1:
-            break  # larger b keep h = 1 and only grow the objective
     return best_b
 
 

@@ -108,6 +108,7 @@ class TreePlan:
     notes: list[str] = field(default_factory=list)
     _consistent_mse: float | None = None
     _raw_mse: float | None = None
+    _budget_summary: dict | None = None
 
     @property
     def expected_raw_mse(self) -> float:
@@ -127,6 +128,11 @@ class TreePlan:
         return self._consistent_mse
 
     def budget_summary(self) -> dict:
+        if self._budget_summary is None:
+            self._budget_summary = self._summarise_budgets()
+        return self._budget_summary
+
+    def _summarise_budgets(self) -> dict:
         e = self.epsilons
         depth = self.tree.depth
         per_level = []
@@ -175,9 +181,11 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         epsilons = uniform_budgets(tree, eps * SAFETY, noised)
     if not noise_root:
         notes.append("root not noised")
+    eps_values, inv = np.unique(epsilons, return_inverse=True)
     with np.errstate(divide="ignore"):
-        scales = np.where(noised, 1.0 / np.where(noised, epsilons, 1.0), np.inf)
-    variances = laplace_variance(scales, discrete=True)
+        scale_values = np.where(eps_values > 0, 1.0 / np.where(eps_values > 0, eps_values, 1.0), np.inf)
+    scales = scale_values[inv]
+    variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
     return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes)
 
 
@@ -238,10 +246,13 @@ def sample_tree_noise(true_node_counts, plan: TreePlan, noise: NoiseSource) -> n
     out = np.zeros(plan.tree.n_nodes, dtype=np.int64)
     idx = np.flatnonzero(plan.noised)
     scales = plan.scales[idx]
-    uniq, inv = np.unique(scales, return_inverse=True)
-    for j, s in enumerate(uniq):
-        sel = idx[inv == j]
-        out[sel] = noise.laplace_counts(true_node_counts[sel], float(s))
+    if scales.size and scales.min() != scales.max():
+        order = np.argsort(scales, kind="stable")
+        idx, scales = idx[order], scales[order]
+    cuts = np.flatnonzero(scales[1:] != scales[:-1]) + 1
+    for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [idx.size]])):
+        sel = idx[a:b]
+        out[sel] = noise.laplace_counts(true_node_counts[sel], float(scales[a]))
     return out
 
 
@@ -276,8 +287,8 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     per_node = tree.n_nodes <= params.node_events_limit
     depth = tree.depth
     edges = params.edges
-    p = effective_coverage(tree.parents, tree.coverage(), plan.noised, tree.levels)
     if per_node:
+        p = effective_coverage(tree.parents, tree.coverage(), plan.noised, tree.levels)
         for i in range(tree.n_nodes):
             yield NodeCreated(i, int(tree.parents[i]), _label(tree, i, edges), int(depth[i]),
                               int(node_true[i]) if teaching else None,
@@ -309,7 +320,7 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     yield ConsistencyDone("least_squares", tuple(est.tolist()), 2)
     leaves = tree.leaf_of_bin
     released, info = post_process(est[leaves], params.round_counts, params.clamp_negative)
-    yield LeavesReleased(tuple(int(x) for x in leaves), tuple(released.tolist()))
+    yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
     yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure),
                                          noise.label, info))
 

@@ -81,7 +81,11 @@ def raw_all_range_mse(parents, lo, hi, n_bins: int, variances, levels: TreeLevel
 
 def _left_sibling_sums(parents, lo, values) -> np.ndarray:
     """For every node, the sum of ``values`` over its siblings to its left (smaller lo)."""
-    order = np.lexsort((lo, parents))
+    if parents.size > 1 and np.all(parents[2:] >= parents[1:-1]) and np.all(
+            (parents[2:] != parents[1:-1]) | (lo[2:] > lo[1:-1])):
+        order = np.arange(parents.size)  # breadth-first with children in order: no sort needed
+    else:
+        order = np.lexsort((lo, parents))
     v = values[order]
     csum = np.cumsum(v) - v
     p_sorted = parents[order]
@@ -94,47 +98,60 @@ def _left_sibling_sums(parents, lo, values) -> np.ndarray:
     return out
 
 
-def prefix_variances(parents, lo, hi, n_bins: int, variances, levels: TreeLevels | None = None):
-    """Var(P_i) of the consistent estimate for every prefix P_i = bins 0..i (i = 0..n-1), O(n * height).
+def prefix_variances(parents, lo, hi, n_bins: int, variances, levels: TreeLevels | None = None, _VS=None):
+    """Var(P_i) of the consistent estimate for every prefix P_i = bins 0..i (i = 0..n-1), O(nodes).
 
-    Walks each leaf's path to the root with (beta, gamma): at a parent v with child c on the path,
-    a = A_c + beta V_c (A_c: V summed over c's left siblings), gamma += A_c + beta^2 V_c - a^2 / S_v,
-    beta = a / S_v; finally Var = gamma + beta^2 V_root.
+    Top-down over the nodes, tracking for each node c with parent v: X_c = Var(P_hi(c)) (the prefix that
+    ends at c's last bin), Y_c = Cov(P_hi(c), h_c) and Z_c = Var(h_c), the posterior variance of c's total.
+    With a_c = the V of c and of its left siblings summed, alpha = a_c / S_v and P_lo(v) = P_hi(v) - h_v:
+      Z_c = (V_c/S_v)^2 Z_v + V_c - V_c^2/S_v
+      X_c = Var(P_lo(v)) + alpha^2 Z_v + a_c - a_c^2/S_v + 2 alpha Cov(P_lo(v), h_v)
+      Y_c = (V_c/S_v) Cov(P_lo(v), h_v) + alpha (V_c/S_v) Z_v + V_c - V_c a_c / S_v
+    with Var(P_lo(v)) = X_v - 2 Y_v + Z_v, Cov(P_lo(v), h_v) = Y_v - Z_v; at the root X = Y = Z = V_root.
     """
     lv = levels if levels is not None else TreeLevels(parents)
     par = lv.parents
     lo = np.asarray(lo, dtype=np.int64)
     hi = np.asarray(hi, dtype=np.int64)
-    V, S = upward_variances(par, variances, lv)
-    A = _left_sibling_sums(par, lo, V)
+    V, S = _VS if _VS is not None else upward_variances(par, variances, lv)
+    a_c = _left_sibling_sums(par, lo, V) + V
     leaves = np.flatnonzero(lv.is_leaf)
     if np.any(hi[leaves] - lo[leaves] != 1):
         raise ValueError("every leaf must hold exactly one bin")
-    cur = leaves[np.argsort(lo[leaves])]
-    if cur.size != n_bins:
-        raise ValueError(f"the tree has {cur.size} leaves for {n_bins} bins")
-    beta = np.ones(cur.size)
-    gamma = np.zeros(cur.size)
-    active = np.flatnonzero(par[cur] >= 0)
-    while active.size:
-        c = cur[active]
-        v = par[c]
-        b = beta[active]
-        a = A[c] + b * V[c]
+    if leaves.size != n_bins:
+        raise ValueError(f"the tree has {leaves.size} leaves for {n_bins} bins")
+    X = np.empty(par.size)
+    Y = np.empty(par.size)
+    Z = np.empty(par.size)
+    r = lv.root
+    X[r] = Y[r] = Z[r] = V[r]
+    for level in lv.levels[1:]:
+        if level[-1] - level[0] + 1 == level.size and np.all(level[1:] > level[:-1]):
+            level = slice(int(level[0]), int(level[-1]) + 1)  # contiguous: views instead of gathers
+        v = par[level]
         Sv = S[v]
-        gamma[active] += A[c] + b * b * V[c] - a * a / Sv
-        beta[active] = a / Sv
-        cur[active] = v
-        active = active[par[v] >= 0]
-    return gamma + beta * beta * V[lv.root]
+        Zv = Z[v]
+        cov_lo = Y[v] - Zv
+        var_lo = X[v] - 2.0 * Y[v] + Zv
+        Vc = V[level]
+        ac = a_c[level]
+        k = Vc / Sv
+        alpha = ac / Sv
+        Z[level] = k * k * Zv + Vc - Vc * k
+        X[level] = var_lo + alpha * alpha * Zv + ac - ac * alpha + 2.0 * alpha * cov_lo
+        Y[level] = k * cov_lo + alpha * k * Zv + Vc - Vc * alpha
+    out = np.empty(n_bins)
+    out[lo[leaves]] = X[leaves]
+    return out
 
 
-def linear_variance(parents, lo, weights_by_bin, variances, levels: TreeLevels | None = None) -> float:
+def linear_variance(parents, lo, weights_by_bin, variances, levels: TreeLevels | None = None,
+                    _VS=None) -> float:
     """Var(sum_j w_j xhat_j) of the consistent leaf estimate for one weight vector over the bins, O(nodes)."""
     lv = levels if levels is not None else TreeLevels(parents)
     par = lv.parents
     lo = np.asarray(lo, dtype=np.int64)
-    V, S = upward_variances(par, variances, lv)
+    V, S = _VS if _VS is not None else upward_variances(par, variances, lv)
     w = np.asarray(weights_by_bin, dtype=float)
     beta = np.zeros(par.size)
     gamma = np.zeros(par.size)
@@ -164,9 +181,10 @@ def consistent_all_range_mse(parents, lo, hi, n_bins: int, variances,
     leaves: ((n + 1) sum_i Var(P_i) - Var(sum_i P_i)) / (n(n+1)/2). O(nodes * height)."""
     lv = levels if levels is not None else TreeLevels(parents)
     n = int(n_bins)
-    pv = prefix_variances(lv.parents, lo, hi, n, variances, lv)
+    VS = upward_variances(lv.parents, variances, lv)
+    pv = prefix_variances(lv.parents, lo, hi, n, variances, lv, VS)
     w = (n - np.arange(n)).astype(float)  # bin j (0-based) lies in prefixes j..n-1
-    total = (n + 1) * float(pv.sum()) - linear_variance(lv.parents, lo, w, variances, lv)
+    total = (n + 1) * float(pv.sum()) - linear_variance(lv.parents, lo, w, variances, lv, VS)
     return total / n_ranges(n)
 
 

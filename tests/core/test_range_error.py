@@ -151,3 +151,17 @@ def test_prefix_identity_and_answers():
     q = [(l, r) for l in range(17) for r in range(l + 1, 18)]
     assert np.allclose(raw_range_answers(tree.parents, tree.lo, tree.hi, node_vals, noised, q),
                        [sum(range(l, r)) for l, r in q])
+
+
+def test_node_order_does_not_matter():
+    """The analytic functions accept any node order (not only breadth-first)."""
+    rng = np.random.default_rng(9)
+    tree = random_tree(rng, 19)
+    s2 = rng.uniform(0.5, 3.0, tree.n_nodes)
+    perm = np.concatenate([[0], 1 + rng.permutation(tree.n_nodes - 1)])[::-1]
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(perm.size)
+    par = np.where(tree.parents[perm] >= 0, inv[np.maximum(tree.parents[perm], 0)], -1)
+    a = consistent_all_range_mse(tree.parents, tree.lo, tree.hi, 19, s2)
+    b = consistent_all_range_mse(par, tree.lo[perm], tree.hi[perm], 19, s2[perm])
+    assert a == pytest.approx(b, rel=1e-12)

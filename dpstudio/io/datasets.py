@@ -606,7 +606,8 @@ def _load_text(p, sep, header, missing, progress, encoding, types) -> Dataset:
     out_types = {}
     for name in names:
         frame[name], out_types[name] = _finish_column(frame[name], missing, types.get(name))
-    return Dataset(frame, out_types, p, source.digest.hexdigest(), sep, has_header, encoding)
+    shown_encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    return Dataset(frame, out_types, p, source.digest.hexdigest(), sep, has_header, shown_encoding)
 
 
 def _ragged_error(p, delimiter, encoding, counter) -> DatasetError | None:

@@ -46,7 +46,7 @@ def table_text(sep, header=True, rows=ROWS, names=NAMES):
 def test_adult_data_shape_types_and_missing(shared_data):
     ds = load_table(shared_data / "adult" / "adult.data")
     assert ds.frame.shape == (32561, 15)
-    assert ds.header is True and ds.separator == ", "
+    assert ds.header is True and ds.separator == ", " and ds.encoding == "utf-8"
     assert ds.columns[:3] == ["age", "workclass", "fnlwgt"] and ds.columns[-1] == "Y"
     assert ds.numeric_columns() == [
         "age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",

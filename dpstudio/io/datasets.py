@@ -211,7 +211,10 @@ class Dataset:
         return MissingReport(per_column, rows, self.n_rows)
 
     def drop_missing(self) -> tuple[Dataset, int]:
-        """A new dataset without the rows that have a missing value, and how many rows were dropped."""
+        """A new dataset without the rows that have a missing value, and how many rows were dropped.
+
+        The count is a statistic of the private table: show it to the data owner, never put it in a release.
+        """
         keep = ~self.frame.isna().any(axis=1)
         dropped = int((~keep).sum())
         frame = self.frame.loc[keep].reset_index(drop=True)

@@ -124,3 +124,34 @@ def test_teaching_mark_and_screenshot(panel, qtbot, tmp_path):
     panel.project.set_mode("release")
     assert "release" in panel.mode_label.text() and "teaching" not in panel.mode_label.text()
     panel.grab().save(str(tmp_path / "algorithm.png"))
+
+
+def test_run_in_worker_feeds_watch_and_records(qtbot):
+    from dpstudio.gui.panels.watch import WatchPanel
+    from tests.gui.export_fixtures import table_project
+
+    project = table_project(steps=3)
+    panel = AlgorithmPanel(project)
+    watch = WatchPanel(project)
+    qtbot.addWidget(panel)
+    qtbot.addWidget(watch)
+    w = panel.run(watch=watch)
+    assert w is not None and watch.live
+    with qtbot.waitSignal(w.signals.finished, timeout=60000):
+        pass
+    qtbot.waitUntil(lambda: project.result is not None, timeout=5000)
+    assert not watch.live
+    assert watch.replay.events == project.events and watch.position == len(project.events)
+    assert project.run_teaching is True and float(project.run_ledger.spent) == float(project.epsilon)
+
+
+def test_run_input_error_is_reported_without_spending(qtbot):
+    project = Project()  # no data
+    project.set_mode("release")
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    w = panel.run()
+    with qtbot.waitSignal(w.signals.failed, timeout=10000):
+        pass
+    assert "data" in panel.last_error.lower()
+    assert project.release_ledger is None or project.release_ledger.spent == 0

@@ -52,6 +52,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.project = project
         self._updating = False
         self._runner = None
+        self.worker = None
         self.last_error = ""
 
         outer = QtWidgets.QVBoxLayout(self)
@@ -381,41 +382,58 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 w.setValue(a_num)
 
     # -- running ------------------------------------------------------------------------------------
-    def run(self):
-        """Start the chosen algorithm (see ``dpstudio.gui.panels.algorithm.make_job``)."""
-        win = host(self)
-        try:
-            job, setup = make_job(self.project)
-        except Exception as exc:  # every problem becomes a message
-            from dpstudio.gui.worker import user_message
+    def run(self, watch=None):
+        """Start the chosen algorithm in a worker; returns the Worker (or None, with the reason shown).
 
-            msg = user_message(exc)
-            self.last_error = msg
-            if win is not None:
-                win.show_error(msg)
-            else:
-                self.eps_error.setText(msg)
-            return None
+        The whole job runs off the GUI thread, including coding the table (``model.runs.make_job``; a
+        1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
+        ledger). Input problems arrive as the worker's ``failed`` message, before any budget is spent.
+        Events go to ``watch`` (default: the window's Watch panel) as they arrive; at the end (or on
+        cancel) the run is recorded in the project.
+        """
         from dpstudio.gui.worker import TaskRunner, Worker
+
+        win = host(self)
+        project = self.project
+        teaching = project.teaching
+        holder: dict = {}
+
+        def job():
+            run_job, setup = make_job(project)
+            holder["setup"] = setup
+            return run_job()
 
         worker = Worker(job, name=bp.ALGORITHMS[self.algorithm])
         events: list = []
-        watch = None
-        if win is not None and hasattr(win, "panels"):
+        if watch is None and win is not None and hasattr(win, "panels"):
             watch = win.panels.get("Watch")
-            if watch is not None and hasattr(watch, "begin_live"):
-                watch.begin_live(setup.teaching, float(setup.epsilon))
+        if watch is not None and hasattr(watch, "begin_live"):
+            watch.begin_live(teaching, float(project.epsilon))
+
         def on_events(batch):
             events.extend(batch)
             if watch is not None and hasattr(watch, "feed"):
                 watch.feed(batch)
 
         def on_end(*_):
-            self.project.record_run(events, setup.ledger, setup.teaching)
+            setup = holder.get("setup")
+            if setup is not None:
+                project.record_run(events, setup.ledger, setup.teaching)  # the Watch stops following here
+            if watch is not None and getattr(watch, "live", False):
+                watch.end_live()
+
+        def on_failed(message):
+            self.last_error = message
+            if watch is not None and hasattr(watch, "end_live"):
+                watch.end_live()
+            if win is None:
+                self.eps_error.setText(message)
 
         worker.signals.events.connect(on_events)
         worker.signals.finished.connect(on_end)
         worker.signals.cancelled.connect(on_end)
+        worker.signals.failed.connect(on_failed)
+        self.worker = worker
         if win is not None:
             started = win.start_worker(worker, f"running {bp.ALGORITHMS[self.algorithm]}")
             if started is not None and hasattr(win, "show_panel") and watch is not None:
@@ -423,8 +441,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return started
         if self._runner is None:
             self._runner = TaskRunner(self)
-        worker.signals.failed.connect(lambda m: self.eps_error.setText(m))
-        return self._runner.start(worker)
+        try:
+            return self._runner.start(worker)
+        except RuntimeError as exc:
+            on_failed(str(exc))
+            return None
 
 
 def _eps_text(eps: Fraction) -> str:

@@ -207,15 +207,18 @@ class _Intervals:
         self.cut = [0]
         self.top = float(hi)
 
+        self.labels = [interval_label(lo, hi)]
+
     def add(self, lo: float, hi: float, parent: int) -> int:
         self.lo.append(float(lo))
         self.hi.append(float(hi))
         self.parent.append(parent)
         self.split.append(math.nan)
+        self.labels.append(interval_label(lo, hi))
         return len(self.lo) - 1
 
     def label(self, i: int) -> str:
-        return interval_label(self.lo[i], self.hi[i])
+        return self.labels[i]
 
 
 def _grid_for(attr: NumericAttribute, bins: int) -> np.ndarray:
@@ -287,6 +290,7 @@ class _Engine:
         self.tree_vals = [self.leaf_vals.copy()]
         self.n_tree = 1
         self.winners: list[str] = []
+        self.last_attribute = -1
 
     # -- labels ---------------------------------------------------------------------------------------
     def value_label(self, a: int, v: int) -> str:
@@ -295,8 +299,15 @@ class _Engine:
             return attr.taxonomy.labels[v]
         return self.intervals[a].label(v)
 
-    def partition_label(self, vals) -> str:
-        return " | ".join(self.value_label(a, int(v)) for a, v in enumerate(vals))
+    def label_matrix(self, vals: np.ndarray) -> list:
+        """Rows of released labels (one per attribute) for rows of node ids."""
+        cols = []
+        for a, attr in enumerate(self.data.attributes):
+            names = attr.taxonomy.labels if isinstance(attr, CategoricalAttribute) else self.intervals[a].labels
+            cols.append(np.asarray(names, dtype=object)[vals[:, a]])
+        if not cols:
+            return [()] * vals.shape[0]
+        return np.column_stack(cols).tolist()
 
     # -- spending -------------------------------------------------------------------------------------
     def spend(self, step: str, mechanism: str, eps: Fraction, sens: float, scale: float | None,
@@ -493,24 +504,33 @@ class _Engine:
         self.leaf_vals, self.leaf_tree = new_vals, new_tree
         return children, np.flatnonzero(fresh)
 
-    def node_events(self, positions: np.ndarray) -> Iterator[Event]:
-        counts = np.bincount(self.part, minlength=self.leaf_tree.size) if self.teaching else None
-        depth = np.concatenate(self.tree_depth)
-        parent = np.concatenate(self.tree_parent)
-        for p in positions:
-            node = int(self.leaf_tree[p])
-            vals = self.leaf_vals[p]
-            yield NodeCreated(node, int(parent[node]), self.partition_label(vals), int(depth[node]),
-                              int(counts[p]) if counts is not None else None,
-                              {"values": tuple(self.value_label(a, int(v)) for a, v in enumerate(vals))})
+    def node_events(self, positions: np.ndarray, branch: str = "all records") -> Iterator[Event]:
+        """NodeCreated for the leaf partitions at ``positions``: label = the branch "attribute=value",
+        info["values"] = every attribute's generalized value; true_count in teaching mode only."""
+        if not self.detail:
+            return
+        counts = np.bincount(self.part, minlength=self.leaf_tree.size)[positions] if self.teaching else None
+        nodes = self.leaf_tree[positions]
+        depth = np.concatenate(self.tree_depth)[nodes].tolist()
+        parent = np.concatenate(self.tree_parent)[nodes].tolist()
+        rows = self.label_matrix(self.leaf_vals[positions])
+        a = self.last_attribute
+        for j, node in enumerate(nodes.tolist()):
+            values = tuple(rows[j])
+            label = branch if a < 0 else f"{self.data.attributes[a].name}={values[a]}"
+            yield NodeCreated(node, parent[j], label, depth[j],
+                              int(counts[j]) if counts is not None else None, {"values": values})
 
 
 def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                teaching: bool = False) -> Iterator[Event]:
+                teaching: bool = False, *, per_node_events: bool = True) -> Iterator[Event]:
     """Run the engine; yields events, the last one ``RunFinished(DiffGenResult)``.
 
     Spends exactly ``params.epsilon`` from ``ledger`` (each spend before the value it pays for is
     yielded). ``teaching=True`` fills true counts and scores in the events and needs simulation noise.
+    ``per_node_events=False`` (headless runs: CLI, benchmarks, evaluation) skips the per-node events
+    (NodeCreated, NodeNoised, BudgetAssigned) and leaves ConsistencyDone.estimates and LeavesReleased
+    empty; the result is the same.
     """
     data.validate()
     params.validate()
@@ -524,6 +544,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         raise ValueError("the table is empty")
     start_spent = ledger.spent
     eng = _Engine(data, params, noise, ledger, teaching)
+    eng.detail = per_node_events
     numeric_exp = [a for a, at in enumerate(data.attributes)
                    if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"]
     split_eps, step_eps = _budget_plan(params, len(numeric_exp))
@@ -577,6 +598,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         eng.winners.append(labels[w])
         yield WinnerChosen(t, int(w), labels[w])
         children, fresh = eng.specialize(a, v, split)
+        eng.last_attribute = a
         yield from eng.node_events(fresh)
         if a in numeric_exp:
             todo = [c for c in children if eng.splittable_interval(a, c)]
@@ -610,9 +632,9 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                         f"{P} partitions x {K} classes; empty partitions included")
         noisy = noise.laplace_counts(leaf_true, scale)
         var = discrete_laplace_variance(scale)
-        for p in range(P):
-            yield NodeNoised(int(eng.leaf_tree[p]), tuple(int(x) for x in noisy[p]), var,
-                             tuple(int(x) for x in leaf_true[p]) if eng.teaching else None)
+        truth = leaf_true.tolist() if eng.teaching else None
+        for p, (node, row) in enumerate(zip(eng.leaf_tree.tolist(), noisy.tolist()) if eng.detail else ()):
+            yield NodeNoised(node, tuple(row), var, tuple(truth[p]) if truth is not None else None)
         estimates = noisy.astype(float)
         variances = np.full(P, var)
         sensitivity = 1.0
@@ -638,8 +660,8 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
                             L, None, f"{n} nodes x {K} classes; node scale = (nodes on the longest path "
                                      "through it) / eps_c, so every root-to-leaf path sums to <= eps_c")
-            for i in range(n):
-                yield BudgetAssigned(i, epc / int(node_len[i]))
+            for i, length in enumerate(node_len.tolist() if eng.detail else ()):
+                yield BudgetAssigned(i, epc / length)
         noisy = np.zeros((n, K), dtype=np.int64)
         node_var = np.zeros(n)
         for length in np.unique(node_len):
@@ -647,9 +669,9 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             scale = float(length) / epc
             noisy[nodes] = noise.laplace_counts(true[nodes], scale)
             node_var[nodes] = discrete_laplace_variance(scale)
-        for i in range(n):
-            yield NodeNoised(i, tuple(int(x) for x in noisy[i]), float(node_var[i]),
-                             tuple(int(x) for x in true[i]) if eng.teaching else None)
+        truth = true.tolist() if eng.teaching else None
+        for i, (row, v) in enumerate(zip(noisy.tolist(), node_var.tolist()) if eng.detail else ()):
+            yield NodeNoised(i, tuple(row), v, tuple(truth[i]) if truth is not None else None)
         tree.noisy = noisy
         tree.noise_variances = node_var
         if params.consistency == LEAST_SQUARES:
@@ -663,7 +685,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             var_all = node_var
         if params.consistency != NO_CONSISTENCY:
             post.append({"step": "consistency", "method": params.consistency})
-            yield ConsistencyDone(params.consistency, tuple(tuple(float(x) for x in row) for row in est), 2)
+            yield ConsistencyDone(params.consistency, tuple(map(tuple, est.tolist())) if eng.detail else (), 2)
         tree.estimates = est
         estimates = est[eng.leaf_tree]
         variances = None if var_all is None else var_all[eng.leaf_tree]
@@ -678,14 +700,17 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         post.append({"step": "clamping", "method": "negative counts set to 0 (none were negative)"})
     if np.all(counts == np.round(counts)):
         counts = counts.astype(np.int64)
-    yield LeavesReleased(tuple(int(x) for x in eng.leaf_tree), tuple(tuple(row) for row in counts.tolist()))
+    if eng.detail:
+        yield LeavesReleased(tuple(eng.leaf_tree.tolist()), tuple(map(tuple, counts.tolist())))
+    else:
+        yield LeavesReleased((), ())
     result = DiffGenResult(
         params=params,
         attributes=tuple(a.name for a in eng.data.attributes),
         kinds=tuple(a.kind for a in eng.data.attributes),
         class_name=eng.data.class_name,
         classes=tuple(eng.data.classes),
-        leaf_labels=[tuple(eng.value_label(a, int(v)) for a, v in enumerate(row)) for row in eng.leaf_vals],
+        leaf_labels=[tuple(row) for row in eng.label_matrix(eng.leaf_vals)],
         leaf_nodes=eng.leaf_tree.copy(),
         counts=counts,
         estimates=estimates,
@@ -729,10 +754,10 @@ def _released_cut(eng: _Engine) -> dict:
 
 
 def run_to_result(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                  teaching: bool = False) -> DiffGenResult:
+                  teaching: bool = False, per_node_events: bool = False) -> DiffGenResult:
     """Drain ``run_diffgen`` and return its result (for the CLI, benchmarks and evaluation)."""
     result = None
-    for ev in run_diffgen(data, params, noise, ledger, teaching):
+    for ev in run_diffgen(data, params, noise, ledger, teaching, per_node_events=per_node_events):
         if isinstance(ev, RunFinished):
             result = ev.result
     return result

@@ -1,0 +1,210 @@
+"""``dpstudio release``: a DiffGen / DiffGen-with-consistency / MAXGDDP release of a table, headless.
+
+    dpstudio release --data FILE --class ATTR --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
+                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
+                     [--seed N] [--score max|infogain] [--consistency ls|hay|none] [--overwrite]
+                     [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
+
+Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither
+--taxonomy nor --bounds (and not the class) are left out. Rows with a missing value in a used column are
+dropped by default (the Adult protocol) and the number is printed on the console only; ``--missing
+category`` keeps them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on
+seeded simulation noise: the output is marked "not_a_release". Bad input: exit 2, one line, nothing written.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from . import CliError
+
+ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
+CONSISTENCY = {"ls": "least_squares", "least_squares": "least_squares", "hay": "hay_generalized",
+               "hay_generalized": "hay_generalized", "none": "none"}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("release", help="differentially private release of a table (DiffGen family)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True, help="the table (CSV/TSV, optionally .gz, .xlsx, .parquet)")
+    p.add_argument("--class", dest="class_attr", required=True, help="the class attribute")
+    p.add_argument("--taxonomy", action="append", default=[], metavar="ATTR=FILE",
+                   help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable")
+    p.add_argument("--bounds", action="append", default=[], metavar="ATTR=LO:HI",
+                   help="public bounds of a numeric attribute (upper bound inclusive); repeatable")
+    p.add_argument("--algorithm", default="diffgen-consistent", choices=ALGORITHMS)
+    p.add_argument("--epsilon", default=None, help="the privacy budget (a positive number)")
+    p.add_argument("--steps", default=None, help="number of specializations h (>= 0)")
+    p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seeded simulation noise: the output is marked NOT A RELEASE")
+    p.add_argument("--score", choices=("max", "infogain"), default="max")
+    p.add_argument("--consistency", choices=tuple(CONSISTENCY), default=None,
+                   help="diffgen-consistent: ls (exact least squares, default), hay (seed 000's rule), none")
+    p.add_argument("--node-budget", choices=("uniform", "path"), default="uniform",
+                   help="diffgen-consistent: per-node count budgets")
+    p.add_argument("--grid-bins", type=int, default=16,
+                   help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
+    p.add_argument("--tree-fraction", default="1/2", help="maxgddp: share of epsilon for the tree (eps1)")
+    p.add_argument("--missing", choices=("drop", "category"), default="drop")
+    p.add_argument("--expand-records", action="store_true", help="one row per released record")
+    p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
+    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    p.set_defaults(run=run)
+
+
+def _parse_pairs(items, what: str) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise CliError(f"--{what} expects ATTR=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        name = name.strip()
+        if not name or not value.strip():
+            raise CliError(f"--{what} expects ATTR=VALUE, got {item!r}")
+        if name in out:
+            raise CliError(f"--{what} names {name!r} twice")
+        out[name] = value.strip()
+    return out
+
+
+def _parse_epsilon(text):
+    from ..core.budget import check_epsilon
+
+    if text is None:
+        raise CliError("--epsilon is missing (give the privacy budget, e.g. --epsilon 1)")
+    try:
+        return check_epsilon(text)
+    except (ValueError, TypeError, ZeroDivisionError) as exc:
+        raise CliError(f"--epsilon: {exc}") from None
+
+
+def _parse_steps(text) -> int:
+    if text is None:
+        raise CliError("--steps is missing (the number of specializations, e.g. --steps 10)")
+    try:
+        h = int(str(text).strip())
+    except ValueError:
+        raise CliError(f"--steps must be a whole number >= 0, got {text!r}") from None
+    if h < 0:
+        raise CliError(f"--steps must be >= 0, got {h}")
+    return h
+
+
+def run(args) -> int:
+    from ..algorithms.diffgen import preset, run_to_result
+    from ..core.budget import Ledger, as_fraction
+    from ..core.noise import SecureNoise, SimulationNoise
+    from ..core.taxonomy import TaxonomyError
+    from ..io.atomic import OutputPathError, check_output_path
+    from ..io.encoding import EncodingError, encode_table, parse_bounds
+    from ..io.release import sidecar_path, write_release
+
+    eps = _parse_epsilon(args.epsilon)
+    steps = _parse_steps(args.steps)
+    out = Path(args.out)
+    try:
+        check_output_path(out, args.overwrite)
+        check_output_path(sidecar_path(out), args.overwrite)
+    except OutputPathError as exc:
+        raise CliError(str(exc)) from None
+    tax_files = _parse_pairs(args.taxonomy, "taxonomy")
+    bound_text = _parse_pairs(args.bounds, "bounds")
+    if not tax_files and not bound_text:
+        raise CliError("no attributes to release: name them with --taxonomy ATTR=FILE or --bounds ATTR=LO:HI")
+    try:
+        bounds = {k: parse_bounds(v) for k, v in bound_text.items()}
+    except EncodingError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        tree_fraction = as_fraction(args.tree_fraction)
+    except (ValueError, TypeError, ZeroDivisionError):
+        raise CliError(f"--tree-fraction must be a number between 0 and 1, got {args.tree_fraction!r}") from None
+
+    from ..io.taxonomy_formats import read_taxonomy
+
+    taxonomies = {}
+    for name, path in tax_files.items():
+        if not Path(path).is_file():
+            raise CliError(f"taxonomy file for {name!r} not found: {path}")
+        try:
+            taxonomies[name] = read_taxonomy(path, attribute=name)
+        except (TaxonomyError, OSError, ValueError) as exc:
+            raise CliError(f"taxonomy of {name!r}: {exc}") from None
+
+    frame = _load(args.data)
+    used = [args.class_attr, *taxonomies, *[b for b in bounds if b not in taxonomies]]
+    missing_cols = [c for c in used if c not in frame.columns]
+    if args.class_attr not in frame.columns:
+        raise CliError(f"class attribute {args.class_attr!r} is not a column of {args.data} "
+                       f"(columns: {', '.join(map(str, frame.columns))})")
+    if missing_cols:
+        raise CliError(f"{', '.join(map(repr, missing_cols))} not a column of {args.data}")
+    if len(frame) == 0:
+        raise CliError(f"{args.data}: the table is empty (no rows)")
+    frame = frame[used]
+    if args.missing == "drop":
+        keep = ~frame.isna().any(axis=1)
+        dropped = int((~keep).sum())
+        if dropped:
+            print(f"dropped {dropped} of {len(frame)} rows with a missing value in a used column "
+                  "(console only; not written to the release)", file=sys.stderr)
+        frame = frame.loc[keep].reset_index(drop=True)
+    else:
+        frame = frame.copy()
+        for c in used:
+            if c in bounds or (c in taxonomies and taxonomies[c].is_numeric) or c == args.class_attr:
+                continue
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), "?")
+    if len(frame) == 0:
+        raise CliError("the table is empty after dropping rows with missing values")
+    try:
+        data = encode_table(frame, args.class_attr, taxonomies, bounds)
+    except EncodingError as exc:
+        raise CliError(str(exc)) from None
+
+    overrides = {"score": args.score, "grid_bins": args.grid_bins, "tree_fraction": tree_fraction,
+                 "node_budget": args.node_budget, "clamp_negative": not args.no_clamp}
+    if args.consistency is not None:
+        if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
+            raise CliError("--consistency applies to --algorithm diffgen-consistent only")
+        overrides["consistency"] = CONSISTENCY[args.consistency]
+    try:
+        params = preset(args.algorithm, eps, steps, **overrides)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    simulation = args.seed is not None
+    noise = SimulationNoise(args.seed) if simulation else SecureNoise()
+    ledger = Ledger(eps)
+    result = run_to_result(data, params, noise, ledger)
+    try:
+        csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
+                                            expand_records=args.expand_records, simulation=simulation)
+    except OutputPathError as exc:
+        raise CliError(str(exc)) from None
+    if simulation:
+        print(f"WARNING: seeded simulation noise (seed {args.seed}): NOT A RELEASE", file=sys.stderr)
+    print(f"{args.algorithm}: {result.steps_done} specializations"
+          f"{' (stopped early: nothing left to specialize)' if result.stopped_early else ''}, "
+          f"{len(result.leaf_labels)} leaf partitions x {len(result.classes)} classes; "
+          f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
+    print(f"wrote {csv_path} and {json_path}")
+    return 0
+
+
+def _load(path):
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"data file not found: {path}")
+    try:
+        from ..io.datasets import DatasetError, load_table
+    except ImportError:  # pragma: no cover - the datasets module is part of the package
+        import pandas as pd
+
+        return pd.read_csv(p, sep=None, engine="python", skipinitialspace=True, na_values=["?"])
+    try:
+        return load_table(p).frame
+    except DatasetError as exc:
+        raise CliError(str(exc)) from None

@@ -1,0 +1,133 @@
+"""A table plus its public domains -> the integer-coded arrays the DiffGen engine runs on.
+
+``encode_table(frame, class_attribute, taxonomies, bounds)`` returns a ``DiffGenInput``:
+
+- an attribute with a categorical taxonomy: each value is mapped to its taxonomy leaf (a value the
+  taxonomy does not cover is an ``EncodingError`` naming the attribute, the values and the row count;
+  rows are never dropped here);
+- an attribute with a numeric taxonomy: numeric, bounds = the taxonomy's root interval (or ``bounds`` if
+  given), public split grid = every interval end point strictly inside the root (used by MAXGDDP);
+- an attribute with only ``bounds`` (lo, hi): numeric, DiffGen grows its intervals from the bounds;
+  values must satisfy lo <= x <= hi (the upper bound is inclusive);
+- the class attribute: its values, sorted as text, become the classes (at least two needed).
+
+Attributes in neither mapping are left out. The column's type (whole numbers or not) is treated as public
+schema, like the column names: a numeric attribute with whole-number bounds and an integer column is
+marked ``integer`` (the engine then prints its split points as whole numbers).
+Error messages go to the data owner (they may quote private values); they are never written to a release.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+from ..core.taxonomy import Taxonomy, TaxonomyError
+
+
+class EncodingError(ValueError):
+    """The table does not fit its declared domains (one line, meant for the data owner)."""
+
+
+def parse_bounds(text: str) -> tuple[float, float]:
+    """'LO:HI' -> (lo, hi) with lo < hi, both finite."""
+    parts = str(text).split(":")
+    if len(parts) != 2:
+        raise EncodingError(f"bounds must look like LO:HI, got {text!r}")
+    try:
+        lo, hi = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise EncodingError(f"bounds must be numbers LO:HI, got {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise EncodingError(f"bounds need finite LO < HI, got {text!r}")
+    return lo, hi
+
+
+def _numeric_values(frame: pd.DataFrame, name: str) -> np.ndarray:
+    col = frame[name]
+    x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(x)
+    if bad.any():
+        raw = col[bad]
+        examples = ", ".join(repr(v) for v in pd.unique(raw.astype(str))[:5])
+        raise EncodingError(f"attribute {name!r} is numeric but {int(bad.sum())} rows hold missing or "
+                            f"non-numeric values ({examples})")
+    return x
+
+
+def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float) -> None:
+    out = (x < lo) | (x > hi)
+    if out.any():
+        raise EncodingError(f"attribute {name!r}: {int(out.sum())} rows hold values outside the public bounds "
+                            f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds")
+
+
+def _is_integer_column(col: pd.Series, x: np.ndarray, lo: float, hi: float) -> bool:
+    return (float(lo).is_integer() and float(hi).is_integer()
+            and (pd.api.types.is_integer_dtype(col) or bool(np.all(x == np.round(x)))))
+
+
+def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
+                 bounds: dict | None = None, info: dict | None = None) -> DiffGenInput:
+    """Code ``frame`` for the engine. See the module docstring for the rules."""
+    taxonomies = dict(taxonomies or {})
+    bounds = dict(bounds or {})
+    if len(frame) == 0:
+        raise EncodingError("the table is empty (no rows)")
+    if class_attribute not in frame.columns:
+        raise EncodingError(f"class attribute {class_attribute!r} is not a column of the table "
+                            f"(columns: {', '.join(map(str, frame.columns))})")
+    for name in list(taxonomies) + list(bounds):
+        if name not in frame.columns:
+            raise EncodingError(f"attribute {name!r} is not a column of the table")
+        if name == class_attribute:
+            raise EncodingError(f"{name!r} is the class attribute; it cannot also be a quasi-identifier")
+    cls = frame[class_attribute]
+    if cls.isna().any():
+        raise EncodingError(f"class attribute {class_attribute!r} has {int(cls.isna().sum())} rows with a "
+                            "missing value")
+    cls_text = cls.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v).strip())
+    classes = sorted(pd.unique(cls_text).tolist())
+    if len(classes) < 2:
+        raise EncodingError(f"class attribute {class_attribute!r} has only one value ({classes[0]!r}); "
+                            "a classification release needs at least two")
+    y = pd.Categorical(cls_text, categories=classes).codes.astype(np.int64)
+
+    attrs = []
+    names = [c for c in frame.columns if c in taxonomies or c in bounds]
+    for name in names:
+        tax: Taxonomy | None = taxonomies.get(name)
+        if tax is not None and not tax.is_numeric:
+            if name in bounds:
+                raise EncodingError(f"attribute {name!r} has a categorical taxonomy and numeric bounds; "
+                                    "give one of them")
+            try:
+                leaf_ids = tax.map_values_strict(frame[name].to_numpy())
+            except TaxonomyError as exc:
+                msg = str(exc)
+                if tax.attribute != name:
+                    msg = msg.replace(f"attribute {tax.attribute or '(unnamed)'!r}", f"attribute {name!r}", 1)
+                raise EncodingError(msg) from None
+            attrs.append(CategoricalAttribute(name, tax, np.asarray(leaf_ids, dtype=np.int64)))
+            continue
+        x = _numeric_values(frame, name)
+        grid = None
+        if tax is not None:
+            lo, hi = float(tax.lo[0]), float(tax.hi[0])
+            ends = np.unique(np.concatenate([tax.lo, tax.hi]))
+            if name in bounds:
+                lo, hi = bounds[name]
+            grid = ends[(ends > lo) & (ends < hi)]
+        else:
+            lo, hi = bounds[name]
+        _check_bounds(name, x, lo, hi)
+        attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid,
+                                      _is_integer_column(frame[name], x, lo, hi)))
+    data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}))
+    try:
+        return data.validate()
+    except ValueError as exc:
+        raise EncodingError(str(exc)) from None

@@ -45,8 +45,8 @@ def path_sums(tree: IntervalTree, epsilons) -> np.ndarray:
     """Sum of the budgets on the path from the root to every leaf, in bin order."""
     acc = np.asarray(epsilons, dtype=float).copy()
     par = tree.parents
-    for level in tree.levels.levels[1:]:
-        acc[level] += acc[par[level]]
+    for s in tree.level_slices[1:]:
+        acc[s] += acc[par[s]]
     return acc[tree.leaf_of_bin]
 
 
@@ -70,15 +70,18 @@ def luedp_coefficients(tree: IntervalTree, p, noised):
     leaf = tree.is_leaf
     if np.any(leaf & ~noised):
         raise ValueError("every leaf must be noised")
-    for level in reversed(tree.levels.levels):
-        internal = level[~leaf[level]]
-        if internal.size:
-            own = np.where(noised[internal], p[internal], 0.0)
-            a[internal] = np.cbrt(own / S[internal])
-            C[internal] = (1.0 + a[internal]) ** 3 * S[internal]
-        nonroot = level[par[level] >= 0]
-        if nonroot.size:
-            S += np.bincount(par[nonroot], weights=C[nonroot], minlength=n)
+    sl = tree.level_slices
+    for d in range(len(sl) - 1, -1, -1):
+        s = sl[d]
+        internal = ~leaf[s]
+        own = np.where(noised[s], p[s], 0.0)
+        Sd = S[s]
+        ratio = np.divide(own, Sd, out=np.ones_like(Sd), where=internal)
+        a[s] = np.where(internal, np.cbrt(ratio), 1.0)
+        C[s] = np.where(internal, (1.0 + a[s]) ** 3 * Sd, p[s])
+        if d:
+            prev = sl[d - 1]
+            S[prev] += np.bincount(par[s] - prev.start, weights=C[s], minlength=prev.stop - prev.start)
     return a, a + 1.0, C
 
 
@@ -92,13 +95,12 @@ def luedp_budgets(tree: IntervalTree, epsilon: float, noised=None, p=None) -> np
         p = effective_coverage(tree.parents, tree.coverage(), noised, tree.levels)
     a, b, _ = luedp_coefficients(tree, p, noised)
     eps = np.zeros(tree.n_nodes)
-    psum = np.zeros(tree.n_nodes)
-    psum[0] = float(epsilon)
+    rest = np.zeros(tree.n_nodes)  # psum(x) - eps_x: what x's children receive
     par = tree.parents
-    for i, level in enumerate(tree.levels.levels):
-        if i:
-            psum[level] = psum[par[level]] - eps[par[level]]
-        eps[level] = np.where(tree.is_leaf[level], psum[level], a[level] / b[level] * psum[level])
+    for d, s in enumerate(tree.level_slices):
+        psum = rest[par[s]] if d else np.full(s.stop - s.start, float(epsilon))
+        eps[s] = np.where(tree.is_leaf[s], psum, a[s] / b[s] * psum)
+        rest[s] = psum - eps[s]
     return eps
 
 

@@ -57,6 +57,15 @@ class IntervalTree:
     def depth(self) -> np.ndarray:
         return self.levels.depth
 
+    @cached_property
+    def level_slices(self) -> list[slice]:
+        """Breadth-first order keeps every level contiguous: level d is ``slice`` number d."""
+        d = self.depth
+        if np.any(np.diff(d) < 0) or np.any(self.parents[1:] >= np.arange(1, self.n_nodes)):
+            raise ValueError("the tree is not in breadth-first order")
+        bounds = np.searchsorted(d, np.arange(int(d.max()) + 2))
+        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
     @property
     def height(self) -> int:
         """Edges on the longest root-to-leaf path."""

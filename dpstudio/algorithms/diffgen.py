@@ -325,8 +325,8 @@ class _Engine:
             return math.floor(lo) + 1 < hi
         return True
 
-    def choose_split(self, a: int, i: int, eps: Fraction, step: int) -> Iterator[Event]:
-        """Continuous exponential mechanism over [lo, hi): caller has spent ``eps`` already."""
+    def choose_split(self, a: int, i: int, eps: Fraction, step: int, what: str) -> Iterator[Event]:
+        """Continuous exponential mechanism over [lo, hi): spends ``eps`` (as ``what``), then draws."""
         iv = self.intervals[a]
         lo, hi = iv.lo[i], iv.hi[i]
         uniq, vc = self.value_counts[a]
@@ -346,6 +346,8 @@ class _Engine:
                                                for j in range(edges.size - 1)),
                                    tuple(float(s) for s in scores), tuple(float(x) for x in p),
                                    "exponential mechanism over intervals (length-weighted)")
+        yield self.spend(what, "exponential mechanism over intervals (length-weighted)", eps, self.du,
+                         2 * self.du / epsf)
         j, s = choose_split_in_intervals(edges, scores, epsf, self.du, self.noise)
         attr = self.data.attributes[a]
         if attr.integer and lo < math.ceil(s) < hi:
@@ -556,10 +558,8 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         for a in numeric_exp:
             if not eng.splittable_interval(a, 0):
                 continue
-            yield eng.spend(f"split point of {data.attributes[a].name} (root interval)",
-                            "exponential mechanism over intervals (length-weighted)", split_eps, eng.du,
-                            2 * eng.du / float(split_eps))
-            yield from eng.choose_split(a, 0, split_eps, 0)
+            yield from eng.choose_split(a, 0, split_eps, 0,
+                                        f"split point of {data.attributes[a].name} (root interval)")
 
     steps_done = 0
     stopped_early = False
@@ -605,11 +605,9 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
             if todo:
                 with ledger.parallel(f"step {t}: split points of {data.attributes[a].name}"):
                     for c in todo:
-                        yield eng.spend(f"step {t}: split point of {data.attributes[a].name}="
-                                        f"{eng.intervals[a].label(c)}",
-                                        "exponential mechanism over intervals (length-weighted)",
-                                        split_eps, eng.du, 2 * eng.du / float(split_eps))
-                        yield from eng.choose_split(a, c, split_eps, t)
+                        yield from eng.choose_split(a, c, split_eps, t,
+                                                    f"step {t}: split point of {data.attributes[a].name}="
+                                                    f"{eng.intervals[a].label(c)}")
         steps_done = t
         yield Progress(t, h, labels[w])
 

@@ -1,0 +1,332 @@
+"""The DiffGen-family engine on small hand-made tables (seeded simulation noise)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dpstudio.algorithms import diffgen_scores as sc
+from dpstudio.algorithms.diffgen import preset, run_diffgen, run_to_result
+from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+from dpstudio.core.budget import Ledger
+from dpstudio.core.events import (BudgetSpent, CandidatesScored, LeavesReleased, NodeCreated, NodeNoised,
+                                  RunFinished, WinnerChosen)
+from dpstudio.core.noise import SecureNoise, SimulationNoise
+from dpstudio.core.taxonomy import Node, Taxonomy
+
+# Seed 000, table 2(a): 8 job applicants, Country (taxonomy), Age (numeric), Class Y/N.
+COUNTRY = ["China", "Korea", "Canada", "USA", "USA", "China", "Korea", "China"]
+AGE = [18, 21, 27, 35, 29, 39, 22, 28]
+CLASS = ["N", "Y", "N", "N", "Y", "Y", "N", "N"]
+
+
+def country_taxonomy():
+    root = Node("Any", [Node("Asian", [Node("China"), Node("Korea")]),
+                        Node("American", [Node("Canada"), Node("USA")])])
+    return Taxonomy(root, "Country")
+
+
+def seed_table(with_age=True, with_country=True):
+    tax = country_taxonomy()
+    attrs = []
+    if with_country:
+        attrs.append(CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY])))
+    if with_age:
+        attrs.append(NumericAttribute("Age", np.array(AGE, float), 15.0, 40.0, integer=True))
+    y = np.array([0 if c == "N" else 1 for c in CLASS])
+    return DiffGenInput(tuple(attrs), "Class", ("N", "Y"), y)
+
+
+def events_of(data, params, seed=0, teaching=True, ledger=None):
+    ledger = ledger or Ledger(params.epsilon)
+    return list(run_diffgen(data, params, SimulationNoise(seed), ledger, teaching=teaching)), ledger
+
+
+def entropy(*counts):
+    n = sum(counts)
+    return -sum(c / n * math.log2(c / n) for c in counts if c)
+
+
+# -- budget accounting ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ledger_total_is_exactly_epsilon(algorithm, seed):
+    params = preset(algorithm, Fraction(7, 10), 3)
+    evs, ledger = events_of(seed_table(), params, seed)
+    assert ledger.spent == Fraction(7, 10)
+    assert isinstance(evs[-1], RunFinished)
+    counts = [e for e in ledger.entries if e.step.startswith("counts")]
+    assert len(counts) == 1 and counts[0].epsilon == evs[-1].result.count_epsilon
+    assert ledger.entries[-1] is counts[0]
+
+
+def test_diffgen_step_budget_formula_and_counts_get_the_rest():
+    eps, h = Fraction(1), 3
+    params = preset("diffgen", eps, h)
+    evs, ledger = events_of(seed_table(), params, seed=3)
+    step = eps / (2 * (1 + 2 * h))  # one numeric attribute
+    tree_entries = [e for e in ledger.entries if not e.step.startswith("counts")]
+    assert all(e.epsilon == step for e in tree_entries)
+    selections = [e for e in tree_entries if "choose a specialization" in e.step]
+    assert len(selections) == h
+    # root split point + (per numeric winner) one parallel group charged once
+    groups = {e.group for e in tree_entries if e.group}
+    n_charged = len(selections) + 1 + len(groups)
+    counts = [e for e in ledger.entries if e.step.startswith("counts")]
+    assert len(counts) == 1
+    assert counts[0].epsilon == eps - n_charged * step
+    assert counts[0].epsilon >= eps / 2
+    assert counts[0].scale == pytest.approx(1 / float(counts[0].epsilon))
+
+
+def test_early_stop_moves_unspent_budget_to_counts():
+    data = seed_table(with_age=False)
+    params = preset("diffgen", 1, 5)
+    evs, ledger = events_of(data, params)
+    result = evs[-1].result
+    # Country's taxonomy allows two specializations (Any, then Asian and American one by one): 3 steps
+    assert result.steps_done == 3 and result.stopped_early
+    step = Fraction(1, 2 * (0 + 2 * 5))
+    assert result.count_epsilon == 1 - 3 * step
+    assert ledger.spent == 1
+    assert len(result.leaf_labels) == 4
+
+
+def test_maxgddp_geometric_levels():
+    params = preset("maxgddp", 1, 4)
+    evs, ledger = events_of(seed_table(), params)
+    sel = [e.epsilon for e in ledger.entries if "choose" in e.step]
+    assert len(sel) == 4
+    assert sum(sel) == Fraction(1, 2)
+    r = 3 ** (1 / 3)
+    for a, b in zip(sel, sel[1:]):
+        assert float(b / a) == pytest.approx(r, rel=1e-9)
+    assert evs[-1].result.count_epsilon == Fraction(1, 2)
+    assert all(e.mechanism.startswith("report-noisy-max") for e in ledger.entries if "choose" in e.step)
+
+
+# -- scores -----------------------------------------------------------------------------------------------
+
+def _first_scores(evs, step=1):
+    return next(e for e in evs if isinstance(e, CandidatesScored) and e.step == step
+                and e.mechanism in ("exponential mechanism", "report-noisy-max (exponential noise)"))
+
+
+def test_max_and_infogain_scores_match_hand_computation():
+    data = seed_table(with_age=False)
+    # Asian: N 3, Y 2; American: N 2, Y 1.
+    ev = _first_scores(events_of(data, preset("diffgen", 1, 1))[0])
+    assert ev.labels == ("Country=Any",)
+    assert ev.scores == (5.0,)
+    ev = _first_scores(events_of(data, preset("diffgen", 1, 1, score="infogain"))[0])
+    expected = entropy(5, 3) - (5 / 8 * entropy(3, 2) + 3 / 8 * entropy(2, 1))
+    assert ev.scores[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_partition_scope_scores_sum_over_partitions():
+    # two partitions; candidate with children c0, c1; classes 0/1
+    part = np.array([0, 0, 0, 1, 1, 1, 1])
+    child = np.array([0, 0, 1, 0, 1, 1, 1])
+    y = np.array([0, 1, 1, 0, 0, 1, 1])
+    cand_of_child = np.array([0, 0])
+    got = sc.candidate_scores("max", child, part, y, cand_of_child, 1, 2, 2)
+    # p0: c0 {0:1,1:1} -> 1, c1 {1:1} -> 1; p1: c0 {0:1} -> 1, c1 {0:1,1:2} -> 2
+    assert got.tolist() == [5.0]
+    pooled = sc.candidate_scores("max", child, np.zeros_like(part), y, cand_of_child, 1, 1, 2)
+    # pooled: c0 {0:2,1:1} -> 2, c1 {0:1,1:3} -> 3
+    assert pooled.tolist() == [5.0]
+    ig = sc.candidate_scores("infogain", child, part, y, cand_of_child, 1, 2, 2)
+    gain_p0 = entropy(1, 2) - (2 / 3 * entropy(1, 1) + 1 / 3 * 0)
+    gain_p1 = entropy(2, 2) - (1 / 4 * 0 + 3 / 4 * entropy(1, 2))
+    assert ig[0] == pytest.approx(3 / 7 * gain_p0 + 4 / 7 * gain_p1, abs=1e-12)
+
+
+def test_sensitivities():
+    assert sc.sensitivity("max", 2) == 1
+    assert sc.sensitivity("infogain", 4) == 2
+
+
+# -- numeric split points ----------------------------------------------------------------------------------
+
+def test_split_candidates_include_both_end_intervals():
+    data = seed_table(with_country=False)
+    evs, _ = events_of(data, preset("diffgen", 1, 1))
+    ev = next(e for e in evs if isinstance(e, CandidatesScored) and "intervals" in e.mechanism)
+    edges = [15, 18, 21, 22, 27, 28, 29, 35, 39, 40]
+    assert ev.labels == tuple(f"[{a},{b})" for a, b in zip(edges, edges[1:]))
+    assert sum(ev.probabilities) == pytest.approx(1.0)
+    # Max score of interval j: left = the j smallest values. Hand: j=0 / last: all records in one child.
+    n_all = max(CLASS.count("N"), CLASS.count("Y"))
+    assert ev.scores[0] == n_all and ev.scores[-1] == n_all
+    # j = 1: left {18:N}; right N4 Y3 -> 1 + 4
+    assert ev.scores[1] == 5
+    # probabilities proportional to length * exp(eps' u / 2)
+    eps = 1 / (2 * (1 + 2))
+    w = np.array([(b - a) * math.exp(eps * u / 2) for a, b, u in zip(edges, edges[1:], ev.scores)])
+    assert np.allclose(ev.probabilities, w / w.sum())
+
+
+def test_maxgddp_grid_candidates_from_equal_width_bounds():
+    data = seed_table(with_country=False)
+    params = preset("maxgddp", 1, 1, grid_bins=5)
+    ev = _first_scores(events_of(data, params)[0])
+    assert ev.labels == tuple(f"Age=[15,40) at {g}" for g in (20, 25, 30, 35))
+    ages, ys = np.array(AGE), np.array([c == "Y" for c in CLASS])
+    for g, s in zip((20, 25, 30, 35), ev.scores):
+        left, right = ys[ages < g], ys[ages >= g]
+        hand = max(left.sum(), (~left).sum()) + max(right.sum(), (~right).sum())
+        assert s == hand
+
+
+# -- counts and consistency ----------------------------------------------------------------------------------
+
+def test_released_cells_are_all_leaf_partitions_times_classes_including_empty():
+    data = seed_table(with_age=False)
+    params = preset("diffgen", 1, 3)
+    result = events_of(data, params)[0][-1].result
+    assert sorted(result.leaf_labels) == [("Canada",), ("China",), ("Korea",), ("USA",)]
+    assert result.counts.shape == (4, 2)
+    # two attributes: the product of both cuts, with empty partitions
+    tax = country_taxonomy()
+    second = Taxonomy(Node("*", [Node("a"), Node("b"), Node("c")]), "Letter")
+    letters = np.array([second.index(x) for x in "aaaaaaab"])
+    data2 = DiffGenInput((CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY])),
+                          CategoricalAttribute("Letter", second, letters)), "Class", ("N", "Y"),
+                         np.array([0 if c == "N" else 1 for c in CLASS]))
+    r2 = events_of(data2, preset("diffgen", 1, 4))[0][-1].result
+    assert len(r2.leaf_labels) == 4 * 3 == len(set(r2.leaf_labels))
+    assert r2.counts.shape == (12, 2)  # 'c' never occurs: its partitions are empty but released
+
+
+@pytest.mark.parametrize("method", ["least_squares", "hay_generalized"])
+def test_consistency_makes_parents_equal_sum_of_children(method):
+    params = preset("diffgen-consistent", 1, 3, consistency=method)
+    result = events_of(seed_table(), params, seed=5)[0][-1].result
+    tree = result.tree
+    sums = np.zeros_like(tree.estimates)
+    np.add.at(sums, tree.parents[1:], tree.estimates[1:])
+    internal = np.bincount(tree.parents[1:], minlength=tree.parents.size) > 0
+    assert np.allclose(sums[internal], tree.estimates[internal])
+    assert np.allclose(result.estimates, tree.estimates[result.leaf_nodes])
+    L = int(tree.depth.max()) + 1
+    counts = [e for e in result.ledger.entries if e.step.startswith("counts")][0]
+    assert counts.sensitivity == L and counts.scale == pytest.approx(L / float(counts.epsilon))
+    assert result.post_processing[0] == {"step": "consistency", "method": method}
+    assert [p["step"] for p in result.post_processing][1:] in (["rounding", "clamping"], ["rounding"],
+                                                               ["clamping"], [])
+
+
+def test_least_squares_variances_match_dense_gls():
+    from dpstudio.algorithms.diffgen_variance import least_squares_variances
+
+    parents = np.array([-1, 0, 0, 1, 1, 1, 2, 2, 4, 4])
+    rng = np.random.default_rng(0)
+    s2 = rng.uniform(0.5, 3, size=parents.size)
+    # dense GLS: unknown leaf counts x, observations y = A x + noise; cov = (A' S^-1 A)^-1
+    n = parents.size
+    is_leaf = np.bincount(parents[1:], minlength=n) == 0
+    leaves = np.flatnonzero(is_leaf)
+    A = np.zeros((n, leaves.size))
+    for j, leaf in enumerate(leaves):
+        i = leaf
+        while i >= 0:
+            A[i, j] = 1
+            i = parents[i]
+    cov = np.linalg.inv(A.T @ np.diag(1 / s2) @ A)
+    node_var = np.einsum("ij,jk,ik->i", A, cov, A)
+    assert np.allclose(least_squares_variances(parents, s2), node_var)
+
+
+def test_path_node_budget_keeps_every_path_within_the_count_budget():
+    params = preset("diffgen-consistent", 1, 3, node_budget="path")
+    evs, ledger = events_of(seed_table(), params, seed=2)
+    result = evs[-1].result
+    from dpstudio.core.events import BudgetAssigned
+    eps_node = {e.node: e.epsilon for e in evs if isinstance(e, BudgetAssigned)}
+    tree = result.tree
+    for leaf in result.leaf_nodes:
+        total, i = 0.0, int(leaf)
+        while i >= 0:
+            total += eps_node[i]
+            i = int(tree.parents[i])
+        assert total <= float(result.count_epsilon) + 1e-12
+    assert ledger.spent == 1
+
+
+# -- events ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
+def test_every_noisy_value_is_paid_for_before_it_is_yielded(algorithm):
+    evs, _ = events_of(seed_table(), preset(algorithm, 1, 3), seed=4)
+    kinds = [type(e) for e in evs]
+    first_noised = kinds.index(NodeNoised)
+    counts_spend = [i for i, e in enumerate(evs) if isinstance(e, BudgetSpent)
+                    and e.spend.step.startswith("counts")]
+    assert len(counts_spend) == 1 and counts_spend[0] < first_noised
+    for i, e in enumerate(evs):
+        if isinstance(e, WinnerChosen):
+            assert isinstance(evs[i - 1], BudgetSpent)
+    assert kinds.index(LeavesReleased) < len(kinds) - 1 and kinds[-1] is RunFinished
+
+
+@pytest.mark.parametrize("selection", ["exponential", "noisy_max"])
+def test_selection_probabilities_sum_to_one(selection):
+    evs, _ = events_of(seed_table(), preset("diffgen", 1, 3, selection=selection))
+    scored = [e for e in evs if isinstance(e, CandidatesScored)]
+    assert scored
+    for e in scored:
+        assert len(e.probabilities) == len(e.labels) == len(e.scores)
+        assert sum(e.probabilities) == pytest.approx(1.0)
+
+
+def test_release_mode_events_carry_no_true_counts_or_scores():
+    evs, _ = events_of(seed_table(), preset("diffgen-consistent", 1, 3), teaching=False)
+    assert all(e.true_count is None for e in evs if isinstance(e, (NodeCreated, NodeNoised)))
+    scored = [e for e in evs if isinstance(e, CandidatesScored)]
+    assert scored and all(all(math.isnan(s) for s in e.scores + e.probabilities) for e in scored)
+    assert not any("intervals" in e.mechanism for e in scored)  # split candidates are data values
+
+
+def test_teaching_events_carry_true_counts():
+    evs, _ = events_of(seed_table(), preset("diffgen", 1, 2))
+    root = next(e for e in evs if isinstance(e, NodeCreated))
+    assert root.true_count == 8 and root.depth == 0 and root.parent == -1
+    leaves = [e for e in evs if isinstance(e, NodeNoised)]
+    assert sum(sum(e.true_count) for e in leaves) == 8
+
+
+def test_teaching_refuses_secure_noise():
+    with pytest.raises(ValueError, match="teaching"):
+        list(run_diffgen(seed_table(), preset("diffgen", 1, 1), SecureNoise(), Ledger(1), teaching=True))
+
+
+def test_same_seed_same_release_and_headless_result_matches():
+    params = preset("diffgen-consistent", 1, 3)
+    r1 = events_of(seed_table(), params, seed=9, teaching=False)[0][-1].result
+    r2 = run_to_result(seed_table(), params, SimulationNoise(9), Ledger(1))
+    assert r1.leaf_labels == r2.leaf_labels
+    assert np.array_equal(r1.counts, r2.counts)
+
+
+def test_released_cut_maps_every_leaf_value():
+    result = events_of(seed_table(), preset("diffgen", 1, 3), seed=1)[0][-1].result
+    mapping = result.cut["Country"]["leaf_to_label"]
+    assert set(mapping) == {"China", "Korea", "Canada", "USA"}
+    labels = {lab for row in result.leaf_labels for lab in row[:1]}
+    assert set(mapping.values()) == labels
+    iv = result.cut["Age"]["intervals"]
+    assert iv[0][0] == 15 and iv[-1][1] == 40
+    assert all(a[1] == b[0] for a, b in zip(iv, iv[1:]))
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        preset("diffgen", 0, 3)
+    with pytest.raises(ValueError):
+        preset("diffgen", 1, -1)
+    with pytest.raises(ValueError):
+        preset("nope", 1, 1)
+    with pytest.raises(ValueError):
+        preset("diffgen", 1, 1, budget="geometric")  # needs grid split points

@@ -71,10 +71,6 @@ class TreeLevels:
     def size(self) -> int:
         return self.parents.size
 
-    def _level_slices(self):
-        ptr = self.level_ptr
-        return [(int(ptr[d]), int(ptr[d + 1])) for d in range(len(ptr) - 1)]
-
     @property
     def child_ptr(self) -> np.ndarray:
         return self._children()[0]
@@ -95,44 +91,26 @@ class TreeLevels:
 
     def subtree_sum(self, values) -> np.ndarray:
         """For every node, the sum of ``values`` (1-D, per node) over its subtree, itself included."""
-        acc = np.array(values, dtype=float).ravel()[self.order]
-        pp = self.parent_pos
-        sl = self._level_slices()
-        for d in range(len(sl) - 1, 0, -1):
-            a, b = sl[d]
-            pa, pb = sl[d - 1]
-            acc[pa:pb] += np.bincount(pp[a:b] - pa, weights=acc[a:b], minlength=pb - pa)
-        out = np.empty_like(acc)
-        out[self.order] = acc
+        v = np.array(values, dtype=float).ravel()[self.order]
+        one = np.ones(self.size)
+        z, _ = _up(self, v, one, one)
+        out = np.empty_like(z)
+        out[self.order] = z
         return out
 
     @property
     def leaf_count(self) -> np.ndarray:
-        return self._subtree_sizes()[0]
+        """Leaves under every node (1 for a leaf)."""
+        if self._sizes is None:
+            self._sizes = (np.rint(self.subtree_sum(self.is_leaf)).astype(np.int64),
+                           np.rint(self.subtree_sum(np.ones(self.size))).astype(np.int64))
+        return self._sizes[0]
 
     @property
     def subtree_size(self) -> np.ndarray:
-        return self._subtree_sizes()[1]
-
-    def _subtree_sizes(self):
-        if self._sizes is None:
-            n = self.size
-            both = self.subtree_sum_2d(np.stack([self.is_leaf.astype(float), np.ones(n)], axis=1))
-            self._sizes = (both[:, 0].astype(np.int64), both[:, 1].astype(np.int64))
-        return self._sizes
-
-    def subtree_sum_2d(self, values) -> np.ndarray:
-        """``subtree_sum`` for an (n, k) array, column by column in one pass."""
-        acc = np.array(values, dtype=float).reshape(self.size, -1)[self.order]
-        pp = self.parent_pos
-        sl = self._level_slices()
-        for d in range(len(sl) - 1, 0, -1):
-            a, b = sl[d]
-            pa, pb = sl[d - 1]
-            acc[pa:pb] += _sum_by_parent(pp[a:b] - pa, acc[a:b], pb - pa)
-        out = np.empty_like(acc)
-        out[self.order] = acc
-        return out
+        """Nodes in every node's subtree, itself included."""
+        self.leaf_count
+        return self._sizes[1]
 
 
 def _depths(parents: np.ndarray, root: int) -> np.ndarray:
@@ -153,13 +131,95 @@ def _depths(parents: np.ndarray, root: int) -> np.ndarray:
     raise ValueError("the parents array has a cycle or a node not connected to the root")
 
 
-def _sum_by_parent(local_parent: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
-    """Sum the rows of ``values`` (c x k) into m groups given by ``local_parent`` (one bincount)."""
-    c, k = values.shape
-    if k == 1:
-        return np.bincount(local_parent, weights=values[:, 0], minlength=m)[:, None]
-    idx = (local_parent[:, None] * k + np.arange(k)).ravel()
-    return np.bincount(idx, weights=values.ravel(), minlength=m * k).reshape(m, k)
+#: Levels with at most this many nodes are done node by node (runs of them with Python lists): below it a
+#: loop beats the fixed cost of a dozen numpy calls per level. It matters for deep, narrow trees (paths).
+SCALAR_LEVEL_MAX = 8
+
+
+def _segments(lv: TreeLevels):
+    """Runs of consecutive levels, each (first level, last level + 1, narrow?), top to bottom."""
+    narrow = np.diff(lv.level_ptr) <= SCALAR_LEVEL_MAX
+    cuts = np.flatnonzero(narrow[1:] != narrow[:-1]) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [narrow.size]])
+    return [(int(a), int(b), bool(narrow[a])) for a, b in zip(starts, ends)]
+
+
+def _up(lv: TreeLevels, y: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Bottom-up linear pass in ``order`` positions: z = a y + b (sum of the children's z).
+
+    Returns (z, sumz). All arrays are 1-D and indexed by position.
+    """
+    z = np.empty_like(y)
+    sumz = np.zeros_like(y)
+    pp = lv.parent_pos
+    ptr = lv.level_ptr
+    for d0, d1, narrow in reversed(_segments(lv)):
+        if narrow:
+            s, e = int(ptr[d0]), int(ptr[d1])
+            al, bl, yl, sl = a[s:e].tolist(), b[s:e].tolist(), y[s:e].tolist(), sumz[s:e].tolist()
+            ppl = pp[s:e].tolist()
+            zl = [0.0] * (e - s)
+            for i in range(e - s - 1, -1, -1):
+                zi = al[i] * yl[i] + bl[i] * sl[i]
+                zl[i] = zi
+                p = ppl[i]
+                if p >= s:
+                    sl[p - s] += zi
+                elif p >= 0:
+                    sumz[p] += zi
+            z[s:e] = zl
+            sumz[s:e] = sl
+            continue
+        for d in range(d1 - 1, d0 - 1, -1):
+            lo, hi = int(ptr[d]), int(ptr[d + 1])
+            z[lo:hi] = a[lo:hi] * y[lo:hi] + b[lo:hi] * sumz[lo:hi]
+            if d:
+                plo = int(ptr[d - 1])
+                sumz[plo:lo] += np.bincount(pp[lo:hi] - plo, weights=z[lo:hi], minlength=lo - plo)
+    return z, sumz
+
+
+def _down(lv: TreeLevels, z: np.ndarray, sumz: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Top-down pass: the root keeps z; a child gets z + w (h(parent) - sumz(parent))."""
+    h = z.copy()
+    gap = h - sumz  # right for the root; the others are overwritten level by level
+    pp = lv.parent_pos
+    ptr = lv.level_ptr
+    for d0, d1, narrow in _segments(lv):
+        if narrow:
+            s, e = int(ptr[d0]), int(ptr[d1])
+            zl, wl, sl, ppl = z[s:e].tolist(), w[s:e].tolist(), sumz[s:e].tolist(), pp[s:e].tolist()
+            hl = zl[:]
+            gl = [0.0] * (e - s)
+            for i in range(e - s):
+                p = ppl[i]
+                if p >= s:
+                    hi_ = zl[i] + wl[i] * gl[p - s]
+                elif p >= 0:
+                    hi_ = zl[i] + wl[i] * float(gap[p])
+                else:
+                    hi_ = zl[i]
+                hl[i] = hi_
+                gl[i] = hi_ - sl[i]
+            h[s:e] = hl
+            gap[s:e] = gl
+            continue
+        for d in range(max(d0, 1), d1):
+            lo, hi = int(ptr[d]), int(ptr[d + 1])
+            h[lo:hi] = z[lo:hi] + w[lo:hi] * gap[pp[lo:hi]]
+            gap[lo:hi] = h[lo:hi] - sumz[lo:hi]
+    return h
+
+
+def _linear_passes(lv: TreeLevels, y: np.ndarray, a, b, w) -> np.ndarray:
+    """Both passes for every column of y (positions x classes); the passes are linear in y."""
+    out = np.empty_like(y)
+    for j in range(y.shape[1]):
+        col = np.ascontiguousarray(y[:, j])
+        z, sumz = _up(lv, col, a, b)
+        out[:, j] = _down(lv, z, sumz, w)
+    return out
 
 
 def _prepare(parents, noisy, levels):
@@ -176,6 +236,45 @@ def _finish(lv: TreeLevels, h: np.ndarray, squeeze: bool) -> np.ndarray:
     out = np.empty_like(h)
     out[lv.order] = h
     return out[:, 0] if squeeze else out
+
+
+def _variance_pass(lv: TreeLevels, s2: np.ndarray):
+    """Bottom-up on variances only (positions order): V of every node's subtree estimate and the sums
+    S of its children's V. Leaves: V = s2, S = 0; a node with V = inf has no estimate from its subtree."""
+    n = lv.size
+    inv = 1.0 / s2
+    V = s2.copy()
+    S = np.zeros(n)
+    pp = lv.parent_pos
+    ptr = lv.level_ptr
+    internal = ~lv.is_leaf[lv.order]
+    inf = float("inf")
+    with np.errstate(divide="ignore"):
+        for d0, d1, narrow in reversed(_segments(lv)):
+            if narrow:
+                s, e = int(ptr[d0]), int(ptr[d1])
+                Vl, Sl, il, ppl = V[s:e].tolist(), S[s:e].tolist(), inv[s:e].tolist(), pp[s:e].tolist()
+                intl = internal[s:e].tolist()
+                for i in range(e - s - 1, -1, -1):
+                    if intl[i]:
+                        prec = il[i] + (1.0 / Sl[i] if Sl[i] != inf else 0.0)
+                        Vl[i] = 1.0 / prec if prec > 0 else inf
+                    p = ppl[i]
+                    if p >= s:
+                        Sl[p - s] += Vl[i]
+                    elif p >= 0:
+                        S[p] += Vl[i]
+                V[s:e] = Vl
+                S[s:e] = Sl
+                continue
+            for d in range(d1 - 1, d0 - 1, -1):
+                lo, hi = int(ptr[d]), int(ptr[d + 1])
+                sel = slice(lo, hi) if internal[lo:hi].all() else lo + np.flatnonzero(internal[lo:hi])
+                V[sel] = 1.0 / (inv[sel] + 1.0 / S[sel])
+                if d:
+                    plo = int(ptr[d - 1])
+                    S[plo:lo] += np.bincount(pp[lo:hi] - plo, weights=V[lo:hi], minlength=lo - plo)
+    return V, S
 
 
 def least_squares(parents, noisy, variances, levels: TreeLevels | None = None) -> np.ndarray:
@@ -196,56 +295,29 @@ def least_squares(parents, noisy, variances, levels: TreeLevels | None = None) -
     if not np.all(s2 > 0):  # also catches nan
         raise ValueError("variances must be positive (use inf for a node that was not noised)")
     unnoised = np.isinf(s2)
-    any_inf = bool(unnoised.any())
-    inv = 1.0 / s2  # 0 for a node that was not noised
-    if any_inf:
+    if unnoised.any():
         y[unnoised] = 0.0
-    pp = lv.parent_pos
-    sl = lv._level_slices()
-    has_children = ~lv.is_leaf[lv.order]
-
-    z = y.copy()
-    V = s2.copy()
-    sumz = np.zeros_like(y)
-    sumV = np.zeros(n)
-    n_free = np.zeros(n) if any_inf else None  # children whose estimate has infinite variance
-    yinv = y * inv[:, None]
-    for d in range(len(sl) - 1, 0, -1):
-        a, b = sl[d]
-        pa, pb = sl[d - 1]
-        cp = pp[a:b] - pa
-        m = pb - pa
-        sumV[pa:pb] = np.bincount(cp, weights=V[a:b], minlength=m)
-        sumz[pa:pb] = _sum_by_parent(cp, z[a:b], m)
-        if any_inf:
-            n_free[pa:pb] = np.bincount(cp, weights=np.isinf(V[a:b]), minlength=m)
-        sel = slice(pa, pb) if has_children[pa:pb].all() else pa + np.flatnonzero(has_children[pa:pb])
-        invS = 1.0 / sumV[sel]
-        prec = inv[sel] + invS
-        with np.errstate(divide="ignore", invalid="ignore"):
-            V[sel] = 1.0 / prec
-            zz = (yinv[sel] + sumz[sel] * invS[:, None]) / prec[:, None]
-        if any_inf:
-            zz[prec == 0] = 0.0  # neither observed nor determined by its children: fixed top-down
-        z[sel] = zz
-
+    V, S = _variance_pass(lv, s2)
     if not np.isfinite(V[0]):
         raise ValueError("the noised nodes do not determine the total (nothing noised covers the root)")
-    if any_inf and np.any(n_free > 1):
+    free = np.isinf(V)
+    if free.any() and np.any(np.bincount(lv.parent_pos[1:][free[1:]], minlength=n) > 1):
         raise ValueError("the noised nodes do not determine every node (two siblings with no estimate)")
-    h = z
-    for d in range(1, len(sl)):
-        a, b = sl[d]
-        p = pp[a:b]
-        gap = h[p] - sumz[p]
-        if any_inf:
-            Sp = sumV[p]
-            with np.errstate(invalid="ignore"):
-                w = np.where(np.isinf(Sp), np.isinf(V[a:b]), V[a:b] / Sp)
-        else:
-            w = V[a:b] / sumV[p]
-        h[a:b] = z[a:b] + w[:, None] * gap
-    return _finish(lv, h, squeeze)
+    # z = a y + b sum_children z with a = (1/s2) V, b = V / S; a leaf: a = 1, b = 0; a node neither noised
+    # nor determined by its children: a = b = 0 (its value comes from the top-down pass).
+    internal = ~lv.is_leaf[lv.order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(internal, V / s2, 1.0)
+        b = np.where(internal, V / S, 0.0)
+    a[unnoised] = 0.0
+    b[free] = 0.0
+    a[free & ~internal] = 0.0
+    # w = V_c / sum_siblings V; where that sum is infinite, the single undetermined child takes the gap.
+    w = np.zeros(n)
+    Sp = S[lv.parent_pos[1:]]
+    with np.errstate(invalid="ignore"):
+        w[1:] = np.where(np.isinf(Sp), free[1:], V[1:] / Sp)
+    return _finish(lv, _linear_passes(lv, y, a, b, w), squeeze)
 
 
 def hay_generalized(parents, noisy, levels: TreeLevels | None = None) -> np.ndarray:
@@ -259,24 +331,10 @@ def hay_generalized(parents, noisy, levels: TreeLevels | None = None) -> np.ndar
     Post-processing: no budget.
     """
     lv, y, squeeze = _prepare(parents, noisy, levels)
-    leafnum = lv.leaf_count[lv.order].astype(float)[:, None]
-    totalnum = lv.subtree_size[lv.order].astype(float)[:, None]
-    nch = lv.n_children[lv.order].astype(float)
-    pp = lv.parent_pos
-    sl = lv._level_slices()
-    has_children = nch > 0
-    z = y.copy()
-    sumz = np.zeros_like(y)
-    for d in range(len(sl) - 1, 0, -1):
-        a, b = sl[d]
-        pa, pb = sl[d - 1]
-        sumz[pa:pb] = _sum_by_parent(pp[a:b] - pa, z[a:b], pb - pa)
-        sel = slice(pa, pb) if has_children[pa:pb].all() else pa + np.flatnonzero(has_children[pa:pb])
-        ln, tn = leafnum[sel], totalnum[sel]
-        z[sel] = (ln * y[sel] + (tn - ln) * sumz[sel]) / tn
-    h = z
-    for d in range(1, len(sl)):
-        a, b = sl[d]
-        p = pp[a:b]
-        h[a:b] = z[a:b] + (h[p] - sumz[p]) / nch[p][:, None]
-    return _finish(lv, h, squeeze)
+    leafnum = lv.leaf_count[lv.order].astype(float)
+    totalnum = lv.subtree_size[lv.order].astype(float)
+    a = leafnum / totalnum  # a leaf: 1/1
+    b = 1.0 - a  # a leaf: 0
+    w = np.zeros(lv.size)
+    w[1:] = 1.0 / lv.n_children[lv.order][lv.parent_pos[1:]]
+    return _finish(lv, _linear_passes(lv, y, a, b, w), squeeze)

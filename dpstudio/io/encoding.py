@@ -61,7 +61,8 @@ def _numeric_values(frame: pd.DataFrame, name: str) -> np.ndarray:
 def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float) -> None:
     out = (x < lo) | (x > hi)
     if out.any():
-        raise EncodingError(f"attribute {name!r}: {int(out.sum())} rows hold values outside the public bounds "
+        n = int(out.sum())
+        raise EncodingError(f"attribute {name!r}: {n} row{'s' if n != 1 else ''} with values outside the public bounds "
                             f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds")
 
 

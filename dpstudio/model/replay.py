@@ -90,9 +90,14 @@ class TreeState:
     def parents_array(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root)."""
         ids = np.asarray(self.order, dtype=np.int64)
-        pos = {nid: i for i, nid in enumerate(self.order)}
-        par = np.fromiter((pos.get(self.nodes[n].parent, -1) for n in self.order), dtype=np.int64,
-                          count=len(self.order))
+        n = ids.size
+        nodes = self.nodes
+        raw = np.fromiter((nodes[i].parent for i in self.order), dtype=np.int64, count=n)
+        if n and np.array_equal(ids, np.arange(n)):  # the usual case: ids are creation positions
+            par = np.where((raw >= 0) & (raw < n), raw, -1)
+        else:
+            pos = {nid: i for i, nid in enumerate(self.order)}
+            par = np.fromiter((pos.get(p, -1) for p in raw.tolist()), dtype=np.int64, count=n)
         return ids, par
 
     def column(self, name: str) -> list:

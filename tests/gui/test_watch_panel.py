@@ -148,3 +148,64 @@ def test_tree_of_5000_nodes_draws(panel, tmp_path):
     panel.tree._update_labels()
     assert 0 < panel.tree.visible_label_count() <= 80
     panel.grab().save(str(tmp_path / "watch.png"))
+
+
+def _reference_layout(par):
+    n = len(par)
+    children = [[] for _ in range(n)]
+    root = None
+    for i, p in enumerate(par):
+        if p < 0:
+            root = i
+        else:
+            children[p].append(i)
+    x, depth, nxt = np.zeros(n), np.zeros(n), [0]
+
+    def rec(v, d):
+        depth[v] = d
+        if not children[v]:
+            x[v] = nxt[0]
+            nxt[0] += 1
+            return
+        for c in children[v]:
+            rec(c, d + 1)
+        x[v] = (x[children[v][0]] + x[children[v][-1]]) / 2
+
+    rec(root, 0)
+    return x, -depth
+
+
+def test_vectorised_layout_equals_recursive_reference():
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        n = int(rng.integers(1, 200))
+        par = np.full(n, -1)
+        for i in range(1, n):
+            par[i] = rng.integers(0, i)
+        perm = rng.permutation(n)  # ids in any order: parents need not come first
+        shuffled = np.full(n, -1)
+        for i in range(n):
+            shuffled[perm[i]] = -1 if par[i] < 0 else perm[par[i]]
+        for p in (par, shuffled):
+            x, y = tree_layout(p)
+            rx, ry = _reference_layout(list(p))
+            np.testing.assert_allclose(x, rx)
+            np.testing.assert_allclose(y, ry)
+
+
+def test_click_selects_nearest_node(panel, qtbot):
+    from PySide6 import QtCore
+
+    events = list(diffgen_like(steps=3, seed=4))
+    panel.load_events(events, teaching=True)
+    panel.seek_end()
+    panel.tree.redraw()
+    nid = panel.state.order[-1]
+    x, y = panel.tree.positions()[nid]
+    vb = panel.tree.getViewBox()
+    scene_pt = vb.mapViewToScene(QtCore.QPointF(x, y))
+    widget_pt = panel.tree.mapFromScene(scene_pt)
+    with qtbot.waitSignal(panel.tree.nodeSelected, timeout=2000) as sig:
+        qtbot.mouseClick(panel.tree.viewport(), QtCore.Qt.LeftButton, pos=widget_pt)
+    assert sig.args == [nid]
+    assert f"node {nid}" in panel.details.text()

@@ -1,0 +1,153 @@
+"""`dpstudio release` end to end, and every bad input: exit 2, one line, nothing written, inputs untouched."""
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from dpstudio.cli import main
+
+ROWS = [("China", 18, "N"), ("Korea", 21, "Y"), ("Canada", 27, "N"), ("USA", 35, "N"),
+        ("USA", 29, "Y"), ("China", 39, "Y"), ("Korea", 22, "N"), ("China", 28, "N")] * 5
+
+
+@pytest.fixture
+def files(tmp_path):
+    data = tmp_path / "people.csv"
+    data.write_text("country,age,hired\n" + "".join(f"{c},{a},{h}\n" for c, a, h in ROWS))
+    tax = tmp_path / "country.csv"
+    tax.write_text("China;Asian;Any\nKorea;Asian;Any\nCanada;American;Any\nUSA;American;Any\n")
+    return tmp_path, data, tax
+
+
+def args(data, tax, out, *extra, epsilon="1", steps="3"):
+    a = ["release", "--data", str(data), "--class", "hired", "--taxonomy", f"country={tax}",
+         "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--out", str(out)]
+    if epsilon is not None:
+        a += ["--epsilon", epsilon]
+    if steps is not None:
+        a += ["--steps", steps]
+    return a + list(extra)
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
+def test_release_writes_csv_and_sidecar(files, capsys, algorithm):
+    tmp, data, tax = files
+    out = tmp / "rel.csv"
+    a = args(data, tax, out)
+    a[a.index("--algorithm") + 1] = algorithm
+    assert main(a) == 0
+    header = out.read_text().splitlines()[0]
+    assert header == "country,age,hired,count"
+    meta = json.loads((tmp / "rel.json").read_text())
+    assert meta["algorithm"] == algorithm and meta["not_a_release"] is False
+    assert "leaf_to_label" in meta["cut"]["country"] and "intervals" in meta["cut"]["age"]
+    assert meta["ledger"]["spent"] == "1" and meta["ledger"]["entries"]
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_seed_marks_not_a_release(files, capsys):
+    tmp, data, tax = files
+    assert main(args(data, tax, tmp / "s.csv", "--seed", "5", "--consistency", "hay")) == 0
+    meta = json.loads((tmp / "s.json").read_text())
+    assert meta["not_a_release"] is True and meta["seed"] == 5
+    assert meta["post_processing"][0]["method"] == "hay_generalized"
+    assert "NOT A RELEASE" in capsys.readouterr().err
+
+
+def test_leaves_out_unnamed_attributes_and_expands(files):
+    tmp, data, tax = files
+    a = ["release", "--data", str(data), "--class", "hired", "--taxonomy", f"country={tax}",
+         "--algorithm", "diffgen", "--epsilon", "2", "--steps", "2", "--out", str(tmp / "x.csv"),
+         "--seed", "1", "--expand-records"]
+    assert main(a) == 0
+    lines = (tmp / "x.csv").read_text().splitlines()
+    assert lines[0] == "country,hired"
+
+
+def _bad(files, capsys, argv, message, prepare=None):
+    tmp, data, tax = files
+    before = {p: digest(p) for p in (data, tax)}
+    listing = sorted(os.listdir(tmp))
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert sorted(os.listdir(tmp)) == listing  # nothing written
+    assert {p: digest(p) for p in (data, tax)} == before
+
+
+@pytest.mark.parametrize("epsilon, message", [
+    (None, "--epsilon is missing"), ("0", "positive"), ("-1", "positive"), ("abc", "not a number"),
+    ("inf", "finite"), ("nan", "not a number"),
+])
+def test_bad_epsilon(files, capsys, epsilon, message):
+    tmp, data, tax = files
+    _bad(files, capsys, args(data, tax, tmp / "o.csv", epsilon=epsilon), message)
+
+
+def test_bad_steps(files, capsys):
+    tmp, data, tax = files
+    _bad(files, capsys, args(data, tax, tmp / "o.csv", steps="-2"), "--steps must be >= 0")
+    _bad(files, capsys, args(data, tax, tmp / "o.csv", steps=None), "--steps is missing")
+
+
+def test_class_absent_or_single_valued(files, capsys):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "o.csv")
+    a[a.index("--class") + 1] = "salary"
+    _bad(files, capsys, a, "class attribute 'salary' is not a column")
+    one = tmp / "one.csv"
+    one.write_text("country,age,hired\nChina,20,N\nUSA,30,N\n")
+    _bad(files, capsys, args(one, tax, tmp / "o.csv"), "only one value")
+
+
+def test_value_not_covered_by_taxonomy(files, capsys):
+    tmp, data, tax = files
+    bad = tmp / "bad.csv"
+    bad.write_text("country,age,hired\nChina,20,N\nMars,30,Y\nMars,31,N\n")
+    _bad(files, capsys, args(bad, tax, tmp / "o.csv"), "'Mars' (2 rows)")
+
+
+def test_numeric_outside_bounds(files, capsys):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "o.csv")
+    a[a.index("--bounds") + 1] = "age=20:40"
+    _bad(files, capsys, a, "outside the public bounds [20, 40]")
+
+
+def test_empty_table(files, capsys):
+    tmp, data, tax = files
+    empty = tmp / "empty.csv"
+    empty.write_text("country,age,hired\n")
+    _bad(files, capsys, args(empty, tax, tmp / "o.csv"), "empty")
+
+
+def test_output_exists_or_not_writable(files, capsys):
+    tmp, data, tax = files
+    existing = tmp / "there.csv"
+    existing.write_text("old")
+    _bad(files, capsys, args(data, tax, existing), "already exists")
+    assert existing.read_text() == "old"
+    _bad(files, capsys, args(data, tax, tmp / "no_such_dir" / "o.csv"), "does not exist")
+    if os.geteuid() != 0:
+        ro = tmp / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        try:
+            _bad(files, capsys, args(data, tax, ro / "o.csv"), "not writable")
+        finally:
+            ro.chmod(0o700)
+    assert main(args(data, tax, existing, "--overwrite")) == 0
+    assert existing.read_text().startswith("country,age,hired,count")
+
+
+def test_missing_files(files, capsys):
+    tmp, data, tax = files
+    _bad(files, capsys, args(tmp / "nope.csv", tax, tmp / "o.csv"), "data file not found")
+    _bad(files, capsys, args(data, tmp / "nope.csv", tmp / "o.csv"), "taxonomy file for 'country' not found")

@@ -126,3 +126,18 @@ def test_spec_anchor_rmse_with_discrete_noise_is_close_to_continuous_figures():
         assert math.sqrt(plan.expected_consistent_mse) == pytest.approx(ref, rel=0.005)
     flat = plan_interval_tree(4096, IntervalTreeParams("flat", 1.0))
     assert math.sqrt(flat.expected_consistent_mse) == pytest.approx(50.15, abs=0.01)
+
+
+def test_monte_carlo_by_length_agrees_with_analytic():
+    from dpstudio.algorithms.interval_trees import monte_carlo_error_by_length
+    from dpstudio.core.range_error import consistent_error_by_length, raw_error_by_length
+
+    plan = plan_interval_tree(64, IntervalTreeParams("luedp", 1.0, branching=4))
+    t = plan.tree
+    lengths = [1, 4, 16, 48]
+    mc = monte_carlo_error_by_length(plan, lengths, runs=600, seed=2, raw_queries=10)
+    cons = consistent_error_by_length(t.parents, t.lo, t.hi, 64, plan.variances, lengths)
+    raw = raw_error_by_length(t.parents, t.lo, t.hi, 64, plan.variances, lengths)
+    assert np.allclose(mc["consistent"], cons, rtol=0.15)
+    assert np.allclose(mc["raw"], raw, rtol=0.15)
+    assert np.all(cons <= raw + 1e-9)  # least squares never hurts a range

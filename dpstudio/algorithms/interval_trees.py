@@ -64,7 +64,8 @@ class IntervalTreeParams:
     """What the user chooses. ``branching``: H_b / LUEDPTree arity (None: Qardaji's rule); for SC a fixed
     first-step arity k (None: chosen by expected error). ``noise_root``: noise the root (the total) or not.
     ``round_counts`` / ``clamp_negative``: post-processing after consistency. ``edges``: optional public
-    bin edges (n + 1 increasing numbers) used for labels only."""
+    bin edges (n + 1 increasing numbers) used for labels only. ``shape``: the tree LUEDPTree runs on,
+    "regular" (the b-ary tree) or "sc" (SC's structure; seed 003 says LUEDPTree fits any tree)."""
 
     algorithm: str = "hb"
     epsilon: float | Fraction | str = 1.0
@@ -75,6 +76,7 @@ class IntervalTreeParams:
     edges: tuple | None = None
     node_events_limit: int = 1 << 16
     budget_grid_steps: int = 256
+    shape: str = "regular"
 
     def checked_epsilon(self) -> Fraction:
         try:
@@ -90,6 +92,10 @@ class IntervalTreeParams:
         self.checked_epsilon()
         if self.branching is not None and (int(self.branching) != self.branching or self.branching < 2):
             raise HistogramInputError(f"branching must be an integer >= 2, got {self.branching!r}")
+        if self.shape not in ("regular", "sc"):
+            raise HistogramInputError(f"shape must be 'regular' or 'sc', got {self.shape!r}")
+        if self.shape == "sc" and self.algorithm != "luedp":
+            raise HistogramInputError("shape 'sc' is for LUEDPTree (use algorithm 'sc' for SC itself)")
 
 
 @dataclass
@@ -162,6 +168,10 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
     if algo == "flat":
         tree = flat_tree(n)
         noise_root = False
+    elif algo == "luedp" and params.shape == "sc":
+        tree = sc_tree(n, None if params.branching is None else int(params.branching), params.noise_root)
+        noise_root = params.noise_root
+        notes.append(f"LUEDPTree on the SC structure ({tree.name})")
     elif algo in ("hb", "luedp"):
         b = int(params.branching) if params.branching is not None else qardaji_branching(n)
         tree = regular_tree(n, b)

@@ -35,6 +35,8 @@ def add_parser(sub) -> None:
     p.add_argument("--algorithm", required=True, choices=list(ALGORITHMS))
     p.add_argument("--branching", type=int, metavar="B",
                    help="hb/luedp: tree arity (default: Qardaji's rule); sc: fix the first-step arity k")
+    p.add_argument("--shape", choices=["regular", "sc"], default="regular",
+                   help="luedp: run on the b-ary tree (default) or on SC's structure")
     p.add_argument("--no-root", action="store_true", help="do not noise the root (the total)")
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
@@ -102,14 +104,14 @@ def run(args) -> int:
     try:
         check_release_paths(args.out, args.overwrite)
         params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
-                                    round_counts=args.round, clamp_negative=args.clamp)
+                                    round_counts=args.round, clamp_negative=args.clamp, shape=args.shape)
         params.validate()
         counts, edges, domain, reasons = _load(args)
         check_counts(counts)
         if edges is not None:
             params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
                                         round_counts=args.round, clamp_negative=args.clamp,
-                                        edges=tuple(float(e) for e in edges))
+                                        edges=tuple(float(e) for e in edges), shape=args.shape)
         plan_interval_tree(counts.size, params)  # shape and budgets before any noise
         noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
         ledger = Ledger(params.checked_epsilon())

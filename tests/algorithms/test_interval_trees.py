@@ -141,3 +141,13 @@ def test_monte_carlo_by_length_agrees_with_analytic():
     assert np.allclose(mc["consistent"], cons, rtol=0.15)
     assert np.allclose(mc["raw"], raw, rtol=0.15)
     assert np.all(cons <= raw + 1e-9)  # least squares never hurts a range
+
+
+def test_luedp_on_sc_structure():
+    plan = plan_interval_tree(300, IntervalTreeParams("luedp", 1.0, shape="sc"))
+    sc = plan_interval_tree(300, IntervalTreeParams("sc", 1.0))
+    assert np.array_equal(plan.tree.parents, sc.tree.parents)
+    assert plan.budget_summary()["max_path_sum"] <= 1.0
+    assert plan.expected_raw_mse < sc.expected_raw_mse
+    with pytest.raises(HistogramInputError, match="shape"):
+        plan_interval_tree(300, IntervalTreeParams("hb", 1.0, shape="sc"))

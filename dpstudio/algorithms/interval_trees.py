@@ -33,13 +33,12 @@ import numpy as np
 
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.consistency import least_squares
-from dpstudio.core.coverage import effective_coverage
+from dpstudio.core.coverage import effective_coverage, n_ranges
 from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, Event, LeavesReleased,
                                   NodeCreated, NodeNoised, Progress, RunFinished)
 from dpstudio.core.noise import NoiseSource, SimulationNoise
-from dpstudio.core.range_error import (all_range_squared_error_sum, consistent_all_range_mse,
+from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
                                        laplace_variance, raw_all_range_mse)
-from dpstudio.core.coverage import n_ranges
 
 from .interval_budgets import (SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid,
                                uniform_budgets)
@@ -327,9 +326,13 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     del node_true
 
     est = least_squares(tree.parents, noisy.astype(float), plan.variances, tree.levels)
+    if not per_node:
+        yield Progress(3, 5, "least squares done")
     yield ConsistencyDone("least_squares", tuple(est.tolist()), 2)
     leaves = tree.leaf_of_bin
     released, info = post_process(est[leaves], params.round_counts, params.clamp_negative)
+    if not per_node:
+        yield Progress(4, 5, "post-processing done")
     yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
     yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure),
                                          noise.label, info))
@@ -373,8 +376,6 @@ def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, con
             for k in range(m):
                 per_run.append(all_range_squared_error_sum(est[:, k]) / n_ranges(n))
         else:
-            from dpstudio.core.range_error import canonical_cover
-
             for k in range(m):
                 errs = []
                 for _ in range(200):
@@ -385,7 +386,8 @@ def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, con
                     errs.append(y[cov, k].sum() ** 2)
                 per_run.append(float(np.mean(errs)))
     a = np.array(per_run)
-    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else float("nan")
+    se = float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else float("nan")
+    return float(a.mean()), se
 
 
 def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: int = 0,
@@ -395,8 +397,6 @@ def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: i
     ``consistent``: every range of the length, from the least-squares leaves (prefix sums).
     ``raw``: ``raw_queries`` random ranges of the length per run, from the noisy tree's canonical covers.
     Returns {"lengths", "consistent", "raw"} (arrays of mean squared errors)."""
-    from dpstudio.core.range_error import canonical_cover
-
     rng = SimulationNoise(seed).rng
     tree = plan.tree
     n = tree.n_bins

@@ -7,7 +7,7 @@ if a Clopper-Pearson bound fails: probability at most 2 ALPHA per event (Bonferr
 stays under 1e-8). The same audit with the same sample sizes must flag a variant with half the noise scale
 (true loss 2 eps): the expected margins are computed in ``expected_lower_bound`` and asserted first, so a
 change of sizes that weakens the audit fails loudly instead of silently. With the sizes below the broken
-variants' typical lower bounds sit about 31 (counts) and 6.5 (noisy max) standard deviations above eps,
+variants' typical lower bounds sit about 29 (counts) and 6.5 (noisy max) standard deviations above eps,
 so a miss has probability below 1e-10 (normal approximation).
 
 The events are chosen where the loss of the mechanism is exactly eps (its worst case), so the audit is

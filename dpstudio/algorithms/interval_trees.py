@@ -114,6 +114,7 @@ class TreePlan:
     _consistent_mse: float | None = None
     _raw_mse: float | None = None
     _budget_summary: dict | None = None
+    scale_index: np.ndarray | None = None  # per node: index of its distinct noise scale (for batching)
 
     @property
     def expected_raw_mse(self) -> float:
@@ -190,12 +191,18 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         epsilons = uniform_budgets(tree, eps * SAFETY, noised)
     if not noise_root:
         notes.append("root not noised")
-    eps_values, inv = np.unique(epsilons, return_inverse=True)
+    if algo == "luedp":
+        eps_values, inv = np.unique(epsilons, return_inverse=True)
+    else:  # uniform budgets: one value on the noised nodes, 0 on the others
+        eps_values = np.array([0.0, float(epsilons[noised][0])])
+        inv = noised.astype(np.int64)
     with np.errstate(divide="ignore"):
         scale_values = np.where(eps_values > 0, 1.0 / np.where(eps_values > 0, eps_values, 1.0), np.inf)
     scales = scale_values[inv]
     variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
-    return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes)
+    scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)
+    return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes,
+                    scale_index=scale_index)
 
 
 @dataclass
@@ -254,11 +261,12 @@ def sample_tree_noise(true_node_counts, plan: TreePlan, noise: NoiseSource) -> n
     """Noisy counts of the noised nodes (int64; 0 elsewhere), one sampler call per distinct scale."""
     out = np.zeros(plan.tree.n_nodes, dtype=np.int64)
     idx = np.flatnonzero(plan.noised)
+    key = plan.scale_index[idx] if plan.scale_index is not None else plan.scales[idx]
+    if key.size and key.min() != key.max():
+        order = np.argsort(key, kind="stable")  # radix sort on small integers
+        idx, key = idx[order], key[order]
     scales = plan.scales[idx]
-    if scales.size and scales.min() != scales.max():
-        order = np.argsort(scales, kind="stable")
-        idx, scales = idx[order], scales[order]
-    cuts = np.flatnonzero(scales[1:] != scales[:-1]) + 1
+    cuts = np.flatnonzero(key[1:] != key[:-1]) + 1
     for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [idx.size]])):
         sel = idx[a:b]
         out[sel] = noise.laplace_counts(true_node_counts[sel], float(scales[a]))
@@ -356,23 +364,29 @@ def _discrete_laplace(rng: np.random.Generator, scales: np.ndarray, runs: int) -
 
 
 def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, consistent: bool = True,
-                              batch: int = 16):
+                              batch: int = 16, discrete: bool = True):
     """Measured mean squared error over all ranges (simulation noise, not a release): (mean, std error).
 
     The error of a linear unbiased estimate does not depend on the counts, so the truth is taken as 0.
     Consistent: least squares, then the prefix-sum identity (exact over all n(n+1)/2 ranges per run).
-    Raw: a random sample of 200 ranges per run answered by canonical covers."""
+    Raw: a random sample of 200 ranges per run answered by canonical covers.
+    ``discrete=False``: continuous Laplace noise and variances 2 s^2 (the convention of the papers and of
+    ALGORITHMS.md's reference figures) instead of the discrete Laplace noise of a release."""
     rng = SimulationNoise(seed).rng
     tree = plan.tree
     idx = np.flatnonzero(plan.noised)
     per_run = []
     n = tree.n_bins
+    s2 = plan.variances if discrete else np.where(plan.noised, 2.0 * plan.scales ** 2, np.inf)
     for start in range(0, runs, batch):
         m = min(batch, runs - start)
         y = np.zeros((tree.n_nodes, m))
-        y[idx] = _discrete_laplace(rng, plan.scales[idx], m)
+        if discrete:
+            y[idx] = _discrete_laplace(rng, plan.scales[idx], m)
+        else:
+            y[idx] = rng.laplace(0.0, 1.0, size=(idx.size, m)) * plan.scales[idx][:, None]
         if consistent:
-            est = least_squares(tree.parents, y, plan.variances, tree.levels)[tree.leaf_of_bin]
+            est = least_squares(tree.parents, y, s2, tree.levels)[tree.leaf_of_bin]
             for k in range(m):
                 per_run.append(all_range_squared_error_sum(est[:, k]) / n_ranges(n))
         else:

@@ -84,6 +84,10 @@ def _check_writable(tax: Taxonomy, labels: list[str], fmt: str) -> None:
 
 # -- ARX hierarchy CSV ---------------------------------------------------------------------------------
 def _csv_rows(lines: list[tuple[int, str]], sep: str) -> list[tuple[int, list[str]]]:
+    """Each line parsed as one CSV record (a quote left open does not swallow the next line)."""
+    rows = list(csv.reader([text for _, text in lines], delimiter=sep))
+    if len(rows) == len(lines):
+        return [(no, row) for (no, _), row in zip(lines, rows)]
     return [(no, next(csv.reader([text], delimiter=sep), [""])) for no, text in lines]
 
 
@@ -91,11 +95,12 @@ def sniff_separator(text: str) -> str:
     """The ARX separator among ; tab | , (in that order of preference).
 
     A file whose first cell is quoted uses the character right after the closing quote. Otherwise the
-    separator that splits every row into the same number (>= 2) of cells, the most cells winning; if none
+    separator that splits every row (of the first 2,000 lines) into the same number (>= 2) of cells, the
+    most cells winning; if none
     does, the one that splits the first row most (so the ragged-row message points at the culprit); ``;`` for
     a one-column file.
     """
-    lines = [(i, t) for i, t in enumerate(text.splitlines(), 1) if t.strip()]
+    lines = [(i, t) for i, t in enumerate(text.splitlines()[:2000], 1) if t.strip()]  # a sample is enough
     if not lines:
         return ";"
     first = lines[0][1]
@@ -173,9 +178,12 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
             else:
                 parent_of[child] = (parent, no)
                 order.append((parent, child))
+    group_line: dict[str, int] = {}
+    for parent, line in parent_of.values():
+        group_line.setdefault(parent, line)
     for leaf, no in leaf_line.items():
-        if any(p == leaf for p, _ in parent_of.values()):
-            under = next(line for c, (p, line) in parent_of.items() if p == leaf)
+        if leaf in group_line:
+            under = group_line[leaf]
             raise TaxonomyError(f"{leaf!r} is a leaf value on line {no} and also a generalization (line {under})",
                                 source, max(no, under))
     for start in nodes:
@@ -317,12 +325,15 @@ _JSON_LABEL_RE = re.compile(r'"label"\s*:\s*("(?:[^"\\]|\\.)*"|[-+0-9.eE]+)')
 def _json_lines(text: str) -> dict[str, list[int]]:
     """For each label value, the lines of its ``"label": ...`` entries in text order."""
     out: dict[str, list[int]] = {}
+    line, last = 1, 0
     for m in _JSON_LABEL_RE.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
         try:
             value = json.loads(m.group(1))
         except ValueError:
             continue
-        out.setdefault(str(value), []).append(text.count("\n", 0, m.start()) + 1)
+        out.setdefault(str(value), []).append(line)
     return out
 
 

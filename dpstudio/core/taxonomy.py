@@ -501,6 +501,11 @@ class Taxonomy:
         [lo, hi) holds the value (np.searchsorted over the leaves sorted by lo); NaN, text that is not a
         number, and values outside the root (including value == root's hi) are not covered.
         """
+        if not isinstance(values, (np.ndarray, list, tuple)):  # pandas Series, ranges, generators ...
+            values = np.asarray(values if hasattr(values, "__array__") or hasattr(values, "__len__")
+                                else list(values), dtype=None)
+            if values.dtype.kind not in "biufUO":
+                values = values.astype(object)
         if self.is_numeric:
             return self._map_numeric(values)
         leaf_ids = self._exact_match(values)

@@ -13,12 +13,15 @@ from typing import Iterable
 from .taxonomy import NUMERIC, Node, Taxonomy, TaxonomyError, check_tree, interval_label
 
 
-def numeric_equal_width(lo: float, hi: float, fanout: int, depth: int, attribute: str = "") -> Taxonomy:
+def numeric_equal_width(lo: float, hi: float, fanout: int, depth: int, attribute: str = "",
+                        integer: bool = False) -> Taxonomy:
     """The complete ``fanout``-ary tree of depth ``depth`` over [lo, hi), every level split in equal widths.
 
     The root is [lo, hi); its leaves are the fanout**depth intervals [lo + k w, lo + (k+1) w) with
     w = (hi - lo) / fanout**depth. All levels use the same leaf edges, so children partition their parent
     exactly even when the widths are not representable in binary. ``depth=0`` gives the root alone.
+    ``integer=True`` rounds the inner edges to whole numbers (integer attributes such as age: [17,26) rather
+    than [17,26.25)); widths then differ by at most one.
     """
     lo, hi = float(lo), float(hi)
     if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
@@ -32,6 +35,10 @@ def numeric_equal_width(lo: float, hi: float, fanout: int, depth: int, attribute
     if n_leaves > 2_000_000:
         raise TaxonomyError(f"{fanout}**{depth} = {n_leaves} leaves is too many (limit 2,000,000)")
     edges = [lo + (hi - lo) * k / n_leaves for k in range(n_leaves)] + [hi]
+    if integer:
+        if not (lo.is_integer() and hi.is_integer()):
+            raise TaxonomyError(f"integer edges need whole-number bounds, got [{lo}, {hi})")
+        edges = [float(math.floor(e + 0.5)) for e in edges]
     if any(b <= a for a, b in zip(edges, edges[1:])):
         raise TaxonomyError(f"[{lo}, {hi}) is too narrow for {n_leaves} distinct leaves")
 

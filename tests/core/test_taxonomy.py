@@ -243,3 +243,14 @@ def test_str_array_fast_path_rejects_truncated_labels_and_agrees_with_lists():
         assert r.uncovered == results[0].uncovered
     assert dict(results[0].uncovered).keys() == {"Self-emp", "x", "", "Gov"}
     assert (results[0].leaf_ids[values == " Private"] == t.index("Private")).all()
+
+
+def test_mapping_accepts_array_likes_and_iterables():
+    t = workclass()
+    private = t.index("Private")
+    assert t.map_values(range(0)).leaf_ids.tolist() == []
+    assert t.map_values(iter(["Private", "x"])).leaf_ids.tolist() == [private, -1]
+    assert t.map_values(np.array([["Private"], ["Gov"]])).leaf_ids.tolist() == [private, -1]
+    n = numeric(SEED_NUMERIC)
+    assert n.map_values(range(0, 25, 6)).leaf_ids.tolist() == [-1, n.index("[5,12)"), n.index("[12,16)"),
+                                                                n.index("[16,20)"), -1]

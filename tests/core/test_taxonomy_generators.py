@@ -58,3 +58,18 @@ def test_flat_categorical():
         flat_categorical(["*", "a"])
     with pytest.raises(TaxonomyError, match="empty label"):
         flat_categorical(["a", " "])
+
+
+def test_equal_width_integer_edges():
+    t = numeric_equal_width(17, 91, fanout=2, depth=3, integer=True)
+    t.validate()
+    edges = [t.lo[i] for i in t.leaves] + [t.hi[t.leaves[-1]]]
+    assert all(float(e).is_integer() for e in edges)
+    assert edges[0] == 17 and edges[-1] == 91
+    widths = np.diff(edges)
+    assert widths.max() - widths.min() <= 1 and widths.sum() == 74
+    assert [t.labels[i] for i in t.children[0]] == ["[17,54)", "[54,91)"]
+    with pytest.raises(TaxonomyError, match="too narrow"):
+        numeric_equal_width(0, 4, 2, 3, integer=True)
+    with pytest.raises(TaxonomyError, match="whole-number bounds"):
+        numeric_equal_width(0.5, 4, 2, 1, integer=True)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Iterator
 
@@ -159,7 +160,9 @@ class DiffGenTree:
 class DiffGenResult:
     """What a run releases (no true counts anywhere).
 
-    Leaf partitions are rows: ``leaf_labels[p]`` (one released label per attribute), ``counts[p, k]`` the
+    Leaf partitions are rows: ``leaf_values[p, a]`` the node id of attribute a's released value, named by
+    ``value_labels[a][id]``; ``leaf_labels[p]`` the tuple of labels (built on first use; for large releases
+    prefer ``label_columns()``); ``counts[p, k]`` the
     released count of class ``classes[k]`` after post-processing, ``estimates`` the same before rounding
     and clamping, ``variances[p]`` the analytic (data-independent) variance of each of that row's cells
     before rounding/clamping (None when not computed: seed 000's rule on trees over 2,000 nodes).
@@ -173,7 +176,8 @@ class DiffGenResult:
     kinds: tuple
     class_name: str
     classes: tuple
-    leaf_labels: list
+    leaf_values: np.ndarray
+    value_labels: tuple
     leaf_nodes: np.ndarray
     counts: np.ndarray
     estimates: np.ndarray
@@ -193,6 +197,18 @@ class DiffGenResult:
     @property
     def n_cells(self) -> int:
         return int(self.counts.size)
+
+    def label_columns(self) -> list:
+        """One object array per attribute: the released label of every leaf partition."""
+        return [np.asarray(self.value_labels[a], dtype=object)[self.leaf_values[:, a]]
+                for a in range(len(self.attributes))]
+
+    @cached_property
+    def leaf_labels(self) -> list:
+        cols = self.label_columns()
+        if not cols:
+            return [()] * int(self.leaf_values.shape[0])
+        return [tuple(row) for row in np.column_stack(cols).tolist()]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -283,8 +299,9 @@ class _Engine:
                                      minlength=uniq.size * self.K).reshape(-1, self.K)
                     self.value_counts[a] = (uniq, vc)
         self.part = np.zeros(self.N, dtype=np.int64)
-        self.leaf_vals = np.zeros((1, self.A), dtype=np.int64)
+        self.leaf_vals = np.zeros((1, self.A), dtype=np.int32)  # node ids per attribute (int32: memory)
         self.leaf_tree = np.zeros(1, dtype=np.int64)
+        self.leaf_depth = np.zeros(1, dtype=np.int64)
         self.tree_parent = [np.array([-1], dtype=np.int64)]
         self.tree_depth = [np.array([0], dtype=np.int64)]
         self.tree_vals = [self.leaf_vals.copy()]
@@ -486,16 +503,18 @@ class _Engine:
         starts = np.cumsum(lengths) - lengths
         new_vals = np.repeat(self.leaf_vals, lengths, axis=0)
         new_tree = np.repeat(self.leaf_tree, lengths)
+        new_depth = np.repeat(self.leaf_depth, lengths)
         fresh = np.repeat(holds, lengths)
         n_new = int(fresh.sum())
-        new_vals[fresh, a] = np.tile(np.asarray(children, dtype=np.int64), n_new // nk)
+        new_vals[fresh, a] = np.tile(np.asarray(children, dtype=np.int32), n_new // nk)
         parents = new_tree[fresh]
         ids = np.arange(self.n_tree, self.n_tree + n_new, dtype=np.int64)
         new_tree[fresh] = ids
+        new_depth[fresh] += 1
         self.n_tree += n_new
-        parent_depth = np.concatenate(self.tree_depth)[parents]
         self.tree_parent.append(parents)
-        self.tree_depth.append(parent_depth + 1)
+        self.tree_depth.append(new_depth[fresh])
+        self.leaf_depth = new_depth
         self.tree_vals.append(new_vals[fresh])
         offset = np.zeros(self.N, dtype=np.int64)
         offset[in_v] = childpos
@@ -513,7 +532,7 @@ class _Engine:
             return
         counts = np.bincount(self.part, minlength=self.leaf_tree.size)[positions] if self.teaching else None
         nodes = self.leaf_tree[positions]
-        depth = np.concatenate(self.tree_depth)[nodes].tolist()
+        depth = self.leaf_depth[positions].tolist()
         parent = np.concatenate(self.tree_parent)[nodes].tolist()
         rows = self.label_matrix(self.leaf_vals[positions])
         a = self.last_attribute
@@ -640,9 +659,13 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         n = parents.size
         true = np.zeros((n, K), dtype=np.int64)
         true[eng.leaf_tree] = leaf_true
-        for d in range(int(depth.max()), 0, -1):
-            nodes = np.flatnonzero(depth == d)
-            np.add.at(true, parents[nodes], true[nodes])
+        by_depth = np.argsort(depth, kind="stable")
+        bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max()) + 2))
+        levels = [by_depth[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
+        for nodes in reversed(levels[1:]):
+            par = parents[nodes]
+            for k in range(K):
+                true[:, k] += np.bincount(par, weights=true[nodes, k], minlength=n).astype(np.int64)
         L = int(depth.max()) + 1
         sensitivity = float(L)
         if params.node_budget == "uniform":
@@ -651,8 +674,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                             L, L / epc, f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
         else:
             below = depth.copy()
-            for d in range(int(depth.max()), 0, -1):
-                nodes = np.flatnonzero(depth == d)
+            for nodes in reversed(levels[1:]):
                 np.maximum.at(below, parents[nodes], below[nodes])
             node_len = below + 1
             yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
@@ -674,7 +696,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         tree.noise_variances = node_var
         if params.consistency == LEAST_SQUARES:
             est = cons.least_squares(parents, noisy, node_var)
-            var_all = least_squares_variances(parents, node_var)
+            var_all = least_squares_variances(parents, node_var, levels)
         elif params.consistency == HAY:
             est = cons.hay_generalized(parents, noisy)
             var_all = linear_estimator_variances(cons.hay_generalized, parents, node_var)
@@ -708,7 +730,9 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         kinds=tuple(a.kind for a in eng.data.attributes),
         class_name=eng.data.class_name,
         classes=tuple(eng.data.classes),
-        leaf_labels=[tuple(row) for row in eng.label_matrix(eng.leaf_vals)],
+        leaf_values=eng.leaf_vals.copy(),
+        value_labels=tuple(list(a.taxonomy.labels) if isinstance(a, CategoricalAttribute)
+                           else list(eng.intervals[i].labels) for i, a in enumerate(eng.data.attributes)),
         leaf_nodes=eng.leaf_tree.copy(),
         counts=counts,
         estimates=estimates,

@@ -23,27 +23,30 @@ def discrete_laplace_variance(scale: float) -> float:
 
 
 def _levels(parents: np.ndarray) -> list[np.ndarray]:
+    """Node ids by depth (root first)."""
     n = parents.size
     depth = np.full(n, -1, dtype=np.int64)
-    root = int(np.flatnonzero(parents < 0)[0])
-    depth[root] = 0
-    # parents precede children in the DiffGen tree's node order; fall back to iteration otherwise
-    for _ in range(n):
+    depth[parents < 0] = 0
+    while (depth < 0).any():  # pointer doubling would be faster; trees here are shallow (<= h + 1 levels)
         unknown = depth < 0
-        if not unknown.any():
-            break
         ok = unknown & (depth[np.maximum(parents, 0)] >= 0)
+        if not ok.any():
+            raise ValueError("the parents array has a cycle or a node not connected to the root")
         depth[ok] = depth[parents[ok]] + 1
-    return [np.flatnonzero(depth == d) for d in range(int(depth.max()) + 1)]
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    return [order[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
 
 
-def least_squares_variances(parents, variances) -> np.ndarray:
-    """Variance of the BLUE of every node (same model as ``consistency.least_squares``)."""
+def least_squares_variances(parents, variances, levels: list | None = None) -> np.ndarray:
+    """Variance of the BLUE of every node (same model as ``consistency.least_squares``).
+
+    ``levels``: node ids by depth, root first (computed when not given)."""
     par = np.asarray(parents, dtype=np.int64)
     n = par.size
     s2 = np.broadcast_to(np.asarray(variances, dtype=float), (n,)).astype(float)
     inv = np.where(np.isfinite(s2), 1.0 / s2, 0.0)
-    levels = _levels(par)
+    levels = _levels(par) if levels is None else levels
     V = s2.copy()
     sumV = np.zeros(n)
     has_child = np.zeros(n, dtype=bool)

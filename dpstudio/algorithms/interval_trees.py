@@ -79,10 +79,13 @@ class IntervalTreeParams:
 
     def checked_epsilon(self) -> Fraction:
         try:
-            return check_epsilon(self.epsilon)
+            eps = check_epsilon(self.epsilon)
         except (ValueError, TypeError) as exc:
             msg = str(exc)
             raise HistogramInputError(msg if "epsilon" in msg else f"epsilon: {msg}") from None
+        if not (Fraction(1, 10 ** 12) <= eps <= 10 ** 12):
+            raise HistogramInputError(f"epsilon {self.epsilon} is outside the usable range [1e-12, 1e12]")
+        return eps
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

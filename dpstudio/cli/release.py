@@ -188,7 +188,7 @@ def run(args) -> int:
         print(f"WARNING: seeded simulation noise (seed {args.seed}): NOT A RELEASE", file=sys.stderr)
     print(f"{args.algorithm}: {result.steps_done} specializations"
           f"{' (stopped early: nothing left to specialize)' if result.stopped_early else ''}, "
-          f"{len(result.leaf_labels)} leaf partitions x {len(result.classes)} classes; "
+          f"{result.leaf_values.shape[0]} leaf partitions x {len(result.classes)} classes; "
           f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
     print(f"wrote {csv_path} and {json_path}")
     return 0

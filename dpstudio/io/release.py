@@ -19,8 +19,6 @@ caller says ``simulation=True``, and its sidecar then says ``"not_a_release": tr
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from pathlib import Path
@@ -41,35 +39,30 @@ def sidecar_path(out_csv) -> Path:
     return p.with_suffix(".json") if p.suffix.lower() == ".csv" else p.with_name(p.name + ".json")
 
 
-def release_frame(result) -> pd.DataFrame:
+def release_frame(result, neutralise: bool = False) -> pd.DataFrame:
     """The release as a DataFrame: attributes, class, count (one row per leaf partition x class)."""
     K = len(result.classes)
-    rows = []
-    for p, labels in enumerate(result.leaf_labels):
-        for k in range(K):
-            rows.append((*labels, result.classes[k], result.counts[p, k].item()))
-    return pd.DataFrame(rows, columns=[*result.attributes, result.class_name, "count"])
+    P = int(result.leaf_values.shape[0])
+    fix = neutralise_cell if neutralise else (lambda v: v)
+    data = {}
+    for name, labels, col in zip(result.attributes, result.value_labels, range(len(result.attributes))):
+        names = np.asarray([fix(str(x)) for x in labels], dtype=object)
+        data[name] = np.repeat(names[result.leaf_values[:, col]], K)
+    data[result.class_name] = np.tile(np.asarray([fix(str(c)) for c in result.classes], dtype=object), P)
+    data["count"] = np.asarray(result.counts).reshape(-1)
+    frame = pd.DataFrame(data)
+    if neutralise:
+        frame.columns = [fix(str(c)) for c in frame.columns]
+    return frame
 
 
 def _csv_text(result, expand_records: bool) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    K = len(result.classes)
+    frame = release_frame(result, neutralise=True)
     if expand_records:
-        w.writerow([neutralise_cell(str(c)) for c in (*result.attributes, result.class_name)])
-    else:
-        w.writerow([neutralise_cell(str(c)) for c in (*result.attributes, result.class_name, "count")])
-    for p, labels in enumerate(result.leaf_labels):
-        cells = [neutralise_cell(str(x)) for x in labels]
-        for k in range(K):
-            cls = neutralise_cell(str(result.classes[k]))
-            c = result.counts[p, k].item()
-            if expand_records:
-                for _ in range(max(0, int(round(c)))):
-                    w.writerow([*cells, cls])
-            else:
-                w.writerow([*cells, cls, c])
-    return buf.getvalue()
+        counts = np.asarray(result.counts).reshape(-1)
+        reps = np.maximum(np.round(counts), 0).astype(np.int64)
+        frame = frame.iloc[np.repeat(np.arange(len(frame)), reps)].drop(columns=frame.columns[-1])
+    return frame.to_csv(index=False, lineterminator="\n")
 
 
 def _json_safe(x):
@@ -82,7 +75,7 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
     """The sidecar dictionary (see the module docstring)."""
     noise = result.noise
     K = len(result.classes)
-    P = len(result.leaf_labels)
+    P = int(result.leaf_values.shape[0])
     var = result.variances
     errors = {
         "what": "analytic variance of each released cell's estimate before rounding and clamping; "

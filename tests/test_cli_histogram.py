@@ -118,7 +118,7 @@ def test_bad_counts_file(tmp_path, case, capsys):
 
 
 @pytest.mark.parametrize("eps,msg", [("0", "positive"), ("-1", "positive"), ("inf", "finite"),
-                                     ("nan", "not a number"), ("abc", "not a number")])
+                                     ("nan", "not a number"), ("abc", "not a number"), ("1e400", "usable range"), ("1e-400", "usable range")])
 def test_bad_epsilon(tmp_path, counts_file, eps, msg, capsys):
     out = tmp_path / "o.csv"
     assert run_cli("--counts", counts_file, "--algorithm", "sc", "--epsilon", eps, "--out", out) == 2
@@ -165,3 +165,17 @@ def test_expected_mse_anchor_through_cli(tmp_path):
                    "--out", out, "--seed", "0") == 0
     side = json.loads(out.with_suffix(".json").read_text())
     assert math.sqrt(side["expected_all_range_mse"]) == pytest.approx(16.19, rel=0.005)
+
+
+def test_ordinal_categories_through_cli(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("grade\nlow\nhigh\nmid\nlow\n")
+    out = tmp_path / "g.csv"
+    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid,high", "--algorithm", "flat",
+                   "--epsilon", "1", "--out", out, "--seed", "1") == 0
+    assert read_counts(out).size == 3
+    assert json.loads(out.with_suffix(".json").read_text())["domain"]["categories"] == ["low", "mid", "high"]
+    bad = tmp_path / "b.csv"
+    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid", "--algorithm", "flat",
+                   "--epsilon", "1", "--out", bad) == 2
+    assert not bad.exists()

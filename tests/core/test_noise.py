@@ -117,3 +117,17 @@ def test_require_secure():
     with pytest.raises(NotSecureNoiseError, match="SimulationNoise is simulation noise"):
         require_secure(SimulationNoise(1))
     assert issubclass(NotSecureNoiseError, TypeError)
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 2.0])
+def test_opendp_certifies_the_scales_we_use(eps):
+    """OpenDP's own privacy maps agree with the scale conventions of the module docstring."""
+    from dpstudio.core.noise import _float_noisy_max, _int_laplace
+
+    # counts of L1 sensitivity 2 with scale 2/eps: eps
+    assert _int_laplace(3, 2 / eps).map(2) == pytest.approx(eps, rel=1e-9)
+    # exponential-noise max, scale 1/eps: OpenDP certifies 2 eps for scores it is not told are monotone
+    # (monotone scores, e.g. MAXGDDP's Max, are eps-DP at this scale: ALGORITHMS.md 2)
+    assert _float_noisy_max(2, 1 / eps, "max").map(1.0) == pytest.approx(2 * eps, rel=1e-9)
+    # Gumbel max with scale 2/eps is the exponential mechanism: rho = eps^2 / 8 in zCDP terms
+    assert _float_noisy_max(2, 2 / eps, "gumbel").map(1.0) == pytest.approx(eps**2 / 8, rel=1e-9)

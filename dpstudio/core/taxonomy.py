@@ -163,6 +163,10 @@ def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | 
         if not n.children:
             continue
         here = interval_label(n.lo, n.hi)
+        for a, b in zip(n.children, n.children[1:]):
+            if float(b.lo) < float(a.lo):
+                fail(f"children of {here} are not in ascending order: {interval_label(b.lo, b.hi)} comes after "
+                     f"{interval_label(a.lo, a.hi)}", b)
         prev_hi, prev = float(n.lo), None
         for c in n.children:
             c_lo, c_hi = float(c.lo), float(c.hi)

@@ -84,6 +84,9 @@ def test_gap_and_overlap_between_numeric_children():
     short = Node("[0,10)", [Node("[0,6)", lo=0, hi=6), Node("[6,9)", lo=6, hi=9)], 0, 10)
     with pytest.raises(TaxonomyError, match=r"gap .* \[9,10\) is not covered \(after the last child"):
         check_tree(short)
+    unordered = Node("[0,10)", [Node("[5,10)", lo=5, hi=10), Node("[0,5)", lo=0, hi=5)], 0, 10)
+    with pytest.raises(TaxonomyError, match=r"not in ascending order: \[0,5\) comes after \[5,10\)"):
+        check_tree(unordered)
     wide = Node("[0,10)", [Node("[0,6)", lo=0, hi=6), Node("[6,11)", lo=6, hi=11)], 0, 10)
     with pytest.raises(TaxonomyError, match=r"ends after its parent"):
         check_tree(wide)

@@ -307,3 +307,15 @@ def test_unreadable_and_non_utf8_files(tmp_path):
     p.write_bytes(b"a;*\n\xe9;*\n")
     with pytest.raises(TaxonomyError, match=r"line 2: not UTF-8"):
         read_taxonomy(p)
+
+
+def test_writers_exact_text():
+    t = parse_brace("{* {Gov {Federal-gov} {State-gov}} {Private}}")
+    assert format_indented(t) == "*\n  Gov\n    Federal-gov\n    State-gov\n  Private\n"
+    assert format_brace(t) == "{* {Gov {Federal-gov} {State-gov}} {Private}}\n"
+    assert format_brace(t, multiline=True) == (
+        "{*\n  {Gov\n    {Federal-gov}\n    {State-gov}\n  }\n  {Private}\n}\n")
+    assert format_arx(t, sep="|") == "Federal-gov|Gov|*\nState-gov|Gov|*\nPrivate|Private|*\n"
+    escaped = parse_brace(r"{* {a\{b\} c\\}}")
+    assert escaped.labels == ["*", "a{b} c\\"]
+    assert format_brace(escaped) == "{* {a\\{b\\} c\\\\}}\n"

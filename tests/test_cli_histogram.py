@@ -169,12 +169,15 @@ def test_expected_mse_anchor_through_cli(tmp_path):
 
 def test_ordinal_categories_through_cli(tmp_path):
     data = tmp_path / "d.csv"
-    data.write_text("grade\nlow\nhigh\nmid\nlow\n")
+    data.write_text("grade\nlow\nhigh\nmid\nlow\n=1+1\n")
     out = tmp_path / "g.csv"
-    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid,high", "--algorithm", "flat",
+    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid,high,=1+1", "--algorithm", "flat",
                    "--epsilon", "1", "--out", out, "--seed", "1") == 0
-    assert read_counts(out).size == 3
-    assert json.loads(out.with_suffix(".json").read_text())["domain"]["categories"] == ["low", "mid", "high"]
+    assert read_counts(out).size == 4
+    assert out.read_text().splitlines()[4].startswith("4,'=1+1,")
+    assert out.read_text().splitlines()[0] == "bin,category,count"
+    assert out.read_text().splitlines()[1].startswith("1,low,")
+    assert json.loads(out.with_suffix(".json").read_text())["domain"]["categories"] == ["low", "mid", "high", "=1+1"]
     bad = tmp_path / "b.csv"
     assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid", "--algorithm", "flat",
                    "--epsilon", "1", "--out", bad) == 2

@@ -68,13 +68,12 @@ def _load(args):
     domain = {"file": str(args.data), "column": args.column}
     reasons = []
     if args.categories:
-        import pandas as pd
-
-        df = pd.read_csv(args.data, sep=args.sep or ",", skipinitialspace=True, dtype=str)
-        if args.column not in df.columns:
-            raise CliError(f"{args.data}: no column {args.column!r}")
+        values, n_missing = read_column(args.data, args.column, args.sep,
+                                        "drop" if args.drop_missing else "error", numeric=False)
+        if n_missing:
+            domain["rows_dropped_missing"] = n_missing
         cats = [c.strip() for c in args.categories.split(",") if c.strip()]
-        counts = histogram_from_categories(df[args.column].str.strip(), cats, args.column)
+        counts = histogram_from_categories(values, cats, args.column)
         domain.update({"source": "public categories", "categories": cats})
         return counts, None, domain, reasons
     values, n_missing = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error")
@@ -117,7 +116,7 @@ def run(args) -> int:
         ledger = Ledger(params.checked_epsilon())
         result = release_histogram(counts, params, noise, ledger)
         csv_path, json_path = write_histogram_release(args.out, result, ledger, edges, domain, reasons,
-                                                      args.overwrite)
+                                                      args.overwrite, labels=domain.get("categories"))
     except (HistogramInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts

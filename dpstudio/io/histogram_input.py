@@ -125,9 +125,10 @@ def parse_edges(spec: str) -> np.ndarray:
     return edges
 
 
-def read_column(path, column: str, sep: str | None = None, missing: str = "error"):
-    """One column of a CSV as floats (pandas). Adult's files (", "-separated, '?' for missing) read as is.
-    ``missing``: "error" (default: a message with the row count) or "drop" (reported by the caller)."""
+def read_column(path, column: str, sep: str | None = None, missing: str = "error", numeric: bool = True):
+    """One column of a CSV as floats (pandas), or as stripped strings with ``numeric=False``. Adult's files
+    (", "-separated, '?' for missing) read as is. ``missing``: "error" (default: a message with the row
+    count) or "drop" (reported by the caller). Returns (values, number of rows dropped)."""
     import pandas as pd
 
     p = Path(path)
@@ -147,6 +148,8 @@ def read_column(path, column: str, sep: str | None = None, missing: str = "error
         raise HistogramInputError(f"column {column!r}: {n_missing} rows have a missing value "
                                   "(pass --drop-missing to leave them out, reported in the sidecar)")
     raw = raw[~is_missing]
+    if not numeric:
+        return raw.tolist(), n_missing
     values = pd.to_numeric(raw, errors="coerce")
     bad = values.isna()
     if bad.any():

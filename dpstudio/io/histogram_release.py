@@ -1,6 +1,7 @@
 """Histogram release files: a CSV of bins with the released counts and a JSON sidecar, written atomically.
 
-CSV columns: ``bin`` (1-based), ``lo`` and ``hi`` (the public edges, when known), ``count`` (the released
+CSV columns: ``bin`` (1-based), ``lo`` and ``hi`` (the public edges, when known) or ``category`` (an
+ordinal column's public categories, neutralised against spreadsheet formulas), ``count`` (the released
 value: the consistent estimate, then rounding/clamping if asked). The sidecar (``OUT.json`` beside
 ``OUT.csv``) holds the algorithm, tree shape, per-node budget summary, the ledger, the post-processing in
 order, and the analytic, data-independent error: ``expected_all_range_mse`` is the expected squared error
@@ -19,7 +20,7 @@ import numpy as np
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS, IntervalTreeResult
 from dpstudio.core.budget import NEIGHBOURING, Ledger
-from dpstudio.io.atomic import atomic_write_many, check_output_path
+from dpstudio.io.atomic import atomic_write_many, check_output_path, neutralise_cell
 
 FORMAT = "dpstudio-histogram/1"
 
@@ -39,11 +40,26 @@ def _fmt(x: float) -> str:
     return format(float(x), ".10g")
 
 
-def release_csv(result: IntervalTreeResult, edges=None) -> str:
-    lines = ["bin,lo,hi,count" if edges is not None else "bin,count"]
+def _csv_cell(text: str) -> str:
+    text = str(neutralise_cell(str(text)))
+    if any(ch in text for ch in ',"\n\r'):
+        text = '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def release_csv(result: IntervalTreeResult, edges=None, labels=None) -> str:
+    """``bin,lo,hi,count`` with edges, ``bin,category,count`` with category labels, else ``bin,count``."""
+    if edges is not None:
+        lines = ["bin,lo,hi,count"]
+    elif labels is not None:
+        lines = ["bin,category,count"]
+    else:
+        lines = ["bin,count"]
     for i, c in enumerate(result.released):
         if edges is not None:
             lines.append(f"{i + 1},{edges[i]:g},{edges[i + 1]:g},{_fmt(c)}")
+        elif labels is not None:
+            lines.append(f"{i + 1},{_csv_cell(labels[i])},{_fmt(c)}")
         else:
             lines.append(f"{i + 1},{_fmt(c)}")
     return "\n".join(lines) + "\n"
@@ -93,13 +109,15 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
 
 def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger, edges=None,
                             domain: dict | None = None, not_a_release: list[str] | None = None,
-                            overwrite: bool = False) -> tuple[Path, Path]:
+                            overwrite: bool = False, labels=None) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json atomically (both paths checked before either is written)."""
     if edges is not None and len(edges) != result.released.size + 1:
         raise ValueError("edges must have one more entry than there are bins")
+    if labels is not None and len(labels) != result.released.size:
+        raise ValueError("labels must have one entry per bin")
     side = release_sidecar(result, ledger, domain, not_a_release)
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
-    atomic_write_many({csv_path: release_csv(result, edges),
+    atomic_write_many({csv_path: release_csv(result, edges, labels),
                        json_path: json.dumps(side, indent=2, default=_json_default) + "\n"}, overwrite)
     return csv_path, json_path
 

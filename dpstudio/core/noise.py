@@ -13,7 +13,12 @@ the epsilon it has already spent in the ledger (see ``dpstudio.core.budget``).
   monotone in the data, 2 Du/scale otherwise.
 - ``exponential(scores, scale)``: the exponential mechanism, P(i) proportional to exp(scores[i] / scale);
   eps = 2 Du / scale. Secure: OpenDP's Gumbel noisy max (exact).
-- ``uniform(lo, hi)``: a data-independent uniform draw (the point inside a chosen interval).
+- ``uniform(lo, hi)``: a data-independent uniform draw in [lo, hi) (the point inside a chosen interval).
+  Secure: 53 random bits from ``secrets``.
+
+numpy noise is for simulation only: its generators are not cryptographic (a seed, which seeded runs
+publish, reveals the noise), and floating-point Laplace noise leaks the true value through the set of
+doubles it can produce (Mironov, CCS 2012). OpenDP samples exactly from OpenSSL randomness.
 """
 
 from __future__ import annotations

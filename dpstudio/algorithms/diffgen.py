@@ -393,13 +393,15 @@ class _Engine:
                 cands = [v for v in self.cat_cut[a] if self.has_children[a][v]]
                 if not cands:
                     continue
-                index = np.full(len(tax), -1, dtype=np.int64)
-                index[cands] = np.arange(len(cands))
+                # local child codes: the children of the candidates, numbered 0..C-1
+                kids = [c for v in cands for c in tax.children[v]]
+                local = np.full(len(tax), -1, dtype=np.int64)
+                local[kids] = np.arange(len(kids))
+                cand_of_child = np.repeat(np.arange(len(cands)), [len(tax.children[v]) for v in cands])
                 mask = self.has_children[a][cur]
                 leaf = attr.leaf_ids[mask]
                 d = tax.depth[cur[mask]] + 1
-                child = tax.ancestor_table[leaf, d]
-                cand_of_child = index[np.maximum(tax.parents, 0)]
+                child = local[tax.ancestor_table[leaf, d]]
                 s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask], cand_of_child,
                                         len(cands), n_part, self.K)
                 for k, v in enumerate(cands):
@@ -416,12 +418,12 @@ class _Engine:
                 mask = ok[cur]
                 x = attr.values[mask]
                 c = cur[mask]
-                child = 2 * c + (x >= split[c])
                 index = np.full(len(split), -1, dtype=np.int64)
                 index[cands] = np.arange(len(cands))
-                cand_of_child = np.repeat(index, 2)
+                child = 2 * index[c] + (x >= split[c])
+                cand_of_child = np.repeat(np.arange(len(cands)), 2)
                 s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask],
-                                        np.maximum(cand_of_child, 0), len(cands), n_part, self.K)
+                                        cand_of_child, len(cands), n_part, self.K)
                 for v in cands:
                     labels.append(f"{attr.name}={iv.label(v)} at {split[v]:g}")
                     specs.append((a, v, float(split[v])))

@@ -22,7 +22,7 @@ INFOGAIN = "infogain"
 SCORES = (MAX, INFOGAIN)
 
 #: dense bincount tables up to this many cells; beyond it, np.unique groups the keys.
-DENSE_LIMIT = 1 << 22
+DENSE_LIMIT = 1 << 23
 
 
 def sensitivity(score: str, n_classes: int) -> float:

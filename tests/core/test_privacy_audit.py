@@ -14,7 +14,9 @@ The events are chosen where the loss of the mechanism is exactly eps (its worst 
 as sharp as it can be:
 - discrete Laplace of scale 1/eps on a count c vs c+1: P(output >= c+1) ratio is e^eps (any threshold);
 - report-noisy-max with exponential noise of scale 1/eps, scores (0, 0) vs (1, 0): P(index 1) is 1/2 vs
-  e^-eps / 2.
+  e^-eps / 2;
+- DiffGen's numeric split point (continuous exponential mechanism, with simulation noise: the secure
+  Gumbel sampler's distribution is checked in test_mechanisms.py): see SPLIT_D below.
 """
 
 import math
@@ -22,8 +24,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpstudio.core.mechanisms import noisy_counts, report_noisy_max
-from dpstudio.core.noise import SecureNoise
+from dpstudio.core.mechanisms import (choose_split_in_intervals, interval_probabilities, noisy_counts,
+                                     report_noisy_max)
+from dpstudio.core.noise import SecureNoise, SimulationNoise
 
 ALPHA = 1e-10  # per one-sided Clopper-Pearson bound
 Z = stats.norm.isf(ALPHA)  # about 6.4
@@ -109,6 +112,46 @@ def select_audit(mechanism) -> float:
 def test_report_noisy_max_passes_the_audit_and_half_noise_fails_it():
     assert select_audit(lambda s, e: report_noisy_max(s, e, 1.0, monotone=True)) <= EPS
     assert select_audit(broken_noisy_max) > EPS
+
+
+# DiffGen's numeric split (continuous exponential mechanism). D: bounds [0, 10), one data value at 5, score 0
+# everywhere. D' adds a record at 5.5, which creates a new edge; every split point's score moves by at most
+# Du = 1: +1 on [5, 5.5), -1 elsewhere. Event: the split point falls in [5, 5.5). The loss there is
+# 0.92 at eps = 1 (close to eps); forgetting the factor 2 in eps u / (2 Du) makes it 1.72.
+SPLIT_D = ([0.0, 5.0, 10.0], [0.0, 0.0])
+SPLIT_D2 = ([0.0, 5.0, 5.5, 10.0], [-1.0, 1.0, -1.0])
+N_SPLIT = 12_000  # simulation noise (~20 us a call); the secure sampler's distribution is tested elsewhere
+
+
+def split_event_probability(edges, scores, eps):
+    p = interval_probabilities(edges, scores, eps, 1.0)
+    e = np.asarray(edges)
+    inside = np.clip(np.minimum(e[1:], 5.5) - np.maximum(e[:-1], 5.0), 0, None) / np.diff(e)
+    return float(np.sum(p * inside))
+
+
+def test_split_audit_design_margins():
+    p_d = split_event_probability(*SPLIT_D, EPS)
+    p_d2 = split_event_probability(*SPLIT_D2, EPS)
+    assert math.isclose(p_d, 0.05) and math.log(p_d2 / p_d) <= EPS
+    broken = split_event_probability(*SPLIT_D2, 2 * EPS)  # no factor 2 = twice the epsilon
+    bound, sd = expected_lower_bound(broken, p_d, N_SPLIT)
+    assert (bound - EPS) / sd > 6
+
+
+def split_audit(eps_used, seed) -> float:
+    noise = SimulationNoise(seed)
+
+    def hits(edges, scores):
+        points = [choose_split_in_intervals(edges, scores, eps_used, 1.0, noise)[1] for _ in range(N_SPLIT)]
+        return int(np.sum((np.array(points) >= 5.0) & (np.array(points) < 5.5)))
+
+    return audit(hits(*SPLIT_D), hits(*SPLIT_D2), N_SPLIT)
+
+
+def test_split_point_selection_passes_the_audit_and_a_missing_factor_2_fails_it():
+    assert split_audit(EPS, seed=1) <= EPS
+    assert split_audit(2 * EPS, seed=2) > EPS  # u / Du instead of u / (2 Du)
 
 
 def test_clopper_pearson_helper():

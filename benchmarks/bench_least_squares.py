@@ -136,7 +136,8 @@ def main(argv=None):
     t_ls, _ = median_time(lambda: least_squares(parents, y, s2), args.runs, 'least_squares, random tree')
     t_hay, _ = median_time(lambda: hay_generalized(parents, y), args.runs, 'hay_generalized, random tree')
     y2 = rng.normal(size=(args.nodes, 2))
-    t_ls2, _ = median_time(lambda: least_squares(parents, y2, s2), args.runs, 'least_squares 2 classes, random tree')
+    t_ls2, _ = median_time(lambda: least_squares(parents, y2, s2), args.runs,
+                             'least_squares 2 classes, random tree')
     print(f"  TreeLevels alone                  {t_lv:8.3f} s")
     print(f"  least_squares (1-D, with levels)  {t_ls:8.3f} s")
     print(f"  least_squares (2 classes)         {t_ls2:8.3f} s")
@@ -148,10 +149,13 @@ def main(argv=None):
     s2_small = rng.uniform(1.0, 3.0, m)
     loop_runs = max(1, min(3, args.runs))
     pl, yl, sl = p_small.tolist(), y_small.tolist(), s2_small.tolist()
-    t_loop_ls, h_loop = median_time(lambda: loop_least_squares(pl, yl, sl), loop_runs, 'loop least squares, small tree')
+    t_loop_ls, h_loop = median_time(lambda: loop_least_squares(pl, yl, sl), loop_runs,
+                                        'loop least squares, small tree')
     t_loop_hay, g_loop = median_time(lambda: loop_hay(pl, yl), loop_runs, 'loop hay, small tree')
-    t_vec_ls, h_vec = median_time(lambda: least_squares(p_small, y_small, s2_small), args.runs, 'least_squares, small tree')
-    t_vec_hay, g_vec = median_time(lambda: hay_generalized(p_small, y_small), args.runs, 'hay_generalized, small tree')
+    t_vec_ls, h_vec = median_time(lambda: least_squares(p_small, y_small, s2_small), args.runs,
+                                     'least_squares, small tree')
+    t_vec_hay, g_vec = median_time(lambda: hay_generalized(p_small, y_small), args.runs,
+                                      'hay_generalized, small tree')
     assert np.allclose(h_loop, h_vec) and np.allclose(g_loop, g_vec), "loop and vectorised disagree"
     print(f"per-node Python loop vs vectorised, random tree of {m:,} nodes "
           f"(loop: median of {loop_runs}; loop times include building its child lists)")

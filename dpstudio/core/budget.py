@@ -215,7 +215,8 @@ class Ledger:
                     replay(order[i][1])
                     i += 1
         if "spent" in data and Fraction(data["spent"]) != ledger.spent:
-            raise ValueError(f"the ledger's entries add up to {ledger.spent}, not the recorded {data['spent']}")
+            raise ValueError(f"the ledger's entries add up to {ledger.spent}, "
+                             f"not the recorded {data['spent']}")
         return ledger
 
     @classmethod

@@ -202,7 +202,9 @@ def test_both_rules_match_hays_closed_form_on_complete_trees(k, height, classes)
     inv = np.argsort(perm)
     shuffled_parents = np.where(parents[inv] >= 0, perm[np.maximum(parents[inv], 0)], -1)
     shuffled_y = y[inv]
-    for got in (least_squares(shuffled_parents, shuffled_y, 3.0), hay_generalized(shuffled_parents, shuffled_y)):
+    ls = least_squares(shuffled_parents, shuffled_y, 3.0)
+    hay = hay_generalized(shuffled_parents, shuffled_y)
+    for got in (ls, hay):
         np.testing.assert_allclose(got[perm], expected, rtol=1e-10, atol=1e-9)
 
 

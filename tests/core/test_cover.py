@@ -70,7 +70,8 @@ def test_minimal_cover_matches_brute_force(case):
     mask[selected] = True
     assert minimal_cover(parents, mask).tolist() == brute_force_cover(parents, selected, [True] * n)
     # ids instead of a mask give the same cover
-    assert minimal_cover(parents, np.array(selected, dtype=int)).tolist() == minimal_cover(parents, mask).tolist()
+    by_ids = minimal_cover(parents, np.array(selected, dtype=int))
+    assert by_ids.tolist() == minimal_cover(parents, mask).tolist()
     expected = brute_force_cover(parents, selected, usable)
     if expected is None:
         with pytest.raises(ValueError, match="cannot be answered"):

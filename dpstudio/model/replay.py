@@ -34,6 +34,9 @@ from dpstudio.core.events import (
 
 _MISSING = object()
 
+#: node status codes kept per node (aligned with ``TreeState.order``) so views need no per-node scan
+CREATED, NOISED, CONSISTENT, RELEASED = range(4)
+
 
 @dataclass
 class NodeState:
@@ -63,6 +66,9 @@ class TreeState:
     position: int = 0
     nodes: dict[int, NodeState] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)  # node ids in creation order
+    parent_ids: list[int] = field(default_factory=list)  # parent id of each node, aligned with order
+    status: list[int] = field(default_factory=list)  # CREATED/NOISED/CONSISTENT/RELEASED, aligned
+    index: dict[int, int] = field(default_factory=dict)  # node id -> position in order
     candidates: CandidatesScored | None = None
     winner: WinnerChosen | None = None
     spends: list = field(default_factory=list)  # BudgetSpent events, in order
@@ -91,8 +97,7 @@ class TreeState:
         """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root)."""
         ids = np.asarray(self.order, dtype=np.int64)
         n = ids.size
-        nodes = self.nodes
-        raw = np.fromiter((nodes[i].parent for i in self.order), dtype=np.int64, count=n)
+        raw = np.asarray(self.parent_ids, dtype=np.int64)
         if n and np.array_equal(ids, np.arange(n)):  # the usual case: ids are creation positions
             par = np.where((raw >= 0) & (raw < n), raw, -1)
         else:
@@ -109,6 +114,8 @@ class TreeState:
         return {
             "position": self.position,
             "order": list(self.order),
+            "parent_ids": list(self.parent_ids),
+            "status": list(self.status),
             "nodes": {n: (s.parent, s.label, s.depth, s.true_count, _plain(s.noisy), s.variance, s.epsilon,
                           _plain(s.consistent), _plain(s.released)) for n, s in self.nodes.items()},
             "candidates": self.candidates,
@@ -230,6 +237,14 @@ def state_at(events: Sequence[Event], k: int) -> TreeState:
 #   ("spend_pop",)                 drop the last BudgetSpent
 
 
+def _status(state: TreeState, node: NodeState) -> None:
+    i = state.index.get(node.node)
+    if i is None:
+        return
+    state.status[i] = (RELEASED if node.released is not None else CONSISTENT if node.consistent is not None
+                       else NOISED if node.noisy is not None else CREATED)
+
+
 def _set(undo: list, obj, name: str, value) -> None:
     undo.append(("attr", obj, name, getattr(obj, name)))
     setattr(obj, name, value)
@@ -242,20 +257,28 @@ def _apply(state: TreeState, ev: Event) -> list:
         old = state.nodes.get(ev.node)
         if old is not None:
             # A node id reused: replace it in place (keeps creation order), restorable.
-            undo.append(("node_restore", ev.node, old))
+            i = state.index[ev.node]
+            undo.append(("node_restore", ev.node, old, state.parent_ids[i], state.status[i]))
+            state.parent_ids[i] = ev.parent
+            state.status[i] = CREATED
         else:
             undo.append(("node_del", ev.node))
+            state.index[ev.node] = len(state.order)
             state.order.append(ev.node)
+            state.parent_ids.append(ev.parent)
+            state.status.append(CREATED)
         state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info),
                                          ev.true_count)
         _set(undo, state, "structure_version", state.structure_version + 1)
     elif isinstance(ev, NodeNoised):
         node = state.nodes.get(ev.node)
         if node is not None:
+            undo.append(("status", node))  # undone last: after the values are restored
             _set(undo, node, "noisy", ev.noisy)
             _set(undo, node, "variance", ev.variance)
             if ev.true_count is not None:
                 _set(undo, node, "true_count", ev.true_count)
+            _status(state, node)
     elif isinstance(ev, BudgetAssigned):
         node = state.nodes.get(ev.node)
         if node is not None:
@@ -263,13 +286,19 @@ def _apply(state: TreeState, ev: Event) -> list:
     elif isinstance(ev, ConsistencyDone):
         _set(undo, state, "consistency_method", ev.method)
         ids = _sorted_ids(state)
-        for nid, est in zip(ids, ev.estimates):
-            _set(undo, state.nodes[nid], "consistent", est)
+        nodes = state.nodes
+        changed = [nodes[nid] for nid in ids[:len(ev.estimates)]]
+        undo.append(("values", "consistent", [(nd, nd.consistent) for nd in changed]))
+        for nd, est in zip(changed, ev.estimates):
+            nd.consistent = est
+            _status(state, nd)
     elif isinstance(ev, LeavesReleased):
         for nid, c in zip(ev.nodes, ev.counts):
             node = state.nodes.get(nid)
             if node is not None:
+                undo.append(("status", node))  # undone last: after the value is restored
                 _set(undo, node, "released", c)
+                _status(state, node)
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
@@ -294,11 +323,24 @@ def _undo(state: TreeState, ops: list) -> None:
         elif tag == "node_del":
             del state.nodes[op[1]]
             # The node created last is the one to remove: it sits at the end of the order.
-            if state.order and state.order[-1] == op[1]:
+            i = state.index.pop(op[1])
+            if i == len(state.order) - 1:
                 state.order.pop()
-            else:
-                state.order.remove(op[1])
+                state.parent_ids.pop()
+                state.status.pop()
+            else:  # not expected for streams that only append
+                del state.order[i], state.parent_ids[i], state.status[i]
+                state.index = {nid: k for k, nid in enumerate(state.order)}
         elif tag == "node_restore":
             state.nodes[op[1]] = op[2]
+            i = state.index[op[1]]
+            state.parent_ids[i] = op[3]
+            state.status[i] = op[4]
+        elif tag == "status":
+            _status(state, op[1])
+        elif tag == "values":
+            for nd, old in op[2]:
+                setattr(nd, op[1], old)
+                _status(state, nd)
         elif tag == "spend_pop":
             state.spends.pop()

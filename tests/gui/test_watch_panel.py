@@ -127,7 +127,10 @@ def test_live_feed_follows_and_project_run_loads(panel, qtbot):
     project = panel.project
     from dpstudio.core.budget import Ledger
     project.record_run(events, Ledger(1), True)
-    assert not panel.live and panel.position == len(events)
+    # the user had stepped back: the end of the run does not move the cursor
+    assert not panel.live and panel.position == len(events) - 1
+    panel.seek_end()
+    assert panel.position == len(events)
     # a fresh project notification with other events loads them (cursor at the end)
     other = list(interval_tree(n_bins=9, b=3, seed=0))
     project.record_run(other, Ledger(1), True)
@@ -209,3 +212,20 @@ def test_click_selects_nearest_node(panel, qtbot):
         qtbot.mouseClick(panel.tree.viewport(), QtCore.Qt.LeftButton, pos=widget_pt)
     assert sig.args == [nid]
     assert f"node {nid}" in panel.details.text()
+
+
+def test_live_catch_up_is_budgeted_and_completes_after_the_run(panel, qtbot, monkeypatch):
+    import dpstudio.gui.panels.watch as watch_mod
+
+    events = list(interval_tree(n_bins=200, b=3, seed=2))
+    monkeypatch.setattr(watch_mod, "APPLY_BUDGET_S", 0.0)  # at most one 64-event chunk per tick
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    moved = panel.tick(0.03)
+    assert 0 < moved <= 64 and panel.position < len(events)
+    from dpstudio.core.budget import Ledger
+    panel.project.record_run(events, Ledger(1), True)
+    assert not panel.live and panel.follow  # still catching up
+    qtbot.waitUntil(lambda: panel.position == len(events), timeout=10000)
+    assert panel.state.snapshot() == state_at(events, len(events)).snapshot()
+    qtbot.waitUntil(lambda: not panel.follow and not panel.timer.isActive(), timeout=2000)

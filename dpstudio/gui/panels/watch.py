@@ -27,6 +27,8 @@ from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeVie
 from dpstudio.model.replay import Replay
 
 TICK_MS = 30
+#: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
+APPLY_BUDGET_S = 0.012
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 20000)
 
 
@@ -124,6 +126,8 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.nodeSelected.connect(self._show_node)
         self._selected: int | None = None
         self._steps_cache = (0, False)
+        self._step_key = None
+        self._ledger_key = None
 
         if project is not None and hasattr(project, "subscribe"):
             project.subscribe(self._on_project, "run", "mode")
@@ -221,25 +225,45 @@ class WatchPanel(QtWidgets.QWidget):
         return self.seek(len(self.replay))
 
     def tick(self, seconds: float) -> int:
-        """Advance playback by ``seconds`` at the current speed; returns the number of events applied."""
-        if self.live and self.follow and not self.playing:
+        """Advance playback by ``seconds`` at the current speed (or catch up with a live run); returns the
+        number of events applied. At most ``APPLY_BUDGET_S`` of work per call, so a run with tens of
+        thousands of events never freezes the window: the view catches up over the next ticks."""
+        if self.follow and not self.playing:
             target = len(self.replay)
         else:
             self._carry += self.speed * seconds
             steps = int(self._carry)
             self._carry -= steps
             target = min(len(self.replay), self.position + steps)
-        moved = target - self.position
-        if moved:
+        start = self.position
+        if target < start:
             self.replay.seek(target)
+        else:
+            deadline = time.perf_counter() + APPLY_BUDGET_S
+            replay = self.replay
+            while replay.position < target:
+                replay.step_forward()
+                if (replay.position & 63) == 0 and time.perf_counter() > deadline:
+                    break
+        moved = self.position - start
+        if moved:
             self._refresh()
         if self.playing and self.replay.at_end and not self.live:
             self.pause()
+        if self.follow and not self.live and self.replay.at_end:
+            self.follow = False
+            if not self.playing:
+                self.timer.stop()
         return moved
 
     def end_live(self) -> None:
+        """The run ended: keep catching up (budgeted) until the last event, then stop following."""
         self.live = False
-        if not self.playing:
+        if self.follow and not self.replay.at_end:
+            self.timer.start()
+            self.tick(0.0)
+        elif not self.playing:
+            self.follow = False
             self.timer.stop()
 
     # -- internals ----------------------------------------------------------------------------------
@@ -296,12 +320,18 @@ class WatchPanel(QtWidgets.QWidget):
         self.slider.setValue(st.position)
         self.slider.blockSignals(False)
         self.tree.set_state(st)
-        self.candidates.set_step(st.candidates, st.winner)
+        step_key = (id(st.candidates), id(st.winner))
+        if step_key != self._step_key:
+            self._step_key = step_key
+            self.candidates.set_step(st.candidates, st.winner)
         has_steps = self._has_steps
         if self.candidates.isVisible() != has_steps and self.isVisible():
             self.candidates.setVisible(has_steps)
         total = self._total_epsilon()
-        self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12))
+        ledger_key = (len(st.spends), st.spends[-1] if st.spends else None, total)
+        if ledger_key != self._ledger_key:
+            self._ledger_key = ledger_key
+            self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12))
         ev = st.last_event
         what = ev.kind if ev is not None else "start"
         extra = ""
@@ -335,9 +365,8 @@ class WatchPanel(QtWidgets.QWidget):
         events = getattr(p, "events", [])
         if self.live:
             if events and len(events) >= len(self.replay.events):
-                # the run ended: keep the live replay (same events), stop following
+                # the run ended: keep the live replay (same events) and let the view catch up
                 self.end_live()
-                self.seek_end()
             return
         if not events:
             self.load_events([])

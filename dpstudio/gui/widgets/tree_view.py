@@ -18,6 +18,8 @@ flood the event loop.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
@@ -26,7 +28,9 @@ MAX_LABELS = 80
 REDRAW_MS = 30
 
 # node colour states (index into PALETTE)
-CREATED, NOISED, CONSISTENT, RELEASED, WINNER, SELECTED = range(6)
+from dpstudio.model.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
+
+WINNER, SELECTED = 4, 5
 PALETTE_COLOURS = {
     CREATED: "#b0b0b0",
     NOISED: "#4a7fc1",
@@ -229,6 +233,9 @@ class TreeView(pg.PlotWidget):
         self.timer.timeout.connect(self._tick)
         self.timer.start()
         self.redraw_count = 0
+        self._last_redraw_end = 0.0
+        self._last_redraw_cost = 0.0
+        self._last_paint_cost = 0.0
 
     # -- public API ---------------------------------------------------------------------------------
     def set_state(self, state) -> None:
@@ -301,29 +308,36 @@ class TreeView(pg.PlotWidget):
     # -- internals ----------------------------------------------------------------------------------
     @staticmethod
     def _sizes(n: int) -> float:
-        return 11 if n < 200 else (7 if n < 2000 else 5)
+        return 11 if n < 200 else (7 if n < 2000 else (5 if n < 10000 else 3))
 
     def _node_states(self, st) -> np.ndarray:
         nodes = st.nodes
         order = st.order
-        out = np.fromiter(
-            (RELEASED if nd.released is not None else CONSISTENT if nd.consistent is not None
-             else NOISED if nd.noisy is not None else CREATED for nd in map(nodes.__getitem__, order)),
-            dtype=np.int64, count=len(order))
+        out = np.asarray(st.status, dtype=np.int64).copy()  # CREATED..RELEASED kept by the replay
         if st.winner is not None and order:
             # highlight the partitions the last chosen specialization created (until they are noised)
             last_parent = nodes[order[-1]].parent
             if last_parent >= 0:
-                for i, nid in enumerate(order):
-                    if out[i] == CREATED and nodes[nid].parent == last_parent:
-                        out[i] = WINNER
-        if self.selected is not None and self.selected in nodes:
-            out[order.index(self.selected)] = SELECTED
+                par = np.asarray(st.parent_ids, dtype=np.int64)
+                out[(out == CREATED) & (par == last_parent)] = WINNER
+        if self.selected is not None and self.selected in st.index:
+            out[st.index[self.selected]] = SELECTED
         return out
 
     def _tick(self) -> None:
-        if self._dirty:
+        # adaptive: a redraw whose update + paint cost c is not repeated within 3c (huge trees leave the
+        # GUI thread time for everything else)
+        cost = self._last_redraw_cost + self._last_paint_cost
+        if self._dirty and time.perf_counter() - self._last_redraw_end >= 3 * cost:
+            t = time.perf_counter()
             self.redraw()
+            self._last_redraw_end = time.perf_counter()
+            self._last_redraw_cost = self._last_redraw_end - t
+
+    def paintEvent(self, ev) -> None:
+        t = time.perf_counter()
+        super().paintEvent(ev)
+        self._last_paint_cost = time.perf_counter() - t
 
     def node_at(self, view_x: float, view_y: float, radius_px: float = 8.0) -> int | None:
         """Id of the node nearest to a point in view coordinates, within ``radius_px`` pixels."""

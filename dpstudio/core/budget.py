@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from decimal import Decimal
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -39,6 +40,10 @@ def as_fraction(value) -> Fraction:
         if not math.isfinite(value):
             raise ValueError(f"epsilon must be finite, got {value!r}")
         frac = Fraction(repr(value))
+    elif isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"epsilon must be finite, got {value!r}")
+        frac = Fraction(value)
     elif isinstance(value, str):
         try:
             frac = Fraction(value.strip())

@@ -2,6 +2,7 @@
 
 import json
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +29,7 @@ def test_conversions_are_exact():
     assert as_fraction("1/3") == Fraction(1, 3)
     assert as_fraction(np.float64(0.3)) == Fraction(3, 10)
     assert as_fraction(np.int64(2)) == 2
+    assert as_fraction(Decimal("0.1")) == Fraction(1, 10)
     with pytest.raises(TypeError):
         as_fraction(True)
 

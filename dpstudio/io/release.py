@@ -90,7 +90,8 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
         errors["note"] = "not computed (seed 000's rule on a tree over 2,000 nodes)"
     else:
         per_cell = np.repeat(np.asarray(var, dtype=float), K)
-        errors["per_cell_variance"] = [_json_safe(float(v)) for v in per_cell]
+        # 6 significant digits: a variance is an estimate, and large releases keep a readable sidecar
+        errors["per_cell_variance"] = [_json_safe(float(f"{v:.6g}")) for v in per_cell.tolist()]
         errors["min"] = float(per_cell.min()) if per_cell.size else None
         errors["max"] = float(per_cell.max()) if per_cell.size else None
         errors["mean"] = float(per_cell.mean()) if per_cell.size else None

@@ -2,6 +2,7 @@
 
 - ``least_squares``: the exact best linear unbiased estimate (BLUE) for any tree and any per-node variances
   (ALGORITHMS.md 4b), in two passes vectorised by tree level. Equals dense generalized least squares.
+- ``least_squares_variances``: the variance of every node's BLUE (data-independent, for reports).
 - ``hay_generalized``: seed 000's rule (Hay's k-ary formula generalized to ragged trees, ALGORITHMS.md 4a).
   Exact on complete k-ary trees with equal variances, an approximation elsewhere.
 
@@ -290,13 +291,50 @@ def least_squares(parents, noisy, variances, levels: TreeLevels | None = None) -
     ValueError says so. Post-processing: no budget.
     """
     lv, y, squeeze = _prepare(parents, noisy, levels)
+    c = _blue_coefficients(lv, variances)
+    if c.unnoised.any():
+        y[c.unnoised] = 0.0
+    return _finish(lv, _linear_passes(lv, y, c.a, c.b, c.w), squeeze)
+
+
+def least_squares_variances(parents, variances, levels: TreeLevels | None = None) -> np.ndarray:
+    """Variance of every node's ``least_squares`` estimate (independent noise with ``variances``).
+
+    Data-independent (only the noise variances enter), so fit for a release report. Top-down like a
+    Rauch-Tung-Striebel smoother: the root's is V_root; a child's is V_c + (V_c/S)^2 (var(parent) - S),
+    S = sum of the siblings' V; the single child without an estimate of its own (when siblings' S is
+    infinite) gets var(parent) + the other siblings' V. Same refusals as ``least_squares``.
+    """
+    lv = levels if levels is not None else TreeLevels(parents)
+    c = _blue_coefficients(lv, variances)
+    n = lv.size
+    pp = lv.parent_pos
+    base = c.V.copy()
+    w2 = c.w**2
+    Sp = c.S.copy()
+    if c.free.any():
+        finite_V = np.where(c.free, 0.0, c.V)
+        sib_sum = np.bincount(pp[1:], weights=finite_V[1:], minlength=n)  # finite V of each family
+        base[c.free] = sib_sum[pp[c.free]]  # var(parent) + the other siblings' V
+        Sp[np.isinf(Sp)] = 0.0
+    out = np.empty(n)
+    out[lv.order] = _down(lv, base, Sp, w2)
+    return out
+
+
+class _Blue:
+    """Coefficients of the two linear passes of the BLUE (positions order)."""
+
+    def __init__(self, V, S, a, b, w, unnoised, free):
+        self.V, self.S, self.a, self.b, self.w, self.unnoised, self.free = V, S, a, b, w, unnoised, free
+
+
+def _blue_coefficients(lv: TreeLevels, variances) -> _Blue:
     n = lv.size
     s2 = np.broadcast_to(np.asarray(variances, dtype=float), (n,))[lv.order]
     if not np.all(s2 > 0):  # also catches nan
         raise ValueError("variances must be positive (use inf for a node that was not noised)")
     unnoised = np.isinf(s2)
-    if unnoised.any():
-        y[unnoised] = 0.0
     V, S = _variance_pass(lv, s2)
     if not np.isfinite(V[0]):
         raise ValueError("the noised nodes do not determine the total (nothing noised covers the root)")
@@ -317,7 +355,7 @@ def least_squares(parents, noisy, variances, levels: TreeLevels | None = None) -
     Sp = S[lv.parent_pos[1:]]
     with np.errstate(invalid="ignore"):
         w[1:] = np.where(np.isinf(Sp), free[1:], V[1:] / Sp)
-    return _finish(lv, _linear_passes(lv, y, a, b, w), squeeze)
+    return _Blue(V, S, a, b, w, unnoised, free)
 
 
 def hay_generalized(parents, noisy, levels: TreeLevels | None = None) -> np.ndarray:

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpstudio.core import consistency
-from dpstudio.core.consistency import TreeLevels, hay_generalized, least_squares
+from dpstudio.core.consistency import TreeLevels, hay_generalized, least_squares, least_squares_variances
 
 
 @pytest.fixture(params=["levels vectorised", "node by node", "mixed"], autouse=True)
@@ -145,6 +145,30 @@ def test_least_squares_equals_dense_gls_on_random_ragged_trees(classes, data):
     scale = 1.0 + np.abs(noisy).max()
     np.testing.assert_allclose(got, expected, rtol=1e-8, atol=1e-8 * scale)
     assert_consistent(parents, got)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_least_squares_variances_equal_the_dense_covariance(data):
+    parents, _, variances = data.draw(noisy_trees(0))
+    A = incidence(parents)
+    w = 1.0 / variances
+    rows = w > 0
+    if np.linalg.matrix_rank(A[rows]) < A.shape[1]:
+        with pytest.raises(ValueError, match="do not determine"):
+            least_squares_variances(parents, variances)
+        return
+    cov = A @ np.linalg.inv(A[rows].T @ (w[rows][:, None] * A[rows])) @ A.T
+    np.testing.assert_allclose(least_squares_variances(parents, variances), np.diag(cov), rtol=1e-8)
+
+
+def test_least_squares_variances_on_a_path_and_a_star():
+    # a path: every node is the one total, estimated with precision sum(1/s2)
+    s2 = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(least_squares_variances([-1, 0, 1], s2), np.full(3, 1 / np.sum(1 / s2)))
+    # a star with the root not noised: nothing to combine, the leaves keep their variances
+    np.testing.assert_allclose(least_squares_variances([-1, 0, 0], [np.inf, 2.0, 3.0]), [5.0, 2.0, 3.0])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

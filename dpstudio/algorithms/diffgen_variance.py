@@ -17,9 +17,14 @@ import math
 import numpy as np
 
 
+#: floor for variances that underflow (epsilon so large that the noise is almost surely 0); keeps the
+#: least-squares weights finite.
+TINY_VARIANCE = 1e-300
+
+
 def discrete_laplace_variance(scale: float) -> float:
     p = math.exp(-1.0 / float(scale))
-    return 2.0 * p / (1.0 - p) ** 2
+    return max(2.0 * p / (1.0 - p) ** 2, TINY_VARIANCE)
 
 
 def _levels(parents: np.ndarray) -> list[np.ndarray]:

@@ -151,3 +151,20 @@ def test_missing_files(files, capsys):
     tmp, data, tax = files
     _bad(files, capsys, args(tmp / "nope.csv", tax, tmp / "o.csv"), "data file not found")
     _bad(files, capsys, args(data, tmp / "nope.csv", tmp / "o.csv"), "taxonomy file for 'country' not found")
+
+
+def test_missing_values_dropped_or_kept_as_category(files, capsys):
+    tmp, data, tax = files
+    holes = tmp / "holes.csv"
+    holes.write_text("country,age,hired\n" + "".join(f"{c},{a},{h}\n" for c, a, h in ROWS) + "?,30,Y\n?,31,N\n")
+    assert main(args(holes, tax, tmp / "d.csv", "--seed", "1")) == 0
+    assert "dropped 2 of 42 rows" in capsys.readouterr().err
+    assert "dropped" not in (tmp / "d.json").read_text()
+    # as a category: the taxonomy must cover "?"
+    code = main(args(holes, tax, tmp / "k.csv", "--seed", "1", "--missing", "category"))
+    assert code == 2 and "'?' (2 rows)" in capsys.readouterr().err
+    tax2 = tmp / "country2.csv"
+    tax2.write_text(tax.read_text() + "?;Unknown;Any\n")
+    assert main(args(holes, tax2, tmp / "k.csv", "--seed", "1", "--missing", "category")) == 0
+    meta = json.loads((tmp / "k.json").read_text())
+    assert "?" in meta["cut"]["country"]["leaf_to_label"]

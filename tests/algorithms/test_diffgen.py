@@ -330,3 +330,32 @@ def test_bad_parameters_are_refused():
         preset("nope", 1, 1)
     with pytest.raises(ValueError):
         preset("diffgen", 1, 1, budget="geometric")  # needs grid split points
+
+
+def test_seed_rule_variances_equal_least_squares_on_complete_binary_tree():
+    from dpstudio.algorithms.diffgen_variance import least_squares_variances, linear_estimator_variances
+    from dpstudio.core.consistency import hay_generalized
+
+    parents = np.array([-1, 0, 0, 1, 1, 2, 2])
+    hay = linear_estimator_variances(hay_generalized, parents, 2.0)
+    assert np.allclose(hay, least_squares_variances(parents, 2.0))
+    assert np.all(hay[3:] < 2.0)  # consistency lowers the leaves' variance
+
+
+def test_adult_release_covers_every_value_and_cut_product(shared_data):
+    from dpstudio.io.adult import load_adult
+    from dpstudio.io.encoding import encode_table
+    from dpstudio.io.taxonomy_formats import read_taxonomy
+    from dpstudio.resources import resource
+
+    train, test = load_adult(shared_data / "adult")
+    names = ["workclass", "education", "marital-status", "sex"]
+    tax = {n: read_taxonomy(resource("taxonomies", "adult", f"{n}.csv"), attribute=n) for n in names}
+    data = encode_table(train, "Y", tax, {"age": (17, 91), "hours-per-week": (1, 100)})
+    assert data.n_records == 30162 and data.classes == ("<=50K", ">50K")
+    result = run_to_result(data, preset("diffgen-consistent", 1, 6), SimulationNoise(0), Ledger(1))
+    sizes = [len(set(result.cut[n]["leaf_to_label"].values())) for n in names] + [len(result.cut[n]["intervals"]) for n in ("age", "hours-per-week")]
+    assert result.counts.shape == (int(np.prod(sizes)), 2)
+    assert abs(int(result.counts.sum()) - 30162) < 3000  # noise is small next to the total
+    for n in names:
+        assert set(test[n]) <= set(result.cut[n]["leaf_to_label"])

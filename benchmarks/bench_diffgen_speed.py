@@ -78,12 +78,13 @@ def main() -> None:
         t_enc = time.perf_counter() - t0
         for alg in a.algorithms.split(","):
             params = preset(alg, a.epsilon, a.steps)
-            times = []
+            times, cpu = [], []
             for r in range(a.runs):
                 noise = SecureNoise() if a.secure else SimulationNoise(r)
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 result = run_to_result(data, params, noise, Ledger(a.epsilon))
                 times.append(time.perf_counter() - t0)
+                cpu.append(time.process_time() - c0)
             prof = cProfile.Profile()
             prof.enable()
             run_to_result(data, params, SecureNoise() if a.secure else SimulationNoise(99), Ledger(a.epsilon))
@@ -96,7 +97,8 @@ def main() -> None:
                     phases[func] = phases.get(func, 0.0) + row[3]
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{name:11s} {len(frame):>9,d} rows  {alg:19s} median {statistics.median(times):6.2f} s "
-                  f"(runs {', '.join(f'{t:.2f}' for t in times)}); encode {t_enc:.2f} s; "
+                  f"(runs {', '.join(f'{t:.2f}' for t in times)}; CPU median {statistics.median(cpu):.2f} s); "
+                  f"encode {t_enc:.2f} s; "
                   f"{result.leaf_values.shape[0]:,d} leaves, {result.tree.parents.size:,d} tree nodes; "
                   f"peak RSS {rss:,.0f} MB")
             print("    profile (cumulative s): " + ", ".join(f"{k} {v:.2f}" for k, v in

@@ -310,12 +310,6 @@ class _Engine:
         self.last_attribute = -1
 
     # -- labels ---------------------------------------------------------------------------------------
-    def value_label(self, a: int, v: int) -> str:
-        attr = self.data.attributes[a]
-        if isinstance(attr, CategoricalAttribute):
-            return attr.taxonomy.labels[v]
-        return self.intervals[a].label(v)
-
     def label_matrix(self, vals: np.ndarray) -> list:
         """Rows of released labels (one per attribute) for rows of node ids."""
         cols = []
@@ -456,6 +450,7 @@ class _Engine:
         blo, bhi, cut = np.array(blo), np.array(bhi), np.array(cut)
         chunk = max(1, sc.DENSE_LIMIT // (nb * self.K))
         total = np.zeros(cut.size)
+        records = np.zeros(cut.size)
         bins = self.bins[a]
         for start in range(0, n_part, chunk):
             stop = min(n_part, start + chunk)
@@ -467,9 +462,10 @@ class _Engine:
             dense = np.bincount(key, minlength=(stop - start) * nb * self.K).reshape(stop - start, nb, self.K)
             cum = np.zeros((stop - start, nb + 1, self.K))
             np.cumsum(dense, axis=1, out=cum[:, 1:, :])
-            total += sc.grid_split_scores(self.params.score, cum, blo, bhi, cut)
-        if self.params.score == sc.INFOGAIN and n_part > 1:
-            pass  # partition-wise gains add up already (each is weighted by its partition's size)
+            num, n_v = sc.grid_split_terms(self.params.score, cum, blo, bhi, cut)
+            total += num
+            records += n_v
+        total = sc.finish_grid_scores(self.params.score, total, records)
         labels = [f"{self.data.attributes[a].name}={iv.label(v)} at {g[i]:g}" for v, i in zip(vs, cut)]
         specs = [(a, v, float(g[i])) for v, i in zip(vs, cut)]
         return total, labels, specs

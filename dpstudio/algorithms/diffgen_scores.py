@@ -113,18 +113,31 @@ def split_scores(score: str, value_counts: np.ndarray) -> np.ndarray:
     return np.clip(gain, 0.0, None)
 
 
-def grid_split_scores(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
-                      cut: np.ndarray) -> np.ndarray:
-    """Scores of splitting bin ranges [blo, bhi) after bin ``cut`` (left = bins blo..cut), per partition.
+def grid_split_terms(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
+                     cut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Additive terms over partitions of splitting bin ranges [blo, bhi) after bin ``cut``.
 
-    ``cum[p, b, k]`` = records of partition p, class k in bins < b. Returns one score per candidate.
+    ``cum[p, b, k]`` = records of partition p, class k in bins < b. Returns (numerator, records): the
+    score is numerator (Max) or numerator / records (InfoGain), so chunks of partitions can be summed.
     """
     left = cum[:, cut + 1, :] - cum[:, blo, :]
     right = cum[:, bhi, :] - cum[:, cut + 1, :]
-    if score == MAX:
-        return (left.max(axis=2) + right.max(axis=2)).sum(axis=0)
     parent = left + right
     n_v = parent.sum(axis=(0, 2))
-    gain = (_impurity(parent) - _impurity(left) - _impurity(right)).sum(axis=0)
+    if score == MAX:
+        return (left.max(axis=2) + right.max(axis=2)).sum(axis=0), n_v
+    return (_impurity(parent) - _impurity(left) - _impurity(right)).sum(axis=0), n_v
+
+
+def grid_split_scores(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
+                      cut: np.ndarray) -> np.ndarray:
+    """Scores of splitting bin ranges [blo, bhi) after bin ``cut`` (left = bins blo..cut), per partition."""
+    num, n_v = grid_split_terms(score, cum, blo, bhi, cut)
+    return finish_grid_scores(score, num, n_v)
+
+
+def finish_grid_scores(score: str, num: np.ndarray, n_v: np.ndarray) -> np.ndarray:
+    if score == MAX:
+        return num
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.clip(np.where(n_v > 0, gain / np.maximum(n_v, 1), 0.0), 0.0, None)
+        return np.clip(np.where(n_v > 0, num / np.maximum(n_v, 1), 0.0), 0.0, None)

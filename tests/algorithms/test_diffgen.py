@@ -359,3 +359,26 @@ def test_adult_release_covers_every_value_and_cut_product(shared_data):
     assert abs(int(result.counts.sum()) - 30162) < 3000  # noise is small next to the total
     for n in names:
         assert set(test[n]) <= set(result.cut[n]["leaf_to_label"])
+
+
+@pytest.mark.parametrize("score", ["max", "infogain"])
+def test_grid_scores_do_not_depend_on_partition_chunking(monkeypatch, score):
+    rng = np.random.default_rng(1)
+    n = 300
+    tax = country_taxonomy()
+    leaves = [tax.index(c) for c in ("China", "Korea", "Canada", "USA")]
+    data = DiffGenInput((CategoricalAttribute("Country", tax, rng.choice(leaves, n)),
+                         NumericAttribute("Age", rng.integers(15, 40, n).astype(float), 15.0, 40.0, integer=True)),
+                        "Class", ("N", "Y"), rng.integers(0, 2, n))
+    params = preset("maxgddp", 1, 3, score=score, grid_bins=5)
+
+    def scores():
+        evs, _ = events_of(data, params, seed=3)
+        return [e.scores for e in evs if isinstance(e, CandidatesScored)]
+
+    whole = scores()
+    monkeypatch.setattr(sc, "DENSE_LIMIT", 8)  # one partition per chunk
+    chunked = scores()
+    assert len(whole) == 3
+    for a, b in zip(whole, chunked):
+        assert np.allclose(a, b)

@@ -382,3 +382,25 @@ def test_grid_scores_do_not_depend_on_partition_chunking(monkeypatch, score):
     assert len(whole) == 3
     for a, b in zip(whole, chunked):
         assert np.allclose(a, b)
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
+def test_secure_noise_runs_every_preset(algorithm):
+    result = run_to_result(seed_table(), preset(algorithm, 1, 3), SecureNoise(), Ledger(1))
+    assert result.noise.is_secure and result.ledger.spent == 1
+    assert result.counts.dtype.kind == "i" and (result.counts >= 0).all()
+
+
+def test_three_classes_and_no_attributes():
+    y = np.array([0, 1, 2, 2, 1, 0, 2])
+    data = DiffGenInput((), "C", ("a", "b", "c"), y)
+    result = run_to_result(data, preset("diffgen", 1, 4, score="infogain"), SimulationNoise(0), Ledger(1))
+    assert result.stopped_early and result.steps_done == 0
+    assert result.counts.shape == (1, 3) and result.count_epsilon == 1
+    tax = country_taxonomy()
+    data3 = DiffGenInput((CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY[:7]])),),
+                         "C", ("a", "b", "c"), y)
+    evs, ledger = events_of(data3, preset("diffgen", 1, 1, score="infogain"))
+    sel = [e for e in ledger.entries if "choose" in e.step][0]
+    assert sel.sensitivity == pytest.approx(math.log2(3))
+    assert evs[-1].result.counts.shape == (2, 3)

@@ -404,3 +404,17 @@ def test_three_classes_and_no_attributes():
     sel = [e for e in ledger.entries if "choose" in e.step][0]
     assert sel.sensitivity == pytest.approx(math.log2(3))
     assert evs[-1].result.counts.shape == (2, 3)
+
+
+def test_split_interval_frequencies_match_the_stated_probabilities():
+    data = seed_table(with_country=False)
+    params = preset("diffgen", 8, 1)  # a large budget makes the probabilities uneven
+    evs, _ = events_of(data, params, seed=0)
+    probs = np.array(next(e for e in evs if isinstance(e, CandidatesScored) and e.step == 0).probabilities)
+    draws = 1500
+    wins = np.zeros(probs.size)
+    for seed in range(draws):
+        ev = next(e for e in run_diffgen(data, params, SimulationNoise(seed), Ledger(8))
+                  if isinstance(e, WinnerChosen))
+        wins[ev.index] += 1
+    assert np.abs(wins / draws - probs).max() < 0.04

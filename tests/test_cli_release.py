@@ -168,3 +168,15 @@ def test_missing_values_dropped_or_kept_as_category(files, capsys):
     assert main(args(holes, tax2, tmp / "k.csv", "--seed", "1", "--missing", "category")) == 0
     meta = json.loads((tmp / "k.json").read_text())
     assert "?" in meta["cut"]["country"]["leaf_to_label"]
+
+
+def test_engine_options_reach_the_sidecar(files):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "o.csv", "--seed", "2", "--score", "infogain", "--score-scope", "pooled",
+             "--no-round", "--no-clamp", "--node-budget", "path")
+    assert main(a) == 0
+    meta = json.loads((tmp / "o.json").read_text())
+    p = meta["parameters"]
+    assert (p["score"], p["score_scope"], p["round_counts"], p["clamp_negative"], p["node_budget"]) == \
+        ("infogain", "pooled", False, False, "path")
+    assert [s["step"] for s in meta["post_processing"]] == ["consistency"]

@@ -2,8 +2,10 @@
 
     dpstudio release --data FILE --class ATTR --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
                      --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
-                     [--seed N] [--score max|infogain] [--consistency ls|hay|none] [--overwrite]
+                     [--seed N] [--score max|infogain] [--score-scope partition|pooled]
+                     [--consistency ls|hay|none] [--node-budget uniform|path] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
+                     [--fanout F] [--no-round] [--no-clamp]
 
 Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither
 --taxonomy nor --bounds (and not the class) are left out. Rows with a missing value in a used column are
@@ -41,6 +43,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seeded simulation noise: the output is marked NOT A RELEASE")
     p.add_argument("--score", choices=("max", "infogain"), default="max")
+    p.add_argument("--score-scope", choices=("partition", "pooled"), default="partition",
+                   help="sum a candidate's score over the partitions holding it (default) or pool its records")
     p.add_argument("--consistency", choices=tuple(CONSISTENCY), default=None,
                    help="diffgen-consistent: ls (exact least squares, default), hay (seed 000's rule), none")
     p.add_argument("--node-budget", choices=("uniform", "path"), default="uniform",
@@ -48,9 +52,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--grid-bins", type=int, default=16,
                    help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
     p.add_argument("--tree-fraction", default="1/2", help="maxgddp: share of epsilon for the tree (eps1)")
+    p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
     p.add_argument("--missing", choices=("drop", "category"), default="drop")
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
     p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
+    p.add_argument("--no-round", action="store_true", help="keep consistent estimates as decimals")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.set_defaults(run=run)
 
@@ -165,8 +171,9 @@ def run(args) -> int:
     except EncodingError as exc:
         raise CliError(str(exc)) from None
 
-    overrides = {"score": args.score, "grid_bins": args.grid_bins, "tree_fraction": tree_fraction,
-                 "node_budget": args.node_budget, "clamp_negative": not args.no_clamp}
+    overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
+                 "tree_fraction": tree_fraction, "fanout": args.fanout, "node_budget": args.node_budget,
+                 "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
     if args.consistency is not None:
         if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
             raise CliError("--consistency applies to --algorithm diffgen-consistent only")

@@ -279,12 +279,15 @@ class _Engine:
         self.value_counts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.cat_cut: dict[int, list[int]] = {}
         self.has_children: dict[int, np.ndarray] = {}
+        self.child_node: dict[int, np.ndarray] = {}
         for a, attr in enumerate(data.attributes):
             if isinstance(attr, CategoricalAttribute):
                 tax = attr.taxonomy
                 self.cur.append(np.zeros(self.N, dtype=np.int64))
                 self.cat_cut[a] = [0]
                 self.has_children[a] = np.array([bool(c) for c in tax.children])
+                # each record's taxonomy node one level below its current value (itself at a leaf)
+                self.child_node[a] = tax.ancestor_table[attr.leaf_ids, min(1, tax.height)]
             else:
                 self.cur.append(np.zeros(self.N, dtype=np.int64))
                 self.intervals[a] = _Intervals(attr.lo, attr.hi)
@@ -380,6 +383,7 @@ class _Engine:
             pc = np.zeros(self.N, dtype=np.int64)
             n_part = 1
         labels, scores, specs = [], [], []
+        pcy = pc * self.K + self.y
         for a, attr in enumerate(self.data.attributes):
             cur = self.cur[a]
             if isinstance(attr, CategoricalAttribute):
@@ -387,18 +391,14 @@ class _Engine:
                 cands = [v for v in self.cat_cut[a] if self.has_children[a][v]]
                 if not cands:
                     continue
-                # local child codes: the children of the candidates, numbered 0..C-1
+                # local child codes: the children of the candidates are 0..C-1, every other node C
                 kids = [c for v in cands for c in tax.children[v]]
-                local = np.full(len(tax), -1, dtype=np.int64)
+                local = np.full(len(tax), len(kids), dtype=np.int64)
                 local[kids] = np.arange(len(kids))
                 cand_of_child = np.repeat(np.arange(len(cands)), [len(tax.children[v]) for v in cands])
-                mask = self.has_children[a][cur]
-                leaf = attr.leaf_ids[mask]
-                d = tax.depth[cur[mask]] + 1
-                child = local[tax.ancestor_table[leaf, d]]
-                s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask], cand_of_child,
-                                        len(cands), n_part, self.K)
-                for k, v in enumerate(cands):
+                s = sc.candidate_scores_all(self.params.score, local[self.child_node[a]], pcy, cand_of_child,
+                                            len(cands), n_part, self.K)
+                for v in cands:
                     labels.append(f"{attr.name}={tax.labels[v]}")
                     specs.append((a, v, None))
                 scores.append(s)
@@ -408,16 +408,13 @@ class _Engine:
                 if not cands:
                     continue
                 split = np.asarray(iv.split)
-                ok = ~np.isnan(split)
-                mask = ok[cur]
-                x = attr.values[mask]
-                c = cur[mask]
                 index = np.full(len(split), -1, dtype=np.int64)
                 index[cands] = np.arange(len(cands))
-                child = 2 * index[c] + (x >= split[c])
+                idx = index[cur]
+                child = np.where(idx >= 0, 2 * idx + (attr.values >= split[cur]), 2 * len(cands))
                 cand_of_child = np.repeat(np.arange(len(cands)), 2)
-                s = sc.candidate_scores(self.params.score, child, pc[mask], self.y[mask],
-                                        cand_of_child, len(cands), n_part, self.K)
+                s = sc.candidate_scores_all(self.params.score, child, pcy, cand_of_child, len(cands), n_part,
+                                            self.K)
                 for v in cands:
                     labels.append(f"{attr.name}={iv.label(v)} at {split[v]:g}")
                     specs.append((a, v, float(split[v])))
@@ -486,6 +483,8 @@ class _Engine:
             cut = self.cat_cut[a]
             k = cut.index(v)
             self.cat_cut[a] = cut[:k] + children + cut[k + 1:]
+            below = min(int(tax.depth[v]) + 2, tax.height)
+            self.child_node[a][in_v] = tax.ancestor_table[attr.leaf_ids[in_v], below]
         else:
             iv = self.intervals[a]
             lo, hi = iv.lo[v], iv.hi[v]

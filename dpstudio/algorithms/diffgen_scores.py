@@ -94,6 +94,32 @@ def candidate_scores(score: str, child: np.ndarray, part: np.ndarray, y: np.ndar
     return np.clip(gain, 0.0, None)
 
 
+def candidate_scores_all(score: str, child: np.ndarray, pcy: np.ndarray, cand_of_child: np.ndarray,
+                         n_cand: int, n_part: int, n_classes: int) -> np.ndarray:
+    """``candidate_scores`` for ALL records at once: ``child`` in 0..C, where C (= cand_of_child.size)
+    marks records under no candidate; ``pcy`` = partition * n_classes + class. No boolean masking: one
+    dense bincount when the table fits, else the grouped path on the records that count."""
+    C = cand_of_child.size
+    block = n_part * n_classes
+    if (C + 1) * block > DENSE_LIMIT:
+        keep = child < C
+        sel = pcy[keep]
+        return candidate_scores(score, child[keep], sel // n_classes, sel % n_classes, cand_of_child,
+                                n_cand, n_part, n_classes)
+    table = np.bincount(child * block + pcy, minlength=(C + 1) * block)[: C * block]
+    table = table.reshape(C, n_part, n_classes)
+    if score == MAX:
+        return np.bincount(cand_of_child, weights=table.max(axis=2).sum(axis=1), minlength=n_cand).astype(float)
+    child_term = np.bincount(cand_of_child, weights=_impurity(table).sum(axis=1), minlength=n_cand)
+    ptable = np.zeros((n_cand, n_part, n_classes))
+    np.add.at(ptable, cand_of_child, table)
+    parent_term = _impurity(ptable).sum(axis=1)
+    n_v = ptable.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gain = np.where(n_v > 0, (parent_term - child_term) / np.maximum(n_v, 1), 0.0)
+    return np.clip(gain, 0.0, None)
+
+
 def split_scores(score: str, value_counts: np.ndarray) -> np.ndarray:
     """Scores of the m + 1 ways to cut m sorted distinct values (rows of ``value_counts``) in two.
 

@@ -418,3 +418,18 @@ def test_split_interval_frequencies_match_the_stated_probabilities():
                   if isinstance(e, WinnerChosen))
         wins[ev.index] += 1
     assert np.abs(wins / draws - probs).max() < 0.04
+
+
+@pytest.mark.parametrize("score", ["max", "infogain"])
+@pytest.mark.parametrize("limit", [1 << 23, 4])
+def test_all_records_scoring_equals_masked_scoring(monkeypatch, score, limit):
+    rng = np.random.default_rng(5)
+    n, C, P, K = 500, 7, 6, 3
+    cand_of_child = np.array([0, 0, 1, 1, 1, 2, 2])
+    child = rng.integers(0, C + 1, n)  # C = under no candidate
+    part, y = rng.integers(0, P, n), rng.integers(0, K, n)
+    keep = child < C
+    expected = sc.candidate_scores(score, child[keep], part[keep], y[keep], cand_of_child, 3, P, K)
+    monkeypatch.setattr(sc, "DENSE_LIMIT", limit)
+    got = sc.candidate_scores_all(score, child, part * K + y, cand_of_child, 3, P, K)
+    assert np.allclose(got, expected)

@@ -15,3 +15,36 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not beside this checkout")
     return SHARED_DATA
+
+
+class UnexpectedDialog(AssertionError):
+    """A modal dialog opened in a test that did not expect it (it would block an offscreen run)."""
+
+
+@pytest.fixture(autouse=True)
+def _no_unexpected_modal_dialogs(request, monkeypatch):
+    """Fail, instead of hanging, when code under test opens a modal dialog nobody answers.
+
+    Tests that expect a dialog monkeypatch it themselves (their patch replaces this one).
+    """
+    if "gui" not in request.node.nodeid and "model" not in request.node.nodeid:
+        yield
+        return
+    from PySide6 import QtWidgets
+
+    def refuse(name):
+        def _refuse(*args, **kwargs):
+            texts = [a for a in args if isinstance(a, str)]
+            raise UnexpectedDialog(f"unexpected modal {name}({texts!r}) in a test")
+
+        return staticmethod(_refuse)
+
+    for name in ("question", "warning", "critical", "information"):
+        monkeypatch.setattr(QtWidgets.QMessageBox, name, refuse(f"QMessageBox.{name}"))
+    for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory", "getOpenFileNames"):
+        monkeypatch.setattr(QtWidgets.QFileDialog, name, refuse(f"QFileDialog.{name}"))
+    def refuse_exec(self, *args):
+        raise UnexpectedDialog(f"unexpected modal QMessageBox: {self.text()!r}")
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "exec", refuse_exec)
+    yield

@@ -87,10 +87,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.panels: dict[str, QtWidgets.QWidget] = {}
         self.panel_errors: dict[str, str] = {}
+        was_dirty = self.project.dirty
         for title, (module, cls) in PANELS.items():
             widget = self._make_panel(title, module, cls)
             self.panels[title] = widget
             self.tabs.addTab(widget, title)
+        if not was_dirty:  # panels writing their defaults into the project is not a user's change
+            self.project.set_dirty(False)
 
         self._build_status_bar()
         self._build_actions()

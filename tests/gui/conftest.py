@@ -33,11 +33,12 @@ def window(qtbot):
     from dpstudio.gui.main_window import MainWindow
 
     win = MainWindow()
-    qtbot.addWidget(win)
     win.show()
     yield win
-    win.project.dirty = False
+    win.project.dirty = False  # pytest-qt would close it only after this; do it here, without a question
+    win.close()
     win.runner.shutdown()
+    win.deleteLater()
 
 
 @pytest.fixture

@@ -1,0 +1,199 @@
+"""The main window: panels, mode switch and banner, errors in the window, unsaved changes, layout memory."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.gui import main_window as mw
+from dpstudio.gui.main_window import MainWindow, UnavailablePanel
+from dpstudio.gui.worker import Worker
+from dpstudio.model.project import RELEASE, TEACHING
+from tests.gui.conftest import shot
+
+
+def test_all_tabs_present(window):
+    titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    assert titles == ["Data", "Taxonomy", "Algorithm", "Watch", "Compare", "Export"]
+    assert type(window.panels["Data"]).__name__ == "DataPanel"
+    assert type(window.panels["Taxonomy"]).__name__ == "TaxonomyPanel"
+
+
+def test_missing_or_broken_panel_module_shows_placeholder(qtbot, monkeypatch):
+    broken = types.ModuleType("dpstudio.gui.panels.broken_for_test")
+
+    class Boom:
+        def __init__(self, project, parent=None):
+            raise RuntimeError("cannot draw")
+
+    broken.BoomPanel = Boom
+    monkeypatch.setitem(sys.modules, "dpstudio.gui.panels.broken_for_test", broken)
+    monkeypatch.setattr(mw, "PANELS", {"Data": ("data", "DataPanel"), "Later": ("no_such_module", "X"),
+                                       "Broken": ("broken_for_test", "BoomPanel")})
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert isinstance(win.panels["Later"], UnavailablePanel)
+    assert "not written yet" in win.panels["Later"].text()
+    assert isinstance(win.panels["Broken"], UnavailablePanel)
+    assert "cannot draw" in win.panels["Broken"].text()
+    assert type(win.panels["Data"]).__name__ == "DataPanel"
+
+
+def test_mode_switch_banner_and_toolbar(window):
+    assert window.project.mode == TEACHING
+    assert "TEACHING: NOT A RELEASE" in window.banner.text()
+    assert window.act_teaching.isChecked() and not window.act_release.isChecked()
+    shot(window, "main_window_teaching")
+    window.act_release.trigger()
+    assert window.project.mode == RELEASE
+    assert "RELEASE MODE" in window.banner.text() and "#2e7d32" in window.banner.styleSheet()
+    assert window.act_release.isChecked()
+    shot(window, "main_window_release")
+    window.act_toggle_mode.trigger()  # Ctrl+M
+    assert window.project.mode == TEACHING and "#ffb74d" in window.banner.styleSheet()
+    # the project itself switching (e.g. a reopened project) updates the banner too
+    window.project.set_mode(RELEASE)
+    assert "RELEASE MODE" in window.banner.text()
+
+
+def test_shortcuts_exist_and_switch_tabs(window):
+    assert window.act_open_data.shortcut().matches(QtGui_seq("Ctrl+O"))
+    assert window.act_save.shortcut().toString() == "Ctrl+S"
+    assert window.act_toggle_mode.shortcut().toString() == "Ctrl+M"
+    window.tab_actions[1].trigger()
+    assert window.tabs.currentIndex() == 1
+    assert window.tab_actions[1].shortcut().toString() == "Ctrl+2"
+
+
+def QtGui_seq(text):
+    from PySide6 import QtGui
+
+    return QtGui.QKeySequence(text)
+
+
+def test_worker_error_appears_in_window_and_cancel(qtbot, window):
+    def failing():
+        yield 1
+        raise ValueError("age: 3 rows outside the public bounds")
+
+    worker = Worker(failing)
+    with qtbot.waitSignal(worker.signals.failed, timeout=5000):
+        window.start_worker(worker, "test job")
+    qtbot.waitUntil(lambda: window.message_bar.isVisible())
+    assert window.message_label.text() == "age: 3 rows outside the public bounds"
+    assert window.last_error == "age: 3 rows outside the public bounds"
+
+    def endless():
+        while True:
+            yield 0
+
+    worker = Worker(endless)
+    window.start_worker(worker, "endless")
+    assert window.cancel_button.isVisible() and window.progress.isVisible()
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=5000):
+        window.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.cancel_button.isVisible())
+    assert "cancelled" in window.message_label.text()
+
+
+def test_open_data_from_window_and_bad_file(qtbot, window, small_csv, tmp_path):
+    data = window.panels["Data"]
+    with qtbot.waitSignal(data.loaded, timeout=10000):
+        window.open_data(small_csv)
+    assert window.project.columns[0] == "age"
+    assert window.isWindowModified()
+    assert "small.csv" in window.windowTitle()
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"a,b\n1\n2,3,4\n")
+    with qtbot.waitSignal(data.load_failed, timeout=10000):
+        window.open_data(bad)
+    assert "bad.csv, line 2: 1 field where line 1 has 2" in window.last_error
+    assert window.message_bar.isVisible()
+
+
+class _Answer:
+    def __init__(self, answer):
+        self.answer = answer
+        self.asked = 0
+
+    def __call__(self, *args, **kwargs):
+        self.asked += 1
+        return self.answer
+
+
+def test_close_with_unsaved_changes_asks(qtbot, window, monkeypatch, small_csv, tmp_path):
+    with qtbot.waitSignal(window.panels["Data"].loaded, timeout=10000):
+        window.open_data(small_csv)
+    assert window.project.dirty
+    cancel = _Answer(QtWidgets.QMessageBox.Cancel)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", cancel)
+    assert window.close() is False
+    assert cancel.asked == 1 and window.isVisible()
+
+    target = tmp_path / "saved.dpstudio"
+    save = _Answer(QtWidgets.QMessageBox.Save)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", save)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert window.close() is True
+    assert save.asked == 1 and target.is_file() and not window.project.dirty
+
+
+def test_close_discard_and_clean_close_does_not_ask(qtbot, monkeypatch, small_csv):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    asked = _Answer(QtWidgets.QMessageBox.Discard)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", asked)
+    assert win.close() is True and asked.asked == 0  # nothing changed: no question
+    win2 = MainWindow()
+    qtbot.addWidget(win2)
+    win2.show()
+    win2.project.set_mode(RELEASE)
+    assert win2.close() is True and asked.asked == 1
+
+
+def test_layout_is_remembered(qtbot, monkeypatch):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    win.resize(900, 640)
+    expected = (win.size().width(), win.size().height())
+    assert expected != (1280, 820)  # not the default size
+    win.tabs.setCurrentIndex(2)
+    saved = win.saveGeometry()
+    assert win.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.tabs.currentIndex() == 2
+    assert again.settings.value("window/geometry") == saved
+    # restoreGeometry clamps the width to the offscreen screen (800 px); the height comes back as saved
+    assert again.size().height() == expected[1]
+
+
+def test_drop_on_window_opens_data(qtbot, window, small_csv):
+    from PySide6 import QtGui
+
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(small_csv))])
+    event = QtGui.QDropEvent(QtCore.QPointF(5, 5), QtCore.Qt.CopyAction, mime, QtCore.Qt.LeftButton,
+                             QtCore.Qt.NoModifier)
+    with qtbot.waitSignal(window.panels["Data"].loaded, timeout=10000):
+        window.dropEvent(event)
+    assert window.project.data_path == small_csv
+
+
+@pytest.mark.parametrize("busy", [True])
+def test_mode_cannot_switch_while_running(qtbot, window, busy):
+    import threading
+
+    gate = threading.Event()
+    worker = Worker(lambda progress: gate.wait(5), function=True)
+    window.start_worker(worker, "waiting")
+    window.act_release.trigger()
+    assert window.project.mode == TEACHING and "cancel it" in window.last_error
+    assert window.act_teaching.isChecked()
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        gate.set()

@@ -1,18 +1,46 @@
-"""Start the Qt application and the main window."""
+"""Start the Qt application and the main window (``dpstudio`` / ``dpstudio gui [DATA] [--demo]``)."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
-def run_app(args) -> int:
-    from PySide6 import QtWidgets
-
-    from dpstudio.gui.main_window import MainWindow
+def make_app():
+    """The QApplication (created once), named so QSettings finds the remembered layout."""
+    from PySide6 import QtGui, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("dpstudio")
     app.setOrganizationName("dpstudio")
+    app.setApplicationDisplayName("dpstudio")
+    try:
+        from dpstudio.resources import resource
+
+        app.setWindowIcon(QtGui.QIcon(str(resource("icons", "dpstudio.svg"))))
+    except FileNotFoundError:
+        pass
+    return app
+
+
+def run_app(args) -> int:
+    """Open the window on ``args.data`` (else the bundled sample), or run the demo with ``args.demo``."""
+    data = getattr(args, "data", None)
+    if data is not None and not Path(data).exists():
+        from dpstudio.cli import CliError
+
+        raise CliError(f"{data}: no such file")
+    app = make_app()
+    if getattr(args, "demo", False):
+        from dpstudio.gui.demo import run_demo
+
+        return run_demo(app, getattr(args, "screenshots", None))
+    from dpstudio.gui.main_window import MainWindow
+
     window = MainWindow()
     window.show()
+    if data is not None:
+        window.open_data(Path(data))
+    else:
+        window.open_sample()
     return app.exec()

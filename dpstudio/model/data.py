@@ -38,14 +38,9 @@ def load_dataset(path: str | os.PathLike, progress: Progress = None):
 
 
 def load_bundled_sample(progress: Progress = None):
-    """The bundled Adult sample as a Dataset (through ``dpstudio.io.adult`` when it exists)."""
+    """The bundled Adult training sample (30,162 complete rows) as a Dataset, as the app opens it."""
     try:
-        from dpstudio.io.adult import load_bundled_adult
+        from dpstudio.io.adult import bundled_dataset
     except ImportError:
         return load_dataset(bundled_sample_path(), progress)
-    if progress is not None:
-        progress(0, 0, "loading the bundled Adult sample")
-    try:
-        return load_bundled_adult(progress=progress)
-    except TypeError:  # no progress parameter
-        return load_bundled_adult()
+    return bundled_dataset(progress=progress)

@@ -55,7 +55,7 @@ def adult_project(rows: int, algorithm: str, steps: int, seed: int = 0):
     return p
 
 
-def measure(project, release: bool, timeout_s: float = 600.0) -> dict:
+def measure(project, release: bool, timeout_s: float = 300.0) -> dict:
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
     from dpstudio.gui.panels.watch import WatchPanel
 
@@ -104,6 +104,8 @@ def measure(project, release: bool, timeout_s: float = 600.0) -> dict:
     out = {"run_s": run_end, "view_s": elapsed, "max_gap_ms": float(g.max()), "p99_gap_ms": float(np.percentile(g, 99)),
            "ticks": int(g.size), "events": len(project.events), "nodes": watch.state.n_nodes,
            "redraws": watch.tree.redraw_count}
+    watch.detach()
+    alg.detach()
     watch.close()
     alg.close()
     return out

@@ -186,6 +186,31 @@ def diffgen_curves(res) -> Curves:
     return out
 
 
+def node_pairs_from_events(events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like ``node_pairs`` but straight from the event list (one pass, no replay): NodeNoised values and
+    the last ConsistencyDone's estimates (in sorted node-id order, as the replay maps them)."""
+    from dpstudio.core.events import ConsistencyDone, NodeCreated, NodeNoised
+
+    noisy: dict = {}
+    created: list = []
+    estimates = None
+    for ev in events:
+        if isinstance(ev, NodeNoised):
+            noisy[ev.node] = ev.noisy
+        elif isinstance(ev, NodeCreated):
+            created.append(ev.node)
+        elif isinstance(ev, ConsistencyDone):
+            estimates = ev.estimates
+    if estimates is None or not noisy:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    ids = sorted(set(created))
+    est = dict(zip(ids, estimates))
+    keep = [i for i in ids if i in noisy and est.get(i) is not None]
+    return (np.asarray(keep, dtype=np.int64),
+            np.asarray([float(np.sum(noisy[i])) for i in keep]),
+            np.asarray([float(np.sum(est[i])) for i in keep]))
+
+
 def node_pairs(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(node ids, noisy, consistent) for the nodes that have both (per-class values summed)."""
     ids, noisy, cons = [], [], []

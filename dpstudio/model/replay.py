@@ -288,17 +288,25 @@ def _apply(state: TreeState, ev: Event) -> list:
         ids = _sorted_ids(state)
         nodes = state.nodes
         changed = [nodes[nid] for nid in ids[:len(ev.estimates)]]
+        # bulk: one undo record for all values and one copy of the status list (tens of thousands of nodes)
+        undo.append(("status_list", list(state.status)))
         undo.append(("values", "consistent", [(nd, nd.consistent) for nd in changed]))
+        status, index = state.status, state.index
         for nd, est in zip(changed, ev.estimates):
             nd.consistent = est
-            _status(state, nd)
+            i = index[nd.node]
+            if est is not None and status[i] < CONSISTENT:
+                status[i] = CONSISTENT
     elif isinstance(ev, LeavesReleased):
-        for nid, c in zip(ev.nodes, ev.counts):
-            node = state.nodes.get(nid)
-            if node is not None:
-                undo.append(("status", node))  # undone last: after the value is restored
-                _set(undo, node, "released", c)
-                _status(state, node)
+        nodes = state.nodes
+        pairs = [(nodes[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in nodes]
+        undo.append(("status_list", list(state.status)))
+        undo.append(("values", "released", [(nd, nd.released) for nd, _ in pairs]))
+        status, index = state.status, state.index
+        for nd, c in pairs:
+            nd.released = c
+            if c is not None:
+                status[index[nd.node]] = RELEASED
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
@@ -341,6 +349,7 @@ def _undo(state: TreeState, ops: list) -> None:
         elif tag == "values":
             for nd, old in op[2]:
                 setattr(nd, op[1], old)
-                _status(state, nd)
+        elif tag == "status_list":
+            state.status[:] = op[1]
         elif tag == "spend_pop":
             state.spends.pop()

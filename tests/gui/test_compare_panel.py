@@ -94,3 +94,14 @@ def test_no_run_and_mode_switch_clear(qtbot):
     p.set_mode("release")  # clears the run
     assert w.curves is None and not w.mc_button.isEnabled()
     assert "no run" in w.source.text()
+
+
+def test_node_pairs_from_events_equal_replay():
+    from dpstudio.model.replay import Replay
+    from tests.gui.synthetic_streams import diffgen_like
+
+    events = list(diffgen_like(steps=5, seed=2))
+    a = cmp.node_pairs_from_events(events)
+    b = cmp.node_pairs(Replay(events).seek_end())
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(x, y)

@@ -133,6 +133,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self._load_from_project(rebuild_plan=True)
 
     # -- public API ---------------------------------------------------------------------------------
+    def detach(self) -> None:
+        """Stop following the project (before the panel is thrown away)."""
+        self.project.unsubscribe(self._on_project)
+
     def set_algorithm(self, name: str) -> None:
         if name not in bp.ALGORITHMS:
             raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(bp.ALGORITHMS)}")
@@ -404,11 +408,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
             holder["setup"] = setup
             return run_job()
 
-        # The cyclic garbage collector's full passes hold the GIL for hundreds of ms once the heap holds a
-        # large table (measured: 300-600 ms GUI stalls on 100k-1M Adult rows). Moving the objects that
-        # exist now into the permanent generation keeps those passes short; objects freed by reference
-        # counting are still freed (benchmarks/bench_gui_stall.py).
-        gc.freeze()
+        # The cyclic garbage collector's full passes hold the GIL for 50-600 ms once the heap holds a large
+        # table and a run's tens of thousands of events (measured with benchmarks/bench_gui_stall.py): the
+        # window freezes. During a run the cyclic collector is paused (reference counting still frees
+        # everything acyclic: events, arrays, tuples) and at the end the objects that exist are moved to
+        # the permanent generation, so later full passes stay short.
+        _pause_gc()
         worker = Worker(job, name=bp.ALGORITHMS[self.algorithm])
         events: list = []
         if watch is None and win is not None and hasattr(win, "panels"):
@@ -422,6 +427,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.feed(batch)
 
         def on_end(*_):
+            _resume_gc()
             setup = holder.get("setup")
             if setup is not None:
                 project.record_run(events, setup.ledger, setup.teaching)  # the Watch stops following here
@@ -429,6 +435,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.end_live()
 
         def on_failed(message):
+            _resume_gc()
             self.last_error = message
             if watch is not None and hasattr(watch, "end_live"):
                 watch.end_live()
@@ -452,6 +459,26 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except RuntimeError as exc:
             on_failed(str(exc))
             return None
+
+
+_gc_pauses = [0]
+
+
+def _pause_gc() -> None:
+    """Pause the cyclic garbage collector for a run (nested runs count)."""
+    gc.freeze()
+    if _gc_pauses[0] == 0:
+        gc.disable()
+    _gc_pauses[0] += 1
+
+
+def _resume_gc() -> None:
+    """End of a run: freeze what exists (the run's events and state) and collect cyclically again."""
+    if _gc_pauses[0] > 0:
+        _gc_pauses[0] -= 1
+        if _gc_pauses[0] == 0:
+            gc.freeze()
+            gc.enable()
 
 
 def _eps_text(eps: Fraction) -> str:

@@ -107,8 +107,13 @@ class ComparePanel(QtWidgets.QWidget):
         self.mc_button.clicked.connect(lambda: self.run_monte_carlo(self.runs_box.value()))
         self.cancel_button.clicked.connect(self.cancel)
         self.test_button.clicked.connect(self._choose_test_file)
-        project.subscribe(lambda _f: self.refresh(), "run", "mode")
+        self._on_project = lambda _f: self.refresh()
+        project.subscribe(self._on_project, "run", "mode")
         self.refresh()
+
+    def detach(self) -> None:
+        """Stop following the project (before the panel is thrown away)."""
+        self.project.unsubscribe(self._on_project)
 
     # -- what is being compared -------------------------------------------------------------------------
     @property
@@ -155,16 +160,13 @@ class ComparePanel(QtWidgets.QWidget):
         self._refresh_scatter()
 
     def _refresh_scatter(self) -> None:
-        from dpstudio.model.replay import Replay
-
         events = getattr(self.project, "events", None) or []
-        st = Replay(events).seek_end() if events else None
-        if st is None:
+        if not events:
             self.scatter_item.setData([], [])
             self.diag.setData([], [])
             self.node_data = (np.zeros(0), np.zeros(0), np.zeros(0))
             return
-        ids, noisy, cons = cmp.node_pairs(st)
+        ids, noisy, cons = cmp.node_pairs_from_events(events)
         self.node_data = (ids, noisy, cons)
         self.scatter_item.setData(noisy, cons)
         if noisy.size:

@@ -128,6 +128,7 @@ class WatchPanel(QtWidgets.QWidget):
         self._steps_cache = (0, False)
         self._step_key = None
         self._ledger_key = None
+        self._source_events = None
 
         if project is not None and hasattr(project, "subscribe"):
             project.subscribe(self._on_project, "run", "mode")
@@ -136,6 +137,12 @@ class WatchPanel(QtWidgets.QWidget):
         self._refresh()
 
     # -- public API ---------------------------------------------------------------------------------
+    def detach(self) -> None:
+        """Stop following the project (before the panel is thrown away)."""
+        if self.project is not None and hasattr(self.project, "unsubscribe"):
+            self.project.unsubscribe(self._on_project)
+        self.timer.stop()
+
     @property
     def state(self):
         return self.replay.state
@@ -366,11 +373,18 @@ class WatchPanel(QtWidgets.QWidget):
         if self.live:
             if events and len(events) >= len(self.replay.events):
                 # the run ended: keep the live replay (same events) and let the view catch up
+                self._source_events = events
                 self.end_live()
             return
+        if events is self._source_events:
+            return
+        self._source_events = events
         if not events:
             self.load_events([])
             self.status.setText("no run yet: run an algorithm from the Algorithm panel")
             return
-        if events != self.replay.events:
+        # identity, not ==: events hold results with numpy arrays
+        same = len(events) == len(self.replay.events) and all(
+            a is b for a, b in zip(events, self.replay.events))
+        if not same:
             self._load_from_project()

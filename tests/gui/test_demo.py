@@ -1,0 +1,55 @@
+"""The demo drives the whole workflow on the bundled sample and saves one PNG per panel."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PySide6 import QtGui
+
+from dpstudio.gui.demo import Demo, bundled_taxonomy_folder
+
+
+@pytest.mark.slow
+def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path):
+    if bundled_taxonomy_folder() is None:
+        pytest.skip("resources/taxonomies/adult is not there")
+    out = io.StringIO()
+    demo = Demo(qapp, tmp_path / "shots", out, steps=3, monte_carlo_runs=1)
+    try:
+        code = demo.run()
+        project = demo.window.project
+        # the release run spent the whole budget once, with secure noise, and could be exported
+        assert project.mode == "release" and project.can_export
+        assert project.release_ledger.spent == project.epsilon
+        assert len(demo.exported) == 3
+    finally:
+        demo.close()
+    text = out.getvalue()
+    assert code == 0, text
+    assert demo.failures == []
+    names = sorted(p.name for p in (tmp_path / "shots").iterdir())
+    assert names == ["01_data.png", "02_taxonomy.png", "03_algorithm.png", "04_watch.png", "05_compare.png",
+                     "06_watch_release.png", "07_export.png"]
+    for name in names:
+        img = QtGui.QImage(str(tmp_path / "shots" / name))
+        assert not img.isNull() and img.width() >= 800
+    assert "every step worked" in text
+    assert not any(p.exists() for p in demo.exported)  # the temporary release folder was removed
+
+
+def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
+    from dpstudio.gui import main_window
+
+    monkeypatch.setattr(main_window, "PANELS", {"Data": ("data", "DataPanel"),
+                                               "Taxonomy": ("taxonomy", "TaxonomyPanel"),
+                                               "Algorithm": ("no_such_panel", "X")})
+    out = io.StringIO()
+    demo = Demo(qapp, None, out)
+    try:
+        code = demo.run()
+    finally:
+        demo.close()
+    assert code == 1
+    assert any("Algorithm panel is not available" in f for f in demo.failures)
+    assert "[ok] 1. Data" in out.getvalue() and "[ok] 2. Taxonomy" in out.getvalue()

@@ -222,7 +222,7 @@ def covered_nodes(parents, leaf_inside: np.ndarray, leaves: np.ndarray) -> np.nd
     n = parents.size
     inside = np.ones((n, leaf_inside.shape[1]), dtype=bool)
     inside[leaves] = leaf_inside
-    depth = _depths(parents)
+    depth = node_depths(parents)
     for d in range(int(depth.max()), 0, -1):
         level = np.flatnonzero(depth == d)
         # a parent stays "inside" only if every child is inside
@@ -230,7 +230,9 @@ def covered_nodes(parents, leaf_inside: np.ndarray, leaves: np.ndarray) -> np.nd
     return inside
 
 
-def _depths(parents: np.ndarray) -> np.ndarray:
+def node_depths(parents) -> np.ndarray:
+    """Depth of every node of a parents-array tree (root 0), level by level; errors on cycles."""
+    parents = np.asarray(parents, dtype=np.int64)
     n = parents.size
     depth = np.full(n, -1, dtype=np.int64)
     roots = np.flatnonzero(parents < 0)

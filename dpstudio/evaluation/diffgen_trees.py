@@ -48,8 +48,12 @@ def true_tree(data: DiffGenInput, result, domain: Domain) -> PartitionTree:
     """The run's partition tree with true counts (evaluation only; see ``range_error``)."""
     records = [a.leaf_ids if isinstance(a, CategoricalAttribute) else np.asarray(a.values, dtype=float)
                for a in data.attributes]
-    return count_records(domain, result.tree.parents, result.leaf_nodes, leaf_cells(result, domain), records,
+    n = result.tree.parents.size
+    tree = count_records(domain, result.tree.parents, node_cells(result, domain, np.arange(n)), records,
                          np.asarray(data.y), len(data.classes))
+    if not np.array_equal(tree.leaves, np.sort(result.leaf_nodes)):
+        raise ValueError("the result's leaves are not the leaves of its tree")
+    return tree
 
 
 def node_workload(result, domain: Domain, n: int, rng: np.random.Generator, class_probability: float = 0.5):

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.consistency import hay_generalized, least_squares
 from ..core.noise import SimulationNoise
-from ..core.range_queries import Domain, Workload, answer, cell_weights, tree_weights
+from ..core.range_queries import Domain, Workload, node_depths, answer, cell_weights, tree_weights
 
 LEAF_ONLY = "leaf-only"
 RAW_TREE = "raw tree (minimal cover)"
@@ -52,66 +52,77 @@ class PartitionTree:
     @property
     def path_length(self) -> int:
         """L: the number of nodes on the longest root-to-leaf path (sensitivity of all node counts)."""
-        depth = np.zeros(self.parents.size, dtype=np.int64)
-        for leaf in self.leaves:
-            d, i = 0, int(leaf)
-            while self.parents[i] >= 0:
-                i, d = int(self.parents[i]), d + 1
-            depth[leaf] = d
-        return int(depth.max()) + 1
+        return int(node_depths(self.parents).max()) + 1
 
 
-def count_records(domain: Domain, parents, leaves, leaf_cells: tuple, records: Sequence[np.ndarray],
-                  y: np.ndarray, n_classes: int) -> PartitionTree:
-    """True node x class counts of a partition tree: every record falls in exactly one leaf cell.
+def count_records(domain: Domain, parents, cells: tuple, records: Sequence[np.ndarray], y: np.ndarray,
+                  n_classes: int) -> PartitionTree:
+    """True node x class counts of a partition tree whose children partition their parent.
 
-    ``records``: per attribute, the raw taxonomy leaf node ids (categorical) or values (numeric); a numeric
-    value equal to the upper bound counts in the cell that ends there.
+    ``cells``: extents of EVERY node (as from ``Domain.cells``; node order). ``records``: per attribute,
+    the raw taxonomy leaf node ids (categorical) or values (numeric); a numeric value equal to the upper
+    bound counts in the cell that ends there. Records descend from the root, one level at a time, into the
+    child whose cell holds them.
     """
     parents = np.asarray(parents, dtype=np.int64)
-    leaves = np.asarray(leaves, dtype=np.int64)
+    n_nodes = parents.size
+    depth = node_depths(parents)
     n = len(y)
-    leaf_of = np.full(n, -1, dtype=np.int64)
-    for start in range(0, n, 4096):
-        sl = slice(start, start + 4096)
-        hit = np.ones((min(n, start + 4096) - start, leaves.size), dtype=bool)
-        for ax, cells, vals in zip(domain.axes, leaf_cells, records):
-            v = np.asarray(vals)[sl]
-            if ax.is_numeric:
-                x = v.astype(float)
-                hi_ok = (x[:, None] < cells[:, 1][None, :]) | (
-                    (x[:, None] == ax.hi) & (cells[:, 1][None, :] == ax.hi))
-                hit &= (x[:, None] >= cells[:, 0][None, :]) & hi_ok
-            else:
-                tax_leaves = np.asarray(ax.taxonomy.leaves)
-                pos = np.clip(np.searchsorted(tax_leaves, v.astype(np.int64)), 0, tax_leaves.size - 1)
-                if np.any(tax_leaves[pos] != v):
-                    raise ValueError(f"{ax.name}: records must hold taxonomy leaf ids")
-                hit &= ax.membership[cells][:, pos].T
-        k = hit.sum(axis=1)
-        if np.any(k != 1):
-            bad = int(np.flatnonzero(k != 1)[0]) + start
-            raise ValueError(f"record {bad} falls in {int(k[bad - start])} leaf cells (expected exactly one)")
-        leaf_of[sl] = leaves[hit.argmax(axis=1)]
-    counts = np.zeros((parents.size, n_classes), dtype=np.int64)
-    np.add.at(counts, (leaf_of, np.asarray(y, dtype=np.int64)), 1)
-    _sum_up(parents, counts)
-    return PartitionTree(parents, leaves, tuple(leaf_cells), counts)
+    pos = []
+    for ax, vals in zip(domain.axes, records):
+        v = np.asarray(vals)
+        if ax.is_numeric:
+            pos.append(v.astype(float))
+        else:
+            tax_leaves = np.asarray(ax.taxonomy.leaves)
+            p = np.clip(np.searchsorted(tax_leaves, v.astype(np.int64)), 0, tax_leaves.size - 1)
+            if np.any(tax_leaves[p] != v):
+                raise ValueError(f"{ax.name}: records must hold taxonomy leaf ids")
+            pos.append(p)
+    order = np.argsort(parents, kind="stable")
+    order = order[parents[order] >= 0]
+    n_children = np.bincount(parents[order], minlength=n_nodes)
+    ptr = np.concatenate([[0], np.cumsum(n_children)])
+    node_of = np.zeros(n, dtype=np.int64)
+    node_of[:] = int(np.flatnonzero(parents < 0)[0])
+    for _ in range(int(depth.max())):
+        active = np.flatnonzero(n_children[node_of] > 0)
+        if active.size == 0:
+            break
+        cur = node_of[active]
+        found = np.full(active.size, -1, dtype=np.int64)
+        for k in range(int(n_children[cur].max())):
+            has = (n_children[cur] > k) & (found < 0)
+            if not has.any():
+                continue
+            r = active[has]
+            child = order[ptr[cur[has]] + k]
+            inside = np.ones(r.size, dtype=bool)
+            for ax, c, v in zip(domain.axes, cells, pos):
+                if ax.is_numeric:
+                    lo, hi, x = c[child, 0], c[child, 1], v[r]
+                    inside &= (x >= lo) & ((x < hi) | ((x == ax.hi) & (hi == ax.hi)))
+                else:
+                    inside &= ax.membership[c[child], v[r]]
+            idx = np.flatnonzero(has)[inside]
+            found[idx] = child[inside]
+        if np.any(found < 0):
+            bad = int(active[np.flatnonzero(found < 0)[0]])
+            raise ValueError(f"record {bad} lies in no child of node {int(node_of[bad])}: the children's "
+                             "cells do not partition their parent")
+        node_of[active] = found
+    counts = np.zeros((n_nodes, n_classes), dtype=np.int64)
+    np.add.at(counts, (node_of, np.asarray(y, dtype=np.int64)), 1)
+    _sum_up_levels(parents, counts, depth)
+    leaves = np.flatnonzero(n_children == 0)
+    return PartitionTree(parents, leaves, tuple(c[leaves] for c in cells), counts)
 
 
-def _sum_up(parents: np.ndarray, counts: np.ndarray) -> None:
-    depth = np.zeros(parents.size, dtype=np.int64)
-    for i in range(parents.size):  # parents listed in any order: walk up once per node
-        j, d = i, 0
-        while parents[j] >= 0:
-            j, d = int(parents[j]), d + 1
-        depth[i] = d
-    internal = np.zeros(parents.size, dtype=bool)
-    internal[parents[parents >= 0]] = True
-    counts[internal] = 0
+def _sum_up_levels(parents: np.ndarray, values: np.ndarray, depth: np.ndarray) -> None:
+    """Add every node's values into its ancestors (leaves hold the data; internal rows must be zero)."""
     for d in range(int(depth.max()), 0, -1):
         level = np.flatnonzero(depth == d)
-        np.add.at(counts, parents[level], counts[level])
+        np.add.at(values, parents[level], values[level])
 
 
 @dataclass
@@ -173,7 +184,7 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
     need_tree = any(m != LEAF_ONLY for m in methods)
     W_tree = tree_weights(domain, parents, leaves, tree.leaf_cells, workload) if RAW_TREE in methods else None
 
-    depth = _node_depths(parents)
+    depth = node_depths(parents)
     sq = {m: np.zeros(len(workload)) for m in methods}
     node_sq = {m: np.zeros(parents.size) for m in methods}
     for _ in range(runs):
@@ -183,7 +194,7 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
             sq[LEAF_ONLY] += (answer(W_leaf, leaf_noisy, workload.classes) - truth) ** 2
             full = np.zeros(counts.shape)
             full[leaves] = leaf_noisy
-            _sum_up_float(parents, full, depth)
+            _sum_up_levels(parents, full, depth)
             est_nodes[LEAF_ONLY] = full
         if need_tree:
             noisy = noise.laplace_counts(counts, L / epsilon).astype(float)
@@ -202,22 +213,6 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
                  for m in methods}
     return ErrorBySize(tuple(methods), {m: sq[m] / runs for m in methods}, sizes, size, tuple(edges), runs,
                        float(epsilon), L, per_depth=per_depth)
-
-
-def _node_depths(parents: np.ndarray) -> np.ndarray:
-    depth = np.zeros(parents.size, dtype=np.int64)
-    for i in range(parents.size):
-        j, d = i, 0
-        while parents[j] >= 0:
-            j, d = int(parents[j]), d + 1
-        depth[i] = d
-    return depth
-
-
-def _sum_up_float(parents: np.ndarray, values: np.ndarray, depth: np.ndarray) -> None:
-    for d in range(int(depth.max()), 0, -1):
-        level = np.flatnonzero(depth == d)
-        np.add.at(values, parents[level], values[level])
 
 
 def format_table(result: ErrorBySize) -> str:

@@ -42,7 +42,8 @@ def _tree_with_data(rng, n_leaves=8, n=400):
     parents, cells, leaves = _binary_tree(n_leaves)
     x = rng.integers(0, n_leaves, n).astype(float)
     y = rng.integers(0, 2, n)
-    tree = count_records(domain, parents, leaves, (cells[leaves],), [x], y, 2)
+    tree = count_records(domain, parents, (cells,), [x], y, 2)
+    assert tree.leaves.tolist() == leaves.tolist()
     return domain, tree, x, y
 
 
@@ -60,13 +61,16 @@ def test_count_records_categorical_and_upper_bound():
     tax = Taxonomy(Node("*", [Node("A", [Node("a1"), Node("a2")]), Node("b")]), "c")
     domain = Domain([CategoricalAxis(tax), NumericAxis(0, 10, name="x")])
     parents = np.array([-1, 0, 0, 2, 2])
-    leaf_cells = domain.cells({"c": ["A", "b", "b"], "x": [(0, 10), (0, 4), (4, 10)]})
-    leaves = np.array([1, 3, 4])
+    cells = domain.cells({"c": ["*", "A", "b", "b", "b"], "x": [(0, 10), (0, 10), (0, 10), (0, 4), (4, 10)]})
     recs = [np.array([tax.index(v) for v in ["a1", "a2", "b", "b", "b"]]), np.array([1.0, 9, 3.9, 4, 10])]
-    tree = count_records(domain, parents, leaves, leaf_cells, recs, np.zeros(5, int), 1)
+    tree = count_records(domain, parents, cells, recs, np.zeros(5, int), 1)
     assert tree.counts[:, 0].tolist() == [5, 2, 3, 1, 2]  # x = 10 (the upper bound) lands in [4, 10)
+    assert tree.leaves.tolist() == [1, 3, 4]
     with pytest.raises(ValueError, match="leaf ids"):
-        count_records(domain, parents, leaves, leaf_cells, [np.array([1]), np.array([1.0])], np.zeros(1, int), 1)
+        count_records(domain, parents, cells, [np.array([1]), np.array([1.0])], np.zeros(1, int), 1)
+    gap = domain.cells({"c": ["*", "A", "b", "b", "b"], "x": [(0, 10), (0, 10), (0, 10), (0, 4), (5, 10)]})
+    with pytest.raises(ValueError, match="do not partition"):
+        count_records(domain, parents, gap, [recs[0][2:3], np.array([4.5])], np.zeros(1, int), 1)
 
 
 def test_monte_carlo_matches_analytic_variances():

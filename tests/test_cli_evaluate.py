@@ -81,3 +81,31 @@ def test_missing_folders_and_existing_output(shared_data, small_taxonomies, tmp_
     existing.write_text("keep")
     assert main(_args(shared_data, small_taxonomies, "--out", str(existing))) == 2
     assert "already exists" in capsys.readouterr().err and existing.read_text() == "keep"
+
+
+def test_query_a_written_release(tmp_path, capsys):
+    import pandas as pd
+
+    from dpstudio.algorithms.diffgen import preset, run_to_result
+    from dpstudio.core.budget import Ledger
+    from dpstudio.core.noise import SimulationNoise
+    from dpstudio.io.release import write_release
+    from tests.evaluation.test_diffgen_trees import small_input
+
+    result = run_to_result(small_input(seed=4), preset("maxgddp", 1.0, 3), SimulationNoise(1), Ledger(1.0))
+    csv_path, _ = write_release(result, tmp_path / "rel.csv", simulation=True)
+    frame = pd.read_csv(csv_path)
+    total = frame["count"].sum()
+    yes = frame.loc[frame["y"] == "yes", "count"].sum()
+    assert main(["evaluate", "--release", str(csv_path), "--query", "", "--query", "age=[0,100)"]) == 0
+    out = capsys.readouterr().out
+    assert "not a release" in out
+    answers = [float(line.split("\t")[1]) for line in out.splitlines() if not line.startswith("#")]
+    assert answers == [pytest.approx(total), pytest.approx(total)]
+    assert main(["evaluate", "--release", str(csv_path), "--query", "age=[0,50)", "--class", "yes"]) == 0
+    half = [float(line.split("\t")[1]) for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
+    assert 0 <= half[0] <= yes + 1e-9
+    assert main(["evaluate", "--release", str(csv_path), "--query", "age=oops"]) == 2
+    assert "interval like" in capsys.readouterr().err
+    assert main(["evaluate", "--release", str(tmp_path / "none.csv"), "--query", ""]) == 2
+    assert "release not found" in capsys.readouterr().err

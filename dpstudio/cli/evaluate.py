@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
         help="classification accuracy on Adult (eps x h sweeps) and range-count error by query size",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument("--data-dir", required=True, help="folder holding adult.data and adult.test (or its parent)")
+    p.add_argument("--data-dir", help="folder holding adult.data and adult.test (or its parent)")
     p.add_argument("--taxonomies", help="folder of taxonomy files + bounds.json (default: the bundled Adult ones)")
     p.add_argument("--algorithm", default="maxgddp",
                    help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)")
@@ -54,6 +54,10 @@ def add_parser(subparsers) -> None:
                    help="--range-error: random boxes over the taxonomies (default) or random nodes of the tree")
     p.add_argument("--size", choices=("records", "domain"), default="records",
                    help="--range-error: query size as share of records or of the domain's volume")
+    p.add_argument("--release", help="answer --query boxes from a written release (CSV beside its JSON sidecar)")
+    p.add_argument("--query", action="append", default=[],
+                   help="with --release: a box like 'age=[20,40);sex=Female' (repeatable; omitted attributes = all)")
+    p.add_argument("--class", dest="query_class", help="with --release: count only this class (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run)
 
@@ -94,6 +98,12 @@ def _algorithms(text: str) -> list[str]:
 def run(args) -> int:
     from ..io.atomic import OutputPathError, check_output_path
 
+    if args.release:
+        return _query_release(args)
+    if args.query:
+        raise CliError("--query needs --release")
+    if not args.data_dir:
+        raise CliError("--data-dir is required (the folder holding adult.data and adult.test)")
     algorithms = _algorithms(args.algorithm)
     if args.sweep:
         from ..evaluation.sweeps import EPSILONS, STEPS
@@ -195,6 +205,58 @@ def _range_error(args, setup, algorithms, epsilons, steps) -> int:
         _write(args, rows, {"note": res.label, "epsilon_counts": eps_c, "path_length": res.path_length,
                             "runs": res.runs, "size": res.size_kind, "by_size": rows, "overall": res.overall(),
                             "per_depth": res.per_depth})
+    return 0
+
+
+def _query_release(args) -> int:
+    import pandas as pd
+
+    from ..core.range_queries import answer, cell_weights
+    from ..evaluation.release_queries import ReleaseQueryError, parse_box, release_cells
+    from ..io.release import sidecar_path
+
+    csv_path = Path(args.release)
+    if not csv_path.is_file():
+        raise CliError(f"release not found: {csv_path}")
+    side = sidecar_path(csv_path)
+    if not side.is_file():
+        raise CliError(f"the release's JSON sidecar is missing: {side}")
+    if not args.query:
+        raise CliError("give at least one --query, e.g. --query 'age=[20,40);sex=Female'")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+        cut = meta["cut"]
+    except (json.JSONDecodeError, KeyError, UnicodeDecodeError):
+        raise CliError(f"{side} is not a release sidecar (no 'cut')") from None
+    if "count" not in pd.read_csv(csv_path, nrows=0).columns:
+        raise CliError(f"{csv_path} has no count column (an expanded release: query its records directly)")
+    frame = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+    for c in frame.columns:  # undo the spreadsheet-formula guard of the writer
+        frame[c] = frame[c].map(lambda v: v[1:] if len(v) > 1 and v[0] == "'" and v[1] in "=+-@\t\r" else v)
+    taxonomies = {}
+    if args.taxonomies:
+        from ..evaluation.sweeps import SweepError, read_taxonomy_folder
+
+        try:
+            taxonomies, _ = read_taxonomy_folder(args.taxonomies)
+        except (SweepError, ValueError) as exc:
+            raise CliError(str(exc).splitlines()[0]) from None
+    try:
+        domain, cells, counts, classes = release_cells(frame, cut, taxonomies, meta.get("class_attribute"))
+        boxes = [parse_box(q, domain) for q in args.query]
+    except (ReleaseQueryError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    if args.query_class is not None and args.query_class not in classes:
+        raise CliError(f"unknown class {args.query_class!r} (classes: {', '.join(classes)})")
+    k = -1 if args.query_class is None else classes.index(args.query_class)
+    wl = domain.workload(boxes, classes=[k] * len(boxes))
+    answers = answer(cell_weights(domain, cells, wl), counts, wl.classes)
+    print(f"# {csv_path.name}: {len(cells[0])} partitions; partly covered partitions are pro-rated "
+          "(uniformity assumption); answers are post-processing of released counts")
+    if meta.get("not_a_release"):
+        print("# this file was made with simulation noise: not a release")
+    for q, a, f in zip(args.query, answers, domain.fraction(wl)):
+        print(f"{q}\t{a:.2f}\t(share of the domain {f:.4g})")
     return 0
 
 

@@ -394,12 +394,21 @@ class DataPanel(QtWidgets.QWidget):
         else:
             self._refresh_attributes()
 
+    def _missing_mask(self):
+        """``frame.isna()`` of the loaded data, computed once per data frame."""
+        frame = self.project.frame
+        cached = getattr(self, "_na", None)
+        if cached is None or cached[0] is not frame:
+            cached = (frame, None if frame is None else frame.isna())
+            self._na = cached
+        return cached[1]
+
     def missing_report(self) -> dict[str, int]:
         """Missing cells per attribute of the loaded data (attributes with none are left out)."""
-        frame = self.project.frame
-        if frame is None:
+        mask = self._missing_mask()
+        if mask is None:
             return {}
-        counts = frame.isna().sum()
+        counts = mask.sum()
         return {str(c): int(n) for c, n in counts.items() if n}
 
     def refresh(self) -> None:
@@ -457,7 +466,7 @@ class DataPanel(QtWidgets.QWidget):
                         item.setForeground(QtGui.QColor("#c62828" if need else "#000"))
             total_rows = len(p.frame)
             used = [c for c in p.columns if p.roles.get(c) != IGNORE]
-            rows_with = int(p.frame[used].isna().any(axis=1).sum()) if used else 0
+            rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0
             if missing:
                 parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
                 self.missing_label.setText(f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "

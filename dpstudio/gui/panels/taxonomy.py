@@ -240,6 +240,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if ed is not None and ed.problem:
             return INVALID, "not valid yet"
         if attr not in self.project.taxonomies:
+            if self.project.roles.get(attr) == CLASS:
+                return NONE, "class: no taxonomy needed"
+            if self.project.types.get(attr) == NUMERIC:
+                b = self.project.bounds.get(attr)
+                if b is not None:
+                    return NONE, f"no taxonomy: intervals grow from the bounds [{b[0]:g}, {b[1]:g})"
+                return NONE, "no taxonomy and no public bounds"
             return NONE, "no taxonomy"
         if self.project.frame is None:
             return COVERED, "no data to check"

@@ -1,13 +1,14 @@
 """A read-only QAbstractTableModel over a pandas DataFrame: the data preview, fast on millions of rows.
 
-Nothing is copied into Qt items: ``data()`` reads one cell from per-column numpy arrays when the view
-asks for it, so creating the model costs one ``to_numpy`` per column and scrolling costs only the visible
-cells. Missing values show as a grey dash.
+Nothing is copied into Qt items and nothing is converted up front: ``data()`` reads a cell when the view
+asks for it, from a cached numpy block of rows around it, so creating the model costs almost nothing and
+scrolling costs only the blocks that come into view. Missing values show as a grey dash.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 from PySide6 import QtCore, QtGui
@@ -26,13 +27,21 @@ def _format(value) -> str:
 
 
 class DataFrameModel(QtCore.QAbstractTableModel):
-    """Columns of ``frame`` as numpy arrays; ``data`` formats one cell on demand."""
+    """Cells of ``frame`` read on demand, through a small cache of row blocks per column.
+
+    Creating the model keeps references to the columns only (no conversion of a million rows); the first
+    time the view shows a block of ``BLOCK`` rows of a column, that slice is converted to numpy together
+    with its missing-value mask and kept in an LRU cache of ``MAX_BLOCKS`` blocks.
+    """
+
+    BLOCK = 256
+    MAX_BLOCKS = 2048
 
     def __init__(self, frame=None, parent=None):
         super().__init__(parent)
         self._columns: list[str] = []
-        self._arrays: list[np.ndarray] = []
-        self._missing: list[np.ndarray | None] = []
+        self._series: list = []
+        self._blocks: OrderedDict = OrderedDict()
         self._rows = 0
         self._grey = QtGui.QBrush(QtGui.QColor("#9e9e9e"))
         if frame is not None:
@@ -40,20 +49,29 @@ class DataFrameModel(QtCore.QAbstractTableModel):
 
     def set_frame(self, frame) -> None:
         self.beginResetModel()
+        self._blocks.clear()
         if frame is None:
-            self._columns, self._arrays, self._missing, self._rows = [], [], [], 0
+            self._columns, self._series, self._rows = [], [], 0
         else:
             self._columns = [str(c) for c in frame.columns]
-            self._arrays = []
-            self._missing = []
-            for c in frame.columns:
-                col = frame[c]
-                arr = col.to_numpy()
-                self._arrays.append(arr)
-                na = col.isna().to_numpy()
-                self._missing.append(na if na.any() else None)
+            self._series = [frame.iloc[:, i] for i in range(frame.shape[1])]
             self._rows = len(frame)
         self.endResetModel()
+
+    def _cell(self, r: int, c: int):
+        """(value, missing) of one cell."""
+        b, off = divmod(r, self.BLOCK)
+        key = (c, b)
+        blk = self._blocks.get(key)
+        if blk is None:
+            part = self._series[c].iloc[b * self.BLOCK:(b + 1) * self.BLOCK]
+            blk = (part.to_numpy(), part.isna().to_numpy())
+            self._blocks[key] = blk
+            if len(self._blocks) > self.MAX_BLOCKS:
+                self._blocks.popitem(last=False)
+        else:
+            self._blocks.move_to_end(key)
+        return blk[0][off], bool(blk[1][off])
 
     # -- Qt model interface -----------------------------------------------------------------------------
     def rowCount(self, parent=QtCore.QModelIndex()) -> int:
@@ -65,15 +83,13 @@ class DataFrameModel(QtCore.QAbstractTableModel):
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
             return None
-        r, c = index.row(), index.column()
         if role == Qt.DisplayRole or role == Qt.ToolTipRole:
-            miss = self._missing[c]
-            if miss is not None and miss[r]:
+            value, missing = self._cell(index.row(), index.column())
+            if missing:
                 return "missing" if role == Qt.ToolTipRole else "\u2014"
-            return _format(self._arrays[c][r])
+            return _format(value)
         if role == Qt.ForegroundRole:
-            miss = self._missing[c]
-            if miss is not None and miss[r]:
+            if self._cell(index.row(), index.column())[1]:
                 return self._grey
         return None
 

@@ -166,3 +166,25 @@ def test_cancel_a_load(qtbot, panel, tmp_path):
     with qtbot.waitSignal(worker.signals.cancelled, timeout=15000):
         worker.cancel()
     assert panel.project.frame is None
+
+
+def test_dataframe_model_cells_equal_frame_across_blocks():
+    import numpy as np
+
+    from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+
+    n = 5000
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.integers(0, 100, n), "f": rng.random(n).round(3),
+                          "s": rng.choice(["a", "b", None], n)})
+    model = DataFrameModel(frame)
+    model.MAX_BLOCKS = 3  # force evictions
+    assert (model.rowCount(), model.columnCount()) == (n, 3)
+    for r in [0, 255, 256, 1023, 1024, 4999, 17, 4000, 0]:
+        assert model.data(model.index(r, 0)) == str(frame["x"][r])
+        assert float(model.data(model.index(r, 1))) == frame["f"][r]
+        s = frame["s"][r]
+        assert model.data(model.index(r, 2)) == ("\u2014" if pd.isna(s) else s)
+    assert len(model._blocks) <= 3 + 1
+    assert model.headerData(2, QtCore.Qt.Horizontal) == "s"
+    assert model.headerData(9, QtCore.Qt.Vertical) == "10"

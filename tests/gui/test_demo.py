@@ -53,3 +53,16 @@ def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
     assert code == 1
     assert any("Algorithm panel is not available" in f for f in demo.failures)
     assert "[ok] 1. Data" in out.getvalue() and "[ok] 2. Taxonomy" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["gui", "/no/such/file.csv"], "no such file"),
+    (["gui", "--screenshots", "/tmp/x"], "--screenshots needs --demo"),
+    (["gui", "--demo", "data.csv"], "leave out DATA"),
+])
+def test_cli_gui_bad_arguments(capsys, argv, needle):
+    from dpstudio.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err

@@ -91,7 +91,8 @@ def _range_errors_from_leaves(err_bins: np.ndarray, d: int) -> np.ndarray:
 
 def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, progress=None,
                           raw_queries: int = 20) -> Curves:
-    """Monte-Carlo squared error by length: mean over runs, band = mean +/- 2 standard errors.
+    """Monte-Carlo squared error by length: mean over runs, band = mean x/÷ exp(2 SE / mean) (two standard
+    errors on the log scale the plot uses, by the delta method; never crosses zero).
 
     Leaf-only, least squares and seed 000's rule are exact over all ranges of each length per run (prefix
     sums); the raw tree uses ``raw_queries`` random ranges of each length per run (canonical covers).
@@ -139,7 +140,9 @@ def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, pro
         mean = a.mean(axis=0)
         se = a.std(axis=0, ddof=1) / math.sqrt(runs) if runs > 1 else np.zeros_like(mean)
         out.values[m] = mean
-        out.bands[m] = (np.maximum(mean - 2 * se, mean * 1e-3), mean + 2 * se)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.exp(np.where(mean > 0, 2 * se / mean, 0.0))
+        out.bands[m] = (mean / f, mean * f)
     return out
 
 

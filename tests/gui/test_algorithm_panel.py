@@ -123,7 +123,10 @@ def test_teaching_mark_and_screenshot(panel, qtbot, tmp_path):
     assert "teaching: not a release" in panel.mode_label.text()
     panel.project.set_mode("release")
     assert "release" in panel.mode_label.text() and "teaching" not in panel.mode_label.text()
-    panel.grab().save(str(tmp_path / "algorithm.png"))
+    from tests.gui.conftest import shot
+
+    panel.set_algorithm("diffgen_consistency")
+    shot(panel, "algorithm_release")
 
 
 def test_run_in_worker_feeds_watch_and_records(qtbot):

@@ -63,6 +63,9 @@ def test_monte_carlo_in_worker_matches_module_and_analytic(panel, qtbot):
         ratio = mc.values[m] / panel.curves.values[m]
         assert np.all((ratio > 0.4) & (ratio < 2.0))
     assert "not a release" in panel.note.text()
+    from tests.gui.conftest import shot
+
+    shot(panel, "compare_histogram")
 
 
 def test_cancel_stops_monte_carlo(panel, qtbot):

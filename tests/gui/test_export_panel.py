@@ -40,6 +40,9 @@ def test_teaching_mode_refuses(qtbot, tmp_path, yes):
     with pytest.raises(ExportRefused, match="Teaching mode"):
         w.export_to(tmp_path)
     assert list(tmp_path.iterdir()) == [] and yes == []  # nothing asked, nothing written
+    from tests.gui.conftest import shot
+
+    shot(w, "export_teaching")
 
 
 def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, yes):
@@ -61,6 +64,9 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
     assert "NOT A RELEASE" not in html
     for e in p.run_ledger.entries:
         assert e.step in html
+    from tests.gui.conftest import shot
+
+    shot(w, "export_release_done")
     # no temporary files left behind
     assert sorted(x.name for x in tmp_path.iterdir()) == ["adult.csv", "adult.json", "adult.report.html"]
 

@@ -106,6 +106,9 @@ def test_teaching_overlay_and_release_has_no_true_counts(panel):
     panel.tree.redraw()
     texts = [t.textItem.toPlainText() for t in panel.tree._labels if t.isVisible()]
     assert texts and any("(" in t or "true" in t for t in texts)
+    from tests.gui.conftest import shot
+
+    shot(panel, "watch_teaching_end")
     panel.load_events(list(diffgen_like(steps=3, seed=1, teaching=False)), teaching=False)
     panel.seek_end()
     assert not panel.mark.isVisible() and not panel.chk_true.isChecked()
@@ -150,7 +153,11 @@ def test_tree_of_5000_nodes_draws(panel, tmp_path):
     panel.tree.setYRange(-7.5, -5.5)
     panel.tree._update_labels()
     assert 0 < panel.tree.visible_label_count() <= 80
-    panel.grab().save(str(tmp_path / "watch.png"))
+    from tests.gui.conftest import shot
+
+    panel.tree.fit()
+    panel.tree.redraw()
+    shot(panel, "watch_5000_nodes")
 
 
 def _reference_layout(par):

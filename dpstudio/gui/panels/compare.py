@@ -256,7 +256,7 @@ class ComparePanel(QtWidgets.QWidget):
         for m, y in curves.values.items():
             self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])
         self.note.setText(f"{cmp.SIMULATION_LABEL}; {curves.runs} runs; bands: "
-                          + ("mean +/- 2 standard errors" if self._kind() == "histogram"
+                          + ("2 standard errors on the log scale" if self._kind() == "histogram"
                              else "interquartile range of the per-query error in each size bucket"))
         self.monteCarloDone.emit(curves)
 

@@ -187,7 +187,7 @@ class ExportPanel(QtWidgets.QWidget):
         write_report(html_path, r, ledger, plan=plan, params=self.project.params,
                      files=[p.name for p in paths])
         self.last_paths = [Path(written[0]), Path(written[1]), html_path]
-        self.message.setText("Written: " + ", ".join(str(p) for p in self.last_paths))
+        self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)
 

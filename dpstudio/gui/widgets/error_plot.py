@@ -22,10 +22,11 @@ class ErrorPlot(pg.PlotWidget):
         for name in ("bottom", "left"):
             self.getAxis(name).setLogMode(True)
             self.getAxis(name).enableAutoSIPrefix(False)
+            self.getAxis(name).setStyle(maxTextLevel=0)  # label decades only
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("left", ylabel)
         self.setLabel("bottom", xlabel)
-        self.legend = self.addLegend(offset=(10, 10))
+        self.legend = self.addLegend(offset=(-10, -10))  # bottom right: errors grow with the query size
         self.series: dict[str, dict] = {}
         self._items: dict[str, list] = {}
 

@@ -153,6 +153,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return act
 
     def _build_actions(self) -> None:
+        self.act_new = self._action("New project", self.new_project, QtGui.QKeySequence.New,
+                                    "Start a new, empty project")
         self.act_open_data = self._action("Open data\u2026", self.open_data_dialog, QtGui.QKeySequence.Open,
                                           "Open a CSV file")
         self.act_open_sample = self._action("Adult sample", self.open_sample, None,
@@ -174,7 +176,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.tab_actions.append(act)
 
         menu = self.menuBar().addMenu("&File")
-        for act in (self.act_open_data, self.act_open_sample, None, self.act_open_project, self.act_save,
+        for act in (self.act_new, None, self.act_open_data, self.act_open_sample, None, self.act_open_project,
+                    self.act_save,
                     self.act_save_as, None, self.act_quit):
             menu.addSeparator() if act is None else menu.addAction(act)
         view = self.menuBar().addMenu("&View")
@@ -406,6 +409,21 @@ class MainWindow(QtWidgets.QMainWindow):
         worker.signals.failed.connect(lambda msg: apply(None))
         return self.start_worker(worker, f"loading {data_path.name}")
 
+    def new_project(self) -> bool:
+        """Forget the current project (after asking about unsaved changes); the start page shows again."""
+        if self.runner.busy:
+            self.show_error("a job is running: cancel it before starting a new project")
+            return False
+        if not self.maybe_save():
+            return False
+        self.project.reset()
+        self.project.set_dirty(False)  # panels re-writing their defaults is not a change of the user's
+        self.clear_message()
+        self._update_banner()
+        self._update_title()
+        self.show_panel("Data")
+        return True
+
     def maybe_save(self) -> bool:
         """True if it is fine to drop the current state (saved, discarded, or unchanged)."""
         if not self.project.dirty:
@@ -426,6 +444,11 @@ class MainWindow(QtWidgets.QMainWindow):
         state = self.settings.value("window/state")
         if isinstance(state, (QtCore.QByteArray, bytes)) and state:
             self.restoreState(state)
+        for splitter in self.findChildren(QtWidgets.QSplitter):
+            name = splitter.objectName()
+            value = self.settings.value(f"splitters/{name}") if name else None
+            if isinstance(value, (QtCore.QByteArray, bytes)) and value:
+                splitter.restoreState(value)
         try:
             tab = int(self.settings.value("window/tab", 0))
         except (TypeError, ValueError):
@@ -437,6 +460,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("window/tab", self.tabs.currentIndex())
+        for splitter in self.findChildren(QtWidgets.QSplitter):
+            if splitter.objectName():
+                self.settings.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
         self.settings.sync()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:

@@ -153,6 +153,12 @@ class Project:
         self.run_teaching: bool | None = None  # mode the last run was made in
         self.dirty: bool = False
 
+    def reset(self) -> None:
+        """Start a new, empty project (subscribers hear about every field)."""
+        self._reset_state()
+        for f in FIELDS:
+            self.notify(f)
+
     # -- notifications ------------------------------------------------------------------------------
     def subscribe(self, callback: Callback, *fields: str) -> Callback:
         """Call ``callback(field)`` when one of ``fields`` changes (all fields when none is given)."""

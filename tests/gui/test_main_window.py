@@ -197,3 +197,32 @@ def test_mode_cannot_switch_while_running(qtbot, window, busy):
     assert window.act_teaching.isChecked()
     with qtbot.waitSignal(worker.signals.finished, timeout=5000):
         gate.set()
+
+
+def test_new_project_asks_then_resets(qtbot, window, small_csv, monkeypatch):
+    with qtbot.waitSignal(window.panels["Data"].loaded, timeout=10000):
+        window.open_data(small_csv)
+    cancel = _Answer(QtWidgets.QMessageBox.Cancel)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", cancel)
+    assert window.new_project() is False and window.project.frame is not None
+    discard = _Answer(QtWidgets.QMessageBox.Discard)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", discard)
+    assert window.act_new.shortcut().toString() == "Ctrl+N"
+    assert window.new_project() is True
+    assert window.project.frame is None and window.project.columns == [] and not window.project.dirty
+    data = window.panels["Data"]
+    assert data.stack.currentWidget() is data.start_page
+    assert window.panels["Taxonomy"].attr_list.count() == 0
+
+
+def test_splitter_positions_are_remembered(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    split = win.panels["Data"].splitter
+    split.setSizes([200, 600])
+    sizes = split.sizes()
+    assert win.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.panels["Data"].splitter.sizes() == sizes

@@ -32,7 +32,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise

@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from dpstudio.model.project import CATEGORICAL, DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project, RunSetup
+from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project, RunSetup
 
 MISSING_LABEL = "Missing"
 TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
@@ -179,4 +179,4 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "used_frame", "CATEGORICAL"]
+__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "used_frame"]

@@ -201,6 +201,14 @@ class MainWindow(QtWidgets.QMainWindow):
         for act in (self.act_teaching, self.act_release):
             self.mode_group.addAction(act)
             tb.addAction(act)
+        self.seed_label = QtWidgets.QLabel("  seed ")
+        self.seed_box = QtWidgets.QSpinBox()
+        self.seed_box.setRange(0, 2**31 - 1)
+        self.seed_box.setValue(self.project.seed)
+        self.seed_box.setToolTip("Seed of the teaching mode's simulation noise (the same seed gives the same run)")
+        self.seed_box.valueChanged.connect(self.project.set_seed)
+        tb.addWidget(self.seed_label)
+        tb.addWidget(self.seed_box)
         self.act_teaching.triggered.connect(lambda: self.set_mode(TEACHING))
         self.act_release.triggered.connect(lambda: self.set_mode(RELEASE))
         self.addToolBar(Qt.TopToolBarArea, tb)
@@ -326,6 +334,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.banner.setStyleSheet(TEACHING_STYLE if teaching else RELEASE_STYLE)
         self.act_teaching.setChecked(teaching) if hasattr(self, "act_teaching") else None
         self.act_release.setChecked(not teaching) if hasattr(self, "act_release") else None
+        if hasattr(self, "seed_box"):
+            self.seed_box.setEnabled(teaching)
+            if self.seed_box.value() != self.project.seed:
+                self.seed_box.blockSignals(True)
+                self.seed_box.setValue(self.project.seed)
+                self.seed_box.blockSignals(False)
 
     def _on_project_changed(self, field: str) -> None:
         if field in ("mode", "epsilon"):

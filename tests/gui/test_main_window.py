@@ -52,8 +52,15 @@ def test_mode_switch_banner_and_toolbar(window):
     assert "RELEASE MODE" in window.banner.text() and "#2e7d32" in window.banner.styleSheet()
     assert window.act_release.isChecked()
     shot(window, "main_window_release")
+    assert not window.seed_box.isEnabled()  # the seed is for simulation noise only
     window.act_toggle_mode.trigger()  # Ctrl+M
     assert window.project.mode == TEACHING and "#ffb74d" in window.banner.styleSheet()
+    window.seed_box.setValue(7)
+    assert window.project.seed == 7 and "seed 7" in window.banner.text()
+    from dpstudio.core.noise import SimulationNoise
+
+    a, b = window.project.start_run().noise, SimulationNoise(7)
+    assert a.uniform(0, 1) == b.uniform(0, 1)
     # the project itself switching (e.g. a reopened project) updates the banner too
     window.project.set_mode(RELEASE)
     assert "RELEASE MODE" in window.banner.text()

@@ -108,3 +108,45 @@ def test_node_pairs_from_events_equal_replay():
     b = cmp.node_pairs(Replay(events).seek_end())
     for x, y in zip(a, b):
         np.testing.assert_allclose(x, y)
+
+
+def test_table_run_monte_carlo_equals_evaluation_module(qtbot):
+    from dpstudio.model.runs import encode_table
+    from tests.gui.export_fixtures import run, table_project
+
+    p = run(table_project(n=400, steps=3))
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    assert w.curves is None and w.class_box.isVisibleTo(w)
+    with qtbot.waitSignal(w.monteCarloDone, timeout=120000):
+        w.run_monte_carlo(runs=5, seed=3)
+    res = cmp.diffgen_error_by_size(encode_table(p), p.result, float(p.result.count_epsilon), runs=5, seed=3)
+    rows = res.table()
+    for m in res.methods:
+        np.testing.assert_allclose(w.plot.series[f"{m} (Monte-Carlo)"]["y"], [r[m] for r in rows])
+    np.testing.assert_allclose(w.mc_curves.x, [(r["size_lo"] + r["size_hi"]) / 2 for r in rows])
+
+
+def test_classification_equals_evaluation_module(qtbot):
+    import pandas as pd
+
+    from dpstudio.evaluation.classification import majority_accuracy, raw_accuracy, release_accuracy
+    from dpstudio.io.release import release_frame
+    from dpstudio.model.runs import used_frame
+    from tests.gui.export_fixtures import run, table_project
+
+    p = run(table_project(n=400, steps=3))
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    rng = np.random.default_rng(9)
+    test = pd.DataFrame({"age": rng.integers(17, 90, 150).astype(float), "sex": rng.choice(["Male", "Female"], 150),
+                         "work": rng.choice(["A", "B", "C"], 150), "income": rng.choice(["<=50K", ">50K"], 150)})
+    s = w.evaluate_classification(test)
+    cols = ["age", "sex", "work", "income"]
+    train = used_frame(p, cols)
+    assert s.release == release_accuracy(release_frame(p.result), p.result.cut, test, "income").accuracy
+    assert s.majority == majority_accuracy(train["income"], test["income"])
+    assert s.raw == raw_accuracy(train, test, ["age", "sex", "work"], ["age"], "income").accuracy
+    assert list(w.acc_bars.opts["height"]) == [s.majority, s.release, s.raw]
+    with pytest.raises(ValueError, match="no column"):
+        w.evaluate_classification(test.drop(columns=["work"]))

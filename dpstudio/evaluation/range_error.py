@@ -160,8 +160,12 @@ class ErrorBySize:
 
 def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, workload: Workload,
                         runs: int = 30, seed: int = 0, size: str = "records",
-                        edges: Sequence[float] = DEFAULT_EDGES, methods: Sequence[str] = METHODS) -> ErrorBySize:
-    """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc)."""
+                        edges: Sequence[float] = DEFAULT_EDGES, methods: Sequence[str] = METHODS,
+                        max_weight_cells: float = 2e7) -> ErrorBySize:
+    """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc).
+
+    ``max_weight_cells`` bounds the size (nodes x queries) of the weight matrices held at once.
+    """
     if runs < 1:
         raise ValueError("runs must be at least 1")
     if not epsilon > 0:
@@ -169,46 +173,57 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {list(METHODS)}")
-    noise = SimulationNoise(seed)
     counts = np.asarray(tree.counts)
     parents, leaves = tree.parents, tree.leaves
     L = tree.path_length
-    W_leaf = cell_weights(domain, tree.leaf_cells, workload)
-    truth = answer(W_leaf, counts[leaves], workload.classes)
     if size == "records":
-        sizes = truth / max(float(counts[parents < 0].sum()), 1.0)
+        sizes = np.empty(len(workload))
     elif size == "domain":
         sizes = domain.fraction(workload)
     else:
         raise ValueError("size must be 'records' or 'domain'")
     need_tree = any(m != LEAF_ONLY for m in methods)
-    W_tree = tree_weights(domain, parents, leaves, tree.leaf_cells, workload) if RAW_TREE in methods else None
-
     depth = node_depths(parents)
     sq = {m: np.zeros(len(workload)) for m in methods}
     node_sq = {m: np.zeros(parents.size) for m in methods}
-    for _ in range(runs):
-        est_nodes = {}
-        if LEAF_ONLY in methods:
-            leaf_noisy = noise.laplace_counts(counts[leaves], 1.0 / epsilon).astype(float)
-            sq[LEAF_ONLY] += (answer(W_leaf, leaf_noisy, workload.classes) - truth) ** 2
-            full = np.zeros(counts.shape)
-            full[leaves] = leaf_noisy
-            _sum_up_levels(parents, full, depth)
-            est_nodes[LEAF_ONLY] = full
-        if need_tree:
-            noisy = noise.laplace_counts(counts, L / epsilon).astype(float)
-            if RAW_TREE in methods:
-                sq[RAW_TREE] += (answer(W_tree, noisy, workload.classes) - truth) ** 2
-                est_nodes[RAW_TREE] = noisy
-            for m, fn in ((LEAST_SQUARES, lambda: least_squares(parents, noisy, 1.0)),
-                          (SEED_RULE, lambda: hay_generalized(parents, noisy))):
-                if m in methods:
-                    est = fn()
-                    sq[m] += (answer(W_leaf, est[leaves], workload.classes) - truth) ** 2
-                    est_nodes[m] = est
-        for m, est in est_nodes.items():
-            node_sq[m] += ((est - counts) ** 2).sum(axis=1)
+    total = max(float(counts[parents < 0].sum()), 1.0)
+    # Weight matrices are nodes x queries: on big trees take the queries in blocks. Every block replays the
+    # same noise draws (same seed, same calls), so the result does not depend on the block size.
+    block = max(1, int(max_weight_cells // max(parents.size, 1)))
+    for start in range(0, len(workload), block):
+        idx = np.arange(start, min(len(workload), start + block))
+        wl = workload.subset(idx)
+        first = start == 0
+        W_leaf = cell_weights(domain, tree.leaf_cells, wl)
+        truth = answer(W_leaf, counts[leaves], wl.classes)
+        if size == "records":
+            sizes[idx] = truth / total
+        W_tree = tree_weights(domain, parents, leaves, tree.leaf_cells, wl) if RAW_TREE in methods else None
+        noise = SimulationNoise(seed)
+        for _ in range(runs):
+            est_nodes = {}
+            if LEAF_ONLY in methods:
+                leaf_noisy = noise.laplace_counts(counts[leaves], 1.0 / epsilon).astype(float)
+                sq[LEAF_ONLY][idx] += (answer(W_leaf, leaf_noisy, wl.classes) - truth) ** 2
+                if first:
+                    full = np.zeros(counts.shape)
+                    full[leaves] = leaf_noisy
+                    _sum_up_levels(parents, full, depth)
+                    est_nodes[LEAF_ONLY] = full
+            if need_tree:
+                noisy = noise.laplace_counts(counts, L / epsilon).astype(float)
+                if RAW_TREE in methods:
+                    sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
+                    est_nodes[RAW_TREE] = noisy
+                for m, fn in ((LEAST_SQUARES, lambda: least_squares(parents, noisy, 1.0)),
+                              (SEED_RULE, lambda: hay_generalized(parents, noisy))):
+                    if m in methods:
+                        est = fn()
+                        sq[m][idx] += (answer(W_leaf, est[leaves], wl.classes) - truth) ** 2
+                        est_nodes[m] = est
+            if first:
+                for m, est in est_nodes.items():
+                    node_sq[m] += ((est - counts) ** 2).sum(axis=1)
     per_depth = {m: [float(node_sq[m][depth == d].mean() / runs) for d in range(int(depth.max()) + 1)]
                  for m in methods}
     return ErrorBySize(tuple(methods), {m: sq[m] / runs for m in methods}, sizes, size, tuple(edges), runs,

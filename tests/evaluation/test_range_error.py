@@ -115,3 +115,15 @@ def test_buckets_and_labels():
         error_by_query_size(domain, tree, 1.0, wl, runs=1, methods=["magic"])
     with pytest.raises(ValueError, match="size"):
         error_by_query_size(domain, tree, 1.0, wl, runs=1, size="volume")
+
+
+def test_query_blocks_do_not_change_the_result():
+    rng = np.random.default_rng(4)
+    domain, tree, _, _ = _tree_with_data(rng, n_leaves=16, n=500)
+    wl = random_boxes(domain, 40, rng, n_classes=2)
+    whole = error_by_query_size(domain, tree, 1.0, wl, runs=5, seed=9)
+    blocks = error_by_query_size(domain, tree, 1.0, wl, runs=5, seed=9, max_weight_cells=31 * 7)
+    for m in whole.methods:
+        np.testing.assert_allclose(blocks.mse[m], whole.mse[m])
+        np.testing.assert_allclose(blocks.per_depth[m], whole.per_depth[m])
+    np.testing.assert_allclose(blocks.sizes, whole.sizes)

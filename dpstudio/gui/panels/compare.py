@@ -155,7 +155,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.plot.setLabel("bottom", "query size (share of records)")
             self.plot.setLabel("left", "mean squared error")
             self.source.setText(f"{r.params.algorithm}: {len(r.leaf_labels)} leaf partitions, count budget "
-                                f"{float(r.count_epsilon):g}. Press Monte-Carlo to compare leaf-only, raw tree "
+                                f"{float(r.count_epsilon):.4g}. Press Monte-Carlo to compare leaf-only, raw tree "
                                 "and consistent releases on random boxes")
         self._refresh_scatter()
 

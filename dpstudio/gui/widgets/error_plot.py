@@ -12,17 +12,33 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+class DecadeAxis(pg.AxisItem):
+    """A log axis (items hold log10 values) that labels decades only: minor ticks stay unlabelled."""
+
+    def __init__(self, orientation):
+        super().__init__(orientation)
+        self.setLogMode(True)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):
+        out = []
+        for v in values:
+            if abs(v - round(v)) < 1e-6:
+                e = int(round(v))
+                out.append(f"{10.0 ** e:g}" if -3 <= e <= 4 else f"1e{e}")
+            else:
+                out.append("")
+        return out
+
+
 COLOURS = ["#4a7fc1", "#2e9e5b", "#d62728", "#f0a020", "#9467bd", "#8c564b"]
 
 
 class ErrorPlot(pg.PlotWidget):
     def __init__(self, parent=None, ylabel: str = "mean squared error", xlabel: str = "query size (bins)"):
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent, background="w",
+                         axisItems={"bottom": DecadeAxis("bottom"), "left": DecadeAxis("left")})
         self.setMenuEnabled(False)
-        for name in ("bottom", "left"):
-            self.getAxis(name).setLogMode(True)
-            self.getAxis(name).enableAutoSIPrefix(False)
-            self.getAxis(name).setStyle(maxTextLevel=0)  # label decades only
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("left", ylabel)
         self.setLabel("bottom", xlabel)

@@ -69,6 +69,10 @@ class Demo:
         self.window = MainWindow(settings=settings)  # the demo leaves the user's remembered layout alone
         self.window.resize(1440, 900)
         self.window.show()
+        self._old_hook = sys.excepthook
+        from dpstudio.gui.app import install_excepthook
+
+        install_excepthook(self.window, self._escaped)
         self.steps = int(steps)
         self.monte_carlo_runs = int(monte_carlo_runs)
         self.log: list[str] = []
@@ -76,6 +80,11 @@ class Demo:
         self.saved: list[Path] = []
         self.exported: list[Path] = []
         self._shot_no = 0
+
+    def _escaped(self, message: str) -> None:
+        """An exception escaped a Qt slot while the demo ran: it counts as a failure."""
+        self.failures.append(message)
+        self.say(f"[FAILED] {message}")
 
     # -- helpers -----------------------------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -255,6 +264,7 @@ class Demo:
         self.window.project.set_dirty(False)  # the demo's project is not the user's work
         self.window.close()
         self.window.runner.shutdown()
+        sys.excepthook = self._old_hook
         self._settings_dir.cleanup()
 
 

@@ -233,3 +233,19 @@ def test_splitter_positions_are_remembered(qtbot):
     again = MainWindow()
     qtbot.addWidget(again)
     assert again.panels["Data"].splitter.sizes() == sizes
+
+
+def test_exception_escaping_a_slot_goes_to_the_error_bar(window, monkeypatch, capsys):
+    from dpstudio.gui.app import install_excepthook
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    seen = []
+    hook = install_excepthook(window, seen.append)
+    try:
+        raise ZeroDivisionError("division by zero")
+    except ZeroDivisionError as exc:
+        hook(type(exc), exc, exc.__traceback__)
+    assert window.last_error == "internal error, please report it: unexpected error (ZeroDivisionError): division by zero"
+    assert "Traceback" not in window.message_label.text()
+    assert seen == [window.last_error]
+    assert "ZeroDivisionError" in capsys.readouterr().err  # the traceback is kept for a bug report

@@ -378,9 +378,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if attr is None:
             return False
         path = Path(path)
-        kind = "numeric" if self._wants_numeric(attr, path) else None
-        try:
-            tax = read_taxonomy(path, attribute=attr, format=format, kind=kind)
+        try:  # numeric when every label is an interval (the reader's detection)
+            tax = read_taxonomy(path, attribute=attr, format=format)
         except TaxonomyError as exc:
             self.show_error(f"could not import the taxonomy of {attr}: {exc}")
             return False
@@ -389,9 +388,6 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self._replace(attr, tax, f"Import {path.name}", path.name)
         self.clear_error()
         return True
-
-    def _wants_numeric(self, attr: str, path: Path) -> bool:
-        return False  # detection by the reader: a tree is numeric when every label is an interval
 
     def import_folder(self, folder) -> list[str]:
         """Import every file in ``folder`` whose name ends with an attribute's name (``age.csv``,

@@ -142,6 +142,19 @@ def _sorted_ids(state: TreeState) -> list[int]:
     return sorted(state.order)
 
 
+def _is_sorted_ids(order: list[int]) -> bool:
+    """True when node ids were created in increasing order (the usual case; O(1) check + O(n) fallback)."""
+    n = len(order)
+    if n == 0 or (order[0] == 0 and order[-1] == n - 1):
+        return n == 0 or all(a < b for a, b in zip(order, order[1:])) if n < 64 else _increasing(order)
+    return False
+
+
+def _increasing(order: list[int]) -> bool:
+    arr = np.asarray(order)
+    return bool(np.all(arr[1:] > arr[:-1]))
+
+
 class Replay:
     """A cursor over a recorded event list.
 
@@ -285,18 +298,27 @@ def _apply(state: TreeState, ev: Event) -> list:
             _set(undo, node, "epsilon", ev.epsilon)
     elif isinstance(ev, ConsistencyDone):
         _set(undo, state, "consistency_method", ev.method)
-        ids = _sorted_ids(state)
+        order = state.order
+        ids = order if _is_sorted_ids(order) else sorted(order)
         nodes = state.nodes
-        changed = [nodes[nid] for nid in ids[:len(ev.estimates)]]
+        k = min(len(ids), len(ev.estimates))
+        changed = [nodes[nid] for nid in ids[:k]]
         # bulk: one undo record for all values and one copy of the status list (tens of thousands of nodes)
         undo.append(("status_list", list(state.status)))
         undo.append(("values", "consistent", [(nd, nd.consistent) for nd in changed]))
-        status, index = state.status, state.index
-        for nd, est in zip(changed, ev.estimates):
-            nd.consistent = est
-            i = index[nd.node]
-            if est is not None and status[i] < CONSISTENT:
-                status[i] = CONSISTENT
+        status = state.status
+        if ids is order:  # positions are the indices: no lookups
+            for i, (nd, est) in enumerate(zip(changed, ev.estimates)):
+                nd.consistent = est
+                if est is not None and status[i] < CONSISTENT:
+                    status[i] = CONSISTENT
+        else:
+            index = state.index
+            for nd, est in zip(changed, ev.estimates):
+                nd.consistent = est
+                i = index[nd.node]
+                if est is not None and status[i] < CONSISTENT:
+                    status[i] = CONSISTENT
     elif isinstance(ev, LeavesReleased):
         nodes = state.nodes
         pairs = [(nodes[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in nodes]

@@ -342,14 +342,32 @@ class Project:
         rows = int(sum(c for _, c in found))
         return (values if limit is None else values[:limit]), rows
 
+    def value_counts(self, attribute: str):
+        """(distinct values, their row counts) of ``attribute``, missing left out; cached per data frame
+        and column dtype, so checking coverage after each taxonomy edit maps only the distinct values."""
+        frame = self.frame
+        col = frame[attribute]
+        cache = self.__dict__.setdefault("_vc_cache", {})
+        entry = cache.get(attribute)
+        # the frame object itself (not its id, which a new frame may reuse) and the dtype must match
+        if entry is None or entry[0] is not frame or entry[1] != str(col.dtype):
+            vc = col.value_counts(dropna=True, sort=False)
+            entry = (frame, str(col.dtype), (vc.index.to_numpy(), vc.to_numpy().astype("int64")))
+            cache[attribute] = entry
+        return entry[2]
+
     def uncovered(self, attribute: str) -> tuple[tuple[Any, int], ...]:
         """((value, rows), ...) not covered by the taxonomy of ``attribute``, most frequent first."""
         tax = self.taxonomies.get(attribute)
         frame = self.frame
         if tax is None or frame is None or attribute not in frame.columns:
             return ()
-        col = frame[attribute].dropna()
-        return tax.map_values(col.to_numpy()).uncovered
+        values, counts = self.value_counts(attribute)
+        leaf_ids = tax.map_values(values).leaf_ids
+        bad = [(v.item() if hasattr(v, "item") else v, int(c))
+               for v, c, leaf in zip(values, counts, leaf_ids) if leaf < 0]
+        bad.sort(key=lambda t: (-t[1], str(t[0])))
+        return tuple(bad)
 
     # -- algorithm, budget, mode -------------------------------------------------------------------
     def set_algorithm(self, name: str, params: dict | None = None) -> None:

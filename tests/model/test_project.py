@@ -216,3 +216,15 @@ def test_saved_ledger_replays_to_same_total():
     q = Project()
     q.apply_dict(d)
     assert q.release_ledger.spent == Fraction(1, 3)
+
+
+def test_coverage_follows_new_data_and_type_changes():
+    p = Project()
+    p.set_data(pd.DataFrame({"edu": ["a", "b", "z"], "cls": ["y", "n", "y"]}), None)
+    p.set_taxonomy("edu", edu_tax())
+    assert p.uncovered("edu") == (("z", 1),)
+    for _ in range(3):  # a new frame (which may reuse the old one's id) is counted afresh
+        p.set_data(pd.DataFrame({"edu": ["q", "q", "a"], "cls": ["y", "n", "y"]}), None)
+        assert p.uncovered("edu") == (("q", 2),)
+    p.set_data(pd.DataFrame({"edu": ["a", "b", "b"], "cls": ["y", "n", "y"]}), None)
+    assert p.uncovered("edu") == ()

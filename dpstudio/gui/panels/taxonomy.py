@@ -49,7 +49,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.project = project
         self.last_error = ""
         self.editors: dict[str, TaxonomyEditor] = {}
-        self._coverage: dict[str, tuple[int, int, tuple]] = {}  # attr -> (id(tax), id(frame), uncovered)
+        self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
 
         # left: attributes with badges, coverage details
@@ -226,12 +226,11 @@ class TaxonomyPanel(QtWidgets.QWidget):
         """((value, rows), ...) for ``attr``, cached per taxonomy object and data frame."""
         tax = self.project.taxonomies.get(attr)
         frame = self.project.frame
-        key = (id(tax), id(frame))
         cached = self._coverage.get(attr)
-        if cached is not None and cached[:2] == key:
+        if cached is not None and cached[0] is tax and cached[1] is frame:
             return cached[2]
         found = self.project.uncovered(attr)
-        self._coverage[attr] = (*key, found)
+        self._coverage[attr] = (tax, frame, found)
         return found
 
     def badge(self, attr: str) -> tuple[str, str]:

@@ -95,6 +95,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if not was_dirty:  # panels writing their defaults into the project is not a user's change
             self.project.set_dirty(False)
 
+        self.release_exported = False  # the last release run was written to files
+        exported = getattr(self.panels.get("Export"), "exported", None)
+        if exported is not None and hasattr(exported, "connect"):
+            exported.connect(lambda *_: setattr(self, "release_exported", True))
+        self.project.subscribe(lambda _f: setattr(self, "release_exported", False), "run")
+
         self._build_status_bar()
         self._build_actions()
         self.project.subscribe(self._on_project_changed, "mode", "epsilon", "dirty", "path", "data")
@@ -442,8 +448,12 @@ class MainWindow(QtWidgets.QMainWindow):
         """True if it is fine to drop the current state (saved, discarded, or unchanged)."""
         if not self.project.dirty:
             return True
+        text = "The project has unsaved changes. Save them first?"
+        if self.project.can_export and not self.release_exported:
+            text += ("\n\nThe release run has not been exported: its budget stays spent in the ledger, but the "
+                     "released values are not kept in the project file and will be lost.")
         answer = QtWidgets.QMessageBox.question(
-            self, "Unsaved changes", "The project has unsaved changes. Save them first?",
+            self, "Unsaved changes", text,
             QtWidgets.QMessageBox.Save | QtWidgets.QMessageBox.Discard | QtWidgets.QMessageBox.Cancel,
             QtWidgets.QMessageBox.Save)
         if answer == QtWidgets.QMessageBox.Save:

@@ -249,3 +249,31 @@ def test_exception_escaping_a_slot_goes_to_the_error_bar(window, monkeypatch, ca
     assert "Traceback" not in window.message_label.text()
     assert seen == [window.last_error]
     assert "ZeroDivisionError" in capsys.readouterr().err  # the traceback is kept for a bug report
+
+
+def test_closing_warns_about_an_unexported_release(window, monkeypatch):
+    texts = []
+
+    def question(parent, title, text, *args):
+        texts.append(text)
+        return QtWidgets.QMessageBox.Cancel
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", question)
+    import pandas as pd
+
+    from dpstudio.core.taxonomy_generators import flat_categorical
+    from dpstudio.model.runs import make_job
+
+    p = window.project
+    p.set_data(pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}), None)
+    p.set_taxonomy("edu", flat_categorical(["a", "b"]))
+    p.set_algorithm("diffgen", {"steps": 1})
+    p.set_mode(RELEASE)
+    job, setup = make_job(p)
+    p.record_run(list(job()), setup.ledger, teaching=False)
+    assert p.can_export and p.release_ledger.spent == 1
+    assert window.close() is False
+    assert "has not been exported" in texts[-1]
+    window.release_exported = True  # what the Export panel's `exported` signal sets
+    window.close()
+    assert "has not been exported" not in texts[-1]

@@ -391,8 +391,11 @@ class DataPanel(QtWidgets.QWidget):
     def _on_project(self, field: str) -> None:
         if field == "data":
             self.refresh()
-        else:
-            self._refresh_attributes()
+            return
+        if field == "types" and self.project.frame is not None:
+            self.preview_model.set_frame(self.project.frame)  # a type change replaces the column
+            self._nunique = {}
+        self._refresh_attributes()
 
     def _missing_mask(self):
         """``frame.isna()`` of the loaded data, computed once per data frame."""

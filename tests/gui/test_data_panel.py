@@ -188,3 +188,18 @@ def test_dataframe_model_cells_equal_frame_across_blocks():
     assert len(model._blocks) <= 3 + 1
     assert model.headerData(2, QtCore.Qt.Horizontal) == "s"
     assert model.headerData(9, QtCore.Qt.Vertical) == "10"
+
+
+def test_type_round_trip_numeric_categorical(qtbot, panel, small_csv):
+    load(qtbot, panel, small_csv)
+    panel.select_attribute("age")
+    panel.lo_edit.setText("0")
+    panel.hi_edit.setText("100")
+    assert panel.apply_bounds()
+    assert panel.set_type("age", "categorical")
+    assert panel.project.types["age"] == "categorical" and "age" not in panel.project.bounds
+    assert not panel.lo_edit.isEnabled()
+    assert panel.preview_model.data(panel.preview_model.index(0, 0)) == "25"
+    assert panel.set_type("age", "numeric")
+    assert panel.project.frame["age"].dtype.kind in "if"
+    assert panel.attr_table.item(0, 3).text() == "needed"

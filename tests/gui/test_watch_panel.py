@@ -236,3 +236,22 @@ def test_live_catch_up_is_budgeted_and_completes_after_the_run(panel, qtbot, mon
     qtbot.waitUntil(lambda: panel.position == len(events), timeout=10000)
     assert panel.state.snapshot() == state_at(events, len(events)).snapshot()
     qtbot.waitUntil(lambda: not panel.follow and not panel.timer.isActive(), timeout=2000)
+
+
+def test_candidates_chart_guards_foreign_winner_and_hidden_probabilities(qtbot):
+    from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+
+    chart = CandidatesChart()
+    qtbot.addWidget(chart)
+    scored = CandidatesScored(2, ("a", "b", "c"), (1.0, 5.0, 2.0), (0.2, 0.5, 0.3), "exponential mechanism")
+    # a split-point winner with the same step number but an index among other candidates
+    chart.set_step(scored, WinnerChosen(2, 19232, "age=[17,91) split at 40"))
+    assert chart.winner is None and chart.shown == [1, 2, 0]
+    chart.set_step(scored, WinnerChosen(2, 2, "c"))
+    assert chart.winner == 2
+    # release mode: probabilities are NaN (not released); the chart shows labels, no numbers
+    nan = float("nan")
+    chart.set_step(CandidatesScored(3, ("x", "y"), (nan, nan), (nan, nan), "exponential mechanism"),
+                   WinnerChosen(3, 1, "y"))
+    assert chart.hidden and chart.winner == 1
+    np.testing.assert_allclose(chart.probabilities, [0.5, 0.5])

@@ -29,6 +29,7 @@ class CandidatesChart(pg.PlotWidget):
         self.shown: list[int] = []  # candidate indices drawn, top to bottom
         self.probabilities = np.zeros(0)
         self.winner: int | None = None
+        self.hidden = False
         self.setTitle("candidates")
 
     def clear_step(self) -> None:
@@ -44,14 +45,26 @@ class CandidatesChart(pg.PlotWidget):
             self.clear_step()
             return
         probs = np.asarray(scored.probabilities, dtype=float)
+        hidden = probs.size > 0 and not np.any(np.isfinite(probs))
+        if hidden:
+            # release mode: scores and probabilities depend on the data and are not released
+            probs = np.full(probs.size, 1.0 / probs.size)
+        probs = np.where(np.isfinite(probs), probs, 0.0)
+        w = None
+        if winner is not None and winner.step == scored.step and 0 <= int(winner.index) < probs.size:
+            # the same step number can also carry a numeric split point chosen among other candidates
+            if scored.labels[int(winner.index)] == winner.label or "interval" in scored.mechanism:
+                w = int(winner.index)
         order = list(np.argsort(-probs, kind="stable")[:MAX_BARS])
-        w = None if winner is None or winner.step != scored.step else int(winner.index)
         if w is not None and w not in order:
             order[-1] = w
         self.shown, self.probabilities, self.winner = [int(i) for i in order], probs, w
+        self.hidden = hidden
         ys = np.arange(len(order))[::-1].astype(float)
         normal = [k for k, i in enumerate(order) if i != w]
-        self.bars.setOpts(x0=np.zeros(len(normal)), y=ys[normal], height=0.7, width=probs[order][normal])
+        widths = probs[np.asarray(order, dtype=np.int64)]
+        self.bars.setOpts(x0=np.zeros(len(normal)), y=ys[normal], height=0.7, width=widths[normal],
+                          brush="#b0b0b0" if hidden else "#4a7fc1")
         if w is not None:
             k = order.index(w)
             self.winner_bar.setOpts(x0=[0.0], y=[ys[k]], height=0.7, width=[probs[w]])
@@ -62,12 +75,15 @@ class CandidatesChart(pg.PlotWidget):
             label = scored.labels[i]
             if len(label) > 28:
                 label = label[:26] + "..."
-            ticks.append((ys[k], f"{label} ({scored.scores[i]:.3g})"))
+            score = scored.scores[i]
+            ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({score:.3g})"))
         self.getAxis("left").setTicks([ticks])
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
         title = f"step {scored.step + 1}: {len(probs)} candidates ({scored.mechanism})"
         if w is not None:
             chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
-            title += f"<br>chosen: {chosen}, p = {probs[w]:.3f}"
+            title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
+        if hidden:
+            title += "<br>release: scores and probabilities depend on the data and are not shown"
         self.setTitle(title, size="9pt")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-MAX_BARS = 30
+MAX_BARS = 30  # at most; fewer when the chart is short (about 15 px per bar)
 
 
 class CandidatesChart(pg.PlotWidget):
@@ -55,7 +55,8 @@ class CandidatesChart(pg.PlotWidget):
             # the same step number can also carry a numeric split point chosen among other candidates
             if scored.labels[int(winner.index)] == winner.label or "interval" in scored.mechanism:
                 w = int(winner.index)
-        order = list(np.argsort(-probs, kind="stable")[:MAX_BARS])
+        fit = max(5, min(MAX_BARS, (self.height() - 90) // 15)) if self.height() > 0 else MAX_BARS
+        order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
             order[-1] = w
         self.shown, self.probabilities, self.winner = [int(i) for i in order], probs, w
@@ -80,10 +81,18 @@ class CandidatesChart(pg.PlotWidget):
         self.getAxis("left").setTicks([ticks])
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        title = f"step {scored.step + 1}: {len(probs)} candidates ({scored.mechanism})"
+        kind = "intervals" if "interval" in scored.mechanism else "candidates"
+        title = f"step {scored.step + 1}: {len(probs)} {kind}"
+        if len(order) < len(probs):
+            title += f" (top {len(order)} shown)"
         if w is not None:
             chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
             title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
+        bottom = self.getAxis("bottom")
         if hidden:
-            title += "<br>release: scores and probabilities depend on the data and are not shown"
+            self.setLabel("bottom", "release: probabilities depend on the data, not shown")
+            bottom.setTicks([[]])
+        else:
+            self.setLabel("bottom", "selection probability")
+            bottom.setTicks(None)
         self.setTitle(title, size="9pt")

@@ -140,9 +140,9 @@ def test_run_in_worker_feeds_watch_and_records(qtbot):
     qtbot.addWidget(watch)
     w = panel.run(watch=watch)
     assert w is not None and watch.live
-    with qtbot.waitSignal(w.signals.finished, timeout=60000):
-        pass
-    qtbot.waitUntil(lambda: project.result is not None, timeout=5000)
+    # (not waitSignal on the worker: it may finish before a blocker could connect)
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert w.outcome == "finished"
     assert not watch.live
     assert watch.replay.events == project.events and watch.position == len(project.events)
     assert project.run_teaching is True and float(project.run_ledger.spent) == float(project.epsilon)
@@ -154,7 +154,7 @@ def test_run_input_error_is_reported_without_spending(qtbot):
     panel = AlgorithmPanel(project)
     qtbot.addWidget(panel)
     w = panel.run()
-    with qtbot.waitSignal(w.signals.failed, timeout=10000):
-        pass
+    qtbot.waitUntil(lambda: panel.last_error != "", timeout=10000)
+    assert w.outcome == "failed"
     assert "data" in panel.last_error.lower()
     assert project.release_ledger is None or project.release_ledger.spent == 0

@@ -158,3 +158,19 @@ def test_run_input_error_is_reported_without_spending(qtbot):
     assert w.outcome == "failed"
     assert "data" in panel.last_error.lower()
     assert project.release_ledger is None or project.release_ledger.spent == 0
+
+
+def test_gc_is_resumed_after_runs_even_if_the_panel_is_gone(qtbot):
+    import gc
+
+    from tests.gui.export_fixtures import table_project
+
+    project = table_project(steps=2)
+    panel = AlgorithmPanel(project)
+    w = panel.run()
+    assert not gc.isenabled()  # paused while the run goes
+    panel.detach()
+    panel.deleteLater()
+    del panel
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert w.outcome == "finished" and gc.isenabled()

@@ -413,8 +413,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         # window freezes. During a run the cyclic collector is paused (reference counting still frees
         # everything acyclic: events, arrays, tuples) and at the end the objects that exist are moved to
         # the permanent generation, so later full passes stay short.
-        _pause_gc()
         worker = Worker(job, name=bp.ALGORITHMS[self.algorithm])
+        _pause_gc(worker)
         events: list = []
         if watch is None and win is not None and hasattr(win, "panels"):
             watch = win.panels.get("Watch")
@@ -427,7 +427,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.feed(batch)
 
         def on_end(*_):
-            _resume_gc()
+            _resume_gc(worker)
             setup = holder.get("setup")
             if setup is not None:
                 project.record_run(events, setup.ledger, setup.teaching)  # the Watch stops following here
@@ -435,7 +435,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.end_live()
 
         def on_failed(message):
-            _resume_gc()
+            _resume_gc(worker)
             self.last_error = message
             if watch is not None and hasattr(watch, "end_live"):
                 watch.end_live()
@@ -461,22 +461,24 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return None
 
 
-_gc_pauses = [0]
+#: runs in progress; holding them here keeps their signal objects alive until the end of the run is
+#: delivered (so the collector is always resumed, even if the panel that started the run is gone)
+_active_runs: set = set()
 
 
-def _pause_gc() -> None:
-    """Pause the cyclic garbage collector for a run (nested runs count)."""
+def _pause_gc(worker) -> None:
+    """Pause the cyclic garbage collector while ``worker`` runs (see ``AlgorithmPanel.run``)."""
     gc.freeze()
-    if _gc_pauses[0] == 0:
+    if not _active_runs:
         gc.disable()
-    _gc_pauses[0] += 1
+    _active_runs.add(worker)
 
 
-def _resume_gc() -> None:
-    """End of a run: freeze what exists (the run's events and state) and collect cyclically again."""
-    if _gc_pauses[0] > 0:
-        _gc_pauses[0] -= 1
-        if _gc_pauses[0] == 0:
+def _resume_gc(worker) -> None:
+    """End of a run (idempotent): once no run is left, freeze what exists and collect again."""
+    if worker in _active_runs:
+        _active_runs.discard(worker)
+        if not _active_runs:
             gc.freeze()
             gc.enable()
 

@@ -174,3 +174,19 @@ def test_gc_is_resumed_after_runs_even_if_the_panel_is_gone(qtbot):
     del panel
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert w.outcome == "finished" and gc.isenabled()
+
+
+def test_histogram_attribute_choice_and_run(qtbot):
+    from tests.gui.export_fixtures import histogram_data_project
+
+    project = histogram_data_project(bins=16)
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    panel.set_algorithm("hb")
+    w = panel.param_widgets["attribute"]
+    assert [w.itemData(i) for i in range(w.count())] == ["age"]
+    assert project.params["attribute"] == "age"
+    panel.set_param("bins", 16)
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished" and project.result.plan.tree.n_bins == 16

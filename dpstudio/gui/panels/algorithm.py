@@ -129,7 +129,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.bar.splitChanged.connect(self._on_split)
         self.run_button.clicked.connect(self.run)
         self.reset_button.clicked.connect(self.reset_split)
-        project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data")
+        project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
         self._load_from_project(rebuild_plan=True)
 
     # -- public API ---------------------------------------------------------------------------------
@@ -189,6 +189,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
     # -- building -----------------------------------------------------------------------------------
     def _user_params(self) -> dict:
         out = {}
+        w = self.param_widgets.get("attribute")
+        if w is not None and w.currentData():
+            out["attribute"] = w.currentData()
         for spec in bp.PARAMS[self.algorithm]:
             w = self.param_widgets.get(spec.key)
             if isinstance(w, QtWidgets.QSpinBox):
@@ -207,6 +210,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         if not qis:
             return None
         return sum(1 for a in qis if self.project.types.get(a) == "numeric")
+
+    def _histogram_attributes(self) -> list[str]:
+        p = self.project
+        return [c for c in getattr(p, "columns", []) if p.types.get(c) == "numeric" and c in p.bounds]
 
     def _bins_from_project(self) -> int | None:
         n = (self.project.params or {}).get("bins")
@@ -237,6 +244,20 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 w.setToolTip(spec.help)
             self.param_widgets[spec.key] = w
             self.params_form.addRow(spec.label, w)
+        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+            # the histogram's attribute: a numeric column with public bounds (its bins split the bounds)
+            w = QtWidgets.QComboBox()
+            choices = self._histogram_attributes()
+            for c in choices:
+                w.addItem(c, c)
+            if not choices:
+                w.addItem("(no numeric attribute with public bounds)", None)
+            want = values.get("attribute")
+            w.setCurrentIndex(max(0, w.findData(want)) if want else 0)
+            w.setToolTip("a numeric attribute with public bounds (Data panel); equal-width bins over them")
+            w.currentIndexChanged.connect(self._on_param)
+            self.param_widgets["attribute"] = w
+            self.params_form.insertRow(0, "attribute", w)
         a_num = self._numeric_qi_count()
         if a_num is not None and "numeric_attributes" in self.param_widgets:
             self.param_widgets["numeric_attributes"].setValue(a_num)
@@ -380,7 +401,23 @@ class AlgorithmPanel(QtWidgets.QWidget):
         elif field == "algorithm":
             if self.project.algorithm != self.algorithm:
                 self._load_from_project(rebuild_plan=True)
-        elif field in ("roles", "types", "data"):
+        elif field in ("types", "data", "bounds") and "attribute" in self.param_widgets:
+            w = self.param_widgets["attribute"]
+            current = w.currentData()
+            choices = self._histogram_attributes()
+            if [w.itemData(i) for i in range(w.count())] != choices:
+                self._updating = True
+                try:
+                    w.clear()
+                    for c in choices:
+                        w.addItem(c, c)
+                    if not choices:
+                        w.addItem("(no numeric attribute with public bounds)", None)
+                    w.setCurrentIndex(max(0, w.findData(current)))
+                finally:
+                    self._updating = False
+                self._write_params()
+        if field in ("roles", "types", "data"):
             a_num = self._numeric_qi_count()
             w = self.param_widgets.get("numeric_attributes")
             if w is not None and a_num is not None and w.value() != a_num:

@@ -351,7 +351,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
     elif alg == "maxgddp":
         levels = [float(s) for s, k in zip(plan.shares, plan.kinds) if k == "selection"]
         for l, e in enumerate(levels):
-            out.append(Figure(f"noisy-max epsilon at level {l}", e, f"Laplace scale 1/{e:.4g}"))
+            out.append(Figure(f"noisy-max epsilon at level {l}", e, f"report-noisy-max, noise scale 1/{e:.4g}"))
         ec = float(plan.share("count"))
         out.append(Figure("count noise variance per cell", 2 / ec ** 2, f"eps2 = {ec:.4g}: 2/eps2^2"))
     elif alg == "flat":

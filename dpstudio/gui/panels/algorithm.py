@@ -310,9 +310,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         notes = list(self.plan.notes)
         what_if = self.is_what_if()
         if what_if:
-            engine = "the geometric level shares with this tree/count boundary" if self.algorithm == "maxgddp" \
-                else "the default split"
-            notes.insert(0, f"<b>what-if</b>: the figures show this split; the run uses {engine} "
+            notes.insert(0, "<b>what-if</b>: the figures show this split; the run uses the default split "
                             "(the engines take no other split yet).")
         self.notes.setText(" ".join(notes))
         self.reset_button.setEnabled(what_if)

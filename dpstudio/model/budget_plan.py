@@ -163,14 +163,6 @@ def qardaji_branching(n: int) -> int:
     return best
 
 
-def tree_height(n: int, b: int) -> int:
-    h, span = 0, 1
-    while span < n:
-        span *= b
-        h += 1
-    return h
-
-
 def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
     """The split the algorithm uses by default (ALGORITHMS.md), as an exact plan."""
     eps = as_fraction(epsilon)
@@ -240,7 +232,11 @@ def is_default_split(plan: "BudgetPlan", params: dict) -> bool:
 
 
 def bary_tree(n: int, b: int):
-    """parents, lo, hi, depth of the b-ary interval tree over n bins (children split ceil(len/b) wide)."""
+    """parents, lo, hi, depth of the b-ary interval tree over n bins (children split ceil(len/b) wide).
+
+    ``bary_tree``, ``coverage`` and ``luedp_budgets`` are small independent restatements of seed 003's
+    formulas, checked against its worked example in the tests; the panel's figures come from the
+    interval-tree engine's own plan (``engine_plan``)."""
     parents, lo, hi, depth = [-1], [0], [n], [0]
     frontier = [0]
     while frontier:
@@ -276,14 +272,6 @@ def coverage(parents, lo, hi, n, noised=None) -> np.ndarray:
                 out[kids] += out[v]
                 out[v] = 0.0
     return out / (n * (n + 1) / 2)
-
-
-def _luedp_level_weights(n, b, levels):
-    """LUEDPTree's optimal budgets of a b-ary tree, averaged by level (display only)."""
-    par, lo, hi, depth = bary_tree(n, b)
-    p = coverage(par, lo, hi, n)
-    eps = luedp_budgets(par, p, 1.0)
-    return [float(eps[depth == l].mean()) if np.any(depth == l) else 1e-9 for l in levels]
 
 
 def luedp_budgets(parents, p, epsilon: float) -> np.ndarray:

@@ -32,8 +32,6 @@ from dpstudio.core.events import (
     WinnerChosen,
 )
 
-_MISSING = object()
-
 #: node status codes kept per node (aligned with ``TreeState.order``) so views need no per-node scan
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)
 

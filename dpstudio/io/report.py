@@ -93,7 +93,10 @@ def _error_section(result, plan, params) -> str:
     if plan is not None:
         from dpstudio.model.budget_plan import expected_error
 
-        parts.append("<p>Split of epsilon chosen before the run (exact shares, summing to the total):</p>")
+        parts.append("<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
+                     "errors it implies. The engine gives any budget a step did not need (fewer split points, an "
+                     "early stop, a shallower tree) to the counts, so the ledger above, not this plan, is what "
+                     "was spent; the figures after this plan are the run's own.</p>")
         parts.append(_table(["share", "epsilon"], [(n, float(s)) for n, s in zip(plan.names, plan.shares)],
                             numeric_cols=(1,)))
         figs = expected_error(plan, params or {})

@@ -186,7 +186,9 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
             names += [f"level {l}" for l in range(L)]
             shares += lv
             kinds += ["level"] * L
-        return BudgetPlan(algorithm, eps, names, shares, kinds)
+        note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
+                "budget that the engine gives to the counts (the ledger shows what was spent)")
+        return BudgetPlan(algorithm, eps, names, shares, kinds, notes=[note])
     if algorithm == "maxgddp":
         h, f = int(p["steps"]), int(p["fanout"])
         eps1 = eps / 2

@@ -1,18 +1,33 @@
 """What the Compare panel plots, computed without Qt (so tests compare it with the evaluation modules).
 
-Histograms (interval trees): error of a random range of each length d, for
-- "leaf-only": every bin with Laplace of scale 1/eps (the flat release with the whole budget on the bins),
-- "raw tree (minimal cover)": the run's noisy tree answered by canonical covers,
-- "consistent (least squares)": the run's tree made consistent by exact BLUE,
-- "consistent (seed 000 rule)": the same tree made consistent by seed 000's rule (Monte-Carlo only),
-from analytic values (``dpstudio.core.range_error``, data-independent) and Monte-Carlo bands (simulation
-noise with the run's scales; linear unbiased estimates have errors that do not depend on the counts, so
-the simulation needs no data and no true counts).
+Two views, by the mode the run was made in (ALGORITHMS.md 0: in release mode the screen shows only
+data-independent figures or noisy values already paid for; true counts only in teaching mode):
 
-DiffGen trees: ``dpstudio.evaluation.range_error.error_by_query_size`` on the run's partition tree with the
-true counts of the project's data: SIMULATION, NOT A RELEASE (shown on the data owner's screen, never
-exported). Classification: ``dpstudio.evaluation.classification`` (release accuracy against the majority
-and raw baselines).
+RELEASE MODE ("data-independent: noise only"). Every post-processing compared here is linear and unbiased
+and applied WITHOUT rounding or clamping, so the error of an answer is a function of the noise alone: it is
+simulated on an all-zero truth with the run's noise scales and the run's released tree shape (public after
+the release), and queries are sized by their share of the DOMAIN (bins; or the product of the attributes'
+domain fractions), never by records. Analytic variances are drawn as dashed lines, Monte-Carlo (simulation
+noise) as bands around them.
+
+- Histograms (interval trees): error of a random range of each length d for
+  "leaf-only" (every bin with Laplace of scale 1/eps), "raw tree (minimal cover)" (the run's noisy tree
+  answered by canonical covers), "consistent (least squares)" (exact BLUE) and "consistent (seed 000
+  rule)" (Monte-Carlo only), from ``dpstudio.core.range_error`` and Monte-Carlo. The same in both modes.
+- DiffGen trees: ``diffgen_noise_only(result, domain)``: random boxes over the public domain
+  (``core.range_queries``), answered by leaf-only (scale 1/eps_c on every leaf x class), the raw tree (the
+  run's node scales; a leaf-only run gets the uniform L/eps_c of DiffGen-with-consistency), least squares
+  and seed 000's rule; analytic variances (exact: the estimators are linear, their coefficient matrix is
+  computed on trees up to ``ANALYTIC_MAX_NODES`` nodes) and Monte-Carlo. Never touches the records, the
+  true counts or the released counts (a test runs it on a result whose counts raise on access).
+- Classification: accuracy of a tree trained on the release, tested on a user-supplied test file, against
+  the majority class OF THE TEST FILE. The "raw data" baseline (a tree trained on the private training
+  rows) is computed in teaching mode only.
+
+TEACHING MODE: as above for histograms; DiffGen trees additionally get
+``dpstudio.evaluation.range_error.error_by_query_size`` with the TRUE counts of the project's data, queries
+sized by their share of the records (``TEACHING_TABLE_LABEL``: simulation, not a release, never
+exported); classification adds the raw-data baseline and takes the majority class from the training rows.
 
 Every Monte-Carlo function takes ``progress(done, total, message)`` (the worker's callback, which raises to
 cancel) and a seed.
@@ -34,6 +49,15 @@ LEAST_SQUARES = "consistent (least squares)"
 SEED_RULE = "consistent (seed 000 rule)"
 HISTOGRAM_METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
 SIMULATION_LABEL = "Monte-Carlo with simulation noise: an evaluation, not a release"
+NOISE_ONLY_LABEL = "data-independent: noise only"
+RELEASE_VIEW = ("release mode: data-independent: noise only (simulated on an all-zero truth with the run's noise "
+                "scales and released tree shape; no true count is read)")
+TEACHING_TABLE_LABEL = ("teaching mode: simulation noise compared with the TRUE counts of your data, queries sized "
+                        "by their share of the records: not a release, never exported")
+#: above this many tree nodes the least-squares / seed-rule coefficient matrix (nodes x nodes) is not built:
+#: those methods get Monte-Carlo only.
+ANALYTIC_MAX_NODES = 1500
+DOMAIN_EDGES = (0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)
 
 
 def query_lengths(n_bins: int, count: int = 16) -> np.ndarray:
@@ -189,6 +213,177 @@ def diffgen_curves(res) -> Curves:
     return out
 
 
+# -- DiffGen trees, release mode: noise only ------------------------------------------------------------
+def public_domain(result, taxonomies) -> "Domain":
+    """The run's domain from PUBLIC inputs only: each categorical attribute's taxonomy (``taxonomies[name]``,
+    the project's, checked against the labels the release names) and each numeric attribute's public bounds
+    (the root interval of the release). No record is read."""
+    from dpstudio.core.range_queries import CategoricalAxis, Domain, NumericAxis
+
+    axes = []
+    for a, (name, kind) in enumerate(zip(result.attributes, result.kinds)):
+        if kind == "numeric":
+            lo, hi, _ = result.intervals[name][0]
+            axes.append(NumericAxis(lo, hi, name=name))
+        else:
+            tax = taxonomies.get(name)
+            if tax is None or list(tax.labels) != list(result.value_labels[a]):
+                raise ValueError(f"the taxonomy of {name} changed since the run: run again to compare")
+            axes.append(CategoricalAxis(tax, name))
+    return Domain(axes)
+
+
+def scale_of_variance(variance) -> np.ndarray:
+    """The discrete Laplace scale with this variance (inverse of 2p/(1-p)^2, p = exp(-1/scale)); inf stays
+    inf (a node that was not noised)."""
+    v = np.asarray(variance, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = 2.0 / (1.0 + np.sqrt(1.0 + 2.0 * v))  # 1 - p, stable for large v
+        s = -1.0 / np.log1p(-u)
+    return np.where(np.isfinite(v), s, np.inf)
+
+
+def run_noise(result) -> tuple[float, np.ndarray, str]:
+    """(leaf-only variance, per-node variances of the tree methods, where the node variances come from).
+
+    Leaf-only: discrete Laplace of scale 1/eps_c on every leaf x class (DiffGen's release). Tree methods: the
+    run's own node variances when it noised the tree, else the uniform L/eps_c of DiffGen with consistency
+    (L = nodes on the longest root-to-leaf path). Data-independent: scales follow from eps_c and the shape."""
+    from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
+
+    eps_c = float(result.count_epsilon)
+    if not eps_c > 0:
+        raise ValueError("the run spent no budget on counts: nothing to compare")
+    leaf_var = discrete_laplace_variance(1.0 / eps_c)
+    nv = result.tree.noise_variances
+    if nv is not None:
+        return leaf_var, np.asarray(nv, dtype=float), "the run's node scales"
+    L = int(np.asarray(result.tree.depth).max()) + 1
+    n = np.asarray(result.tree.parents).size
+    return leaf_var, np.full(n, discrete_laplace_variance(L / eps_c)), f"uniform scale L/eps_c, L = {L}"
+
+
+@dataclass
+class NoiseOnlyBySize:
+    """Per-query error of each method from the noise alone: ``mse[m]`` runs x queries (squared errors of
+    the Monte-Carlo runs), ``analytic[m]`` the exact variance per query (methods without one are absent);
+    ``sizes`` the queries' share of the domain."""
+
+    methods: tuple
+    sizes: np.ndarray
+    mse: dict
+    analytic: dict
+    edges: tuple
+    runs: int
+    node_noise: str
+    label: str = RELEASE_VIEW
+
+    def buckets(self) -> list[np.ndarray]:
+        out = []
+        for a, b in zip(self.edges[:-1], self.edges[1:]):
+            sel = (self.sizes > a) & (self.sizes <= b) if a > 0 else (self.sizes >= a) & (self.sizes <= b)
+            if sel.any():
+                out.append(sel)
+        return out
+
+
+def _dl_noise(rng, scales: np.ndarray, k: int) -> np.ndarray:
+    """nodes x k discrete Laplace draws (zero where the scale is inf: not noised)."""
+    s = np.asarray(scales, dtype=float)
+    finite = np.isfinite(s)
+    out = np.zeros((s.size, k))
+    if finite.any():
+        out[finite] = _discrete_laplace(rng, np.repeat(s[finite], k), 1).reshape(-1, k)
+    return out
+
+
+def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: int = 400, workload_seed: int = 0,
+                       progress=None, edges=DOMAIN_EDGES, analytic_max_nodes: int = ANALYTIC_MAX_NODES
+                       ) -> NoiseOnlyBySize:
+    """Error by query size of leaf-only, raw tree, least squares and seed 000's rule on the run's released
+    tree shape, from the noise alone (see the module doc). ``runs=0``: analytic only.
+
+    Reads only public things: the tree shape (``result.tree.parents``/``values``, ``result.intervals``,
+    ``result.leaf_nodes``), the classes, eps_c and the node variances, and ``domain``. The queries are
+    ``random_boxes`` over the domain (``workload_seed``); the noise is simulation noise (``seed``)."""
+    from dpstudio.core.range_queries import answer, cell_weights, random_boxes, tree_weights
+    from dpstudio.evaluation.diffgen_trees import node_cells
+
+    parents = np.asarray(result.tree.parents, dtype=np.int64)
+    n = parents.size
+    has_child = np.zeros(n, dtype=bool)
+    has_child[parents[parents >= 0]] = True
+    leaves = np.flatnonzero(~has_child)
+    if not np.array_equal(leaves, np.sort(np.asarray(result.leaf_nodes))):
+        raise ValueError("the result's leaves are not the leaves of its tree")
+    K = len(result.classes)
+    cells = node_cells(result, domain, leaves)
+    wl = random_boxes(domain, queries, np.random.default_rng(workload_seed),
+                      attributes=(1, min(2, len(domain))), n_classes=K)
+    sizes = domain.fraction(wl)
+    W_leaf = cell_weights(domain, cells, wl)
+    W_tree = tree_weights(domain, parents, leaves, cells, wl)
+    m_q = np.where(wl.classes < 0, K, 1).astype(float)  # cells per query cell-column (independent classes)
+    leaf_var, node_var, node_noise = run_noise(result)
+    all_noised = bool(np.all(np.isfinite(node_var)))
+    methods = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES) + ((SEED_RULE,) if all_noised else ())
+
+    def finite(v):
+        return np.where(np.isfinite(v), v, 0.0)
+
+    analytic = {LEAF_ONLY: (W_leaf ** 2).sum(axis=0) * leaf_var * m_q,
+                RAW_TREE: ((W_tree ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q}
+    if n <= analytic_max_nodes:
+        eye = np.eye(n)
+        coef = {LEAST_SQUARES: least_squares(parents, eye, node_var)}
+        if all_noised:
+            coef[SEED_RULE] = hay_generalized(parents, eye)
+        for m, A in coef.items():  # A[i, j]: weight of node j's noisy count in node i's estimate
+            G = A[leaves].T @ W_leaf  # nodes x queries
+            analytic[m] = ((G ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q
+    mse = {m: np.zeros((runs, len(wl))) for m in methods}
+    rng = SimulationNoise(seed).rng
+    leaf_scale = float(scale_of_variance(leaf_var))
+    node_scale = scale_of_variance(node_var)
+    for r in range(runs):
+        if progress is not None:
+            progress(r, runs, f"Monte-Carlo run {r + 1} of {runs} (noise only)")
+        e_leaf = _dl_noise(rng, np.full(leaves.size, leaf_scale), K)
+        mse[LEAF_ONLY][r] = answer(W_leaf, e_leaf, wl.classes) ** 2
+        y = _dl_noise(rng, node_scale, K)
+        mse[RAW_TREE][r] = answer(W_tree, y, wl.classes) ** 2
+        mse[LEAST_SQUARES][r] = answer(W_leaf, least_squares(parents, y, node_var)[leaves], wl.classes) ** 2
+        if SEED_RULE in mse:
+            mse[SEED_RULE][r] = answer(W_leaf, hay_generalized(parents, y)[leaves], wl.classes) ** 2
+    if progress is not None and runs:
+        progress(runs, runs, "Monte-Carlo done")
+    return NoiseOnlyBySize(methods, sizes, mse, analytic, tuple(edges), runs, node_noise)
+
+
+def noise_only_curves(res: NoiseOnlyBySize) -> tuple[Curves, Curves | None]:
+    """(analytic, Monte-Carlo) plot data by share of the domain: x = the mean size of the queries in each
+    bucket; analytic = the mean exact variance of those queries; Monte-Carlo = mean over runs with a band of
+    mean x/÷ exp(2 SE / mean) (two standard errors across runs, log scale; never crosses zero). The
+    Monte-Carlo is None without runs."""
+    sel = res.buckets()
+    x = np.array([res.sizes[s].mean() for s in sel])
+    an = Curves(x, label=f"analytic ({NOISE_ONLY_LABEL})")
+    for m, v in res.analytic.items():
+        an.values[m] = np.array([v[s].mean() for s in sel])
+    if res.runs < 1:
+        return an, None
+    mc = Curves(x, label=f"Monte-Carlo ({NOISE_ONLY_LABEL}; simulation noise)", runs=res.runs)
+    for m in res.methods:
+        per_run = np.stack([res.mse[m][:, s].mean(axis=1) for s in sel], axis=1)  # runs x buckets
+        mean = per_run.mean(axis=0)
+        se = per_run.std(axis=0, ddof=1) / math.sqrt(res.runs) if res.runs > 1 else np.zeros_like(mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.exp(np.where(mean > 0, 2 * se / mean, 0.0))
+        mc.values[m] = mean
+        mc.bands[m] = (mean / f, mean * f)
+    return an, mc
+
+
 def node_pairs_from_events(events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Like ``node_pairs`` but straight from the event list (one pass, no replay): NodeNoised values and
     the last ConsistencyDone's estimates (in sorted node-id order, as the replay maps them)."""
@@ -229,20 +424,30 @@ def node_pairs(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @dataclass
 class ClassificationScores:
+    """Accuracies on the test file. ``raw`` is None in release mode (the raw baseline trains on the private
+    rows: teaching mode only); ``majority_from`` says whose most frequent class the majority baseline uses."""
+
     release: float
     majority: float
-    raw: float
+    raw: float | None
     n_test: int
+    majority_from: str = "test file"
 
 
-def classification_scores(result, train, test, class_column: str, numeric=()) -> ClassificationScores:
-    """Accuracy of a tree trained on the release (test generalized by the released cut), against the
-    majority class and a tree trained on the raw training rows (``dpstudio.evaluation.classification``)."""
+def classification_scores(result, test, class_column: str, numeric=(), train=None) -> ClassificationScores:
+    """Accuracy of a tree trained on the release (test generalized by the released cut).
+
+    Without ``train`` (release mode): against the majority class of the TEST file only; nothing private is
+    read. With ``train`` (teaching mode only: the private training rows): against the majority class of the
+    training rows and a tree trained on them (``dpstudio.evaluation.classification``)."""
     from dpstudio.evaluation.classification import majority_accuracy, raw_accuracy, release_accuracy
     from dpstudio.io.release import release_frame
 
     rel = release_accuracy(release_frame(result), result.cut, test, class_column)
+    if train is None:
+        maj = majority_accuracy(test[class_column], test[class_column])
+        return ClassificationScores(rel.accuracy, maj, None, rel.n_test, "test file")
     attrs = list(result.attributes)
     raw = raw_accuracy(train, test, attrs, [a for a in attrs if a in set(numeric)], class_column)
     maj = majority_accuracy(train[class_column], test[class_column])
-    return ClassificationScores(rel.accuracy, maj, raw.accuracy, rel.n_test)
+    return ClassificationScores(rel.accuracy, maj, raw.accuracy, rel.n_test, "training rows")

@@ -109,3 +109,9 @@ def test_query_a_written_release(tmp_path, capsys):
     assert "interval like" in capsys.readouterr().err
     assert main(["evaluate", "--release", str(tmp_path / "none.csv"), "--query", ""]) == 2
     assert "release not found" in capsys.readouterr().err
+
+
+def test_secure_noise_runs_and_says_so(shared_data, small_taxonomies, capsys):
+    code = main(_args(shared_data, small_taxonomies, "--secure", "--runs", "1", "--steps", "2", "--no-baselines"))
+    out = capsys.readouterr().out
+    assert code == 0 and "secure noise (OpenDP)" in out and "simulation" not in out

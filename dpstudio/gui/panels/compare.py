@@ -1,10 +1,19 @@
 """Compare: error against query size (log-log) for the leaf-only, raw-tree and consistent releases, from
-analytic values and Monte-Carlo bands; classification accuracy against the majority and raw baselines;
-per-node noisy against consistent counts.
+analytic values and Monte-Carlo bands; classification accuracy against baselines; per-node noisy against
+consistent counts.
 
-The numbers come from ``dpstudio.model.comparison`` (which calls ``dpstudio.core.range_error`` and
-``dpstudio.evaluation``); the Monte-Carlo runs in the worker with progress and Cancel. Everything
-Monte-Carlo is simulation noise and is labelled "not a release"; nothing here is exported.
+The numbers come from ``dpstudio.model.comparison`` (which calls ``dpstudio.core.range_error``,
+``dpstudio.core.range_queries`` and ``dpstudio.evaluation``); the Monte-Carlo runs in the worker with
+progress and Cancel. Everything Monte-Carlo is simulation noise and is labelled "not a release"; nothing
+here is exported. A banner at the top states the mode:
+
+- release mode: only data-independent figures ("data-independent: noise only": the error of the linear
+  post-processings simulated on an all-zero truth with the run's scales and released tree shape, queries
+  sized by their share of the domain) and noisy values already paid for (the per-node scatter, the release
+  itself in the classification). The classification compares with the majority class of the test file;
+  the raw-data baseline is not computed.
+- teaching mode: DiffGen trees are also compared against the true counts of the data (queries sized by
+  their share of the records); the classification adds the raw-data baseline.
 
 Public methods (for the demo driver and tests):
 - ``refresh()``: re-read the project's last run (analytic curves and the node scatter).
@@ -41,6 +50,9 @@ class ComparePanel(QtWidgets.QWidget):
         self._runner = None
 
         outer = QtWidgets.QVBoxLayout(self)
+        self.mode_label = QtWidgets.QLabel()
+        self.mode_label.setWordWrap(True)
+        outer.addWidget(self.mode_label)
         top = QtWidgets.QHBoxLayout()
         self.source = QtWidgets.QLabel("no run yet")
         self.source.setWordWrap(True)
@@ -130,15 +142,37 @@ class ComparePanel(QtWidgets.QWidget):
             return "table"
         return None
 
+    def release_view(self) -> bool:
+        """True unless the run (and the project) are in teaching mode: then only data-independent figures
+        and paid-for noisy values are shown."""
+        p = self.project
+        return not (getattr(p, "teaching", False) and getattr(p, "run_teaching", None) is not False)
+
+    def _show_mode(self) -> None:
+        if self.release_view():
+            self.mode_label.setText("<b>Release mode</b>: everything shown is data-independent (noise only) or "
+                                    "a noisy value already paid for; no true count is read")
+            self.mode_label.setStyleSheet("background:#e6f2ea; color:#1e5e36; padding:3px;")
+        else:
+            self.mode_label.setText("<b>Teaching mode</b>: DiffGen errors are measured against the TRUE counts "
+                                    "of your data (simulation noise): for learning only, never exported")
+            self.mode_label.setStyleSheet("background:#fff3d6; color:#8a5a00; padding:3px;")
+
     def refresh(self) -> None:
-        """Re-read the project's last run: analytic curves (histograms) and the node scatter."""
+        """Re-read the project's last run: analytic curves and the node scatter."""
         self.curves = None
         self.mc_curves = None
+        self.scores = None
+        self.last_error = None
         self.plot.clear_series()
+        self._clear_classification()
+        self._show_mode()
         kind = self._kind()
+        release = self.release_view()
         self.mc_button.setEnabled(kind is not None)
         self.test_button.setEnabled(kind == "table")
         self.class_box.setVisible(kind == "table")
+        self.note.setText(cmp.SIMULATION_LABEL)
         if kind is None:
             self.source.setText("no run yet: run an algorithm, then compare its error here")
         elif kind == "histogram":
@@ -146,17 +180,37 @@ class ComparePanel(QtWidgets.QWidget):
             self.plot.setLabel("bottom", "query size (bins)")
             self.plot.setLabel("left", "expected squared error")
             self.source.setText(f"{plan.algorithm}: {plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes, "
-                                f"epsilon {plan.epsilon:g}. Dashed: analytic; solid with band: Monte-Carlo")
+                                f"epsilon {plan.epsilon:g}. {cmp.NOISE_ONLY_LABEL}. Dashed: analytic; "
+                                "solid with band: Monte-Carlo")
+            self.note.setText(f"{cmp.NOISE_ONLY_LABEL}: the errors follow from the noise scales alone; "
+                              f"{cmp.SIMULATION_LABEL}")
             self.curves = cmp.histogram_analytic(plan)
+            for m, y in self.curves.values.items():
+                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+        elif release:
+            r = self.result
+            self.plot.setLabel("bottom", "query size (share of the domain)")
+            self.plot.setLabel("left", "expected squared error")
+            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
+                                f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. "
+                                "Dashed: analytic; press Monte-Carlo for bands")
+            self.note.setText(cmp.RELEASE_VIEW)
+            try:
+                res = cmp.diffgen_noise_only(r, cmp.public_domain(r, self.project.taxonomies), runs=0)
+            except ValueError as exc:
+                self._error(str(exc))
+                return self._refresh_scatter()
+            self.curves = cmp.noise_only_curves(res)[0]
             for m, y in self.curves.values.items():
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
         else:
             r = self.result
             self.plot.setLabel("bottom", "query size (share of records)")
             self.plot.setLabel("left", "mean squared error")
-            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_labels)} leaf partitions, count budget "
+            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
                                 f"{float(r.count_epsilon):.4g}. Press Monte-Carlo to compare leaf-only, raw tree "
-                                "and consistent releases on random boxes")
+                                "and consistent releases on random boxes against the true counts")
+            self.note.setText(cmp.TEACHING_TABLE_LABEL)
         self._refresh_scatter()
 
     def _refresh_scatter(self) -> None:
@@ -188,10 +242,18 @@ class ComparePanel(QtWidgets.QWidget):
                 return cmp.histogram_monte_carlo(plan, self.curves.x.astype(int) if self.curves else None,
                                                  runs=runs, seed=seed, progress=progress)
             return job
+        if kind == "table" and self.release_view():
+            result = self.result
+            domain = cmp.public_domain(result, self.project.taxonomies)
+
+            def job(progress):
+                res = cmp.diffgen_noise_only(result, domain, runs=runs, seed=seed, progress=progress)
+                return cmp.noise_only_curves(res)[1]
+            return job
         if kind == "table":
             from dpstudio.model.runs import encode_table
 
-            data = encode_table(self.project)
+            data = encode_table(self.project)  # teaching mode only: the true counts
             result = self.result
 
             def job(progress):
@@ -255,9 +317,13 @@ class ComparePanel(QtWidgets.QWidget):
         self.mc_curves = curves
         for m, y in curves.values.items():
             self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])
-        self.note.setText(f"{cmp.SIMULATION_LABEL}; {curves.runs} runs; bands: "
-                          + ("2 standard errors on the log scale" if self._kind() == "histogram"
-                             else "interquartile range of the per-query error in each size bucket"))
+        if self._kind() == "histogram":
+            what, band = f"{cmp.NOISE_ONLY_LABEL}; {cmp.SIMULATION_LABEL}", "2 standard errors on the log scale"
+        elif self.release_view():
+            what, band = cmp.RELEASE_VIEW, "2 standard errors across runs on the log scale"
+        else:
+            what, band = cmp.TEACHING_TABLE_LABEL, "interquartile range of the per-query error in each size bucket"
+        self.note.setText(f"{what}; {curves.runs} runs; bands: {band}")
         self.monteCarloDone.emit(curves)
 
     def _on_mc_failed(self, message: str) -> None:
@@ -288,12 +354,25 @@ class ComparePanel(QtWidgets.QWidget):
 
                 self._error(user_message(exc))
 
+    def _clear_classification(self) -> None:
+        self.acc_bars.setOpts(x=[], height=[], width=0.6, brushes=[])
+        if self.release_view():
+            self.acc_plot.getAxis("bottom").setTicks([[(0, "majority (test)"), (1, "release")]])
+            self.class_label.setText("accuracy of a tree trained on the release, tested on your test file, against "
+                                     "the test file's majority class. The raw-data baseline trains on the private "
+                                     "rows: teaching mode only")
+        else:
+            self.acc_plot.getAxis("bottom").setTicks([[(0, "majority"), (1, "release"), (2, "raw data")]])
+            self.class_label.setText("accuracy of a tree trained on the release, against the majority class and a "
+                                     "tree trained on the raw data (teaching mode)")
+        self.acc_plot.setXRange(-0.6, 2.6 if not self.release_view() else 1.6)
+
     def evaluate_classification(self, test):
-        """Accuracy of the release against the majority and raw baselines on ``test`` (DataFrame or path)."""
+        """Accuracy of the release on ``test`` (DataFrame or path) against the test file's majority class;
+        in teaching mode also against the raw-data baseline (trained on the private rows)."""
         if self._kind() != "table":
             raise ValueError("classification needs a DiffGen-family release")
         from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER
-        from dpstudio.model.runs import used_frame
 
         if not hasattr(test, "columns"):
             from dpstudio.io.datasets import load_table
@@ -305,15 +384,24 @@ class ComparePanel(QtWidgets.QWidget):
         missing = [c for c in cols if c not in test.columns]
         if missing:
             raise ValueError(f"the test file has no column(s) {', '.join(missing)}")
-        train = used_frame(p, cols)
         test = test[cols].dropna()
         numeric = [a for a in cols if p.types.get(a) == NUMERIC]
-        self.scores = cmp.classification_scores(self.result, train, test, cls, numeric)
-        s = self.scores
-        self.acc_bars.setOpts(x=[0, 1, 2], height=[s.majority, s.release, s.raw], width=0.6,
-                              brushes=[pg.mkBrush("#7f7f7f"), pg.mkBrush("#2e9e5b"), pg.mkBrush("#4a7fc1")])
-        lo = max(0.0, min(s.majority, s.release, s.raw) - 0.05)
-        self.acc_plot.setYRange(lo, 1.0)
-        self.class_label.setText(f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, "
-                                 f"raw data {s.raw:.2%}")
+        self._clear_classification()
+        if self.release_view():
+            self.scores = s = cmp.classification_scores(self.result, test, cls, numeric)
+            heights, brushes = [s.majority, s.release], ["#7f7f7f", "#2e9e5b"]
+            text = (f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
+                    f"{s.majority:.2%} (raw-data baseline: teaching mode only)")
+        else:
+            from dpstudio.model.runs import used_frame
+
+            train = used_frame(p, cols)  # the private rows: teaching mode only
+            self.scores = s = cmp.classification_scores(self.result, test, cls, numeric, train=train)
+            heights, brushes = [s.majority, s.release, s.raw], ["#7f7f7f", "#2e9e5b", "#4a7fc1"]
+            text = (f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
+                    f"{s.raw:.2%} (teaching mode: the raw baseline is not private)")
+        self.acc_bars.setOpts(x=list(range(len(heights))), height=heights, width=0.6,
+                              brushes=[pg.mkBrush(b) for b in brushes])
+        self.acc_plot.setYRange(max(0.0, min(heights) - 0.05), 1.0)
+        self.class_label.setText(text)
         return s

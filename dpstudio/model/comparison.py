@@ -237,9 +237,10 @@ def scale_of_variance(variance) -> np.ndarray:
     """The discrete Laplace scale with this variance (inverse of 2p/(1-p)^2, p = exp(-1/scale)); inf stays
     inf (a node that was not noised)."""
     v = np.asarray(variance, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = 2.0 / (1.0 + np.sqrt(1.0 + 2.0 * v))  # 1 - p, stable for large v
-        s = -1.0 / np.log1p(-u)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = 1.0 + np.sqrt(1.0 + 2.0 * v)
+        # p = 2v / r^2 is exact for small v; 1 - p = 2 / r keeps the precision for large v
+        s = np.where(v < 1.0, -1.0 / np.log(2.0 * v / r ** 2), -1.0 / np.log1p(-2.0 / r))
     return np.where(np.isfinite(v), s, np.inf)
 
 

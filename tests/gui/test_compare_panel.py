@@ -150,3 +150,114 @@ def test_classification_equals_evaluation_module(qtbot):
     assert list(w.acc_bars.opts["height"]) == [s.majority, s.release, s.raw]
     with pytest.raises(ValueError, match="no column"):
         w.evaluate_classification(test.drop(columns=["work"]))
+
+
+# -- release mode against teaching mode (ALGORITHMS.md 0) ---------------------------------------------------
+def _test_frame(n=150, seed=9):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
+                         "work": rng.choice(["A", "B", "C"], n), "income": rng.choice(["<=50K", ">50K"], n)})
+
+
+def _release_table_project(seed=0):
+    from tests.gui.export_fixtures import run, table_project
+
+    p = table_project(n=400, steps=3, seed=seed)
+    p.set_mode("release")
+    return run(p)
+
+
+def _no_private_rows(monkeypatch):
+    """Any route to the records (or the true counts) fails the test."""
+    import dpstudio.model.runs as runs
+
+    def boom(*a, **k):
+        raise AssertionError("the private rows were read in release mode")
+
+    monkeypatch.setattr(runs, "encode_table", boom)
+    monkeypatch.setattr(runs, "used_frame", boom)
+
+
+def test_release_mode_table_is_noise_only_and_never_reads_the_data(qtbot, monkeypatch):
+    p = _release_table_project()
+    _no_private_rows(monkeypatch)
+    w = ComparePanel(p)
+    w.resize(1200, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.release_view()
+    assert "Release mode" in w.mode_label.text()
+    assert cmp.NOISE_ONLY_LABEL in w.source.text() and cmp.NOISE_ONLY_LABEL in w.note.text()
+    assert "share of the domain" in w.plot.getAxis("bottom").labelText
+    with qtbot.waitSignal(w.monteCarloDone, timeout=60000):
+        w.run_monte_carlo(runs=8, seed=4)
+    dom = cmp.public_domain(p.result, p.taxonomies)
+    an, mc = cmp.noise_only_curves(cmp.diffgen_noise_only(p.result, dom, runs=8, seed=4))
+    for m in an.values:
+        np.testing.assert_allclose(w.plot.series[f"{m} (analytic)"]["y"], an.values[m])
+    for m in mc.values:
+        np.testing.assert_allclose(w.plot.series[f"{m} (Monte-Carlo)"]["y"], mc.values[m])
+        np.testing.assert_allclose(w.plot.series[f"{m} (Monte-Carlo)"]["band"][0], mc.bands[m][0])
+    assert cmp.NOISE_ONLY_LABEL in w.note.text() and "8 runs" in w.note.text()
+    # classification: the release against the test file's majority; no raw-data baseline
+    s = w.evaluate_classification(_test_frame())
+    assert s.raw is None and s.majority_from == "test file"
+    assert len(w.acc_bars.opts["height"]) == 2
+    ticks = [t for _, t in w.acc_plot.getAxis("bottom")._tickLevels[0]]
+    assert "raw data" not in ticks and "majority (test)" in ticks
+    assert "teaching mode only" in w.class_label.text()
+    from tests.gui.conftest import shot
+
+    qtbot.wait(100)  # let the layout settle (wrapped labels) before the picture
+    shot(w, "compare_release_table")
+
+
+def test_release_mode_curves_do_not_depend_on_the_data(qtbot):
+    """The same release recorded in two projects whose data differ: the same curves (same seed)."""
+    from tests.gui.export_fixtures import table_project
+
+    a = _release_table_project(seed=0)
+    b = table_project(n=900, steps=3, seed=5)  # other rows, same public schema and taxonomies
+    b.set_mode("release")
+    b.record_run(a.events, a.run_ledger, False, a.result)
+    out = []
+    for p in (a, b):
+        w = ComparePanel(p)
+        qtbot.addWidget(w)
+        with qtbot.waitSignal(w.monteCarloDone, timeout=60000):
+            w.run_monte_carlo(runs=4, seed=1)
+        out.append(w.mc_curves)
+    np.testing.assert_array_equal(out[0].x, out[1].x)
+    for m in out[0].values:
+        np.testing.assert_array_equal(out[0].values[m], out[1].values[m])
+
+
+def test_teaching_mode_table_is_labelled_and_shows_the_raw_baseline(qtbot):
+    from tests.gui.export_fixtures import run, table_project
+
+    p = run(table_project(n=400, steps=3))
+    w = ComparePanel(p)
+    w.resize(1200, 700)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert not w.release_view()
+    assert "Teaching mode" in w.mode_label.text() and "TRUE counts" in w.mode_label.text()
+    assert "share of records" in w.plot.getAxis("bottom").labelText
+    with qtbot.waitSignal(w.monteCarloDone, timeout=60000):
+        w.run_monte_carlo(runs=5, seed=3)
+    assert "teaching mode" in w.note.text() and "not a release" in w.note.text()
+    s = w.evaluate_classification(_test_frame())
+    assert s.raw is not None and len(w.acc_bars.opts["height"]) == 3
+    from tests.gui.conftest import shot
+
+    qtbot.wait(100)  # let the layout settle (wrapped labels) before the picture
+    shot(w, "compare_teaching_table")
+
+
+def test_histogram_view_states_noise_only(panel):
+    assert cmp.NOISE_ONLY_LABEL in panel.source.text()
+    assert "Teaching mode" in panel.mode_label.text()

@@ -37,6 +37,12 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
            cmp.SEED_RULE: "#9467bd"}
 
 
+def _drawing_order(values: dict) -> list:
+    """Least squares last (on top): seed 000's rule is often almost equal to it and would hide it."""
+    order = (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.SEED_RULE, cmp.LEAST_SQUARES)
+    return sorted(values.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+
+
 class ComparePanel(QtWidgets.QWidget):
     monteCarloDone = QtCore.Signal(object)
 
@@ -76,6 +82,11 @@ class ComparePanel(QtWidgets.QWidget):
 
         split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         self.plot = ErrorPlot()
+        # fixed width: an axis first drawn empty is too narrow for the decade labels that come later
+        self.plot.getAxis("left").setWidth(58)
+        # top left and small: errors grow with the query size, so that corner stays free of curves
+        self.plot.legend.setLabelTextSize("8pt")
+        self.plot.legend.anchor((0, 0), (0, 0), offset=(8, 8))
         split.addWidget(self.plot)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         self.scatter = pg.PlotWidget(background="w")
@@ -113,6 +124,7 @@ class ComparePanel(QtWidgets.QWidget):
         split.setSizes([650, 450])
         outer.addWidget(split, 1)
         self.note = QtWidgets.QLabel(cmp.SIMULATION_LABEL)
+        self.note.setWordWrap(True)
         self.note.setStyleSheet("color:#8a5a00;")
         outer.addWidget(self.note)
 
@@ -185,7 +197,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.note.setText(f"{cmp.NOISE_ONLY_LABEL}: the errors follow from the noise scales alone; "
                               f"{cmp.SIMULATION_LABEL}")
             self.curves = cmp.histogram_analytic(plan)
-            for m, y in self.curves.values.items():
+            for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
         elif release:
             r = self.result
@@ -201,7 +213,7 @@ class ComparePanel(QtWidgets.QWidget):
                 self._error(str(exc))
                 return self._refresh_scatter()
             self.curves = cmp.noise_only_curves(res)[0]
-            for m, y in self.curves.values.items():
+            for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
         else:
             r = self.result
@@ -315,7 +327,7 @@ class ComparePanel(QtWidgets.QWidget):
         self._busy(False)
         self.worker = None
         self.mc_curves = curves
-        for m, y in curves.values.items():
+        for m, y in _drawing_order(curves.values):
             self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])
         if self._kind() == "histogram":
             what, band = f"{cmp.NOISE_ONLY_LABEL}; {cmp.SIMULATION_LABEL}", "2 standard errors on the log scale"

@@ -180,3 +180,43 @@ def test_engine_options_reach_the_sidecar(files):
     assert (p["score"], p["score_scope"], p["round_counts"], p["clamp_negative"], p["node_budget"]) == \
         ("infogain", "pooled", False, False, "path")
     assert [s["step"] for s in meta["post_processing"]] == ["consistency"]
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "maxgddp"])
+def test_count_share_flag_sets_the_counts_budget(files, algorithm):
+    from fractions import Fraction
+
+    tmp, data, tax = files
+    out = tmp / "cs.csv"
+    a = args(data, tax, out, "--seed", "2", "--count-share", "3/4", epsilon="2")
+    a[a.index("--algorithm") + 1] = algorithm
+    assert main(a) == 0
+    meta = json.loads((tmp / "cs.json").read_text())
+    assert meta["parameters"]["count_fraction"] == "3/4"
+    entries = meta["ledger"]["entries"]
+    counts = [Fraction(e["epsilon"]) for e in entries if e["step"].startswith("counts")]
+    assert meta["ledger"]["spent"] == "2"
+    if algorithm == "maxgddp":
+        sel = [Fraction(e["epsilon"]) for e in entries if "choose a specialization" in e["step"]]
+        assert sum(sel) == Fraction(1, 2) and counts == [Fraction(3, 2)]
+    else:
+        # h = 3, one numeric attribute: every call gets eps (1 - 3/4) / (1 + 2 * 3) = 1/14
+        others = [e for e in entries if not e["step"].startswith("counts")]
+        assert {Fraction(e["epsilon"]) for e in others} == {Fraction(1, 14)}
+        charged = sum(1 for e in others if e.get("group") is None) + len({(e["group"], e.get("block"))
+                                                                           for e in others if e.get("group")})
+        assert charged <= 7 and counts == [2 - Fraction(charged, 14)] and counts[0] >= Fraction(3, 2)
+
+
+@pytest.mark.parametrize("value", ["0", "1", "abc", "-0.2"])
+def test_count_share_bad_values(files, capsys, value):
+    tmp, data, tax = files
+    out = tmp / "bad.csv"
+    assert main(args(data, tax, out, "--count-share", value)) == 2
+    assert "--count-share" in capsys.readouterr().err and not out.exists()
+
+
+def test_count_share_and_tree_fraction_conflict(files, capsys):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "c.csv", "--count-share", "1/2", "--tree-fraction", "1/2")
+    assert main(a) == 2 and "not both" in capsys.readouterr().err

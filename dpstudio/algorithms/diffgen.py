@@ -81,6 +81,16 @@ class DiffGenParams:
     "tree"; node_budget (tree): "uniform" (L/eps_c everywhere) | "path" (node scale = length of the
     longest path through it / eps_c); consistency (tree): "least_squares" | "hay_generalized" | "none";
     round_counts / clamp_negative: post-processing applied after consistency, in that order.
+
+    Explicit budget split (all fractions of epsilon, exact; None = the preset's formula; see
+    ``plan_budget``): ``selection_fractions`` one per selection step (h values); ``split_fraction`` the
+    total for the numeric split-point choices, divided equally over the |A_num| + h choices;
+    ``count_fraction`` alone: the counts' share, the rest divided as the preset's formula proportions
+    dictate (DiffGen: h : |A_num| + h; MAXGDDP: eps1 = eps (1 - count_fraction) over the levels);
+    ``level_fractions`` (counts="tree", node_budget="uniform"): relative shares of the count budget for
+    the levels 0..h of the partition tree (one ledger entry per level; a record lies on one node per
+    level, so every root-to-leaf path sums to at most the count budget). The counts always get what is
+    left, so the run spends exactly epsilon.
     """
 
     epsilon: object
@@ -99,6 +109,10 @@ class DiffGenParams:
     consistency: str = NO_CONSISTENCY
     round_counts: bool = True
     clamp_negative: bool = True
+    selection_fractions: tuple | None = None
+    split_fraction: object = None
+    count_fraction: object = None
+    level_fractions: tuple | None = None
 
     def validate(self) -> "DiffGenParams":
         check_epsilon(self.epsilon)
@@ -120,13 +134,59 @@ class DiffGenParams:
             raise ValueError("fanout must be >= 1")
         if self.grid_bins < 2:
             raise ValueError("grid_bins must be at least 2")
+        self._validate_split()
         return self
+
+    def _validate_split(self) -> None:
+        def frac(name, value, lo_open=True):
+            try:
+                f = as_fraction(value)
+            except (ValueError, TypeError, ZeroDivisionError):
+                raise ValueError(f"{name} must be a number, got {value!r}") from None
+            if not (0 <= f <= 1) or (lo_open and f == 0):
+                raise ValueError(f"{name} must lie in {'(0' if lo_open else '[0'}, 1], got {value!r}")
+            return f
+
+        used = Fraction(0)
+        if self.count_fraction is not None:
+            if self.selection_fractions is not None or self.split_fraction is not None:
+                raise ValueError("give either count_fraction or selection_fractions/split_fraction, not both")
+            cf = frac("count_fraction", self.count_fraction)
+            if cf >= 1:
+                raise ValueError("count_fraction must be below 1 (the selection steps need budget)")
+        if self.selection_fractions is not None:
+            sel = [frac("selection_fractions", f) for f in self.selection_fractions]
+            if len(sel) != int(self.steps):
+                raise ValueError(f"selection_fractions needs one share per step ({int(self.steps)}), "
+                                 f"got {len(sel)}")
+            used += sum(sel, Fraction(0))
+        if self.split_fraction is not None:
+            if self.numeric_splits != "exponential" and as_fraction(self.split_fraction) != 0:
+                raise ValueError("split_fraction is for DiffGen's numeric split points "
+                                 "(numeric_splits='exponential')")
+            used += frac("split_fraction", self.split_fraction, lo_open=False)
+        if used >= 1:
+            raise ValueError(f"the selection and split-point shares take {float(used):g} of epsilon: "
+                             "nothing is left for the counts")
+        if self.level_fractions is not None:
+            if self.counts != "tree" or self.node_budget != "uniform":
+                raise ValueError("level_fractions apply to counts='tree' with node_budget='uniform'")
+            lv = [frac("level_fractions", f) for f in self.level_fractions]
+            if len(lv) != int(self.steps) + 1:
+                raise ValueError(f"level_fractions needs one share per tree level (steps + 1 = "
+                                 f"{int(self.steps) + 1}), got {len(lv)}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["epsilon"] = str(as_fraction(self.epsilon))
         d["tree_fraction"] = str(as_fraction(self.tree_fraction))
         d["steps"] = int(self.steps)
+        for k in ("split_fraction", "count_fraction"):
+            if d[k] is not None:
+                d[k] = str(as_fraction(d[k]))
+        for k in ("selection_fractions", "level_fractions"):
+            if d[k] is not None:
+                d[k] = [str(as_fraction(f)) for f in d[k]]
         return d
 
 
@@ -247,20 +307,69 @@ def _grid_for(attr: NumericAttribute, bins: int) -> np.ndarray:
     return g[(g > attr.lo) & (g < attr.hi)]
 
 
-def _budget_plan(params: DiffGenParams, n_numeric_exp: int) -> tuple[Fraction, list[Fraction]]:
-    """(eps' for DiffGen splits, per-step selection budgets)."""
+@dataclass(frozen=True)
+class DiffGenBudget:
+    """The public split of a run (exact): ``step_epsilons`` one per selection step; ``split_epsilon`` per
+    numeric split-point choice (``split_choices`` = |A_num| + h of them at most); ``count_epsilon`` what
+    the counts get if every planned step and choice is taken (untaken ones add to it);
+    ``level_weights``: relative shares of the count budget per tree level (None: uniform / leaves)."""
+
+    epsilon: Fraction
+    step_epsilons: tuple
+    split_epsilon: Fraction
+    split_choices: int
+    count_epsilon: Fraction
+    level_weights: tuple | None = None
+
+    @property
+    def selection_total(self) -> Fraction:
+        return sum(self.step_epsilons, Fraction(0))
+
+    @property
+    def split_total(self) -> Fraction:
+        return self.split_epsilon * self.split_choices
+
+
+def plan_budget(params: DiffGenParams, n_numeric: int) -> DiffGenBudget:
+    """The engine's budget split for ``params`` and ``n_numeric`` numeric attributes with DiffGen
+    (exponential) split points. Public: depends on epsilon, h and the attribute kinds only."""
     eps = as_fraction(params.epsilon)
     h = int(params.steps)
+    a = int(n_numeric) if params.numeric_splits == "exponential" else 0
+    choices = (a + h) if h > 0 else 0
+    split_each = Fraction(0)
     if params.budget == "diffgen":
-        if h == 0:
-            return Fraction(0), []
-        step = eps / (2 * (n_numeric_exp + 2 * h))
-        return step, [step] * h
-    eps1 = eps * as_fraction(params.tree_fraction)
-    r = float(params.fanout) ** (1.0 / 3.0)
-    w = [Fraction(r ** l).limit_denominator(10 ** 12) for l in range(1, h + 1)]
-    total = sum(w, Fraction(0))
-    return Fraction(0), [eps1 * wl / total for wl in w]
+        if params.count_fraction is not None:
+            rest = eps * (1 - as_fraction(params.count_fraction))
+            step = rest / (a + 2 * h) if h > 0 else Fraction(0)
+        else:
+            step = eps / (2 * (a + 2 * h)) if h > 0 else Fraction(0)
+        steps = [step] * h
+        split_each = step
+    else:
+        if params.count_fraction is not None:
+            eps1 = eps * (1 - as_fraction(params.count_fraction))
+        else:
+            eps1 = eps * as_fraction(params.tree_fraction)
+        r = float(params.fanout) ** (1.0 / 3.0)
+        w = [Fraction(r ** l).limit_denominator(10 ** 12) for l in range(1, h + 1)]
+        total = sum(w, Fraction(0))
+        steps = [eps1 * wl / total for wl in w]
+    if params.selection_fractions is not None:
+        steps = [eps * as_fraction(f) for f in params.selection_fractions]
+    if params.split_fraction is not None:
+        split_each = eps * as_fraction(params.split_fraction) / choices if choices else Fraction(0)
+    if params.numeric_splits != "exponential":
+        split_each, choices = Fraction(0), 0
+    count = eps - sum(steps, Fraction(0)) - split_each * choices
+    levels = None if params.level_fractions is None else tuple(as_fraction(f) for f in params.level_fractions)
+    return DiffGenBudget(eps, tuple(steps), split_each, choices, count, levels)
+
+
+def _budget_plan(params: DiffGenParams, n_numeric_exp: int) -> tuple[Fraction, list[Fraction]]:
+    """(eps' for DiffGen splits, per-step selection budgets)."""
+    b = plan_budget(params, n_numeric_exp)
+    return b.split_epsilon, list(b.step_epsilons)
 
 
 class _Engine:
@@ -567,6 +676,9 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
                    if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"]
     split_eps, step_eps = _budget_plan(params, len(numeric_exp))
     h = int(params.steps)
+    if numeric_exp and h > 0 and split_eps <= 0:
+        raise ValueError("the split-point share is 0 but numeric attributes need split points: give them "
+                         "a share of epsilon")
     yield Progress(0, h, "start")
     yield from eng.node_events(np.array([0]))
 
@@ -665,7 +777,20 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                 true[:, k] += np.bincount(par, weights=true[nodes, k], minlength=n).astype(np.int64)
         L = int(depth.max()) + 1
         sensitivity = float(L)
-        if params.node_budget == "uniform":
+        level_eps = None
+        if params.level_fractions is not None:
+            # planned levels 0..h; a shallower tree gives the shares of the missing levels to its deepest
+            w = [as_fraction(f) for f in params.level_fractions]
+            w = w[:L - 1] + [sum(w[L - 1:], Fraction(0))]
+            tot = sum(w, Fraction(0))
+            level_eps = [eps_c * x / tot for x in w[:-1]]
+            level_eps.append(eps_c - sum(level_eps, Fraction(0)))
+            node_scale = np.array([1.0 / float(level_eps[d]) for d in range(L)])[depth]
+            for d, e in enumerate(level_eps):
+                yield eng.spend(f"counts: level {d} of the DiffGen tree x class", "discrete Laplace", e, 1.0,
+                                1.0 / float(e), f"{int(np.sum(depth == d))} nodes x {K} classes; a record "
+                                f"lies in one node of the level")
+        elif params.node_budget == "uniform":
             node_len = np.full(n, L)
             yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
                             L, L / epc, f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
@@ -679,13 +804,14 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                                      "through it) / eps_c, so every root-to-leaf path sums to <= eps_c")
             for i, length in enumerate(node_len.tolist() if eng.detail else ()):
                 yield BudgetAssigned(i, epc / length)
+        if level_eps is None:
+            node_scale = node_len.astype(float) / epc
         noisy = np.zeros((n, K), dtype=np.int64)
         node_var = np.zeros(n)
-        for length in np.unique(node_len):
-            nodes = np.flatnonzero(node_len == length)
-            scale = float(length) / epc
-            noisy[nodes] = noise.laplace_counts(true[nodes], scale)
-            node_var[nodes] = discrete_laplace_variance(scale)
+        for scale in np.unique(node_scale):
+            nodes = np.flatnonzero(node_scale == scale)
+            noisy[nodes] = noise.laplace_counts(true[nodes], float(scale))
+            node_var[nodes] = discrete_laplace_variance(float(scale))
         truth = true.tolist() if eng.teaching else None
         for i, (row, v) in enumerate(zip(noisy.tolist(), node_var.tolist()) if eng.detail else ()):
             yield NodeNoised(i, tuple(row), v, tuple(truth[i]) if truth is not None else None)

@@ -64,7 +64,11 @@ class IntervalTreeParams:
     first-step arity k (None: chosen by expected error). ``noise_root``: noise the root (the total) or not.
     ``round_counts`` / ``clamp_negative``: post-processing after consistency. ``edges``: optional public
     bin edges (n + 1 increasing numbers) used for labels only. ``shape``: the tree LUEDPTree runs on,
-    "regular" (the b-ary tree) or "sc" (SC's structure; seed 003 says LUEDPTree fits any tree)."""
+    "regular" (the b-ary tree) or "sc" (SC's structure; seed 003 says LUEDPTree fits any tree).
+    ``level_fractions`` (H_b, SC, flat; None = equal per noised level): relative shares of epsilon for the
+    noised levels, shallowest first; a level's nodes hold disjoint records and a path crosses each level
+    once, so every root-to-leaf path sums to at most epsilon; the ledger gets one entry per level.
+    LUEDPTree keeps its optimised per-node budgets."""
 
     algorithm: str = "hb"
     epsilon: float | Fraction | str = 1.0
@@ -76,6 +80,7 @@ class IntervalTreeParams:
     node_events_limit: int = 1 << 16
     budget_grid_steps: int = 256
     shape: str = "regular"
+    level_fractions: tuple | None = None
 
     def checked_epsilon(self) -> Fraction:
         try:
@@ -98,6 +103,28 @@ class IntervalTreeParams:
             raise HistogramInputError(f"shape must be 'regular' or 'sc', got {self.shape!r}")
         if self.shape == "sc" and self.algorithm != "luedp":
             raise HistogramInputError("shape 'sc' is for LUEDPTree (use algorithm 'sc' for SC itself)")
+        if self.level_fractions is not None:
+            if self.algorithm == "luedp":
+                raise HistogramInputError("LUEDPTree's per-node budgets are optimised: it takes no level split")
+            try:
+                fr = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
+            except (ValueError, TypeError, ZeroDivisionError):
+                raise HistogramInputError(f"level_fractions must be numbers, got {self.level_fractions!r}") from None
+            if not fr or any(f <= 0 for f in fr):
+                raise HistogramInputError("every noised level needs a positive share of epsilon")
+
+    def level_epsilons(self, n_levels: int) -> list[Fraction] | None:
+        """Exact budgets of the noised levels (shallowest first) for an explicit split, else None."""
+        if self.level_fractions is None:
+            return None
+        if len(self.level_fractions) != n_levels:
+            raise HistogramInputError(f"the tree has {n_levels} noised levels but {len(self.level_fractions)} "
+                                      "level shares were given")
+        eps = self.checked_epsilon()
+        w = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
+        tot = sum(w, Fraction(0))
+        out = [eps * x / tot for x in w[:-1]]
+        return out + [eps - sum(out, Fraction(0))]
 
 
 @dataclass
@@ -118,6 +145,7 @@ class TreePlan:
     _raw_mse: float | None = None
     _budget_summary: dict | None = None
     scale_index: np.ndarray | None = None  # per node: index of its distinct noise scale (for batching)
+    level_epsilons: list | None = None  # exact per-level budgets of an explicit level split (else None)
 
     @property
     def expected_raw_mse(self) -> float:
@@ -186,15 +214,23 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         noise_root = params.noise_root
     noised = np.ones(tree.n_nodes, dtype=bool)
     noised[0] = noise_root
+    level_eps = None
     if algo == "luedp":
         raw = luedp_budgets(tree, eps, noised)
         epsilons = round_down_to_grid(raw * SAFETY, params.budget_grid_steps)
         notes.append(f"per-node budgets rounded down to the grid 2^(j/{params.budget_grid_steps})")
+    elif params.level_fractions is not None:
+        levels = noised_depths(tree, noised)
+        level_eps = params.level_epsilons(len(levels))
+        per_depth = np.zeros(tree.height + 1)
+        per_depth[levels] = [float(e) * SAFETY for e in level_eps]
+        epsilons = np.where(noised, per_depth[tree.depth], 0.0)
+        notes.append("budget split by level as given")
     else:
         epsilons = uniform_budgets(tree, eps * SAFETY, noised)
     if not noise_root:
         notes.append("root not noised")
-    if algo == "luedp":
+    if algo == "luedp" or level_eps is not None:
         eps_values, inv = np.unique(epsilons, return_inverse=True)
     else:  # uniform budgets: one value on the noised nodes, 0 on the others
         eps_values = np.array([0.0, float(epsilons[noised][0])])
@@ -205,7 +241,12 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
     variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
     scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)
     return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes,
-                    scale_index=scale_index)
+                    scale_index=scale_index, level_epsilons=level_eps)
+
+
+def noised_depths(tree: IntervalTree, noised) -> list[int]:
+    """The depths that hold at least one noised node, shallowest first (the levels of a level split)."""
+    return sorted({int(d) for d in np.asarray(tree.depth)[np.asarray(noised, dtype=bool)]})
 
 
 @dataclass
@@ -319,13 +360,22 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     else:
         yield Progress(1, 5, f"tree of {tree.n_nodes} nodes over {tree.n_bins} bins, budgets assigned")
 
-    spend = ledger.spend(
-        f"interval tree ({params.algorithm})", "discrete Laplace on every noised node", eps,
-        sensitivity=plan.sensitivity,
-        scale=float(plan.scales[plan.noised].min()) if params.algorithm != "luedp" else None,
-        note=(f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
-              f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"))
-    yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
+    if plan.level_epsilons is None:
+        spend = ledger.spend(
+            f"interval tree ({params.algorithm})", "discrete Laplace on every noised node", eps,
+            sensitivity=plan.sensitivity,
+            scale=float(plan.scales[plan.noised].min()) if params.algorithm != "luedp" else None,
+            note=(f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
+                  f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"))
+        yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
+    else:
+        for d, e in zip(noised_depths(tree, plan.noised), plan.level_epsilons):
+            at = (depth == d) & plan.noised
+            spend = ledger.spend(
+                f"interval tree ({params.algorithm}): level {d}", "discrete Laplace on the level's nodes", e,
+                sensitivity=1, scale=float(plan.scales[at].min()),
+                note=f"{int(at.sum())} nodes with disjoint bins; a record lies in one of them")
+            yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
 
     noisy = sample_tree_noise(node_true, plan, noise)
     if per_node:

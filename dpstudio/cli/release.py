@@ -51,7 +51,11 @@ def add_parser(subparsers) -> None:
                    help="diffgen-consistent: per-node count budgets")
     p.add_argument("--grid-bins", type=int, default=16,
                    help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
-    p.add_argument("--tree-fraction", default="1/2", help="maxgddp: share of epsilon for the tree (eps1)")
+    p.add_argument("--tree-fraction", default=None, help="maxgddp: share of epsilon for the tree (eps1; default 1/2)")
+    p.add_argument("--count-share", default=None, metavar="F",
+                   help="share of epsilon for the counts, 0 < F < 1 (default: the algorithm's formula, 1/2); the "
+                        "rest goes to the selection steps and split points in DiffGen's proportions "
+                        "(h : |A_num| + h), or to MAXGDDP's tree levels")
     p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
     p.add_argument("--missing", choices=("drop", "category"), default="drop")
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
@@ -125,9 +129,20 @@ def run(args) -> int:
     except EncodingError as exc:
         raise CliError(str(exc)) from None
     try:
-        tree_fraction = as_fraction(args.tree_fraction)
+        tree_fraction = as_fraction(args.tree_fraction if args.tree_fraction is not None else "1/2")
     except (ValueError, TypeError, ZeroDivisionError):
         raise CliError(f"--tree-fraction must be a number between 0 and 1, got {args.tree_fraction!r}") from None
+    count_share = None
+    if args.count_share is not None:
+        if args.tree_fraction is not None:
+            raise CliError("give --count-share or --tree-fraction, not both (for maxgddp the tree gets "
+                           "1 - count share)")
+        try:
+            count_share = as_fraction(args.count_share)
+        except (ValueError, TypeError, ZeroDivisionError):
+            count_share = None
+        if count_share is None or not (0 < count_share < 1):
+            raise CliError(f"--count-share must be a number strictly between 0 and 1, got {args.count_share!r}")
 
     from ..io.taxonomy_formats import read_taxonomy
 
@@ -174,6 +189,8 @@ def run(args) -> int:
     overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
                  "tree_fraction": tree_fraction, "fanout": args.fanout, "node_budget": args.node_budget,
                  "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
+    if count_share is not None:
+        overrides["count_fraction"] = count_share
     if args.consistency is not None:
         if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
             raise CliError("--consistency applies to --algorithm diffgen-consistent only")

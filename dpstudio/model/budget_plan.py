@@ -136,80 +136,117 @@ class BudgetPlan:
             out["level_epsilons"] = [str(s) for s in levels]
         return out
 
+    def engine_overrides(self, steps: int) -> dict:
+        """The DiffGen engine's explicit split (``DiffGenParams`` fields) for this plan (table algorithms)."""
+        eps = self.epsilon
+        if self.algorithm == "maxgddp":
+            sel = [s / eps for s, k in zip(self.shares, self.kinds) if k == "selection"]
+            return {"selection_fractions": tuple(sel), "tree_fraction": sum(sel, Fraction(0))}
+        out = {"selection_fractions": tuple([self.share("selection") / eps / steps] * steps) if steps else None,
+               "split_fraction": self.share("split") / eps}
+        levels = self.level_shares()
+        if self.algorithm == "diffgen_consistency" and len(set(levels)) > 1:
+            out["level_fractions"] = tuple(s / eps for s in levels)
+        return out
 
-def _geometric(n: int, r: float) -> list[float]:
-    w = [r ** l for l in range(n)]
-    s = sum(w)
-    return [x / s for x in w]
 
-
-def _exact_split(eps: Fraction, weights) -> list[Fraction]:
-    """Shares proportional to ``weights`` (as short fractions of eps), the last one taking the remainder."""
-    w = np.asarray(weights, dtype=float)
-    w = w / w.sum()
-    out = [Fraction(float(x)).limit_denominator(10 ** 6) * eps for x in w[:-1]]
-    out.append(eps - sum(out, Fraction(0)))
-    return out
+def _per_level_equal(eps: Fraction, n: int) -> list[Fraction]:
+    return [eps / n] * n
 
 
 def qardaji_branching(n: int) -> int:
-    """b in 2..64 minimising (b-1) h^3 - 2 (b+1) h^2 / 3, h = ceil(log_b n) (ALGORITHMS.md section 6)."""
-    best, best_v = 2, math.inf
-    for b in range(2, 65):
-        h = max(1, math.ceil(math.log(n) / math.log(b) - 1e-12)) if n > 1 else 1
-        v = (b - 1) * h ** 3 - 2 * (b + 1) * h ** 2 / 3
-        if v < best_v:
-            best, best_v = b, v
-    return best
+    """The interval-tree engine's choice of b (``interval_shapes.qardaji_branching``)."""
+    from dpstudio.algorithms.interval_shapes import qardaji_branching as engine_rule
+
+    return engine_rule(n)
+
+
+TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
+
+
+def engine_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None):
+    """The DiffGen engine's parameters (``DiffGenParams``) for a table algorithm, with ``split``'s shares
+    when one is given (the split that will run)."""
+    from dpstudio.algorithms.diffgen import preset
+
+    p = {**default_params(algorithm), **(params or {})}
+    overrides = {}
+    if "score" in p:
+        overrides["score"] = p["score"]
+    if algorithm == "diffgen_consistency" and p.get("consistency"):
+        overrides["consistency"] = p["consistency"]
+    if algorithm == "maxgddp" and p.get("fanout"):
+        overrides["fanout"] = float(p["fanout"])
+    if split is not None:
+        overrides.update(split.engine_overrides(int(p["steps"])))
+    return preset(TABLE_PRESETS[algorithm], epsilon, int(p["steps"]), **overrides)
 
 
 def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
-    """The split the algorithm uses by default (ALGORITHMS.md), as an exact plan."""
+    """The split the algorithm uses by default, computed by the engines' own planning functions
+    (``diffgen.plan_budget``, ``interval_trees.plan_interval_tree``), as an exact plan."""
     eps = as_fraction(epsilon)
     p = {**default_params(algorithm), **(params or {})}
     if algorithm in ("diffgen", "diffgen_consistency"):
+        from dpstudio.algorithms.diffgen import plan_budget
+
         h, a = int(p["steps"]), int(p["numeric_attributes"])
-        step = eps / (2 * (a + 2 * h))
-        sel, split = h * step, (a + h) * step
-        names, shares, kinds = ["selection"], [sel], ["selection"]
-        names.append("split points")
-        shares.append(split)
-        kinds.append("split")
-        counts = eps - sel - split
+        b = plan_budget(engine_params(algorithm, p, eps), a)
+        names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], \
+            ["selection", "split"]
         if algorithm == "diffgen":
             names.append("counts")
-            shares.append(counts)
+            shares.append(b.count_epsilon)
             kinds.append("count")
         else:
-            L = h + 1
-            lv = _exact_split(counts, [1.0] * L)
+            L = h + 1  # the engine's uniform node budget: eps_c / L on every level
             names += [f"level {l}" for l in range(L)]
-            shares += lv
+            shares += _per_level_equal(b.count_epsilon, L)
             kinds += ["level"] * L
         note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
                 "budget that the engine gives to the counts (the ledger shows what was spent)")
         return BudgetPlan(algorithm, eps, names, shares, kinds, notes=[note])
     if algorithm == "maxgddp":
-        h, f = int(p["steps"]), int(p["fanout"])
-        eps1 = eps / 2
-        lv = _exact_split(eps1, _geometric(h, f ** (1 / 3)))
+        from dpstudio.algorithms.diffgen import plan_budget
+
+        b = plan_budget(engine_params(algorithm, p, eps), 0)
+        h = len(b.step_epsilons)
         return BudgetPlan(algorithm, eps, [f"level {l}" for l in range(h)] + ["counts"],
-                          lv + [eps - eps1], ["selection"] * h + ["count"])
+                          list(b.step_epsilons) + [b.count_epsilon], ["selection"] * h + ["count"])
     if algorithm == "flat":
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
     if algorithm in ("hb", "sc", "luedptree"):
+        from dpstudio.algorithms.interval_trees import noised_depths
+
         tp = engine_plan(algorithm, p, eps)
         depth = tp.tree.depth
-        levels = sorted({int(d) for d in depth[tp.noised]})
+        levels = noised_depths(tp.tree, tp.noised)
         if algorithm == "luedptree":
             weights = [float(tp.epsilons[(depth == l) & tp.noised].mean()) for l in levels]
-            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _exact_split(eps, weights),
+            w = [Fraction(x).limit_denominator(10 ** 9) for x in weights]
+            shares = [eps * x / sum(w) for x in w]
+            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], shares,
                               ["level"] * len(levels), locked=True,
                               notes=["per-node budgets are optimised (seed 003 section 3.4); the bar shows the "
                                      "mean budget of each level; the run uses the exact per-node values"])
-        return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _exact_split(eps, [1.0] * len(levels)),
+        return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _per_level_equal(eps, len(levels)),
                           ["level"] * len(levels))
     raise ValueError(f"unknown algorithm {algorithm!r}")
+
+
+def saved_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
+    """The plan saved in ``params["budget_split"]`` when it fits the algorithm (same segments, summing to
+    epsilon), else the default plan. This is the split the run uses."""
+    plan = default_plan(algorithm, params, epsilon)
+    saved = (params or {}).get("budget_split")
+    if saved and list(saved) == plan.names and not plan.locked:
+        try:
+            shares = [Fraction(str(saved[n])) for n in plan.names]
+        except (ValueError, ZeroDivisionError, TypeError):
+            return plan
+        if sum(shares) == plan.epsilon:
+            return plan.with_shares(shares)
+    return plan
 
 
 # -- interval trees -----------------------------------------------------------------------------------
@@ -217,45 +254,45 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
 ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
 
 
-def engine_plan(algorithm: str, params: dict, epsilon):
-    """The interval-tree engine's own public plan (shape, per-node budgets, variances) for these inputs."""
-    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+def tree_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None, edges=None):
+    """The interval-tree engine's parameters (``IntervalTreeParams``), with ``split``'s level shares when
+    one is given and it is not the equal default (the split that will run)."""
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams
 
     p = {**default_params(algorithm), **(params or {})}
     b = int(p.get("branching") or 0) or None
-    it = IntervalTreeParams(algorithm=ENGINE_NAMES[algorithm], epsilon=as_fraction(epsilon), branching=b,
-                            noise_root=bool(p.get("root_noised", True)))
-    return plan_interval_tree(int(p["bins"]), it)
+    levels = None
+    if split is not None and algorithm in ("hb", "sc") and len(set(split.shares)) > 1:
+        levels = tuple(s / split.epsilon for s in split.shares)
+    return IntervalTreeParams(algorithm=ENGINE_NAMES[algorithm], epsilon=as_fraction(epsilon), branching=b,
+                              noise_root=bool(p.get("root_noised", True)), level_fractions=levels,
+                              edges=edges)
+
+
+def engine_plan(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None):
+    """The interval-tree engine's own public plan (shape, per-node budgets, variances) for these inputs."""
+    from dpstudio.algorithms.interval_trees import plan_interval_tree
+
+    p = {**default_params(algorithm), **(params or {})}
+    return plan_interval_tree(int(p["bins"]), tree_params(algorithm, p, epsilon, split))
 
 
 def is_default_split(plan: "BudgetPlan", params: dict) -> bool:
-    """Whether ``plan`` is the split the engine will run (the engines take no custom split)."""
+    """Whether ``plan`` is the algorithm's default split."""
     return plan.shares == default_plan(plan.algorithm, params, plan.epsilon).shares
 
 
 def bary_tree(n: int, b: int):
-    """parents, lo, hi, depth of the b-ary interval tree over n bins (children split ceil(len/b) wide).
+    """parents, lo, hi, depth of the engine's b-ary interval tree over n bins (``regular_tree``:
+    near-equal children, larger first).
 
-    ``bary_tree``, ``coverage`` and ``luedp_budgets`` are small independent restatements of seed 003's
-    formulas, checked against its worked example in the tests; the panel's figures come from the
-    interval-tree engine's own plan (``engine_plan``)."""
-    parents, lo, hi, depth = [-1], [0], [n], [0]
-    frontier = [0]
-    while frontier:
-        nxt = []
-        for v in frontier:
-            a, e = lo[v], hi[v]
-            if e - a <= 1:
-                continue
-            w = -(-(e - a) // b)
-            for s in range(a, e, w):
-                parents.append(v)
-                lo.append(s)
-                hi.append(min(e, s + w))
-                depth.append(depth[v] + 1)
-                nxt.append(len(parents) - 1)
-        frontier = nxt
-    return (np.asarray(parents), np.asarray(lo), np.asarray(hi), np.asarray(depth))
+    ``coverage`` and ``luedp_budgets`` below are small independent restatements of seed 003's formulas,
+    checked against its worked example in the tests; the panel's figures come from the interval-tree
+    engine's own plan (``engine_plan``)."""
+    from dpstudio.algorithms.interval_shapes import regular_tree
+
+    t = regular_tree(n, b)
+    return (np.asarray(t.parents), np.asarray(t.lo), np.asarray(t.hi), np.asarray(t.depth))
 
 
 def coverage(parents, lo, hi, n, noised=None) -> np.ndarray:
@@ -356,16 +393,11 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         n = int(p["bins"])
         tp = engine_plan(alg, p, plan.epsilon)
         t = tp.tree
-        if alg == "luedptree" or is_default_split(plan, p):
-            var = tp.variances
-            how = "the engine's per-node budgets"
-        else:
-            lv = {int(name.split()[-1]): float(s) for name, s in zip(plan.names, plan.shares)}
-            eps_x = np.array([lv.get(int(d), 0.0) for d in t.depth])
-            ok = tp.noised & (eps_x > 0)
-            with np.errstate(divide="ignore"):
-                var = np.where(ok, laplace_variance(1.0 / np.where(ok, eps_x, 1.0)), np.inf)
-            how = "this split, level by level"
+        if alg != "luedptree":
+            tp = engine_plan(alg, p, plan.epsilon, plan)
+            t = tp.tree
+        var = tp.variances
+        how = "the engine's per-node budgets for this split"
         raw = raw_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
         cons = consistent_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
         if tp.branching:

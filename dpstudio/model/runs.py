@@ -22,7 +22,7 @@ import numpy as np
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project, RunSetup
 
 MISSING_LABEL = "Missing"
-TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
+from dpstudio.model.budget_plan import TABLE_PRESETS  # noqa: E402  (algorithm id -> engine preset)
 HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
 
 
@@ -132,25 +132,38 @@ def histogram_counts(project: Project, attribute: str | None, bins: int) -> tupl
     return np.bincount(idx, minlength=bins).astype(np.int64), edges, attribute
 
 
+def run_plan(project: Project):
+    """The budget split the run will use: the one drawn in the Algorithm panel (``budget_split`` in the
+    project's parameters) when it fits the algorithm, else the algorithm's default."""
+    from dpstudio.model import budget_plan as bp
+
+    params = dict(project.params or {})
+    if project.algorithm in bp.TABLE_ALGORITHMS and "numeric_attributes" not in params:
+        params["numeric_attributes"] = sum(1 for a in project.attributes(QUASI_IDENTIFIER)
+                                           if project.types.get(a) == NUMERIC)
+    try:
+        return bp.saved_plan(project.algorithm, params, project.epsilon), params
+    except ValueError as exc:
+        raise RunInputError(str(exc)) from None
+
+
 def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
-    """(job, setup) for the project's algorithm; raises RunInputError/ProjectError before spending."""
+    """(job, setup) for the project's algorithm; raises RunInputError/ProjectError before spending.
+
+    The run uses the split drawn in the Algorithm panel (``run_plan``): its shares become the engine's
+    explicit budget parameters, so the ledger shows exactly the drawn shares."""
+    from dpstudio.model import budget_plan as bp
+
     name = project.algorithm
-    params = dict(project.params)
     if name in TABLE_PRESETS:
-        from dpstudio.algorithms.diffgen import preset, run_diffgen
+        from dpstudio.algorithms.diffgen import run_diffgen
 
         data = encode_table(project)
-        overrides = {}
-        if "score" in params:
-            overrides["score"] = params["score"]
-        if name == "diffgen_consistency" and params.get("consistency"):
-            overrides["consistency"] = params["consistency"]
-        if name == "maxgddp" and params.get("fanout"):
-            overrides["fanout"] = float(params["fanout"])
+        plan, params = run_plan(project)
         try:
-            dg = preset(TABLE_PRESETS[name], project.epsilon, int(params.get("steps", 10)), **overrides)
+            dg = bp.engine_params(name, params, project.epsilon, plan)
         except ValueError as exc:
-            raise RunInputError(str(exc)) from None
+            raise RunInputError(f"the budget split cannot run: {exc}") from None
         setup = project.start_run()
 
         def job():
@@ -158,16 +171,19 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
 
         return job, setup
     if name in HISTOGRAM_NAMES:
-        from dpstudio.algorithms.interval_trees import IntervalTreeParams, run_interval_tree
+        from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
 
-        counts, edges, _attr = histogram_counts(project, params.get("attribute"), params.get("bins", 256))
-        branching = params.get("branching") or None
-        it = IntervalTreeParams(algorithm=HISTOGRAM_NAMES[name], epsilon=project.epsilon,
-                                branching=int(branching) if branching else None,
-                                noise_root=bool(params.get("root_noised", True)),
-                                edges=tuple(float(e) for e in edges))
+        params = dict(project.params or {})
+        bins = params.get("bins", 256)
         try:
-            it.validate()
+            bins = int(bins)
+        except (TypeError, ValueError):
+            raise RunInputError(f"the number of bins must be a whole number, got {bins!r}") from None
+        counts, edges, _attr = histogram_counts(project, params.get("attribute"), bins)
+        plan, params = run_plan(project)
+        try:
+            it = bp.tree_params(name, params, project.epsilon, plan, edges=tuple(float(e) for e in edges))
+            plan_interval_tree(counts.size, it)  # shape, budgets and split checked before any spend
         except ValueError as exc:
             raise RunInputError(str(exc)) from None
         setup = project.start_run()
@@ -179,4 +195,4 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "used_frame"]
+__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "run_plan", "used_frame"]

@@ -160,3 +160,42 @@ def test_monte_carlo_with_continuous_laplace_matches_spec_anchors(algo, b, root,
     plan = plan_interval_tree(4096, IntervalTreeParams(algo, 1.0, branching=b, noise_root=root))
     mean, se = monte_carlo_all_range_mse(plan, runs=runs, seed=5, discrete=False)
     assert math.sqrt(mean) == pytest.approx(ref, rel=0.04)
+
+
+def test_level_fractions_split_the_ledger_and_node_budgets_by_level():
+    from fractions import Fraction
+
+    from dpstudio.algorithms.interval_budgets import SAFETY, path_sums
+    from dpstudio.algorithms.interval_trees import (IntervalTreeParams, noised_depths, plan_interval_tree,
+                                                    run_interval_tree)
+    from dpstudio.core.budget import Ledger
+    from dpstudio.core.noise import SimulationNoise
+
+    default = plan_interval_tree(64, IntervalTreeParams("hb", 1, branching=4))
+    levels = noised_depths(default.tree, default.noised)
+    assert levels == [0, 1, 2, 3]
+    fr = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8))
+    params = IntervalTreeParams("hb", Fraction(3, 2), branching=4, level_fractions=fr)
+    plan = plan_interval_tree(64, params)
+    assert plan.level_epsilons == [Fraction(3, 2) * f for f in fr]
+    for d, f in zip(levels, fr):
+        assert np.allclose(plan.epsilons[plan.tree.depth == d], float(Fraction(3, 2) * f) * SAFETY, rtol=1e-15)
+    assert path_sums(plan.tree, plan.epsilons).max() <= 1.5
+    ledger = Ledger(Fraction(3, 2))
+    list(run_interval_tree(np.arange(64), params, SimulationNoise(0), ledger))
+    assert [e.epsilon for e in ledger.entries] == plan.level_epsilons and ledger.spent == Fraction(3, 2)
+    # root not noised: three levels
+    p3 = IntervalTreeParams("hb", 1, branching=4, noise_root=False, level_fractions=(1, 1, 2))
+    assert plan_interval_tree(64, p3).level_epsilons == [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
+
+
+@pytest.mark.parametrize("kw,needle", [
+    (dict(algorithm="luedp", level_fractions=(1, 1, 1, 1)), "optimised"),
+    (dict(algorithm="hb", level_fractions=(1, 0, 1, 1)), "positive share"),
+    (dict(algorithm="hb", level_fractions=(1, 1)), "4 noised levels"),
+])
+def test_bad_level_fractions(kw, needle):
+    from dpstudio.algorithms.interval_trees import HistogramInputError, IntervalTreeParams, plan_interval_tree
+
+    with pytest.raises(HistogramInputError, match=needle):
+        plan_interval_tree(64, IntervalTreeParams(epsilon=1, branching=4, **kw))

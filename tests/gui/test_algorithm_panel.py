@@ -82,7 +82,7 @@ def test_level_shares_change_expected_range_error(panel, qtbot):
     expected = consistent_all_range_mse(t.parents, t.lo, t.hi, 64, laplace_variance(1 / eps_x))
     assert _figures(panel)[key] == pytest.approx(expected)
     assert _figures(panel)[key] != pytest.approx(mse0)
-    assert "what-if" in panel.notes.text()
+    assert "custom split" in panel.notes.text() and "what-if" not in panel.notes.text()
 
 
 def test_epsilon_value_and_slider(panel, qtbot):
@@ -190,3 +190,111 @@ def test_histogram_attribute_choice_and_run(qtbot):
     run = panel.run()
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert run.outcome == "finished" and project.result.plan.tree.n_bins == 16
+
+
+def _numeric_project(algorithm, steps=3, n=400, seed=1):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float),
+                       "hours": rng.integers(1, 99, n).astype(float),
+                       "income": rng.choice(["<=50K", ">50K"], n)})
+    p = Project()
+    p.set_data(df, None, {"age": "numeric", "hours": "numeric", "income": "categorical"})
+    p.set_bounds("age", 17, 90)
+    p.set_bounds("hours", 1, 99)
+    p.set_algorithm(algorithm, {"steps": steps})
+    return p
+
+
+def _charged_by_kind(ledger):
+    """Charged epsilon per kind of entry (a parallel block costs its maximum)."""
+    out = {"selection": [], "split": [], "counts": []}
+    blocks = {}
+    for e in ledger.entries:
+        if e.group is not None:
+            blocks.setdefault((e.group, e.step.split(":")[0]), []).append(e.epsilon)
+        elif "choose a specialization" in e.step:
+            out["selection"].append(e.epsilon)
+        elif "split point" in e.step:
+            out["split"].append(e.epsilon)
+        elif e.step.startswith("counts"):
+            out["counts"].append(e.epsilon)
+    out["split"] += [max(v) for v in blocks.values()]
+    return out
+
+
+def test_dragged_diffgen_split_is_what_the_teaching_run_spends(qtbot):
+    project = _numeric_project("diffgen", steps=3)
+    panel = AlgorithmPanel(project)
+    panel.resize(900, 600)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.is_default_split()
+    drag(qtbot, panel.bar, 0, 90)
+    drag(qtbot, panel.bar, 1, -40)
+    shares = panel.split()
+    assert not panel.is_default_split() and "custom split" in panel.notes.text()
+    assert "what-if" not in panel.notes.text()
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished" and project.run_teaching
+    charged = _charged_by_kind(project.run_ledger)
+    h = 3
+    assert charged["selection"] == [shares[0] / h] * h
+    assert sum(charged["selection"]) == shares[0]
+    # two numeric attributes: 2 root split points + one (parallel) block per step
+    assert len(charged["split"]) == 2 + h and sum(charged["split"]) == shares[1]
+    assert charged["counts"] == [shares[2]]
+    assert project.run_ledger.spent == project.epsilon
+    assert project.result.params.split_fraction == shares[1] / project.epsilon
+
+
+def test_dragged_consistency_levels_are_the_ledger_entries(qtbot):
+    project = _numeric_project("diffgen_consistency", steps=2)
+    panel = AlgorithmPanel(project)
+    panel.resize(900, 600)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    drag(qtbot, panel.bar, 2, 60)   # level 0 <-> level 1
+    drag(qtbot, panel.bar, 3, -30)  # level 1 <-> level 2
+    shares = panel.split()
+    levels = panel.plan.level_shares()
+    assert len(set(levels)) == 3
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished"
+    counts = [e.epsilon for e in project.run_ledger.entries if e.step.startswith("counts")]
+    assert counts == levels
+    assert project.run_ledger.spent == project.epsilon == sum(shares)
+
+
+def test_dragged_hb_levels_are_the_ledger_entries_and_node_budgets(qtbot):
+    import numpy as np
+
+    from dpstudio.algorithms.interval_budgets import SAFETY, path_sums
+    from tests.gui.export_fixtures import histogram_data_project
+
+    project = histogram_data_project(bins=16)
+    panel = AlgorithmPanel(project)
+    panel.resize(900, 600)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_algorithm("hb")
+    panel.set_param("bins", 16)
+    drag(qtbot, panel.bar, 0, 70)
+    levels = panel.split()
+    assert len(set(levels)) > 1
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished"
+    assert [e.epsilon for e in project.run_ledger.entries] == levels
+    plan = project.result.plan
+    for d, share in enumerate(levels):
+        at = plan.tree.depth == d
+        np.testing.assert_allclose(plan.epsilons[at], float(share) * SAFETY, rtol=1e-15)
+    assert path_sums(plan.tree, plan.epsilons).max() <= float(project.epsilon)

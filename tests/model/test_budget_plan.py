@@ -6,6 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from dpstudio.model import budget_plan as bp
 from dpstudio.model.budget_plan import (
     ALGORITHMS, bary_tree, coverage, default_plan, expected_error, luedp_budgets, qardaji_branching,
 )
@@ -99,3 +100,29 @@ def test_interval_default_plan_is_the_engines_and_matches_spec_anchor():
     # flat comparison with the discrete Laplace variance 2e^-1/(1-e^-1)^2 (the spec's 52.27 uses 2/eps^2)
     q = math.exp(-1)
     assert figs["flat histogram, same epsilon"] == pytest.approx(4098 / 3 * 2 * q / (1 - q) ** 2)
+
+
+def test_bary_tree_is_the_engines_near_equal_larger_first_split():
+    # 10 bins, b = 3: the engine splits 4 + 3 + 3 (a ceil-width split would give 4 + 4 + 2)
+    par, lo, hi, depth = bary_tree(10, 3)
+    kids = np.flatnonzero(par == 0)
+    assert (hi[kids] - lo[kids]).tolist() == [4, 3, 3]
+    for v in range(par.size):
+        k = np.flatnonzero(par == v)
+        if k.size:
+            w = hi[k] - lo[k]
+            assert w.max() - w.min() <= 1 and list(w) == sorted(w, reverse=True)
+
+
+@pytest.mark.parametrize("alg", ["diffgen", "diffgen_consistency", "maxgddp"])
+def test_table_default_plan_is_the_engines_budget(alg):
+    from dpstudio.algorithms.diffgen import plan_budget
+
+    params = {"steps": 4, "numeric_attributes": 2}
+    plan = default_plan(alg, params, Fraction(9, 10))
+    eng = plan_budget(bp.engine_params(alg, params, Fraction(9, 10)), 2 if alg != "maxgddp" else 0)
+    assert plan.share("selection") == sum(eng.step_epsilons)
+    assert plan.share("count") + plan.share("level") == eng.count_epsilon
+    # the plan, passed back to the engine, is the same budget
+    again = plan_budget(bp.engine_params(alg, params, Fraction(9, 10), plan), 2 if alg != "maxgddp" else 0)
+    assert again == eng

@@ -176,9 +176,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         default = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
         self.bar.set_segments(default.names, default.shares, default.epsilon, locked=default.locked)
 
-    def is_what_if(self) -> bool:
-        """True when the shown split differs from the one the engine will run."""
-        return self.plan is not None and not bp.is_default_split(self.plan, self.params())
+    def is_default_split(self) -> bool:
+        """True when the shown split is the algorithm's default (the shown split is always the one that
+        runs: ``model.runs.make_job`` passes it to the engine)."""
+        return self.plan is None or bp.is_default_split(self.plan, self.params())
 
     def expected_figures(self) -> list[bp.Figure]:
         return list(self._figures)
@@ -279,14 +280,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self._rebuild_plan(saved=(self.project.params or {}).get("budget_split"))
 
     def _rebuild_plan(self, saved=None) -> None:
-        plan = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
-        if saved and list(saved) == plan.names and not plan.locked:
-            try:
-                shares = [Fraction(saved[n]) for n in plan.names]
-                if sum(shares) == plan.epsilon:
-                    plan = plan.with_shares(shares)
-            except (ValueError, ZeroDivisionError):
-                pass
+        plan = bp.saved_plan(self.algorithm, {**self.params(), "budget_split": saved}, self.project.epsilon)
         self.plan = plan
         self._updating = True
         try:
@@ -308,12 +302,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 self.figures.setItem(r, c, item)
         self.figures.resizeColumnsToContents()
         notes = list(self.plan.notes)
-        what_if = self.is_what_if()
-        if what_if:
-            notes.insert(0, "<b>what-if</b>: the figures show this split; the run uses the default split "
-                            "(the engines take no other split yet).")
+        custom = not self.is_default_split()
+        if custom:
+            notes.insert(0, "<b>custom split</b>: the run uses this split (the ledger will show these shares).")
         self.notes.setText(" ".join(notes))
-        self.reset_button.setEnabled(what_if)
+        self.reset_button.setEnabled(custom)
         self.planChanged.emit(self.plan)
 
     def _write_params(self) -> None:

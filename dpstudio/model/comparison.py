@@ -17,8 +17,8 @@ noise) as bands around them.
 - DiffGen trees: ``diffgen_noise_only(result, domain)``: random boxes over the public domain
   (``core.range_queries``), answered by leaf-only (scale 1/eps_c on every leaf x class), the raw tree (the
   run's node scales; a leaf-only run gets the uniform L/eps_c of DiffGen-with-consistency), least squares
-  and seed 000's rule; analytic variances (exact: the estimators are linear, their coefficient matrix is
-  computed on trees up to ``ANALYTIC_MAX_NODES`` nodes) and Monte-Carlo. Never touches the records, the
+  and seed 000's rule; analytic variances (exact: the estimators are linear; seed 000's rule only on trees
+  up to ``ANALYTIC_MAX_NODES`` nodes) and Monte-Carlo. Never touches the records, the
   true counts or the released counts (a test runs it on a result whose counts raise on access).
 - Classification: accuracy of a tree trained on the release, tested on a user-supplied test file, against
   the majority class OF THE TEST FILE. The "raw data" baseline (a tree trained on the private training
@@ -54,8 +54,8 @@ RELEASE_VIEW = ("release mode: data-independent: noise only (simulated on an all
                 "scales and released tree shape; no true count is read)")
 TEACHING_TABLE_LABEL = ("teaching mode: simulation noise compared with the TRUE counts of your data, queries sized "
                         "by their share of the records: not a release, never exported")
-#: above this many tree nodes the least-squares / seed-rule coefficient matrix (nodes x nodes) is not built:
-#: those methods get Monte-Carlo only.
+#: above this many tree nodes the seed-rule coefficient matrix (nodes x nodes) is not built: that method gets
+#: Monte-Carlo only (least squares has an exact analytic value at any size).
 ANALYTIC_MAX_NODES = 1500
 DOMAIN_EDGES = (0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)
 
@@ -334,14 +334,21 @@ def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: i
 
     analytic = {LEAF_ONLY: (W_leaf ** 2).sum(axis=0) * leaf_var * m_q,
                 RAW_TREE: ((W_tree ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q}
-    if n <= analytic_max_nodes:
-        eye = np.eye(n)
-        coef = {LEAST_SQUARES: least_squares(parents, eye, node_var)}
-        if all_noised:
-            coef[SEED_RULE] = hay_generalized(parents, eye)
-        for m, A in coef.items():  # A[i, j]: weight of node j's noisy count in node i's estimate
-            G = A[leaves].T @ W_leaf  # nodes x queries
-            analytic[m] = ((G ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q
+    coef = {}
+    if np.all(np.isfinite(node_var[leaves])):
+        # Least squares: the leaf estimates' covariance is C = (H' S^-1 H)^-1 and the BLUE of input y is
+        # C H' S^-1 y on the leaves; with y = S w on the leaves and 0 elsewhere, H' S^-1 y = w, so one
+        # least-squares pass per query gives C w exactly (O(nodes x queries), no nodes x nodes matrix).
+        Y = np.zeros((n, len(wl)))
+        Y[leaves] = node_var[leaves][:, None] * W_leaf
+        analytic[LEAST_SQUARES] = (W_leaf * least_squares(parents, Y, node_var)[leaves]).sum(axis=0) * m_q
+    elif n <= analytic_max_nodes:
+        coef[LEAST_SQUARES] = least_squares(parents, np.eye(n), node_var)
+    if all_noised and n <= analytic_max_nodes:
+        coef[SEED_RULE] = hay_generalized(parents, np.eye(n))
+    for m, A in coef.items():  # A[i, j]: weight of node j's noisy count in node i's estimate
+        G = A[leaves].T @ W_leaf  # nodes x queries
+        analytic[m] = ((G ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q
     mse = {m: np.zeros((runs, len(wl))) for m in methods}
     rng = SimulationNoise(seed).rng
     leaf_scale = float(scale_of_variance(leaf_var))

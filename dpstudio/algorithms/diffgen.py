@@ -27,8 +27,13 @@ not taken (early stop when nothing can be specialized, a categorical winner need
 their budget to the counts: the run spends exactly ``params.epsilon``. Partitions are the cross product of
 the attributes' cuts; empty ones are kept and noised (dropping them would leak).
 
-Scores and selection probabilities depend on the private data: they are filled in ``CandidatesScored``
-only in teaching mode (simulation noise), as are true counts; in release mode they are NaN / None.
+Events of a selection: every selection (a specialization step or one numeric split point) yields its own
+``CandidatesScored`` then (after the ``BudgetSpent`` that pays for it) its ``WinnerChosen``, both with the
+run's unique ``selection`` number. Scores and selection probabilities depend on the private data: they are
+filled only in teaching mode (simulation noise), as are true counts; in release mode they are NaN / None.
+A split point's candidates are the intervals between consecutive distinct data values: in release mode
+neither they nor their number is shown (empty tuples; the winner's index is -1); only the public interval
+being split and the released split point appear.
 """
 
 from __future__ import annotations
@@ -420,6 +425,7 @@ class _Engine:
         self.n_tree = 1
         self.winners: list[str] = []
         self.last_attribute = -1
+        self.n_selections = 0
 
     # -- labels ---------------------------------------------------------------------------------------
     def label_matrix(self, vals: np.ndarray) -> list:
@@ -431,6 +437,11 @@ class _Engine:
         if not cols:
             return [()] * vals.shape[0]
         return np.column_stack(cols).tolist()
+
+    def next_selection(self) -> int:
+        """A unique number for each selection of the run (specializations and split points)."""
+        self.n_selections += 1
+        return self.n_selections - 1
 
     # -- spending -------------------------------------------------------------------------------------
     def spend(self, step: str, mechanism: str, eps: Fraction, sens: float, scale: float | None,
@@ -459,6 +470,8 @@ class _Engine:
         edges = np.concatenate([[lo], inner, [hi]])
         scores = sc.split_scores(self.params.score, vc[r0:r1])
         epsf = float(eps)
+        sel = self.next_selection()
+        mech = "exponential mechanism over intervals (length-weighted)"
         if self.teaching:
             logw = interval_log_weights(scores, np.diff(edges), epsf, self.du)
             finite = np.isfinite(logw)
@@ -467,8 +480,11 @@ class _Engine:
             p /= p.sum()
             yield CandidatesScored(step, tuple(interval_label(edges[j], edges[j + 1])
                                                for j in range(edges.size - 1)),
-                                   tuple(float(s) for s in scores), tuple(float(x) for x in p),
-                                   "exponential mechanism over intervals (length-weighted)")
+                                   tuple(float(s) for s in scores), tuple(float(x) for x in p), mech, sel)
+        else:
+            # the candidate intervals lie between consecutive data values (private), and so does their
+            # number: only the public interval being split is named (in the mechanism text)
+            yield CandidatesScored(step, (), (), (), f"{mech}: split point of {iv.label(i)}", sel)
         yield self.spend(what, "exponential mechanism over intervals (length-weighted)", eps, self.du,
                          2 * self.du / epsf)
         j, s = choose_split_in_intervals(edges, scores, epsf, self.du, self.noise)
@@ -478,7 +494,7 @@ class _Engine:
         if not (lo < s < hi):  # a measure-zero draw on an end point: no usable split
             s = math.nan
         iv.split[i] = s
-        yield WinnerChosen(step, int(j), f"{attr.name}={iv.label(i)} split at {s:g}")
+        yield WinnerChosen(step, int(j) if self.teaching else -1, f"{attr.name}={iv.label(i)} split at {s:g}", sel)
 
     # -- candidates -------------------------------------------------------------------------------------
     def candidates(self):
@@ -706,16 +722,17 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         else:
             mech = "report-noisy-max (exponential noise)"
             scale = eng.du / ef * (1.0 if monotone else 2.0)
+        sel = eng.next_selection()
         if teaching:
             if params.selection == EXPONENTIAL:
                 probs = exponential_probabilities(scores, ef, eng.du)
             else:
                 probs = noisy_max_probabilities(scores, ef, eng.du, monotone, draws=2000, seed=t)
             yield CandidatesScored(t, tuple(labels), tuple(float(s) for s in scores),
-                                   tuple(float(p) for p in probs), mech)
+                                   tuple(float(p) for p in probs), mech, sel)
         else:
             nan = (math.nan,) * len(labels)
-            yield CandidatesScored(t, tuple(labels), nan, nan, mech)
+            yield CandidatesScored(t, tuple(labels), nan, nan, mech, sel)
         yield eng.spend(f"step {t}: choose a specialization", mech, e, eng.du, scale,
                         f"{len(labels)} candidates, score {params.score}")
         if params.selection == EXPONENTIAL:
@@ -724,7 +741,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
             w = report_noisy_max(scores, ef, eng.du, monotone, noise)
         a, v, split = specs[w]
         eng.winners.append(labels[w])
-        yield WinnerChosen(t, int(w), labels[w])
+        yield WinnerChosen(t, int(w), labels[w], sel)
         children, fresh = eng.specialize(a, v, split)
         eng.last_attribute = a
         yield from eng.node_events(fresh)

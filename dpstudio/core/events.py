@@ -46,20 +46,28 @@ class NodeCreated(Event):
 
 @dataclass(frozen=True)
 class CandidatesScored(Event):
-    """Candidates of one selection step, their scores and selection probabilities."""
+    """Candidates of one selection (a specialization or a numeric split point), their scores and
+    selection probabilities. ``selection``: the run's unique number of this selection (0, 1, ...; -1 when
+    the producer does not number them); its ``WinnerChosen`` carries the same number. Data-dependent
+    parts (scores, probabilities; the intervals between data values) are empty/NaN in release mode."""
 
     step: int
     labels: tuple[str, ...]
     scores: tuple[float, ...]
     probabilities: tuple[float, ...]
     mechanism: str
+    selection: int = -1
 
 
 @dataclass(frozen=True)
 class WinnerChosen(Event):
+    """The outcome of selection ``selection`` (see ``CandidatesScored``); ``index`` is the position among
+    that selection's candidates (-1 when the candidates are not released)."""
+
     step: int
     index: int
     label: str
+    selection: int = -1
 
 
 @dataclass(frozen=True)

@@ -331,7 +331,14 @@ def _apply(state: TreeState, ev: Event) -> list:
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
     elif isinstance(ev, WinnerChosen):
-        _set(undo, state, "winner", ev)
+        # a winner belongs to the candidates of its own selection (numbered streams); an unnumbered
+        # winner of another step does not pair with the candidates shown
+        cand = state.candidates
+        if cand is not None and (cand.selection == ev.selection if (cand.selection >= 0 or ev.selection >= 0)
+                                 else cand.step == ev.step):
+            _set(undo, state, "winner", ev)
+        else:
+            _set(undo, state, "winner", None)
     elif isinstance(ev, BudgetSpent):
         state.spends.append(ev)
         undo.append(("spend_pop",))

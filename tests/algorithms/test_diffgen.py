@@ -286,7 +286,9 @@ def test_release_mode_events_carry_no_true_counts_or_scores():
     assert all(e.true_count is None for e in evs if isinstance(e, (NodeCreated, NodeNoised)))
     scored = [e for e in evs if isinstance(e, CandidatesScored)]
     assert scored and all(all(math.isnan(s) for s in e.scores + e.probabilities) for e in scored)
-    assert not any("intervals" in e.mechanism for e in scored)  # split candidates are data values
+    # split candidates are intervals between data values: neither they nor their number is shown
+    split = [e for e in scored if "intervals" in e.mechanism]
+    assert split and all(e.labels == e.scores == e.probabilities == () for e in split)
 
 
 def test_teaching_events_carry_true_counts():
@@ -414,7 +416,7 @@ def test_split_interval_frequencies_match_the_stated_probabilities():
     draws = 1500
     wins = np.zeros(probs.size)
     for seed in range(draws):
-        ev = next(e for e in run_diffgen(data, params, SimulationNoise(seed), Ledger(8))
+        ev = next(e for e in run_diffgen(data, params, SimulationNoise(seed), Ledger(8), teaching=True)
                   if isinstance(e, WinnerChosen))
         wins[ev.index] += 1
     assert np.abs(wins / draws - probs).max() < 0.04

@@ -255,3 +255,28 @@ def test_candidates_chart_guards_foreign_winner_and_hidden_probabilities(qtbot):
                    WinnerChosen(3, 1, "y"))
     assert chart.hidden and chart.winner == 1
     np.testing.assert_allclose(chart.probabilities, [0.5, 0.5])
+
+
+@pytest.mark.parametrize("teaching", [True, False])
+def test_chart_follows_every_selection_of_a_real_run(panel, teaching):
+    """Every selection of a DiffGen run, in both modes: the chart shows that selection's own candidates
+    and winner (release-mode split points: no candidates shown, the chosen split point named)."""
+    from tests.algorithms.test_diffgen_events import events as diffgen_events
+
+    evs, _ = diffgen_events("diffgen", teaching, seed=2, steps=4)
+    panel.load_events(evs, teaching=teaching)
+    chart = panel.candidates
+    seen_split = False
+    for k, e in enumerate(evs, start=1):
+        if not isinstance(e, WinnerChosen):
+            continue
+        panel.seek(k)
+        scored = panel.replay.state.candidates
+        assert scored.selection == e.selection
+        if scored.labels:
+            assert chart.winner == e.index and len(chart.probabilities) == len(scored.labels)
+        else:
+            seen_split = True
+            assert not teaching and chart.winner is None and chart.shown == []
+            assert "split point" in chart.plotItem.titleLabel.text and e.label[:20] in chart.plotItem.titleLabel.text
+    assert seen_split == (not teaching)

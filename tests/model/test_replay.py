@@ -84,3 +84,36 @@ def test_release_stream_has_no_true_counts():
     assert not Replay(evs).seek_end().has_true_counts
     evs = list(diffgen_like(steps=4, seed=2, teaching=True))
     assert Replay(evs).seek_end().has_true_counts
+
+
+@pytest.mark.parametrize("teaching", [True, False])
+def test_replay_pairs_each_winner_with_its_own_candidates(teaching):
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+    from tests.algorithms.test_diffgen_events import events as diffgen_events
+
+    evs, _ = diffgen_events("diffgen", teaching, seed=5, steps=5)
+    rp = Replay(evs)
+    winners = 0
+    for k, e in enumerate(evs, start=1):
+        st = rp.seek(k)
+        if isinstance(e, WinnerChosen):
+            winners += 1
+            assert st.winner is e and st.candidates.selection == e.selection
+            assert isinstance(st.candidates, CandidatesScored)
+        if isinstance(e, CandidatesScored):
+            assert st.candidates is e and st.winner is None
+    assert winners == sum(isinstance(e, CandidatesScored) for e in evs) > 5
+    # backwards: stepping back over a winner restores its own candidates without a winner
+    for k in range(len(evs), 0, -1):
+        st = state_at(evs, k)
+        if st.winner is not None:
+            assert st.winner.selection == st.candidates.selection
+
+
+def test_replay_unnumbered_winner_of_another_step_is_not_paired():
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+
+    evs = [CandidatesScored(2, ("a", "b"), (1.0, 2.0), (0.4, 0.6), "exponential mechanism"),
+           WinnerChosen(2, 1, "b"), WinnerChosen(3, 0, "x split at 4")]
+    assert state_at(evs, 2).winner is evs[1]
+    assert state_at(evs, 3).winner is None and state_at(evs, 3).candidates is evs[0]

@@ -44,17 +44,16 @@ class CandidatesChart(pg.PlotWidget):
         if scored is None:
             self.clear_step()
             return
+        if not scored.labels:
+            self._set_unreleased(scored, winner)
+            return
         probs = np.asarray(scored.probabilities, dtype=float)
         hidden = probs.size > 0 and not np.any(np.isfinite(probs))
         if hidden:
             # release mode: scores and probabilities depend on the data and are not released
             probs = np.full(probs.size, 1.0 / probs.size)
         probs = np.where(np.isfinite(probs), probs, 0.0)
-        w = None
-        if winner is not None and winner.step == scored.step and 0 <= int(winner.index) < probs.size:
-            # the same step number can also carry a numeric split point chosen among other candidates
-            if scored.labels[int(winner.index)] == winner.label or "interval" in scored.mechanism:
-                w = int(winner.index)
+        w = int(winner.index) if _pairs(scored, winner) and 0 <= int(winner.index) < probs.size else None
         fit = max(5, min(MAX_BARS, (self.height() - 90) // 15)) if self.height() > 0 else MAX_BARS
         order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
@@ -81,8 +80,7 @@ class CandidatesChart(pg.PlotWidget):
         self.getAxis("left").setTicks([ticks])
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        kind = "intervals" if "interval" in scored.mechanism else "candidates"
-        title = f"step {scored.step + 1}: {len(probs)} {kind}"
+        title = f"{_what(scored)}: {len(probs)} {'intervals' if 'interval' in scored.mechanism else 'candidates'}"
         if len(order) < len(probs):
             title += f" (top {len(order)} shown)"
         if w is not None:
@@ -96,3 +94,35 @@ class CandidatesChart(pg.PlotWidget):
             self.setLabel("bottom", "selection probability")
             bottom.setTicks(None)
         self.setTitle(title, size="9pt")
+
+    def _set_unreleased(self, scored, winner) -> None:
+        """A release-mode split point: its candidate intervals lie between data values and are not shown."""
+        self.shown, self.probabilities, self.winner, self.hidden = [], np.zeros(0), None, True
+        self.bars.setOpts(x0=[], y=[], height=[], width=[])
+        self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
+        self.getAxis("left").setTicks([[]])
+        self.getAxis("bottom").setTicks([[]])
+        self.setLabel("bottom", "release: the candidate intervals lie between data values, not shown")
+        title = f"{_what(scored)}: candidates not shown"
+        if _pairs(scored, winner):
+            chosen = winner.label if len(winner.label) <= 40 else winner.label[:38] + "..."
+            title += f"<br>chosen: {chosen}"
+        self.setTitle(title, size="9pt")
+
+
+def _pairs(scored, winner) -> bool:
+    """Whether ``winner`` is the outcome of ``scored``'s selection (by selection number; streams without
+    numbers fall back to the step and the winner's label)."""
+    if winner is None:
+        return False
+    if scored.selection >= 0 or winner.selection >= 0:
+        return scored.selection == winner.selection
+    i = int(winner.index)
+    return (winner.step == scored.step and 0 <= i < len(scored.labels)
+            and (scored.labels[i] == winner.label or "interval" in scored.mechanism))
+
+
+def _what(scored) -> str:
+    if "interval" in scored.mechanism:
+        return f"split point (step {scored.step})"
+    return f"step {scored.step}"

@@ -12,10 +12,23 @@ through ``progress(done, total, message)`` (loading a file). The worker sends:
 
 Exactly one of finished / failed / cancelled is sent, after the last ``events``. Cancellation is
 cooperative: an iterator is simply not iterated further; a function is stopped at its next progress call.
+
+Signals carry Python objects as ``object``: a ``Signal(list)`` would convert every batch to a
+QVariantList on the way (about 100 ms of GUI-thread time per 60,000 events).
+
+Garbage-collection policy (the one place it is decided): a worker made with ``pause_gc=True`` (algorithm
+runs) pauses Python's cyclic collector from ``TaskRunner.start`` until its end (finished / failed /
+cancelled) has been delivered to the GUI thread. Full collections walk every object of the heap while
+holding the GIL: with a 1M-row table and a run's tens of thousands of events in memory they freeze the
+window for 50-600 ms (benchmarks/bench_gui_stall.py). Reference counting still frees everything acyclic
+(events, arrays, tuples) during the pause; at the end the surviving objects are moved to the permanent
+generation (``gc.freeze``) so later full passes stay short. The collector is always resumed once no
+pausing worker is left, even if the widget that started the run is gone.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import Any, Callable
@@ -47,7 +60,7 @@ def user_message(exc: BaseException) -> str:
 
 
 class WorkerSignals(QtCore.QObject):
-    events = QtCore.Signal(list)
+    events = QtCore.Signal(object)  # a list of items (object: no QVariantList conversion)
     progress = QtCore.Signal(int, int, str)
     finished = QtCore.Signal(object)
     failed = QtCore.Signal(str)
@@ -58,8 +71,9 @@ class Worker(QtCore.QRunnable):
     """See the module docstring."""
 
     def __init__(self, job: Callable, function: bool = False, name: str = "",
-                 keep_items: bool = True):
+                 keep_items: bool = True, pause_gc: bool = False):
         super().__init__()
+        self.pause_gc = pause_gc
         self.setAutoDelete(False)  # the runner keeps a reference until a final signal is handled
         self.job = job
         self.function = function
@@ -171,6 +185,8 @@ class TaskRunner(QtCore.QObject):
             raise RuntimeError(f"'{self.current.name}' is still running: wait for it or cancel it")
         self.current = worker
         self._recent = (getattr(self, "_recent", []) + [worker])[-4:]  # keep alive until signals land
+        if worker.pause_gc:
+            gc_policy().pause(worker)
         for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             sig.connect(self._on_end)
         self.busy_changed.emit(True)
@@ -191,3 +207,42 @@ class TaskRunner(QtCore.QObject):
         """Cancel the running job and wait for the pool (on window close)."""
         self.cancel()
         return self.pool.waitForDone(msecs)
+
+
+class _GcPolicy(QtCore.QObject):
+    """Pauses the cyclic collector while pausing workers run (see the module docstring). Create and use it
+    on the GUI thread: the end of a worker reaches ``_on_end`` there, after the worker's last batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.active: dict = {}  # WorkerSignals -> Worker (holding them keeps the signals alive)
+
+    def pause(self, worker: "Worker") -> None:
+        gc.freeze()
+        if not self.active:
+            gc.disable()
+        self.active[worker.signals] = worker
+        for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
+            sig.connect(self._on_end)
+
+    def resume(self, worker: "Worker") -> None:
+        """Idempotent; once no pausing worker is left, freeze what exists and collect again."""
+        if self.active.pop(worker.signals, None) is not None and not self.active:
+            gc.freeze()
+            gc.enable()
+
+    @QtCore.Slot()
+    def _on_end(self):
+        worker = self.active.get(self.sender())
+        if worker is not None:
+            self.resume(worker)
+
+
+_GC_POLICY: list = []
+
+
+def gc_policy() -> _GcPolicy:
+    """The process's one GC policy object (made on first use, on the GUI thread)."""
+    if not _GC_POLICY:
+        _GC_POLICY.append(_GcPolicy())
+    return _GC_POLICY[0]

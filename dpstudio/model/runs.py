@@ -54,9 +54,12 @@ def used_frame(project: Project, columns: list[str]):
 
 
 def encode_table(project: Project):
-    """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds."""
-    from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
-    from dpstudio.core.taxonomy import TaxonomyError
+    """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds.
+
+    The project's own checks (roles, bounds, taxonomy kinds) are made here; the coding itself is
+    ``dpstudio.io.encoding.encode_table``, the one encoder the CLI uses too (same rules and messages)."""
+    from dpstudio.io.encoding import EncodingError
+    from dpstudio.io.encoding import encode_table as encode_frame
 
     qis = project.attributes(QUASI_IDENTIFIER)
     cls = project.class_attribute
@@ -64,47 +67,27 @@ def encode_table(project: Project):
         raise RunInputError("no attribute is a quasi-identifier (set roles in the Data panel)")
     if cls is None:
         raise RunInputError("no attribute is the class (set roles in the Data panel)")
-    sub = used_frame(project, qis + [cls])
-    attrs = []
+    taxonomies, bounds = {}, {}
     for a in qis:
+        tax = project.taxonomies.get(a)
         if project.types.get(a) == NUMERIC:
             if a not in project.bounds:
                 raise RunInputError(f"{a} is numeric and needs public bounds (Data panel)")
-            lo, hi = project.bounds[a]
-            values = sub[a].to_numpy(dtype=float)
-            outside = (values < lo) | (values >= hi)
-            if outside.any():
-                raise RunInputError(f"{a}: {int(outside.sum())} row(s) lie outside the public bounds "
-                                    f"[{lo:g}, {hi:g}); widen the bounds (they must be public knowledge)")
-            tax = project.taxonomies.get(a)
-            grid = None
+            bounds[a] = tuple(float(v) for v in project.bounds[a])
             if tax is not None and tax.is_numeric:
-                cuts = np.unique(np.concatenate([tax.lo, tax.hi]))
-                grid = cuts[(cuts > lo) & (cuts < hi)]
-            integer = bool(np.all(values == np.round(values)))
-            attrs.append(NumericAttribute(a, values, float(lo), float(hi), grid if grid is not None and grid.size
-                                          else None, integer))
+                taxonomies[a] = tax  # its interval ends inside the bounds are the public split grid
         else:
-            tax = project.taxonomies.get(a)
             if tax is None:
                 raise RunInputError(f"{a} has no taxonomy (Taxonomy panel)")
             if tax.is_numeric:
                 raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
                                     "numeric in the Data panel or import a categorical taxonomy")
-            try:
-                leaf_ids = tax.map_values_strict(sub[a].to_numpy())
-            except TaxonomyError as exc:
-                raise RunInputError(str(exc)) from None
-            attrs.append(CategoricalAttribute(a, tax, leaf_ids))
-    y_text = sub[cls].astype(str).to_numpy()
-    classes, y = np.unique(y_text, return_inverse=True)
-    if len(classes) < 2:
-        raise RunInputError(f"the class attribute {cls} needs at least two values")
-    data = DiffGenInput(tuple(attrs), cls, tuple(str(c) for c in classes), y.astype(np.int64),
-                        {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))})
+            taxonomies[a] = tax
+    sub = used_frame(project, qis + [cls])
     try:
-        return data.validate()
-    except ValueError as exc:
+        return encode_frame(sub, cls, taxonomies, bounds,
+                            {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))})
+    except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 
 

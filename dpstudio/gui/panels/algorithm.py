@@ -17,7 +17,6 @@ the figures depend on public inputs only.
 
 from __future__ import annotations
 
-import gc
 import math
 from fractions import Fraction
 
@@ -436,13 +435,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             holder["setup"] = setup
             return run_job()
 
-        # The cyclic garbage collector's full passes hold the GIL for 50-600 ms once the heap holds a large
-        # table and a run's tens of thousands of events (measured with benchmarks/bench_gui_stall.py): the
-        # window freezes. During a run the cyclic collector is paused (reference counting still frees
-        # everything acyclic: events, arrays, tuples) and at the end the objects that exist are moved to
-        # the permanent generation, so later full passes stay short.
-        worker = Worker(job, name=bp.ALGORITHMS[self.algorithm])
-        _pause_gc(worker)
+        # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
+        worker = Worker(job, name=bp.ALGORITHMS[self.algorithm], pause_gc=True)
         events: list = []
         if watch is None and win is not None and hasattr(win, "panels"):
             watch = win.panels.get("Watch")
@@ -455,7 +449,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.feed(batch)
 
         def on_end(*_):
-            _resume_gc(worker)
             setup = holder.get("setup")
             if setup is not None:
                 project.record_run(events, setup.ledger, setup.teaching)  # the Watch stops following here
@@ -463,7 +456,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 watch.end_live()
 
         def on_failed(message):
-            _resume_gc(worker)
             self.last_error = message
             if watch is not None and hasattr(watch, "end_live"):
                 watch.end_live()
@@ -487,28 +479,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except RuntimeError as exc:
             on_failed(str(exc))
             return None
-
-
-#: runs in progress; holding them here keeps their signal objects alive until the end of the run is
-#: delivered (so the collector is always resumed, even if the panel that started the run is gone)
-_active_runs: set = set()
-
-
-def _pause_gc(worker) -> None:
-    """Pause the cyclic garbage collector while ``worker`` runs (see ``AlgorithmPanel.run``)."""
-    gc.freeze()
-    if not _active_runs:
-        gc.disable()
-    _active_runs.add(worker)
-
-
-def _resume_gc(worker) -> None:
-    """End of a run (idempotent): once no run is left, freeze what exists and collect again."""
-    if worker in _active_runs:
-        _active_runs.discard(worker)
-        if not _active_runs:
-            gc.freeze()
-            gc.enable()
 
 
 def _eps_text(eps: Fraction) -> str:

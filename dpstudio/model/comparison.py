@@ -299,14 +299,15 @@ def _dl_noise(rng, scales: np.ndarray, k: int) -> np.ndarray:
 
 
 def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: int = 400, workload_seed: int = 0,
-                       progress=None, edges=DOMAIN_EDGES, analytic_max_nodes: int = ANALYTIC_MAX_NODES
-                       ) -> NoiseOnlyBySize:
+                       progress=None, edges=DOMAIN_EDGES, analytic_max_nodes: int = ANALYTIC_MAX_NODES,
+                       max_weight_cells: float = 2e7) -> NoiseOnlyBySize:
     """Error by query size of leaf-only, raw tree, least squares and seed 000's rule on the run's released
     tree shape, from the noise alone (see the module doc). ``runs=0``: analytic only.
 
     Reads only public things: the tree shape (``result.tree.parents``/``values``, ``result.intervals``,
     ``result.leaf_nodes``), the classes, eps_c and the node variances, and ``domain``. The queries are
-    ``random_boxes`` over the domain (``workload_seed``); the noise is simulation noise (``seed``)."""
+    ``random_boxes`` over the domain (``workload_seed``); the noise is simulation noise (``seed``).
+    ``max_weight_cells`` bounds the size (nodes x queries) of the weight matrices held at once."""
     from dpstudio.core.range_queries import answer, cell_weights, random_boxes, tree_weights
     from dpstudio.evaluation.diffgen_trees import node_cells
 
@@ -322,49 +323,59 @@ def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: i
     wl = random_boxes(domain, queries, np.random.default_rng(workload_seed),
                       attributes=(1, min(2, len(domain))), n_classes=K)
     sizes = domain.fraction(wl)
-    W_leaf = cell_weights(domain, cells, wl)
-    W_tree = tree_weights(domain, parents, leaves, cells, wl)
-    m_q = np.where(wl.classes < 0, K, 1).astype(float)  # cells per query cell-column (independent classes)
+    m_all = np.where(wl.classes < 0, K, 1).astype(float)  # cells per query and leaf (independent classes)
     leaf_var, node_var, node_noise = run_noise(result)
     all_noised = bool(np.all(np.isfinite(node_var)))
     methods = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES) + ((SEED_RULE,) if all_noised else ())
-
-    def finite(v):
-        return np.where(np.isfinite(v), v, 0.0)
-
-    analytic = {LEAF_ONLY: (W_leaf ** 2).sum(axis=0) * leaf_var * m_q,
-                RAW_TREE: ((W_tree ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q}
-    coef = {}
-    if np.all(np.isfinite(node_var[leaves])):
-        # Least squares: the leaf estimates' covariance is C = (H' S^-1 H)^-1 and the BLUE of input y is
-        # C H' S^-1 y on the leaves; with y = S w on the leaves and 0 elsewhere, H' S^-1 y = w, so one
-        # least-squares pass per query gives C w exactly (O(nodes x queries), no nodes x nodes matrix).
-        Y = np.zeros((n, len(wl)))
-        Y[leaves] = node_var[leaves][:, None] * W_leaf
-        analytic[LEAST_SQUARES] = (W_leaf * least_squares(parents, Y, node_var)[leaves]).sum(axis=0) * m_q
-    elif n <= analytic_max_nodes:
-        coef[LEAST_SQUARES] = least_squares(parents, np.eye(n), node_var)
+    var0 = np.where(np.isfinite(node_var), node_var, 0.0)
+    eye_methods = {}
+    if not np.all(np.isfinite(node_var[leaves])) and n <= analytic_max_nodes:
+        eye_methods[LEAST_SQUARES] = lambda: least_squares(parents, np.eye(n), node_var)
     if all_noised and n <= analytic_max_nodes:
-        coef[SEED_RULE] = hay_generalized(parents, np.eye(n))
-    for m, A in coef.items():  # A[i, j]: weight of node j's noisy count in node i's estimate
-        G = A[leaves].T @ W_leaf  # nodes x queries
-        analytic[m] = ((G ** 2) * finite(node_var)[:, None]).sum(axis=0) * m_q
+        eye_methods[SEED_RULE] = lambda: hay_generalized(parents, np.eye(n))
+    coef = {m: f()[leaves] for m, f in eye_methods.items()}  # A[leaf, j]: weight of node j's noisy count
+    analytic = {m: np.zeros(len(wl)) for m in (LEAF_ONLY, RAW_TREE) + tuple(coef)}
+    if np.all(np.isfinite(node_var[leaves])):
+        analytic[LEAST_SQUARES] = np.zeros(len(wl))
     mse = {m: np.zeros((runs, len(wl))) for m in methods}
-    rng = SimulationNoise(seed).rng
     leaf_scale = float(scale_of_variance(leaf_var))
     node_scale = scale_of_variance(node_var)
-    for r in range(runs):
-        if progress is not None:
-            progress(r, runs, f"Monte-Carlo run {r + 1} of {runs} (noise only)")
-        e_leaf = _dl_noise(rng, np.full(leaves.size, leaf_scale), K)
-        mse[LEAF_ONLY][r] = answer(W_leaf, e_leaf, wl.classes) ** 2
-        y = _dl_noise(rng, node_scale, K)
-        mse[RAW_TREE][r] = answer(W_tree, y, wl.classes) ** 2
-        mse[LEAST_SQUARES][r] = answer(W_leaf, least_squares(parents, y, node_var)[leaves], wl.classes) ** 2
-        if SEED_RULE in mse:
-            mse[SEED_RULE][r] = answer(W_leaf, hay_generalized(parents, y)[leaves], wl.classes) ** 2
+    # Weight matrices are nodes x queries: on big trees take the queries in blocks. Every block replays the
+    # same noise draws (same seed, same calls), so the result does not depend on the block size.
+    block = max(1, int(max_weight_cells // max(n, 1)))
+    starts = range(0, len(wl), block)
+    total = len(starts) * runs
+    for b_i, start in enumerate(starts):
+        idx = np.arange(start, min(len(wl), start + block))
+        q = wl.subset(idx)
+        m_q = m_all[idx]
+        W_leaf = cell_weights(domain, cells, q)
+        W_tree = tree_weights(domain, parents, leaves, cells, q)
+        analytic[LEAF_ONLY][idx] = (W_leaf ** 2).sum(axis=0) * leaf_var * m_q
+        analytic[RAW_TREE][idx] = ((W_tree ** 2) * var0[:, None]).sum(axis=0) * m_q
+        if LEAST_SQUARES in analytic and LEAST_SQUARES not in coef:
+            # The leaf estimates' covariance is C = (H' S^-1 H)^-1 and the BLUE of input y is C H' S^-1 y
+            # on the leaves; with y = S w on the leaves and 0 elsewhere H' S^-1 y = w, so one least-squares
+            # pass per query gives C w exactly (O(nodes x queries), no nodes x nodes matrix).
+            Y = np.zeros((n, idx.size))
+            Y[leaves] = node_var[leaves][:, None] * W_leaf
+            analytic[LEAST_SQUARES][idx] = (W_leaf * least_squares(parents, Y, node_var)[leaves]).sum(axis=0) * m_q
+        for m, A in coef.items():
+            G = A.T @ W_leaf  # nodes x queries
+            analytic[m][idx] = ((G ** 2) * var0[:, None]).sum(axis=0) * m_q
+        rng = SimulationNoise(seed).rng
+        for r in range(runs):
+            if progress is not None:
+                progress(b_i * runs + r, total, f"Monte-Carlo run {r + 1} of {runs} (noise only)")
+            e_leaf = _dl_noise(rng, np.full(leaves.size, leaf_scale), K)
+            mse[LEAF_ONLY][r, idx] = answer(W_leaf, e_leaf, q.classes) ** 2
+            y = _dl_noise(rng, node_scale, K)
+            mse[RAW_TREE][r, idx] = answer(W_tree, y, q.classes) ** 2
+            mse[LEAST_SQUARES][r, idx] = answer(W_leaf, least_squares(parents, y, node_var)[leaves], q.classes) ** 2
+            if SEED_RULE in mse:
+                mse[SEED_RULE][r, idx] = answer(W_leaf, hay_generalized(parents, y)[leaves], q.classes) ** 2
     if progress is not None and runs:
-        progress(runs, runs, "Monte-Carlo done")
+        progress(total, total, "Monte-Carlo done")
     return NoiseOnlyBySize(methods, sizes, mse, analytic, tuple(edges), runs, node_noise)
 
 

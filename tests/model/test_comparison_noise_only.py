@@ -169,3 +169,23 @@ def test_release_classification_needs_no_training_rows(released):
     assert s.raw is None and s.majority_from == "test file"
     assert s.majority == (test["income"] == test["income"].value_counts().idxmax()).mean()
     assert s.release == release_accuracy(release_frame(r), r.cut, test, "income").accuracy
+
+
+def test_query_blocks_do_not_change_the_result(released):
+    p, r = released
+    dom = cmp.public_domain(r, p.taxonomies)
+    whole = cmp.diffgen_noise_only(r, dom, runs=3, seed=5, queries=90)
+    n = r.tree.parents.size
+    blocks = cmp.diffgen_noise_only(r, dom, runs=3, seed=5, queries=90, max_weight_cells=n * 7)  # 13 blocks
+    for m in whole.methods:
+        np.testing.assert_allclose(blocks.mse[m], whole.mse[m], rtol=1e-12)
+        np.testing.assert_allclose(blocks.analytic[m], whole.analytic[m], rtol=1e-10)
+
+
+def test_seed_rule_analytic_needs_a_small_tree(released):
+    p, r = released
+    dom = cmp.public_domain(r, p.taxonomies)
+    res = cmp.diffgen_noise_only(r, dom, runs=0, queries=50, analytic_max_nodes=r.tree.parents.size - 1)
+    assert cmp.SEED_RULE not in res.analytic and cmp.LEAST_SQUARES in res.analytic
+    an, mc = cmp.noise_only_curves(res)
+    assert mc is None and cmp.SEED_RULE not in an.values

@@ -261,3 +261,20 @@ def test_teaching_mode_table_is_labelled_and_shows_the_raw_baseline(qtbot):
 def test_histogram_view_states_noise_only(panel):
     assert cmp.NOISE_ONLY_LABEL in panel.source.text()
     assert "Teaching mode" in panel.mode_label.text()
+
+
+def test_release_mode_big_tree_gets_its_analytic_curves_from_the_worker(qtbot, monkeypatch):
+    import dpstudio.gui.panels.compare as compare_mod
+
+    p = _release_table_project()
+    monkeypatch.setattr(compare_mod, "SYNC_ANALYTIC_NODES", 1)
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    assert w.curves is None and "background" in w.source.text()
+    with qtbot.waitSignal(w.monteCarloDone, timeout=60000):
+        w.run_monte_carlo(runs=3, seed=2)
+    an, mc = cmp.noise_only_curves(cmp.diffgen_noise_only(p.result, cmp.public_domain(p.result, p.taxonomies),
+                                                          runs=3, seed=2))
+    for m in an.values:
+        np.testing.assert_allclose(w.plot.series[f"{m} (analytic)"]["y"], an.values[m])
+    np.testing.assert_allclose(w.mc_curves.values[cmp.LEAST_SQUARES], mc.values[cmp.LEAST_SQUARES])

@@ -37,6 +37,11 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
            cmp.SEED_RULE: "#9467bd"}
 
 
+#: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
+#: well under a second); bigger ones with the Monte-Carlo, in the worker.
+SYNC_ANALYTIC_NODES = 3000
+
+
 def _drawing_order(values: dict) -> list:
     """Least squares last (on top): seed 000's rule is often almost equal to it and would hide it."""
     order = (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.SEED_RULE, cmp.LEAST_SQUARES)
@@ -207,6 +212,11 @@ class ComparePanel(QtWidgets.QWidget):
                                 f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. "
                                 "Dashed: analytic; press Monte-Carlo for bands")
             self.note.setText(cmp.RELEASE_VIEW)
+            if r.tree.parents.size > SYNC_ANALYTIC_NODES:
+                self.source.setText(self.source.text().replace(
+                    "Dashed: analytic; press Monte-Carlo for bands",
+                    "Press Monte-Carlo: analytic (dashed) and bands are computed in the background"))
+                return self._refresh_scatter()
             try:
                 res = cmp.diffgen_noise_only(r, cmp.public_domain(r, self.project.taxonomies), runs=0)
             except ValueError as exc:
@@ -260,7 +270,7 @@ class ComparePanel(QtWidgets.QWidget):
 
             def job(progress):
                 res = cmp.diffgen_noise_only(result, domain, runs=runs, seed=seed, progress=progress)
-                return cmp.noise_only_curves(res)[1]
+                return cmp.noise_only_curves(res)  # (analytic, Monte-Carlo)
             return job
         if kind == "table":
             from dpstudio.model.runs import encode_table
@@ -326,6 +336,12 @@ class ComparePanel(QtWidgets.QWidget):
     def _on_mc_done(self, curves) -> None:
         self._busy(False)
         self.worker = None
+        if isinstance(curves, tuple):  # release-mode DiffGen: (analytic, Monte-Carlo) on the same queries
+            analytic, curves = curves
+            if self.curves is None:
+                self.curves = analytic
+                for m, y in _drawing_order(analytic.values):
+                    self.plot.set_series(f"{m} (analytic)", analytic.x, y, dashed=True, colour=COLOURS[m])
         self.mc_curves = curves
         for m, y in _drawing_order(curves.values):
             self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])

@@ -80,10 +80,8 @@ def _map_categorical(name: str, col: pd.Series, tax: Taxonomy) -> np.ndarray:
                                 dtype=np.int64)
     else:
         per_unique = np.zeros(0, dtype=np.int64)
-    used = np.zeros(len(uniques), dtype=bool)
-    if len(uniques):
-        used[np.unique(codes[codes >= 0])] = True
-    if (codes < 0).any() or (per_unique[used] < 0).any():
+    seen = np.bincount(codes + 1, minlength=len(uniques) + 1)  # seen[0]: missing values
+    if seen[0] or (per_unique[seen[1:] > 0] < 0).any():
         return tax.map_values_strict(col.to_numpy())  # raises with the taxonomy's own message
     return per_unique[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 

@@ -73,3 +73,70 @@ def test_parse_bounds():
     for bad in ("17", "a:b", "5:5", "9:1", "0:inf"):
         with pytest.raises(EncodingError):
             parse_bounds(bad)
+
+
+def _tax():
+    return Taxonomy(Node("Any", [Node("P", [Node("a"), Node("b")]), Node("Q", [Node("c"), Node("7")])]), "g")
+
+
+@pytest.mark.parametrize("dtype", ["object", "category", "string"])
+def test_blockwise_factorize_equals_rowwise_mapping(monkeypatch, dtype):
+    import dpstudio.io.encoding as enc
+
+    monkeypatch.setattr(enc, "BLOCK", 7)  # many blocks, values first seen in later blocks
+    rng = np.random.default_rng(0)
+    vals = np.array(["a", "b", "c", "7", " a "], dtype=object)[rng.integers(0, 5, 100)]
+    col = pd.Series(vals).astype(dtype)
+    codes, uniques = enc.factorize_column(col)
+    assert [uniques[c] for c in codes] == list(col)
+    tax = _tax()
+    leaf = enc._map_categorical("g", col, tax)
+    np.testing.assert_array_equal(leaf, tax.map_values_strict(vals))
+    cls = pd.Series(rng.choice([1.0, 2.0, 10.0], 100)).astype(dtype if dtype != "string" else "object")
+    frame = pd.DataFrame({"g": col, "y": cls})
+    data = enc.encode_table(frame, "y", {"g": tax})
+    assert data.classes == ("1", "10", "2")  # integral floats as integers, sorted as text
+    np.testing.assert_array_equal(np.asarray(data.classes)[data.y], [str(int(v)) for v in cls])
+
+
+def test_uncovered_and_missing_values_give_the_taxonomys_own_message(monkeypatch):
+    import dpstudio.io.encoding as enc
+    from dpstudio.core.taxonomy import TaxonomyError
+
+    monkeypatch.setattr(enc, "BLOCK", 3)
+    vals = ["a", "zz", None, "b", "zz", float("nan"), "c"]
+    with pytest.raises(TaxonomyError) as expected:
+        _tax().map_values_strict(np.asarray(vals, dtype=object))
+    frame = pd.DataFrame({"g": vals, "y": ["u", "v"] * 3 + ["u"]})
+    with pytest.raises(EncodingError) as got:
+        encode_table(frame, "y", {"g": _tax()})
+    assert str(got.value) == str(expected.value)
+    assert "'zz' (2 rows)" in str(got.value) and "missing" in str(got.value)
+
+
+def test_studio_and_cli_code_a_project_the_same_way():
+    from dpstudio.model.project import Project
+    from dpstudio.model.runs import RunInputError
+    from dpstudio.model.runs import encode_table as encode_project
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"age": rng.integers(17, 91, 50).astype(float), "g": rng.choice(["a", "b", "c"], 50),
+                       "y": rng.choice(["n", "y"], 50)})
+    p = Project()
+    p.set_data(df, None, {"age": "numeric", "g": "categorical", "y": "categorical"})
+    p.set_bounds("age", 17, 90)
+    p.set_taxonomy("g", _tax())
+    ours = encode_project(p)
+    cli = encode_table(df, "y", {"g": _tax()}, {"age": (17.0, 90.0)})
+    for a, b in zip(ours.attributes, cli.attributes):
+        assert type(a) is type(b) and a.name == b.name
+        np.testing.assert_array_equal(getattr(a, "values", getattr(a, "leaf_ids", None)),
+                                      getattr(b, "values", getattr(b, "leaf_ids", None)))
+    np.testing.assert_array_equal(ours.y, cli.y)
+    # the same validation message (the upper bound is inclusive in both)
+    p.set_bounds("age", 20, 90)
+    with pytest.raises(RunInputError) as e1:
+        encode_project(p)
+    with pytest.raises(EncodingError) as e2:
+        encode_table(df, "y", {"g": _tax()}, {"age": (20.0, 90.0)})
+    assert str(e1.value) == str(e2.value)

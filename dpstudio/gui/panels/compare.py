@@ -89,9 +89,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.plot = ErrorPlot()
         # fixed width: an axis first drawn empty is too narrow for the decade labels that come later
         self.plot.getAxis("left").setWidth(58)
-        # top left and small: errors grow with the query size, so that corner stays free of curves
         self.plot.legend.setLabelTextSize("8pt")
-        self.plot.legend.anchor((0, 0), (0, 0), offset=(8, 8))
         split.addWidget(self.plot)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         self.scatter = pg.PlotWidget(background="w")
@@ -170,6 +168,10 @@ class ComparePanel(QtWidgets.QWidget):
             self.mode_label.setText("<b>Release mode</b>: everything shown is data-independent (noise only) or "
                                     "a noisy value already paid for; no true count is read")
             self.mode_label.setStyleSheet("background:#e6f2ea; color:#1e5e36; padding:3px;")
+        elif self._kind() == "histogram":
+            self.mode_label.setText("<b>Teaching mode</b>: interval-tree errors follow from the noise scales "
+                                    "alone (data-independent: noise only), as in release mode")
+            self.mode_label.setStyleSheet("background:#fff3d6; color:#8a5a00; padding:3px;")
         else:
             self.mode_label.setText("<b>Teaching mode</b>: DiffGen errors are measured against the TRUE counts "
                                     "of your data (simulation noise): for learning only, never exported")
@@ -186,6 +188,12 @@ class ComparePanel(QtWidgets.QWidget):
         self._show_mode()
         kind = self._kind()
         release = self.release_view()
+        # the corner the curves leave free: bottom right for interval trees (their errors flatten out with
+        # the length), top left for DiffGen boxes (errors grow with the share of the domain)
+        if kind == "histogram":
+            self.plot.legend.anchor((1, 1), (1, 1), offset=(-8, -8))
+        else:
+            self.plot.legend.anchor((0, 0), (0, 0), offset=(8, 8))
         self.mc_button.setEnabled(kind is not None)
         self.test_button.setEnabled(kind == "table")
         self.class_box.setVisible(kind == "table")

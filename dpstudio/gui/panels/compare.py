@@ -38,8 +38,8 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
 
 
 #: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
-#: well under a second); bigger ones with the Monte-Carlo, in the worker.
-SYNC_ANALYTIC_NODES = 3000
+#: about 0.2 s, benchmarks/bench_compare_noise_only.py); bigger ones with the Monte-Carlo, in the worker.
+SYNC_ANALYTIC_NODES = 400
 
 
 def _drawing_order(values: dict) -> list:

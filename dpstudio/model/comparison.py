@@ -198,7 +198,6 @@ def diffgen_curves(res) -> Curves:
     rows = res.table()
     x = np.array([(r["size_lo"] + r["size_hi"]) / 2 for r in rows])
     out = Curves(x, label=res.label, runs=res.runs)
-    e = res.edges
     for m in res.methods:
         out.values[m] = np.array([r[m] for r in rows])
         lo, hi = [], []
@@ -209,7 +208,6 @@ def diffgen_curves(res) -> Curves:
             lo.append(np.percentile(q, 25))
             hi.append(np.percentile(q, 75))
         out.bands[m] = (np.array(lo), np.array(hi))
-    del e
     return out
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree, run_interval_tree
+from dpstudio.algorithms.interval_trees import IntervalTreeParams, run_interval_tree
 from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.range_error import consistent_error_by_length, laplace_variance, raw_error_by_length

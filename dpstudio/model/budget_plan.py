@@ -70,19 +70,19 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ParamSpec("fanout", "fan-out f (r = f^(1/3))", "int", 3, lo=2, hi=20),
     ],
     "flat": [
-        ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
+        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
     ],
     "hb": [
-        ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
+        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
         ParamSpec("branching", "branching b (0 = Qardaji's choice)", "int", 0, lo=0, hi=64),
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "sc": [
-        ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
+        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "luedptree": [
-        ParamSpec("bins", "bins n", "int", 256, lo=1, hi=1 << 20),
+        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
         ParamSpec("branching", "branching b (0 = SC's structure)", "int", 0, lo=0, hi=64),
     ],
 }

@@ -74,3 +74,49 @@ def test_histogram_counts_equal_numpy_histogram():
     counts, edges, attr = histogram_counts(p, None, 10)
     expected, _ = np.histogram([20, 30, 45, 61, 88, 33], bins=np.linspace(0, 100, 11))
     assert attr == "age" and np.array_equal(counts, expected)
+
+
+@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedptree"])
+def test_one_bin_histogram_is_refused_before_any_spend(algorithm):
+    from tests.gui.export_fixtures import histogram_data_project
+
+    p = histogram_data_project(bins=1, algorithm=algorithm)
+    p.set_mode(RELEASE)
+    with pytest.raises(RunInputError, match="at least 2 bins"):
+        make_job(p)
+    assert p.release_ledger is None or p.release_ledger.spent == 0
+
+
+def test_histogram_level_split_from_the_project_runs():
+    from fractions import Fraction
+
+    from dpstudio.model import budget_plan as bp
+    from tests.gui.export_fixtures import histogram_data_project
+
+    p = histogram_data_project(bins=16, algorithm="hb")
+    plan = bp.default_plan("hb", p.params, p.epsilon)
+    shares = [Fraction(1, 2)] + [Fraction(1, 2) / (len(plan.shares) - 1)] * (len(plan.shares) - 1)
+    p.set_algorithm("hb", {**p.params, **plan.with_shares([s * p.epsilon for s in shares]).to_params()})
+    job, setup = make_job(p)
+    events = list(job())
+    assert [e.epsilon for e in setup.ledger.entries] == [s * p.epsilon for s in shares]
+    assert isinstance(events[-1], RunFinished)
+
+
+def test_maxgddp_tree_fraction_and_levels_from_the_project_run():
+    from fractions import Fraction
+
+    from dpstudio.model import budget_plan as bp
+
+    p = make_project()
+    p.set_algorithm("maxgddp", {"steps": 2})
+    p.set_epsilon(1)
+    plan = bp.default_plan("maxgddp", p.params, 1)
+    assert plan.names == ["level 0", "level 1", "counts"]
+    mine = plan.with_shares([Fraction(1, 10), Fraction(3, 10), Fraction(3, 5)])
+    p.set_algorithm("maxgddp", {**p.params, **mine.to_params()})
+    job, setup = make_job(p)
+    list(job())
+    spent = [e.epsilon for e in setup.ledger.entries]
+    assert spent == [Fraction(1, 10), Fraction(3, 10), Fraction(3, 5)]
+    assert p.params["tree_fraction"] == "2/5"

@@ -181,9 +181,13 @@ class TreePlan:
             else:
                 per_level.append({"depth": d, "nodes": 0, "note": "not noised"})
         ps = path_sums(self.tree, e)
-        return {"noised_nodes": int(self.noised.sum()), "min": float(e[self.noised].min()),
-                "max": float(e[self.noised].max()), "max_path_sum": float(ps.max()),
-                "min_path_sum": float(ps.min()), "per_level": per_level}
+        out = {"noised_nodes": int(self.noised.sum()), "min": float(e[self.noised].min()),
+               "max": float(e[self.noised].max()), "max_path_sum": float(ps.max()),
+               "min_path_sum": float(ps.min()), "per_level": per_level}
+        if self.level_epsilons is not None:  # an explicit split: the exact budget of each noised level
+            levels = noised_depths(self.tree, self.noised)
+            out["level_split"] = [{"depth": d, "epsilon": str(x)} for d, x in zip(levels, self.level_epsilons)]
+        return out
 
 
 def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:

@@ -199,3 +199,12 @@ def test_bad_level_fractions(kw, needle):
 
     with pytest.raises(HistogramInputError, match=needle):
         plan_interval_tree(64, IntervalTreeParams(epsilon=1, branching=4, **kw))
+
+
+def test_level_split_is_in_the_budget_summary():
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+
+    plan = plan_interval_tree(16, IntervalTreeParams("hb", 1, branching=4, level_fractions=(2, 1, 1)))
+    assert plan.budget_summary()["level_split"] == [{"depth": 0, "epsilon": "1/2"}, {"depth": 1, "epsilon": "1/4"},
+                                                     {"depth": 2, "epsilon": "1/4"}]
+    assert "level_split" not in plan_interval_tree(16, IntervalTreeParams("hb", 1, branching=4)).budget_summary()

@@ -42,11 +42,8 @@ import numpy as np
 
 from dpstudio.core.consistency import hay_generalized, least_squares
 from dpstudio.core.noise import SimulationNoise
+from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, SEED_RULE
 
-LEAF_ONLY = "leaf-only"
-RAW_TREE = "raw tree (minimal cover)"
-LEAST_SQUARES = "consistent (least squares)"
-SEED_RULE = "consistent (seed 000 rule)"
 HISTOGRAM_METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
 SIMULATION_LABEL = "Monte-Carlo with simulation noise: an evaluation, not a release"
 NOISE_ONLY_LABEL = "data-independent: noise only"

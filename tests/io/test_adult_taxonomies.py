@@ -180,3 +180,18 @@ def test_numeric_grids_must_be_numeric_and_match_the_bounds(shared_data, tmp_pat
     write_taxonomy(flat_categorical(["Male", "Female"], attribute="sex"), other / "sex.json")
     with pytest.raises(SweepError, match="sex: the taxonomy .* is not numeric"):
         adult_setup(shared_data / "adult", numeric_grids=other)
+
+
+def test_maxgddp_candidates_on_the_money_attributes_are_the_grid_points(shared_data):
+    from dpstudio.algorithms.diffgen import preset, run_diffgen
+    from dpstudio.core.budget import Ledger
+    from dpstudio.core.events import CandidatesScored
+    from dpstudio.core.noise import SimulationNoise
+    from dpstudio.evaluation.sweeps import adult_log_grids, adult_setup
+
+    setup = adult_setup(shared_data / "adult", numeric_grids=adult_log_grids())
+    events = run_diffgen(setup.data, preset("maxgddp", 1.0, 1), SimulationNoise(0), Ledger(1.0), teaching=True)
+    first = next(e for e in events if isinstance(e, CandidatesScored))
+    for a in MONEY_ATTRIBUTES:
+        points = [lab.split(" at ")[1] for lab in first.labels if lab.startswith(f"{a}=[0,100000) at ")]
+        assert points == [f"{c:g}" for c in ONE_TWO_FIVE[1:-1]]

@@ -2,8 +2,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Property tests judge results, not speed: a loaded CI machine must not fail them on a per-example deadline.
+settings.register_profile("dpstudio", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("dpstudio")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"

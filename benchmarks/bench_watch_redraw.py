@@ -69,6 +69,8 @@ def time_view(view, state, repeats):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--large", action="store_true",
+                    help="also a 49,077-node H_b tree (30,000 bins, b=4): the size a 1M-row DiffGen run reaches")
     args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.widgets.tree_view import TreeView
@@ -79,8 +81,11 @@ def main() -> int:
     view.show()
     app.processEvents()
     print(f"{'tree':<34}{'nodes':>7}{'full wall':>11}{'full cpu':>10}{'upd wall':>10}{'upd cpu':>9}  (ms)")
-    for name, events in (("H_b interval tree (engine, b=4)", interval_events()),
-                         ("ragged DiffGen-like (synthetic)", ragged_events())):
+    trees = [("H_b interval tree (engine, b=4)", interval_events()),
+             ("ragged DiffGen-like (synthetic)", ragged_events())]
+    if args.large:
+        trees.append(("large H_b interval tree (b=4)", interval_events(n_bins=30_000)))
+    for name, events in trees:
         st = Replay(events).seek_end()
         fw, fc, uw, uc = time_view(view, st, args.repeats)
         print(f"{name:<34}{st.n_nodes:>7}{fw:>11.1f}{fc:>10.1f}{uw:>10.1f}{uc:>9.1f}")

@@ -115,3 +115,22 @@ def test_secure_noise_runs_and_says_so(shared_data, small_taxonomies, capsys):
     code = main(_args(shared_data, small_taxonomies, "--secure", "--runs", "1", "--steps", "2", "--no-baselines"))
     out = capsys.readouterr().out
     assert code == 0 and "secure noise (OpenDP)" in out and "simulation" not in out
+
+
+def test_numeric_grids_become_maxgddp_split_grids(shared_data, tmp_path, capsys):
+    from dpstudio.resources import resource
+
+    grids = resource("taxonomies", "adult", "log-grids")
+    out = tmp_path / "grid.json"
+    code = main(["evaluate", "--data-dir", str(shared_data / "adult"), "--numeric-grids", str(grids), "--quiet",
+                 "--no-baselines", "--algorithm", "maxgddp", "--steps", "4", "--runs", "1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert 0.70 < json.loads(out.read_text())["summary"][0]["mean"] < 0.90
+
+
+def test_numeric_grids_refuse_a_categorical_taxonomy(shared_data, tmp_path, capsys):
+    shutil.copy(shared_data / "arx" / "adult_hierarchy_sex.csv", tmp_path / "sex.csv")
+    code = main(["evaluate", "--data-dir", str(shared_data / "adult"), "--numeric-grids", str(tmp_path),
+                 "--quiet", "--no-baselines", "--steps", "4", "--runs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "sex" in err

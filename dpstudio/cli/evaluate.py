@@ -31,6 +31,9 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--data-dir", help="folder holding adult.data and adult.test (or its parent)")
     p.add_argument("--taxonomies", help="folder of taxonomy files + bounds.json (default: the bundled Adult ones)")
+    p.add_argument("--numeric-grids", metavar="DIR",
+                   help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
+                        "(e.g. resources/taxonomies/adult/log-grids); default: equal-width grids")
     p.add_argument("--algorithm", default="maxgddp",
                    help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)")
     p.add_argument("--epsilon", help="privacy budget (default 1); with --sweep a comma list")
@@ -139,7 +142,7 @@ def _setup(args):
     from ..evaluation.sweeps import SweepError, adult_setup
 
     try:
-        return adult_setup(args.data_dir, args.taxonomies)
+        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids)
     except (SweepError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
     except ValueError as exc:  # dataset, taxonomy or encoding problems carry one-line messages

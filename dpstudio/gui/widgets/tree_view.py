@@ -69,42 +69,23 @@ STATE_NAMES = {CREATED: "created", NOISED: "noised", CONSISTENT: "consistent", R
                WINNER: "last split", SELECTED: "selected"}
 
 
-class NodeLayer(pg.GraphicsObject):
-    """Points of one colour drawn with one ``drawPoints`` call (size in pixels, round dots)."""
+class _XYItem(pg.GraphicsObject):
+    """Holds x/y data in item coordinates, its bounds, and the cache key of what was last painted."""
 
-    def __init__(self, colour: str, size: float = 9.0):
+    def __init__(self):
         super().__init__()
-        self._pen = QtGui.QPen(QtGui.QColor(colour))
-        self._pen.setCosmetic(True)
-        self._pen.setCapStyle(QtCore.Qt.RoundCap)
-        self._pen.setWidthF(size)
-        self._size = size
         self.x = np.zeros(0)
         self.y = np.zeros(0)
-        self._poly = QtGui.QPolygonF()
         self._rect = QtCore.QRectF()
         self._shown_key = None
-        self._shown = self._poly
 
-    def setData(self, x, y, size: float | None = None) -> None:
+    def _set_xy(self, x, y) -> None:
         self.prepareGeometryChange()
         self.x = np.asarray(x, dtype=float)
         self.y = np.asarray(y, dtype=float)
-        if size is not None and size != self._size:
-            self._size = float(size)
-            self._pen.setWidthF(self._size)
-            # round dots for small trees; squares (much cheaper to rasterise) for large ones
-            self._pen.setCapStyle(QtCore.Qt.RoundCap if self._size >= 7 else QtCore.Qt.SquareCap)
-        n = self.x.size
-        self._poly = _polygon(self.x, self.y)
+        self._rect = QtCore.QRectF(float(self.x.min()), float(self.y.min()), float(np.ptp(self.x)),
+                                   float(np.ptp(self.y))) if self.x.size else QtCore.QRectF()
         self._shown_key = None
-        if n:
-            self._rect = QtCore.QRectF(float(self.x.min()), float(self.y.min()),
-                                       float(np.ptp(self.x)), float(np.ptp(self.y)))
-        else:
-            self._rect = QtCore.QRectF()
-        self.informViewBoundsChanged()
-        self.update()
 
     def getData(self):
         return self.x, self.y
@@ -114,6 +95,31 @@ class NodeLayer(pg.GraphicsObject):
             return (None, None)
         d = self.x if ax == 0 else self.y
         return (float(d.min()), float(d.max()))
+
+
+class NodeLayer(_XYItem):
+    """Points of one colour drawn with one ``drawPoints`` call (size in pixels, round dots)."""
+
+    def __init__(self, colour: str, size: float = 9.0):
+        super().__init__()
+        self._pen = QtGui.QPen(QtGui.QColor(colour))
+        self._pen.setCosmetic(True)
+        self._pen.setCapStyle(QtCore.Qt.RoundCap)
+        self._pen.setWidthF(size)
+        self._size = size
+        self._poly = QtGui.QPolygonF()
+        self._shown = self._poly
+
+    def setData(self, x, y, size: float | None = None) -> None:
+        self._set_xy(x, y)
+        if size is not None and size != self._size:
+            self._size = float(size)
+            self._pen.setWidthF(self._size)
+            # round dots for small trees; squares (much cheaper to rasterise) for large ones
+            self._pen.setCapStyle(QtCore.Qt.RoundCap if self._size >= 7 else QtCore.Qt.SquareCap)
+        self._poly = _polygon(self.x, self.y)
+        self.informViewBoundsChanged()
+        self.update()
 
     def pixelPadding(self) -> float:
         return self._size
@@ -143,40 +149,22 @@ class NodeLayer(pg.GraphicsObject):
         painter.drawPoints(self._shown)
 
 
-class EdgeLayer(pg.GraphicsObject):
+class EdgeLayer(_XYItem):
     """Line segments (x[2i], y[2i]) - (x[2i+1], y[2i+1]) drawn with one pen in one ``drawPath``."""
 
     def __init__(self, pen: QtGui.QPen):
         super().__init__()
         self._pen = pen
-        self.x = np.zeros(0)
-        self.y = np.zeros(0)
         self._path = None
-        self._rect = QtCore.QRectF()
-        self._shown_key = None
         self._shown = None
 
     def setData(self, x, y) -> None:
-        self.prepareGeometryChange()
-        self.x = np.asarray(x, dtype=float)
-        self.y = np.asarray(y, dtype=float)
-        if self.x.size % 2:
+        if len(x) % 2:
             raise ValueError("edges come in pairs of points")
+        self._set_xy(x, y)
         self._path = None  # built on first paint of a small tree
-        self._rect = QtCore.QRectF(float(self.x.min()), float(self.y.min()), float(np.ptp(self.x)),
-                                   float(np.ptp(self.y))) if self.x.size else QtCore.QRectF()
-        self._shown_key = None
         self.informViewBoundsChanged()
         self.update()
-
-    def getData(self):
-        return self.x, self.y
-
-    def dataBounds(self, ax, frac=1.0, orthoRange=None):
-        if self.x.size == 0:
-            return (None, None)
-        d = self.x if ax == 0 else self.y
-        return (float(d.min()), float(d.max()))
 
     def boundingRect(self) -> QtCore.QRectF:
         return self._rect

@@ -5,9 +5,10 @@
 
 - ``diffgen`` (Mohammed et al. 2011): step budget eps' = eps / (2 (|A_num| + 2h)); each of the h steps
   picks a specialization with the exponential mechanism (eps'); numeric attributes grow a tree of intervals
-  from their public bounds, split points chosen by the continuous exponential mechanism over the intervals
-  between consecutive distinct values, both end intervals included (eps' per choice; sibling intervals
-  hold disjoint records, so one eps' covers a step's new intervals); leaf partition x class counts get
+  from their public bounds, split points chosen by the discrete exponential mechanism over the points of
+  the attribute's public lattice inside the interval (``dpstudio.core.lattice``: lo + k * resolution, from
+  the bounds and the declared kind; eps' per choice; sibling intervals hold disjoint records, so one eps'
+  covers a step's new intervals); leaf partition x class counts get
   discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2).
 - ``diffgen-consistent`` (seed 000 section 3): the same tree, but every node of the partition tree is
   noised (per class) with Lap(L/eps_c), L = number of nodes on the longest root-to-leaf path (a record
@@ -31,9 +32,11 @@ Events of a selection: every selection (a specialization step or one numeric spl
 ``CandidatesScored`` then (after the ``BudgetSpent`` that pays for it) its ``WinnerChosen``, both with the
 run's unique ``selection`` number. Scores and selection probabilities depend on the private data: they are
 filled only in teaching mode (simulation noise), as are true counts; in release mode they are NaN / None.
-A split point's candidates are the intervals between consecutive distinct data values: in release mode
-neither they nor their number is shown (empty tuples; the winner's index is -1); only the public interval
-being split and the released split point appear.
+A split point's candidates are the lattice points inside the interval, grouped into runs that cut the
+records the same way (the runs' ends are data values): in release mode neither the groups nor their number
+is shown (empty tuples; the winner's index is -1); only the public interval being split and the released
+split point (a lattice point) appear. Every noise scale is ``core.scales.noise_scale`` of the ledgered
+epsilon (rounded up), so no scale implies more than the ledger says.
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ from ..core import consistency as cons
 from ..core.budget import Ledger, as_fraction, check_epsilon
 from ..core.events import (BudgetAssigned, BudgetSpent, CandidatesScored, ConsistencyDone, Event,
                            LeavesReleased, NodeCreated, NodeNoised, Progress, RunFinished, WinnerChosen)
-from ..core.mechanisms import (choose_split_in_intervals, exponential_mechanism, exponential_probabilities,
-                               interval_log_weights, noisy_max_probabilities, report_noisy_max)
+from ..core.mechanisms import (choose_split_on_lattice, exponential_mechanism, exponential_probabilities,
+                               lattice_probabilities, noisy_max_probabilities, noisy_max_scale,
+                               report_noisy_max)
 from ..core.noise import NoiseSource
+from ..core.scales import noise_scale
 from ..core.taxonomy import interval_label
 from . import diffgen_scores as sc
 from .diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
@@ -258,6 +263,7 @@ class DiffGenResult:
     intervals: dict = field(default_factory=dict)
     sensitivity_counts: float = 1.0
     count_epsilon: Fraction = Fraction(0)
+    numeric_domains: dict = field(default_factory=dict)  # attribute -> its public lattice (``describe()``)
 
     @property
     def n_cells(self) -> int:
@@ -280,26 +286,40 @@ class DiffGenResult:
 class _Intervals:
     """The growing tree of intervals of one numeric attribute (public: bounds and released split points)."""
 
-    def __init__(self, lo: float, hi: float):
+    def __init__(self, lo: float, hi: float, cells: int):
         self.lo = [float(lo)]
         self.hi = [float(hi)]
         self.parent = [-1]
         self.split = [math.nan]
         self.cut = [0]
         self.top = float(hi)
+        # lattice cells [klo, khi) of each interval, and the index of its chosen split point (DiffGen)
+        self.klo, self.khi, self.ksplit = [0], [int(cells)], [-1]
 
         self.labels = [interval_label(lo, hi)]
 
-    def add(self, lo: float, hi: float, parent: int) -> int:
+    def add(self, lo: float, hi: float, parent: int, klo: int = -1, khi: int = -1) -> int:
         self.lo.append(float(lo))
         self.hi.append(float(hi))
         self.parent.append(parent)
         self.split.append(math.nan)
+        self.klo.append(klo)
+        self.khi.append(khi)
+        self.ksplit.append(-1)
         self.labels.append(interval_label(lo, hi))
         return len(self.lo) - 1
 
     def label(self, i: int) -> str:
         return self.labels[i]
+
+
+def _group_label(lattice, k0: int, k1: int) -> str:
+    """Teaching display of a group of lattice split points c_k0..c_(k1-1)."""
+    if k1 <= k0:
+        return "(no lattice point)"
+    if k1 == k0 + 1:
+        return f"{lattice.point(k0):g}"
+    return f"{k1 - k0} points {lattice.point(k0):g} .. {lattice.point(k1 - 1):g}"
 
 
 def _grid_for(attr: NumericAttribute, bins: int) -> np.ndarray:
@@ -388,6 +408,7 @@ class _Engine:
         self.du = sc.sensitivity(params.score, self.K)
         self.cur: list[np.ndarray] = []
         self.intervals: dict[int, _Intervals] = {}
+        self.lattices: dict = {}
         self.grids: dict[int, np.ndarray] = {}
         self.bins: dict[int, np.ndarray] = {}
         self.value_counts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -404,14 +425,17 @@ class _Engine:
                 self.child_node[a] = tax.ancestor_table[attr.leaf_ids, min(1, tax.height)]
             else:
                 self.cur.append(np.zeros(self.N, dtype=np.int64))
-                self.intervals[a] = _Intervals(attr.lo, attr.hi)
+                lattice = attr.split_lattice
+                self.lattices[a] = lattice
+                self.intervals[a] = _Intervals(attr.lo, attr.hi, lattice.cells)
                 x = np.asarray(attr.values, dtype=float)
                 if params.numeric_splits == "grid":
                     g = _grid_for(attr, params.grid_bins)
                     self.grids[a] = g
                     self.bins[a] = np.searchsorted(g, x, side="right")
                 else:
-                    uniq, inv = np.unique(x, return_inverse=True)
+                    # each record's lattice cell, once: a per-record rule (x < c_k iff cell < k)
+                    uniq, inv = np.unique(lattice.index(x), return_inverse=True)
                     vc = np.bincount(inv.reshape(-1) * self.K + self.y,
                                      minlength=uniq.size * self.K).reshape(-1, self.K)
                     self.value_counts[a] = (uniq, vc)
@@ -451,49 +475,39 @@ class _Engine:
 
     # -- numeric split points (DiffGen) -----------------------------------------------------------------
     def splittable_interval(self, a: int, i: int) -> bool:
+        """At least one lattice point lies strictly inside the interval (public)."""
         iv = self.intervals[a]
-        lo, hi = iv.lo[i], iv.hi[i]
-        if not hi > lo:
-            return False
-        if self.data.attributes[a].integer:
-            return math.floor(lo) + 1 < hi
-        return True
+        return iv.khi[i] - iv.klo[i] >= 2
 
     def choose_split(self, a: int, i: int, eps: Fraction, step: int, what: str) -> Iterator[Event]:
-        """Continuous exponential mechanism over [lo, hi): spends ``eps`` (as ``what``), then draws."""
+        """Discrete exponential mechanism over the lattice points inside interval i: spends ``eps`` (as
+        ``what``), then draws the index k; the split point is the lattice point c_k."""
         iv = self.intervals[a]
-        lo, hi = iv.lo[i], iv.hi[i]
+        lattice = self.lattices[a]
+        ka, kb = iv.klo[i], iv.khi[i]
         uniq, vc = self.value_counts[a]
-        r0 = int(np.searchsorted(uniq, lo, side="left"))
-        r1 = int(np.searchsorted(uniq, hi, side="right" if hi == iv.top else "left"))
-        inner = uniq[r0:r1]
-        edges = np.concatenate([[lo], inner, [hi]])
+        r0 = int(np.searchsorted(uniq, ka, side="left"))
+        r1 = int(np.searchsorted(uniq, kb, side="left"))
+        # group j: split indices k in [starts[j], starts[j+1]) send the first j occupied cells left
+        starts = np.concatenate([[ka + 1], uniq[r0:r1] + 1, [kb]]).astype(np.int64)
         scores = sc.split_scores(self.params.score, vc[r0:r1])
-        epsf = float(eps)
         sel = self.next_selection()
-        mech = "exponential mechanism over intervals (length-weighted)"
+        mech = "exponential mechanism over split-point intervals of the public lattice (count-weighted)"
         if self.teaching:
-            logw = interval_log_weights(scores, np.diff(edges), epsf, self.du)
-            finite = np.isfinite(logw)
-            p = np.zeros_like(logw)
-            p[finite] = np.exp(logw[finite] - logw[finite].max())
-            p /= p.sum()
-            yield CandidatesScored(step, tuple(interval_label(edges[j], edges[j + 1])
-                                               for j in range(edges.size - 1)),
+            p = lattice_probabilities(starts, scores, eps, self.du)
+            yield CandidatesScored(step, tuple(_group_label(lattice, starts[j], starts[j + 1])
+                                               for j in range(starts.size - 1)),
                                    tuple(float(s) for s in scores), tuple(float(x) for x in p), mech, sel)
         else:
-            # the candidate intervals lie between consecutive data values (private), and so does their
-            # number: only the public interval being split is named (in the mechanism text)
+            # the groups' ends are data values (private), and so is their number: only the public
+            # interval being split is named (in the mechanism text)
             yield CandidatesScored(step, (), (), (), f"{mech}: split point of {iv.label(i)}", sel)
-        yield self.spend(what, "exponential mechanism over intervals (length-weighted)", eps, self.du,
-                         2 * self.du / epsf)
-        j, s = choose_split_in_intervals(edges, scores, epsf, self.du, self.noise)
-        attr = self.data.attributes[a]
-        if attr.integer and lo < math.ceil(s) < hi:
-            s = float(math.ceil(s))
-        if not (lo < s < hi):  # a measure-zero draw on an end point: no usable split
-            s = math.nan
+        yield self.spend(what, mech, eps, self.du, noise_scale(self.du, eps, 2))
+        j, k = choose_split_on_lattice(starts, scores, eps, self.du, self.noise)
+        s = lattice.point(k)
         iv.split[i] = s
+        iv.ksplit[i] = k
+        attr = self.data.attributes[a]
         yield WinnerChosen(step, int(j) if self.teaching else -1, f"{attr.name}={iv.label(i)} split at {s:g}", sel)
 
     # -- candidates -------------------------------------------------------------------------------------
@@ -613,7 +627,8 @@ class _Engine:
         else:
             iv = self.intervals[a]
             lo, hi = iv.lo[v], iv.hi[v]
-            children = [iv.add(lo, split, v), iv.add(split, hi, v)]
+            k = iv.ksplit[v]  # -1 for a grid split point (MAXGDDP): no lattice cells needed
+            children = [iv.add(lo, split, v, iv.klo[v], k), iv.add(split, hi, v, k, iv.khi[v])]
             childpos = (attr.values[in_v] >= split).astype(np.int64)
             k = iv.cut.index(v)
             iv.cut = iv.cut[:k] + children + iv.cut[k + 1:]
@@ -718,10 +733,10 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         monotone = sc.is_monotone(params.score)
         if params.selection == EXPONENTIAL:
             mech = "exponential mechanism"
-            scale = 2 * eng.du / ef
+            scale = noise_scale(eng.du, e, 2)
         else:
             mech = "report-noisy-max (exponential noise)"
-            scale = eng.du / ef * (1.0 if monotone else 2.0)
+            scale = noisy_max_scale(eng.du, e, monotone)
         sel = eng.next_selection()
         if teaching:
             if params.selection == EXPONENTIAL:
@@ -736,9 +751,9 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         yield eng.spend(f"step {t}: choose a specialization", mech, e, eng.du, scale,
                         f"{len(labels)} candidates, score {params.score}")
         if params.selection == EXPONENTIAL:
-            w = exponential_mechanism(scores, ef, eng.du, noise)
+            w = exponential_mechanism(scores, e, eng.du, noise)
         else:
-            w = report_noisy_max(scores, ef, eng.du, monotone, noise)
+            w = report_noisy_max(scores, e, eng.du, monotone, noise)
         a, v, split = specs[w]
         eng.winners.append(labels[w])
         yield WinnerChosen(t, int(w), labels[w], sel)
@@ -770,7 +785,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
     post = []
     epc = float(eps_c)
     if params.counts == "leaves":
-        scale = 1.0 / epc
+        scale = noise_scale(1, eps_c)
         yield eng.spend("counts: every leaf partition x class", "discrete Laplace", eps_c, 1.0, scale,
                         f"{P} partitions x {K} classes; empty partitions included")
         noisy = noise.laplace_counts(leaf_true, scale)
@@ -802,15 +817,15 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             tot = sum(w, Fraction(0))
             level_eps = [eps_c * x / tot for x in w[:-1]]
             level_eps.append(eps_c - sum(level_eps, Fraction(0)))
-            node_scale = np.array([1.0 / float(level_eps[d]) for d in range(L)])[depth]
+            node_scale = np.array([noise_scale(1, level_eps[d]) for d in range(L)])[depth]
             for d, e in enumerate(level_eps):
                 yield eng.spend(f"counts: level {d} of the DiffGen tree x class", "discrete Laplace", e, 1.0,
-                                1.0 / float(e), f"{int(np.sum(depth == d))} nodes x {K} classes; a record "
+                                noise_scale(1, e), f"{int(np.sum(depth == d))} nodes x {K} classes; a record "
                                 f"lies in one node of the level")
         elif params.node_budget == "uniform":
             node_len = np.full(n, L)
             yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
-                            L, L / epc, f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
+                            L, noise_scale(L, eps_c), f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
         else:
             below = depth.copy()
             for nodes in reversed(levels[1:]):
@@ -822,7 +837,8 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             for i, length in enumerate(node_len.tolist() if eng.detail else ()):
                 yield BudgetAssigned(i, epc / length)
         if level_eps is None:
-            node_scale = node_len.astype(float) / epc
+            lengths = np.unique(node_len)
+            node_scale = np.array([noise_scale(int(m), eps_c) for m in lengths])[np.searchsorted(lengths, node_len)]
         noisy = np.zeros((n, K), dtype=np.int64)
         node_var = np.zeros(n)
         for scale in np.unique(node_scale):
@@ -889,6 +905,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                    for a, iv in eng.intervals.items()},
         sensitivity_counts=sensitivity,
         count_epsilon=eps_c,
+        numeric_domains={eng.data.attributes[a].name: lat.describe() for a, lat in eng.lattices.items()},
     )
     yield RunFinished(result)
 

@@ -1,7 +1,8 @@
 """The engine's input: a table already coded as integers and floats (see ``dpstudio.io.encoding``).
 
-Numpy only. Everything here except the record arrays is public: taxonomies, numeric bounds and split
-grids are domains supplied by the user, never derived from the data.
+Numpy only. Everything here except the record arrays is public: taxonomies, numeric bounds, numeric
+kinds (and so the split-point lattices) and split grids are domains supplied by the user, never derived
+from the data.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.lattice import CONTINUOUS, INTEGER, Lattice
 from ..core.taxonomy import Taxonomy
 
 
@@ -29,9 +31,11 @@ class NumericAttribute:
     """A numeric quasi-identifier with public bounds ``lo <= x <= hi`` (the upper bound is inclusive).
 
     ``grid``: public split points strictly inside (lo, hi), used when split points come from a grid
-    (MAXGDDP); ``None`` lets the engine build an equal-width grid. ``integer``: the attribute's schema says
-    whole numbers, so a DiffGen split point s may be replaced by ceil(s) (the same partition of whole
-    numbers, a readable label).
+    (MAXGDDP); ``None`` lets the engine build an equal-width grid (rounded to whole numbers when
+    ``integer``). ``lattice``: the public lattice DiffGen's split points lie on (``core.lattice``, from the
+    bounds and the declared kind); ``None``: integer lattice if ``integer``, else continuous with the
+    default resolution (both from public inputs only). ``integer`` is the declared kind, never read from
+    the values.
     """
 
     name: str
@@ -40,8 +44,15 @@ class NumericAttribute:
     hi: float
     grid: np.ndarray | None = None
     integer: bool = False
+    lattice: Lattice | None = None
 
     kind = "numeric"
+
+    @property
+    def split_lattice(self) -> Lattice:
+        if self.lattice is not None:
+            return self.lattice
+        return Lattice.for_bounds(self.lo, self.hi, INTEGER if self.integer else CONTINUOUS)
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,10 @@ class DiffGenInput:
                     raise ValueError(f"attribute {a.name!r}: {a.values.shape[0]} values for {n} records")
                 if not (np.isfinite(a.lo) and np.isfinite(a.hi) and a.lo < a.hi):
                     raise ValueError(f"attribute {a.name!r}: bounds must be finite with lo < hi")
+                if a.lattice is not None and (a.lattice.lo, a.lattice.hi) != (a.lo, a.hi):
+                    raise ValueError(f"attribute {a.name!r}: its lattice has other bounds than the attribute")
+                if a.lattice is not None and a.integer != (a.lattice.kind == INTEGER):
+                    raise ValueError(f"attribute {a.name!r}: integer={a.integer} but its lattice is {a.lattice.kind}")
                 if n and (np.isnan(a.values).any() or a.values.min() < a.lo or a.values.max() > a.hi):
                     raise ValueError(f"attribute {a.name!r}: values outside the public bounds "
                                      f"[{a.lo:g}, {a.hi:g}]")

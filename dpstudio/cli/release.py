@@ -1,14 +1,16 @@
 """``dpstudio release``: a DiffGen / DiffGen-with-consistency / MAXGDDP release of a table, headless.
 
     dpstudio release --data FILE --class ATTR --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
-                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
+                     [--type ATTR=integer|continuous[:RESOLUTION] ...] --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
                      [--consistency ls|hay|none] [--node-budget uniform|path] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
                      [--fanout F] [--no-round] [--no-clamp]
 
 Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither
---taxonomy nor --bounds (and not the class) are left out. Rows with a missing value in a used column are
+--taxonomy nor --bounds (and not the class) are left out. ``--type`` declares a numeric attribute's kind
+(public; without it: whole-number bounds -> integer, else continuous with resolution about 1e-4 of the
+range); DiffGen's split points lie on the lattice lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are
 dropped by default (the Adult protocol) and the number is printed on the console only; ``--missing
 category`` keeps them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on
 seeded simulation noise: the output is marked "not_a_release". Bad input: exit 2, one line, nothing written.
@@ -36,6 +38,10 @@ def add_parser(subparsers) -> None:
                    help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable")
     p.add_argument("--bounds", action="append", default=[], metavar="ATTR=LO:HI",
                    help="public bounds of a numeric attribute (upper bound inclusive); repeatable")
+    p.add_argument("--type", dest="types", action="append", default=[],
+                   metavar="ATTR=integer|continuous[:RESOLUTION]",
+                   help="declared kind of a numeric attribute (public; default from its bounds: whole numbers -> "
+                        "integer, else continuous, resolution 10^(floor(log10(hi-lo))-4)); repeatable")
     p.add_argument("--algorithm", default="diffgen-consistent", choices=ALGORITHMS)
     p.add_argument("--epsilon", default=None, help="the privacy budget (a positive number)")
     p.add_argument("--steps", default=None, help="number of specializations h (>= 0)")
@@ -77,6 +83,19 @@ def _parse_pairs(items, what: str) -> dict:
         if name in out:
             raise CliError(f"--{what} names {name!r} twice")
         out[name] = value.strip()
+    return out
+
+
+def parse_types(items) -> dict:
+    """--type ATTR=integer|continuous[:RESOLUTION] (repeatable) -> {attribute: NumericType}."""
+    from ..core.lattice import LatticeError, NumericType
+
+    out = {}
+    for name, text in _parse_pairs(items, "type").items():
+        try:
+            out[name] = NumericType.parse(text)
+        except LatticeError as exc:
+            raise CliError(f"--type {name}: {exc}") from None
     return out
 
 
@@ -128,6 +147,7 @@ def run(args) -> int:
         bounds = {k: parse_bounds(v) for k, v in bound_text.items()}
     except EncodingError as exc:
         raise CliError(str(exc)) from None
+    types = parse_types(args.types)
     try:
         tree_fraction = as_fraction(args.tree_fraction if args.tree_fraction is not None else "1/2")
     except (ValueError, TypeError, ZeroDivisionError):
@@ -182,7 +202,7 @@ def run(args) -> int:
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:
-        data = encode_table(frame, args.class_attr, taxonomies, bounds)
+        data = encode_table(frame, args.class_attr, taxonomies, bounds, types=types)
     except EncodingError as exc:
         raise CliError(str(exc)) from None
 

@@ -14,8 +14,8 @@ the epsilon it has already spent in the ledger (see ``dpstudio.core.budget``).
   monotone in the data, 2 Du/scale otherwise.
 - ``exponential(scores, scale)``: the exponential mechanism, P(i) proportional to exp(scores[i] / scale);
   eps = 2 Du / scale. Secure: OpenDP's Gumbel noisy max (exact).
-- ``uniform(lo, hi)``: a data-independent uniform draw in [lo, hi) (the point inside a chosen interval).
-  Secure: 53 random bits from ``secrets``.
+- ``randbelow(n)``: a uniform integer in 0..n-1, exactly (the lattice split point inside a chosen group
+  of split points). Secure: ``secrets.randbelow`` (the operating system's cryptographic source).
 
 numpy noise is for simulation only: its generators are not cryptographic (a seed, which seeded runs
 publish, reveals the noise), and floating-point Laplace noise leaks the true value through the set of
@@ -56,7 +56,7 @@ class NoiseSource(ABC):
     def exponential(self, scores, scale: float) -> int: ...
 
     @abstractmethod
-    def uniform(self, lo: float, hi: float) -> float: ...
+    def randbelow(self, n: int) -> int: ...
 
 
 def require_secure(noise: NoiseSource) -> "SecureNoise":
@@ -93,16 +93,10 @@ def _as_scores(scores) -> np.ndarray:
     return arr
 
 
-def _check_bounds(lo, hi) -> tuple[float, float]:
-    lo, hi = float(lo), float(hi)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"interval bounds must be finite, got [{lo!r}, {hi!r})")
-    return lo, hi
-
-
-def _below(x: float, lo: float, hi: float) -> float:
-    """Keep a point drawn in [lo, hi) inside it despite rounding."""
-    return float(min(max(x, lo), math.nextafter(hi, lo)))
+def _check_n(n) -> int:
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"randbelow needs a whole number n >= 1, got {n!r}")
+    return int(n)
 
 
 class SecureNoise(NoiseSource):
@@ -142,12 +136,8 @@ class SecureNoise(NoiseSource):
         arr = arr - arr.max()
         return int(_float_noisy_max(len(arr), scale, "gumbel")(arr.tolist()))
 
-    def uniform(self, lo: float, hi: float) -> float:
-        lo, hi = _check_bounds(lo, hi)
-        if not hi > lo:
-            return lo
-        u = secrets.randbits(53) / float(1 << 53)
-        return _below(lo + (hi - lo) * u, lo, hi)
+    def randbelow(self, n: int) -> int:
+        return secrets.randbelow(_check_n(n))
 
 
 def _opendp():
@@ -246,11 +236,8 @@ class SimulationNoise(NoiseSource):
         arr = _as_scores(scores)
         return int(np.argmax(arr + self.rng.gumbel(0.0, _check_scale(scale), size=arr.size)))
 
-    def uniform(self, lo: float, hi: float) -> float:
-        lo, hi = _check_bounds(lo, hi)
-        if not hi > lo:
-            return lo
-        return _below(self.rng.uniform(lo, hi), lo, hi)
+    def randbelow(self, n: int) -> int:
+        return int(self.rng.integers(_check_n(n)))
 
     def laplace(self, size, scale: float) -> np.ndarray:
         """Continuous Laplace noise, for Monte-Carlo error estimates only."""

@@ -1,6 +1,6 @@
 """A table plus its public domains -> the integer-coded arrays the DiffGen engine runs on.
 
-``encode_table(frame, class_attribute, taxonomies, bounds)`` returns a ``DiffGenInput``:
+``encode_table(frame, class_attribute, taxonomies, bounds, types=...)`` returns a ``DiffGenInput``:
 
 - an attribute with a categorical taxonomy: each value is mapped to its taxonomy leaf (a value the
   taxonomy does not cover is an ``EncodingError`` naming the attribute, the values and the row count;
@@ -11,9 +11,13 @@
   values must satisfy lo <= x <= hi (the upper bound is inclusive);
 - the class attribute: its values, sorted as text, become the classes (at least two needed).
 
-Attributes in neither mapping are left out. The column's type (whole numbers or not) is treated as public
-schema, like the column names: a numeric attribute with whole-number bounds and an integer column is
-marked ``integer`` (the engine then prints its split points as whole numbers).
+Attributes in neither mapping are left out. A numeric attribute's kind is a public declaration, never read
+from the values or the column's dtype: ``types[name]`` is "integer", "continuous" or
+"continuous:RESOLUTION" (``core.lattice.NumericType``); without one the kind is a default from the public
+bounds (whole-number bounds -> integer, otherwise continuous with the default resolution), and the
+attribute's ``Lattice`` records whether it was declared and by which rule. A value that does not fit the
+kind (30.5 for an integer attribute) is an ``EncodingError`` saying how to declare it otherwise; a
+continuous value off the resolution simply lies in its lattice cell.
 Error messages go to the data owner (they may quote private values); they are never written to a release.
 
 Speed (this one encoder serves the CLI and the studio, ``model.runs.encode_table``): text columns are
@@ -32,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+from ..core.lattice import INTEGER, Lattice, LatticeError
 from ..core.taxonomy import Taxonomy, TaxonomyError
 
 
@@ -124,21 +129,31 @@ def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float) -> None:
                             f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds")
 
 
-def _is_integer_column(col: pd.Series, x: np.ndarray, lo: float, hi: float) -> bool:
-    return (float(lo).is_integer() and float(hi).is_integer()
-            and (pd.api.types.is_integer_dtype(col) or bool(np.all(x == np.round(x)))))
+def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattice:
+    """The public lattice of a numeric attribute from its bounds and declared type (None: the default)."""
+    try:
+        return Lattice.for_bounds(lo, hi, declaration)
+    except LatticeError as exc:
+        raise EncodingError(f"attribute {name!r}: {exc}") from None
 
 
 def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
-                 bounds: dict | None = None, info: dict | None = None) -> DiffGenInput:
-    """Code ``frame`` for the engine. See the module docstring for the rules."""
+                 bounds: dict | None = None, info: dict | None = None,
+                 types: dict | None = None) -> DiffGenInput:
+    """Code ``frame`` for the engine. See the module docstring for the rules. ``types``: attribute ->
+    declared numeric type ("integer" | "continuous" | "continuous:RESOLUTION")."""
     taxonomies = dict(taxonomies or {})
     bounds = dict(bounds or {})
+    types = dict(types or {})
     if len(frame) == 0:
         raise EncodingError("the table is empty (no rows)")
     if class_attribute not in frame.columns:
         raise EncodingError(f"class attribute {class_attribute!r} is not a column of the table "
                             f"(columns: {', '.join(map(str, frame.columns))})")
+    for name in types:
+        if name not in bounds and not (name in taxonomies and taxonomies[name].is_numeric):
+            raise EncodingError(f"a type is declared for {name!r}, which is not a numeric attribute of the "
+                                "release (give it bounds or a numeric taxonomy)")
     for name in list(taxonomies) + list(bounds):
         if name not in frame.columns:
             raise EncodingError(f"attribute {name!r} is not a column of the table")
@@ -185,8 +200,12 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
         else:
             lo, hi = bounds[name]
         _check_bounds(name, x, lo, hi)
-        attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid,
-                                      _is_integer_column(frame[name], x, lo, hi)))
+        lattice = numeric_lattice(name, float(lo), float(hi), types.get(name))
+        try:
+            lattice.check_values(name, x)
+        except LatticeError as exc:
+            raise EncodingError(str(exc)) from None
+        attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid, lattice.kind == INTEGER, lattice))
     data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}))
     try:
         return data.validate()

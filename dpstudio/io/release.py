@@ -11,7 +11,9 @@ relation, noise source, post-processing in the order applied (consistency, then 
 data-independent error estimates (analytic variance of every released cell before rounding/clamping),
 and the released ``cut``: per attribute ``{"leaf_to_label": {raw leaf value: label}}`` or
 ``{"intervals": [[lo, hi, label], ...], "closed_top": true}``, so anyone can generalize another table
-(``generalize_table``) to the same cut. No true count, and no count of dropped rows, is ever written.
+(``generalize_table``) to the same cut. Each numeric attribute's entry in ``attributes`` carries its public
+``lattice``: kind, resolution, whether the kind was declared or a default (and by which rule), and that
+its split points lie on lo + k * resolution. No true count, and no count of dropped rows, is ever written.
 
 A release needs secure noise (``require_secure``); a run on simulation noise is written only when the
 caller says ``simulation=True``, and its sidecar then says ``"not_a_release": true`` with the seed.
@@ -101,6 +103,9 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
         if kind == "numeric":
             iv = result.cut[name]["intervals"]
             entry["public_bounds"] = [iv[0][0], iv[-1][1]] if iv else None
+            domains = getattr(result, "numeric_domains", None) or {}
+            if name in domains:
+                entry["lattice"] = domains[name]
         attributes.append(entry)
     d = {
         "format": FORMAT,

@@ -150,22 +150,28 @@ def test_sensitivities():
 
 # -- numeric split points ----------------------------------------------------------------------------------
 
-def test_split_candidates_include_both_end_intervals():
+def test_split_candidates_are_the_public_lattice_points_grouped():
+    # Age is integer on [15, 40]: the split points are 16..39 (c_k = 15 + k), grouped by the partition
+    # they induce; each point's probability is exp(eps' u(point) / 2), computed here from the records
     data = seed_table(with_country=False)
     evs, _ = events_of(data, preset("diffgen", 1, 1))
     ev = next(e for e in evs if isinstance(e, CandidatesScored) and "intervals" in e.mechanism)
-    edges = [15, 18, 21, 22, 27, 28, 29, 35, 39, 40]
-    assert ev.labels == tuple(f"[{a},{b})" for a, b in zip(edges, edges[1:]))
+    assert ev.labels == ("3 points 16 .. 18", "3 points 19 .. 21", "22", "5 points 23 .. 27", "28", "29",
+                         "6 points 30 .. 35", "4 points 36 .. 39", "(no lattice point)")
     assert sum(ev.probabilities) == pytest.approx(1.0)
-    # Max score of interval j: left = the j smallest values. Hand: j=0 / last: all records in one child.
-    n_all = max(CLASS.count("N"), CLASS.count("Y"))
-    assert ev.scores[0] == n_all and ev.scores[-1] == n_all
-    # j = 1: left {18:N}; right N4 Y3 -> 1 + 4
-    assert ev.scores[1] == 5
-    # probabilities proportional to length * exp(eps' u / 2)
     eps = 1 / (2 * (1 + 2))
-    w = np.array([(b - a) * math.exp(eps * u / 2) for a, b, u in zip(edges, edges[1:], ev.scores)])
-    assert np.allclose(ev.probabilities, w / w.sum())
+    age, cls = np.array(AGE), np.array(CLASS)
+
+    def max_score(c):
+        left, right = cls[age < c], cls[age >= c]
+        return sum(max(np.sum(part == "N"), np.sum(part == "Y")) for part in (left, right))
+
+    points = np.arange(16, 40)
+    w = np.array([math.exp(eps * max_score(c) / 2) for c in points])
+    group_of = np.repeat(np.arange(8), [3, 3, 1, 5, 1, 1, 6, 4])
+    expected = np.bincount(group_of, weights=w / w.sum(), minlength=9)
+    np.testing.assert_allclose(ev.probabilities, expected, rtol=1e-12)
+    assert ev.scores[0] == max_score(16) and ev.scores[1] == max_score(19) == 5
 
 
 def test_maxgddp_grid_candidates_from_equal_width_bounds():

@@ -91,52 +91,52 @@ def test_report_noisy_max_is_not_the_exponential_mechanism():
     assert mech.exponential_probabilities([1.0, 0.0], 1.0)[1] == pytest.approx(1 / (1 + math.exp(0.5)))
 
 
-EDGES = [0.0, 0.5, 0.5, 2.0, 5.0, 10.0]  # interval 1 is empty; 0 and 4 are the end intervals
+STARTS = [1, 6, 6, 21, 51, 100]  # lattice indices 1..99 in 5 groups; group 1 is empty, 0 and 4 are the ends
 SPLIT_SCORES = [2.0, 9.0, 4.0, 3.0, 1.0]
 
 
-def split_probabilities(edges, scores, eps, du):
-    length = np.diff(np.asarray(edges, dtype=float))
-    w = length * np.exp(eps * np.asarray(scores) / (2 * du))
+def split_probabilities(starts, scores, eps, du):
+    count = np.diff(np.asarray(starts, dtype=float))
+    w = count * np.exp(eps * np.asarray(scores) / (2 * du))
     return w / w.sum()
 
 
-def test_interval_probabilities_formula():
-    np.testing.assert_allclose(mech.interval_probabilities(EDGES, SPLIT_SCORES, 1.5, 2.0),
-                               split_probabilities(EDGES, SPLIT_SCORES, 1.5, 2.0), rtol=1e-12)
+def test_lattice_probabilities_formula():
+    np.testing.assert_allclose(mech.lattice_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0),
+                               split_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0), rtol=1e-12)
 
 
-def test_choose_split_frequencies_and_points_simulation():
+def test_choose_split_frequencies_and_indices_simulation():
     noise = SimulationNoise(4)
     eps, du = 1.5, 2.0
-    picks = [mech.choose_split_in_intervals(EDGES, SPLIT_SCORES, eps, du, noise) for _ in range(5000)]
+    picks = [mech.choose_split_on_lattice(STARTS, SPLIT_SCORES, eps, du, noise) for _ in range(5000)]
     idx = np.array([j for j, _ in picks])
-    probs = split_probabilities(EDGES, SPLIT_SCORES, eps, du)
-    assert probs[0] > 0.01 and probs[4] > 0.1  # the end intervals are real candidates
+    probs = split_probabilities(STARTS, SPLIT_SCORES, eps, du)
+    assert probs[0] > 0.01 and probs[4] > 0.1  # the end groups are real candidates
     assert_frequencies(np.bincount(idx, minlength=5), probs)
-    for j, x in picks:
-        assert EDGES[j] <= x < EDGES[j + 1]
-    # the point is uniform inside the chosen interval: Kolmogorov-Smirnov on the last interval
-    inside = np.array([x for j, x in picks if j == 4])
-    assert stats.kstest(inside, stats.uniform(5.0, 5.0).cdf).pvalue > ALPHA
+    for j, k in picks:
+        assert isinstance(k, int) and STARTS[j] <= k < STARTS[j + 1]
+    # the index is uniform inside the chosen group: chi-square over the 49 indices of the last group
+    inside = np.array([k for j, k in picks if j == 4]) - 51
+    assert_frequencies(np.bincount(inside, minlength=49), np.full(49, 1 / 49))
 
 
 def test_choose_split_frequencies_secure():
     eps, du = 1.5, 2.0
-    picks = [mech.choose_split_in_intervals(EDGES, SPLIT_SCORES, eps, du) for _ in range(1500)]
+    picks = [mech.choose_split_on_lattice(STARTS, SPLIT_SCORES, eps, du) for _ in range(1500)]
     idx = np.array([j for j, _ in picks])
-    assert_frequencies(np.bincount(idx, minlength=5), split_probabilities(EDGES, SPLIT_SCORES, eps, du))
-    assert all(EDGES[j] <= x < EDGES[j + 1] for j, x in picks)
+    assert_frequencies(np.bincount(idx, minlength=5), split_probabilities(STARTS, SPLIT_SCORES, eps, du))
+    assert all(STARTS[j] <= k < STARTS[j + 1] for j, k in picks)
 
 
-def test_zero_length_intervals_are_never_chosen_even_with_the_best_score():
+def test_empty_groups_are_never_chosen_even_with_the_best_score():
     noise = SimulationNoise(5)
-    edges = [0.0, 1.0, 1.0, 1.0, 2.0]
+    starts = [0, 1, 1, 1, 2]
     for _ in range(500):
-        j, _ = mech.choose_split_in_intervals(edges, [0.0, 1e6, 1e6, 0.0], 1.0, noise=noise)
+        j, _ = mech.choose_split_on_lattice(starts, [0.0, 1e6, 1e6, 0.0], 1.0, noise=noise)
         assert j in (0, 3)
-    with pytest.raises(ValueError, match="all intervals are empty"):
-        mech.choose_split_in_intervals([1.0, 1.0, 1.0], [0.0, 0.0], 1.0, noise=noise)
+    with pytest.raises(ValueError, match="every group is empty"):
+        mech.choose_split_on_lattice([1, 1, 1], [0.0, 0.0], 1.0, noise=noise)
 
 
 def test_noisy_counts_default_is_secure_int64(monkeypatch):
@@ -176,7 +176,7 @@ def test_bad_epsilons_are_refused(eps):
     with pytest.raises(ValueError, match="epsilon"):
         mech.exponential_probabilities([1.0, 2.0], eps)
     with pytest.raises(ValueError, match="epsilon"):
-        mech.choose_split_in_intervals([0.0, 1.0, 2.0], [1.0, 2.0], eps)
+        mech.choose_split_on_lattice([0, 1, 2], [1.0, 2.0], eps)
 
 
 @pytest.mark.parametrize("sens", [0, -1, math.nan, math.inf])
@@ -197,19 +197,21 @@ def test_bad_scores_are_refused(scores, match):
             f(scores, 1.0)
 
 
-def test_bad_intervals_are_refused():
-    with pytest.raises(ValueError, match="one score per interval"):
-        mech.choose_split_in_intervals([0.0, 1.0, 2.0], [1.0], 1.0)
+def test_bad_groups_are_refused():
+    with pytest.raises(ValueError, match="one score per group"):
+        mech.choose_split_on_lattice([0, 1, 2], [1.0], 1.0)
     with pytest.raises(ValueError, match="non-decreasing"):
-        mech.choose_split_in_intervals([0.0, 2.0, 1.0], [1.0, 1.0], 1.0)
+        mech.choose_split_on_lattice([0, 2, 1], [1.0, 1.0], 1.0)
+    with pytest.raises(ValueError, match="whole numbers"):
+        mech.choose_split_on_lattice([0.0, 1.5, 2.0], [1.0, 1.0], 1.0)
+    with pytest.raises(ValueError, match="whole numbers"):
+        mech.choose_split_on_lattice([0.0, 1.0, math.inf], [1.0, 1.0], 1.0)
     with pytest.raises(ValueError, match="finite"):
-        mech.choose_split_in_intervals([0.0, 1.0, math.inf], [1.0, 1.0], 1.0)
-    with pytest.raises(ValueError, match="finite"):
-        mech.choose_split_in_intervals([0.0, 1.0, 2.0], [1.0, math.nan], 1.0)
+        mech.choose_split_on_lattice([0, 1, 2], [1.0, math.nan], 1.0)
 
 
 def test_single_candidate_is_returned():
     assert mech.exponential_mechanism([3.0], 1.0) == 0
     assert mech.report_noisy_max([3.0], 1.0) == 0
-    j, x = mech.choose_split_in_intervals([0.0, 4.0], [1.0], 1.0)
-    assert j == 0 and 0.0 <= x < 4.0
+    j, k = mech.choose_split_on_lattice([0, 4], [1.0], 1.0)
+    assert j == 0 and 0 <= k < 4

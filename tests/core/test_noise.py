@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+from scipy import stats
 import pytest
 
 from dpstudio.core.noise import NotSecureNoiseError, SecureNoise, SimulationNoise, require_secure
@@ -117,16 +118,43 @@ def test_bad_counts_and_scores_are_refused(noise):
         noise.noisy_max([1.0, math.inf], 1.0)
 
 
+RANDBELOW_N = 7
+RANDBELOW_DRAWS = 14_000
+RANDBELOW_CRIT = stats.chi2.isf(1e-6, RANDBELOW_N - 1)  # a correct sampler fails once in a million
+
+
+def randbelow_statistic(draws) -> float:
+    """Pearson chi-square of draws against the uniform distribution on 0..N-1; a value outside the range
+    (an off-by-one such as 1..N) counts as an impossible outcome."""
+    draws = np.asarray(draws)
+    if draws.min() < 0 or draws.max() >= RANDBELOW_N:
+        return math.inf
+    counts = np.bincount(draws, minlength=RANDBELOW_N)
+    expected = RANDBELOW_DRAWS / RANDBELOW_N
+    return float(np.sum((counts - expected) ** 2 / expected))
+
+
+def test_randbelow_test_rejects_off_by_one_samplers():
+    # the criterion would catch a sampler that never draws N-1 (0..N-2 uniform) or draws 1..N
+    rng = np.random.default_rng(0)
+    assert randbelow_statistic(rng.integers(0, RANDBELOW_N - 1, RANDBELOW_DRAWS)) > RANDBELOW_CRIT
+    assert randbelow_statistic(rng.integers(1, RANDBELOW_N + 1, RANDBELOW_DRAWS)) > RANDBELOW_CRIT
+
+
 @pytest.mark.parametrize("noise", [SecureNoise(), SimulationNoise(3)])
-def test_uniform_stays_inside_the_interval(noise):
-    xs = [noise.uniform(2.0, 2.5) for _ in range(300)]
-    assert all(2.0 <= x < 2.5 for x in xs)
-    assert max(xs) - min(xs) > 0.3  # it does spread over the interval
-    assert noise.uniform(3.0, 3.0) == 3.0
-    tiny = noise.uniform(1.0, math.nextafter(1.0, 2.0))
-    assert tiny == 1.0
-    with pytest.raises(ValueError, match="finite"):
-        noise.uniform(0.0, math.inf)
+def test_randbelow_is_uniform_on_0_to_n_minus_1(noise):
+    draws = [noise.randbelow(RANDBELOW_N) for _ in range(RANDBELOW_DRAWS)]
+    assert all(isinstance(d, int) for d in draws[:10])
+    assert randbelow_statistic(draws) < RANDBELOW_CRIT
+    assert noise.randbelow(1) == 0
+    for bad in (0, -3, 2.5):
+        with pytest.raises(ValueError, match="randbelow"):
+            noise.randbelow(bad)
+
+
+def test_release_noise_has_no_float_uniform():
+    # split points are drawn as lattice indices: no float draw inside data-dependent intervals
+    assert not hasattr(SecureNoise(), "uniform") and not hasattr(SimulationNoise(0), "uniform")
 
 
 def test_require_secure():

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpstudio.core.mechanisms import (choose_split_in_intervals, interval_probabilities, noisy_counts,
+from dpstudio.core.mechanisms import (choose_split_on_lattice, lattice_probabilities, noisy_counts,
                                      report_noisy_max)
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 
@@ -114,26 +114,27 @@ def test_report_noisy_max_passes_the_audit_and_half_noise_fails_it():
     assert select_audit(broken_noisy_max) > EPS
 
 
-# DiffGen's numeric split (continuous exponential mechanism). D: bounds [0, 10), one data value at 5, score 0
-# everywhere. D' adds a record at 5.5, which creates a new edge; every split point's score moves by at most
-# Du = 1: +1 on [5, 5.5), -1 elsewhere. Event: the split point falls in [5, 5.5). The loss there is
-# 0.92 at eps = 1 (close to eps); forgetting the factor 2 in eps u / (2 Du) makes it 1.72.
-SPLIT_D = ([0.0, 5.0, 10.0], [0.0, 0.0])
-SPLIT_D2 = ([0.0, 5.0, 5.5, 10.0], [-1.0, 1.0, -1.0])
+# DiffGen's numeric split (discrete exponential mechanism over the public lattice 0:10, resolution 0.5:
+# split indices k = 1..19, point k/2). D: one record at 5 (cell 10), score 0 everywhere: groups k = 1..10 and
+# 11..19. D' adds a record at 5.5 (cell 11), which splits off the group {11}; every split point's score
+# moves by at most Du = 1: +1 at k = 11, -1 elsewhere. Event: k = 11 (split point 5.5). The loss there is
+# 0.91 at eps = 1 (close to eps); forgetting the factor 2 in eps u / (2 Du) makes it 1.71.
+SPLIT_D = ([1, 11, 20], [0.0, 0.0])
+SPLIT_D2 = ([1, 11, 12, 20], [-1.0, 1.0, -1.0])
 N_SPLIT = 12_000  # simulation noise (~20 us a call); the secure sampler's distribution is tested elsewhere
 
 
-def split_event_probability(edges, scores, eps):
-    p = interval_probabilities(edges, scores, eps, 1.0)
-    e = np.asarray(edges)
-    inside = np.clip(np.minimum(e[1:], 5.5) - np.maximum(e[:-1], 5.0), 0, None) / np.diff(e)
-    return float(np.sum(p * inside))
+def split_event_probability(starts, scores, eps):
+    p = lattice_probabilities(starts, scores, eps, 1.0)
+    s = np.asarray(starts)
+    holds = (s[:-1] <= 11) & (11 < s[1:])
+    return float(np.sum(p[holds] / np.diff(s)[holds]))
 
 
 def test_split_audit_design_margins():
     p_d = split_event_probability(*SPLIT_D, EPS)
     p_d2 = split_event_probability(*SPLIT_D2, EPS)
-    assert math.isclose(p_d, 0.05) and math.log(p_d2 / p_d) <= EPS
+    assert math.isclose(p_d, 1 / 19) and math.log(p_d2 / p_d) <= EPS
     broken = split_event_probability(*SPLIT_D2, 2 * EPS)  # no factor 2 = twice the epsilon
     bound, sd = expected_lower_bound(broken, p_d, N_SPLIT)
     assert (bound - EPS) / sd > 6
@@ -142,9 +143,9 @@ def test_split_audit_design_margins():
 def split_audit(eps_used, seed) -> float:
     noise = SimulationNoise(seed)
 
-    def hits(edges, scores):
-        points = [choose_split_in_intervals(edges, scores, eps_used, 1.0, noise)[1] for _ in range(N_SPLIT)]
-        return int(np.sum((np.array(points) >= 5.0) & (np.array(points) < 5.5)))
+    def hits(starts, scores):
+        ks = [choose_split_on_lattice(starts, scores, eps_used, 1.0, noise)[1] for _ in range(N_SPLIT)]
+        return int(np.sum(np.array(ks) == 11))
 
     return audit(hits(*SPLIT_D), hits(*SPLIT_D2), N_SPLIT)
 

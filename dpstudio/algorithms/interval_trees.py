@@ -37,6 +37,7 @@ from dpstudio.core.coverage import effective_coverage, n_ranges
 from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, Event, LeavesReleased,
                                   NodeCreated, NodeNoised, Progress, RunFinished)
 from dpstudio.core.noise import NoiseSource, SimulationNoise
+from dpstudio.core.scales import exact_fraction, noise_scale
 from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
                                        laplace_variance, raw_all_range_mse)
 
@@ -239,8 +240,8 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
     else:  # uniform budgets: one value on the noised nodes, 0 on the others
         eps_values = np.array([0.0, float(epsilons[noised][0])])
         inv = noised.astype(np.int64)
-    with np.errstate(divide="ignore"):
-        scale_values = np.where(eps_values > 0, 1.0 / np.where(eps_values > 0, eps_values, 1.0), np.inf)
+    # each distinct budget's scale 1/eps_x, rounded up from the exact value of the double eps_x
+    scale_values = np.array([noise_scale(1, exact_fraction(e)) if e > 0 else np.inf for e in eps_values])
     scales = scale_values[inv]
     variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
     scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.consistency import hay_generalized, least_squares
 from ..core.noise import SimulationNoise
+from ..core.scales import noise_scale
 from ..core.range_queries import Domain, Workload, node_depths, answer, cell_weights, tree_weights
 
 LEAF_ONLY = "leaf-only"
@@ -203,7 +204,7 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
         for _ in range(runs):
             est_nodes = {}
             if LEAF_ONLY in methods:
-                leaf_noisy = noise.laplace_counts(counts[leaves], 1.0 / epsilon).astype(float)
+                leaf_noisy = noise.laplace_counts(counts[leaves], noise_scale(1, epsilon)).astype(float)
                 sq[LEAF_ONLY][idx] += (answer(W_leaf, leaf_noisy, wl.classes) - truth) ** 2
                 if first:
                     full = np.zeros(counts.shape)
@@ -211,7 +212,7 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
                     _sum_up_levels(parents, full, depth)
                     est_nodes[LEAF_ONLY] = full
             if need_tree:
-                noisy = noise.laplace_counts(counts, L / epsilon).astype(float)
+                noisy = noise.laplace_counts(counts, noise_scale(L, epsilon)).astype(float)
                 if RAW_TREE in methods:
                     sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
                     est_nodes[RAW_TREE] = noisy

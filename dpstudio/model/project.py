@@ -2,7 +2,8 @@
 
 A ``Project`` holds everything a release depends on *except the raw data*: where the data file is (and a
 SHA-256 of its bytes, so reopening notices when it changed), each attribute's role and type, the public
-numeric bounds, the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
+numeric bounds, the declared kind of numeric attributes (``numeric_types``: "integer", "continuous" or
+"continuous:RESOLUTION"; undeclared ones get the default from their bounds when a run codes the table), the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
 budget epsilon, the mode (release or teaching), the budget ledger, and (in memory only) the events recorded
 by the last run.
 
@@ -137,6 +138,7 @@ class Project:
         self.roles: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.bounds: dict[str, tuple[float, float]] = {}
+        self.numeric_types: dict[str, str] = {}  # numeric attribute -> declared kind (a public input)
         self.missing: str = DROP_MISSING
         self.taxonomies: dict[str, Taxonomy] = {}
         self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
@@ -219,6 +221,7 @@ class Project:
             guess = columns[-1]
             self.roles[guess] = CLASS
         self.bounds = {c: b for c, b in self.bounds.items() if c in columns}
+        self.numeric_types = {c: t for c, t in self.numeric_types.items() if c in columns}
         self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
         if self.release_ledger is not None and self.release_ledger.entries and file_hash != self._ledger_hash:
             # a release ledger belongs to the data it was spent on
@@ -273,6 +276,29 @@ class Project:
         self.types[attribute] = kind
         if kind == CATEGORICAL:
             self.bounds.pop(attribute, None)
+            self.numeric_types.pop(attribute, None)
+        self._changed("types")
+
+    def set_numeric_type(self, attribute: str, declaration: str | None) -> None:
+        """Declare a numeric attribute's kind: "integer", "continuous" or "continuous:RESOLUTION" (public
+        knowledge, never read from the values); None removes the declaration (the run then uses the
+        default from the public bounds: whole numbers -> integer, else continuous)."""
+        from dpstudio.core.lattice import LatticeError, NumericType
+
+        self._check_attribute(attribute)
+        if declaration is None:
+            if self.numeric_types.pop(attribute, None) is not None:
+                self._changed("types")
+            return
+        if self.types.get(attribute) != NUMERIC:
+            raise ProjectError(f"{attribute} is categorical: only numeric attributes are integer or continuous")
+        try:
+            text = str(NumericType.parse(declaration))
+        except LatticeError as exc:
+            raise ProjectError(f"type of {attribute}: {exc}") from None
+        if self.numeric_types.get(attribute) == text:
+            return
+        self.numeric_types[attribute] = text
         self._changed("types")
 
     def set_bounds(self, attribute: str, lo, hi) -> None:
@@ -516,7 +542,8 @@ class Project:
             "data": {"path": data_path, "relative_path": data_rel, "sha256": self.data_hash,
                      "columns": list(self.columns), "missing": self.missing},
             "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
-                               "bounds": list(self.bounds[c]) if c in self.bounds else None}
+                               "bounds": list(self.bounds[c]) if c in self.bounds else None,
+                               **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {})}
                            for c in self.columns},
             "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
             "taxonomy_sources": dict(self.taxonomy_sources),
@@ -616,6 +643,8 @@ class Project:
                             self.dataset.set_type(c, a["type"])
                         except Exception as exc:  # a changed data file; keep going with a warning
                             warnings.append(f"{c}: {exc}")
+                if a.get("numeric_type") is not None:
+                    self.numeric_types[c] = str(a["numeric_type"])
                 b = a.get("bounds")
                 if b is not None:
                     lo, hi = float(b[0]), float(b[1])

@@ -6,8 +6,8 @@ Everything that can be wrong with the inputs is raised here, before any budget i
 ``RunInputError`` saying what to fix (no data, no class, uncovered values, values outside the public
 bounds, missing numbers...).
 
-What is public and what is private: taxonomies, bounds and bin edges come from the project (public
-inputs). The coded record arrays are private and stay in memory. Missing values follow the project's
+What is public and what is private: taxonomies, bounds, declared numeric kinds (``numeric_types``) and
+bin edges come from the project (public inputs). The coded record arrays are private and stay in memory. Missing values follow the project's
 choice: "drop" removes rows with a missing value in a used attribute (quasi-identifiers and class);
 "keep" makes missing a category of its own ("Missing"), which the taxonomy must then cover; a numeric
 attribute cannot keep missing values.
@@ -83,10 +83,11 @@ def encode_table(project: Project):
                 raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
                                     "numeric in the Data panel or import a categorical taxonomy")
             taxonomies[a] = tax
+    types = {a: project.numeric_types[a] for a in bounds if a in project.numeric_types}
     sub = used_frame(project, qis + [cls])
     try:
         return encode_frame(sub, cls, taxonomies, bounds,
-                            {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))})
+                            {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))}, types=types)
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 

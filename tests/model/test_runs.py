@@ -120,3 +120,29 @@ def test_maxgddp_tree_fraction_and_levels_from_the_project_run():
     spent = [e.epsilon for e in setup.ledger.entries]
     assert spent == [Fraction(1, 10), Fraction(3, 10), Fraction(3, 5)]
     assert p.params["tree_fraction"] == "2/5"
+
+
+def test_declared_numeric_type_reaches_the_encoder_and_survives_saving():
+    p = make_project()
+    p.set_bounds("age", 0, 100)
+    assert encode_table(p).attributes[0].split_lattice.declared is False  # default from the bounds
+    p.set_numeric_type("age", "continuous:0.5")
+    lattice = encode_table(p).attributes[0].split_lattice
+    assert (lattice.kind, lattice.resolution, lattice.declared) == ("continuous", 0.5, True)
+    q = Project()
+    q.apply_dict(p.to_dict(), p.dataset)
+    assert q.numeric_types == {"age": "continuous:0.5"}
+    assert encode_table(q).attributes[0].split_lattice == lattice
+
+
+def test_a_fractional_age_is_refused_unless_declared_continuous():
+    p = make_project()
+    frame = p.frame.assign(age=[30.5, 30, 45, 61, 88, 33])
+    p.set_data(frame, None)
+    p.set_bounds("age", 0, 100)
+    with pytest.raises(RunInputError, match="declare it continuous"):
+        encode_table(p)
+    p.set_numeric_type("age", "continuous")
+    assert encode_table(p).attributes[0].split_lattice.kind == "continuous"
+    with pytest.raises(Exception, match="integer, continuous"):
+        p.set_numeric_type("age", "decimal")

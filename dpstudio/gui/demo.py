@@ -199,6 +199,7 @@ class Demo:
         if mode == TEACHING:
             self.shot("Algorithm")
         self.window.clear_message()
+        alg.exec_dialog = self.answer_release_question
         self.wait(alg.run(), f"the {mode} run")
         p = self.window.project
         if p.result is None:
@@ -206,6 +207,11 @@ class Demo:
         ledger = p.run_ledger
         return (f"{len(p.events):,} events, spent {float(ledger.spent):g} of {float(ledger.total):g}, "
                 f"{type(p.result).__name__}")
+
+    def answer_release_question(self, box) -> None:
+        """The release question (dataset, epsilon, what remains, cannot be undone): read out, answered Yes."""
+        self.say("   asked: " + " ".join(box.text().split()))
+        box.button(QtWidgets.QMessageBox.Yes).click()
 
     def watch_to_end(self, suffix: str = "") -> str:
         watch = self.panel("Watch")

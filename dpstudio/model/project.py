@@ -120,6 +120,29 @@ class RunSetup:
     epsilon: Fraction
 
 
+@dataclass(frozen=True)
+class ReleaseConfirmation:
+    """What a release-mode run is about to do to this dataset's budget (``Project.release_confirmation``)."""
+
+    dataset: str  # the data file's name
+    data_path: str | None
+    data_sha256: str | None
+    epsilon: Fraction  # about to be spent
+    budget: Fraction  # the budget of this dataset
+    spent_before: Fraction
+    remaining_after: Fraction
+    refusal: str = ""  # non-empty: the run would be refused, and why
+
+    def text(self) -> str:
+        """The question, in plain words (the studio asks it with No as the default answer)."""
+        where = f"{self.dataset}" + (f" ({self.data_path})" if self.data_path else "")
+        return (f"Run a release on {where}?\n\n"
+                f"This spends epsilon = {float(self.epsilon):g} of this dataset's budget of "
+                f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
+                f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.\n\n"
+                "The spend cannot be undone, even if you cancel the run or never export it.")
+
+
 class Project:
     """Application state of one studio window. See the module docstring."""
 
@@ -467,6 +490,34 @@ class Project:
         if notify:
             self.notify("run")
             self.notify("ledger")
+
+    def release_confirmation(self, epsilon) -> "ReleaseConfirmation":
+        """The facts the studio states before a release-mode run spends ``epsilon`` on this dataset.
+
+        Computed from the project's release ledger over this data (its total is the budget of this data;
+        with no ledger yet, the budget is ``epsilon`` itself). ``refusal`` is non-empty when the run would
+        be refused (budget already spent, or ``epsilon`` more than what remains): nothing is to be asked then.
+        """
+        eps = check_epsilon(epsilon)
+        name = self.data_path.name if self.data_path is not None else "the loaded data (no file)"
+        ledger = self.release_ledger
+        if ledger is None or (not ledger.entries and ledger.total != eps):
+            budget, spent = eps, Fraction(0)
+        else:
+            budget, spent = ledger.total, ledger.spent
+        remaining_after = budget - spent - eps
+        refusal = ""
+        if self.frame is None:
+            refusal = "no data is loaded: open a file in the Data panel"
+        elif spent > 0:
+            refusal = (f"the release budget of {name} is spent ({float(spent):g} of {float(budget):g} used): a "
+                       "second release would spend more than the budget you set. Use teaching mode to "
+                       "experiment, or start a new project for a new budget")
+        elif remaining_after < 0:
+            refusal = (f"epsilon {float(eps):g} is more than the {float(budget - spent):g} that remains on {name}")
+        return ReleaseConfirmation(dataset=name, data_path=None if self.data_path is None else str(self.data_path),
+                                   data_sha256=self.data_hash, epsilon=eps, budget=budget, spent_before=spent,
+                                   remaining_after=max(remaining_after, Fraction(0)), refusal=refusal)
 
     @property
     def can_export(self) -> bool:

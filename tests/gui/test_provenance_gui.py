@@ -17,14 +17,19 @@ DATA = pd.DataFrame({"age": [25, 38, 28, 44, 18], "workclass": ["Private", "Priv
                      "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K"]})
 
 
-@pytest.fixture
-def tax_panel(qtbot):
+def shown_panel(qtbot, panel_class):
+    """``panel_class`` on a new project over DATA, types read from the values (as when a file is opened)."""
     project = Project()
     project.set_data(DATA.copy(), None)
-    p = TaxonomyPanel(project)
+    p = panel_class(project)
     qtbot.addWidget(p)
     p.show()
     return p
+
+
+@pytest.fixture
+def tax_panel(qtbot):
+    return shown_panel(qtbot, TaxonomyPanel)
 
 
 def test_flat_tree_stays_derived_after_an_edit_in_the_editor(tax_panel):
@@ -51,11 +56,8 @@ def test_adding_uncovered_values_marks_an_imported_tree_derived(tax_panel, tmp_p
 
 
 def test_data_panel_marks_proposed_bounds_and_read_types(qtbot):
-    project = Project()
-    project.set_data(DATA.copy(), None)
-    panel = DataPanel(project)
-    qtbot.addWidget(panel)
-    panel.show()
+    panel = shown_panel(qtbot, DataPanel)
+    project = panel.project
     panel.select_attribute("age")
     assert "derived from the data" in panel.attr_table.item(0, 2).toolTip()  # type read from the values
     qtbot.mouseClick(panel.propose_button, QtCore.Qt.LeftButton)

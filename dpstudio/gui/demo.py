@@ -199,6 +199,7 @@ class Demo:
         if mode == TEACHING:
             self.shot("Algorithm")
         self.window.clear_message()
+        alg.exec_dialog = self.answer_release_question
         self.wait(alg.run(), f"the {mode} run")
         p = self.window.project
         if p.result is None:
@@ -206,6 +207,11 @@ class Demo:
         ledger = p.run_ledger
         return (f"{len(p.events):,} events, spent {float(ledger.spent):g} of {float(ledger.total):g}, "
                 f"{type(p.result).__name__}")
+
+    def answer_release_question(self, box) -> None:
+        """The release question (dataset, epsilon, what remains, cannot be undone): read out, answered Yes."""
+        self.say("   asked: " + " ".join(box.text().split()))
+        box.button(QtWidgets.QMessageBox.Yes).click()
 
     def watch_to_end(self, suffix: str = "") -> str:
         watch = self.panel("Watch")
@@ -225,6 +231,12 @@ class Demo:
         export = self.panel("Export")
         folder = Path(tempfile.mkdtemp(prefix="dpstudio-demo-release-"))
         try:
+            from dpstudio.model.provenance import describe
+
+            for key in self.window.project.unconfirmed_inputs():  # types and class values read from the data
+                wording = f"The {describe(key)} of UCI Adult is published in adult.names (public documentation)."
+                self.say(f"   confirmed public: {wording}")
+                export.confirm_input(key, wording)
             reason = export.refusal_reason() if hasattr(export, "refusal_reason") else ""
             if reason:
                 raise DemoStepError(f"export refused: {reason}")

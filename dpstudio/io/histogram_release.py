@@ -66,7 +66,7 @@ def release_csv(result: IntervalTreeResult, edges=None, labels=None) -> str:
 
 
 def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | None = None,
-                    not_a_release: list[str] | None = None) -> dict:
+                    not_a_release: list[str] | None = None, extra: dict | None = None) -> dict:
     plan = result.plan
     params = result.params
     reasons = list(not_a_release or [])
@@ -77,7 +77,7 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
     tree = plan.tree.describe()
     tree.update({"branching": plan.branching, "root_noised": bool(plan.noised[0]),
                  "split_rule": "near-equal contiguous children, larger first"})
-    return {
+    return {**(extra or {}),
         "format": FORMAT,
         "release": not reasons,
         "not_a_release": reasons or None,
@@ -109,13 +109,14 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
 
 def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger, edges=None,
                             domain: dict | None = None, not_a_release: list[str] | None = None,
-                            overwrite: bool = False, labels=None) -> tuple[Path, Path]:
-    """Write OUT.csv and OUT.json atomically (both paths checked before either is written)."""
+                            overwrite: bool = False, labels=None, extra: dict | None = None) -> tuple[Path, Path]:
+    """Write OUT.csv and OUT.json atomically (both paths checked before either is written); ``extra``
+    adds keys to the sidecar (the studio: ``public_inputs``)."""
     if edges is not None and len(edges) != result.released.size + 1:
         raise ValueError("edges must have one more entry than there are bins")
     if labels is not None and len(labels) != result.released.size:
         raise ValueError("labels must have one entry per bin")
-    side = release_sidecar(result, ledger, domain, not_a_release)
+    side = release_sidecar(result, ledger, domain, not_a_release, extra)
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
     atomic_write_many({csv_path: release_csv(result, edges, labels),
                        json_path: json.dumps(side, indent=2, default=_json_default) + "\n"}, overwrite)

@@ -7,8 +7,11 @@ shape, the noise scales): analytic variances and expected range-query errors. It
 an error measured against the truth, or a count of dropped rows: the inputs are the run's result (which
 carries none), its ledger and the budget plan. A run on simulation noise is marked "NOT A RELEASE".
 
-``report_html(result, ledger, plan=None, params=None, title=...) -> str``; ``write_report(path, ...)``
-writes it atomically and refuses to overwrite (``OutputPathError``).
+``public_inputs`` (the studio's ``Project.public_inputs_record()``) adds where each public input came from
+and the user's confirmation of any input derived from the data.
+
+``report_html(result, ledger, plan=None, params=None, title=..., files=None, public_inputs=None) -> str``;
+``write_report(path, ...)`` writes it atomically and refuses to overwrite (``OutputPathError``).
 """
 
 from __future__ import annotations
@@ -153,7 +156,7 @@ def _post_processing(result) -> list[str]:
 
 
 def report_html(result, ledger, plan=None, params: dict | None = None, title: str = "dpstudio release report",
-                files: list | None = None) -> str:
+                files: list | None = None, public_inputs: list | None = None) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
     secure, noise_label = _noise(result)
     algo = getattr(getattr(result, "params", None), "algorithm", "") or (plan.algorithm if plan else "")
@@ -183,6 +186,13 @@ def report_html(result, ledger, plan=None, params: dict | None = None, title: st
     out.append("<h2>Parameters</h2>")
     out.append(_table(["parameter", "value"], _parameters(result, params)))
 
+    if public_inputs:
+        out.append("<h2>Public inputs</h2>")
+        out.append("<p>The release's domain: where each input came from. An input derived from the data is "
+                   "published only with the data owner's confirmation that it is public knowledge.</p>")
+        out.append(_table(["input", "source", "derived from the data", "confirmation"],
+                          [(d["input"], d["source"], "yes" if d["derived"] else "no", d.get("confirmed") or "")
+                           for d in public_inputs]))
     out.append("<h2>Budget ledger</h2>")
     out.append("<p>Every spend, in order, recorded before the noisy value it paid for was shown or written.</p>")
     rows = [(e.step, e.mechanism, float(e.epsilon), e.sensitivity, e.scale, e.group or "", e.note)
@@ -208,6 +218,8 @@ def report_html(result, ledger, plan=None, params: dict | None = None, title: st
 
 
 def write_report(path, result, ledger, plan=None, params: dict | None = None, overwrite: bool = False,
-                 title: str = "dpstudio release report", files: list | None = None) -> Path:
+                 title: str = "dpstudio release report", files: list | None = None,
+                 public_inputs: list | None = None) -> Path:
     """Write ``report_html(...)`` atomically; OutputPathError if ``path`` exists and not ``overwrite``."""
-    return atomic_write(path, report_html(result, ledger, plan, params, title, files), overwrite=overwrite)
+    return atomic_write(path, report_html(result, ledger, plan, params, title, files, public_inputs),
+                        overwrite=overwrite)

@@ -20,6 +20,9 @@ Privacy facts this module keeps:
   is a release (``can_export`` is False).
 - The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
   teaching mode).
+- Every public input (taxonomy, bounds, type, class values) has a ``Provenance`` (``model/provenance.py``):
+  inputs taken from the data stay "derived from the data: not private" through edits until the user
+  confirms them (``confirm_public``); ``unconfirmed_inputs()`` names those a release would depend on.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Any, Callable
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
+from dpstudio.model import provenance as pv
+from dpstudio.model.provenance import Provenance
 
 SCHEMA_VERSION = 1
 FILE_FORMAT = "dpstudio-project"
@@ -65,7 +70,7 @@ MODES = (TEACHING, RELEASE)
 
 #: every field a subscriber may ask for; "data" covers path, hash, dataset, columns
 FIELDS = ("data", "roles", "types", "bounds", "missing", "taxonomies", "algorithm", "epsilon", "mode",
-          "ledger", "run", "dirty", "path")
+          "ledger", "run", "dirty", "path", "provenance")
 
 Callback = Callable[[str], None]
 
@@ -121,6 +126,29 @@ class RunSetup:
     epsilon: Fraction
 
 
+@dataclass(frozen=True)
+class ReleaseConfirmation:
+    """What a release-mode run is about to do to this dataset's budget (``Project.release_confirmation``)."""
+
+    dataset: str  # the data file's name
+    data_path: str | None
+    data_sha256: str | None
+    epsilon: Fraction  # about to be spent
+    budget: Fraction  # the budget of this dataset
+    spent_before: Fraction
+    remaining_after: Fraction
+    refusal: str = ""  # non-empty: the run would be refused, and why
+
+    def text(self) -> str:
+        """The question, in plain words (the studio asks it with No as the default answer)."""
+        where = f"{self.dataset}" + (f" ({self.data_path})" if self.data_path else "")
+        return (f"Run a release on {where}?\n\n"
+                f"This spends epsilon = {float(self.epsilon):g} of this dataset's budget of "
+                f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
+                f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.\n\n"
+                "The spend cannot be undone, even if you cancel the run or never export it.")
+
+
 class Project:
     """Application state of one studio window. See the module docstring."""
 
@@ -142,6 +170,7 @@ class Project:
         self.missing: str = DROP_MISSING
         self.taxonomies: dict[str, Taxonomy] = {}
         self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
+        self.provenance: dict[str, Provenance] = {}  # "kind:attribute" -> where that public input came from
         self.algorithm: str = "diffgen_consistency"
         self.params: dict[str, Any] = {}
         self.epsilon: Fraction = Fraction(1)
@@ -200,6 +229,7 @@ class Project:
         """
         frame = getattr(dataset, "frame", dataset)
         columns = [str(c) for c in frame.columns]
+        declared = types is not None
         if types is None:
             types = dict(getattr(dataset, "types", {}) or {})
         for c in columns:
@@ -223,12 +253,15 @@ class Project:
         self.bounds = {c: b for c, b in self.bounds.items() if c in columns}
         self.numeric_types = {c: t for c, t in self.numeric_types.items() if c in columns}
         self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
+        for c in columns:
+            self.provenance[pv.key(pv.TYPE, c)] = Provenance("declared" if declared else pv.TYPE_FROM_DATA,
+                                                             derived=not declared)
         if self.release_ledger is not None and self.release_ledger.entries and file_hash != self._ledger_hash:
             # a release ledger belongs to the data it was spent on
             self.release_ledger = None
         self._ledger_hash = file_hash
         self.clear_run(notify=False)
-        for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run"):
+        for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)
         self.set_dirty(True)
 
@@ -259,6 +292,8 @@ class Project:
         if kind not in TYPES:
             raise ProjectError(f"type must be one of {', '.join(TYPES)}, got {kind!r}")
         if self.types.get(attribute) == kind:
+            if self.provenance_of(pv.key(pv.TYPE, attribute)).derived:  # choosing it by hand declares it
+                self._set_provenance(pv.key(pv.TYPE, attribute), Provenance("chosen by you"))
             return
         if kind == NUMERIC and self.frame is not None:
             import pandas as pd
@@ -274,6 +309,7 @@ class Project:
         if callable(set_type):
             set_type(attribute, kind)
         self.types[attribute] = kind
+        self.provenance[pv.key(pv.TYPE, attribute)] = Provenance("chosen by you")
         if kind == CATEGORICAL:
             self.bounds.pop(attribute, None)
             self.numeric_types.pop(attribute, None)
@@ -300,9 +336,11 @@ class Project:
             return
         self.numeric_types[attribute] = text
         self._changed("types")
+        self.notify("provenance")
 
-    def set_bounds(self, attribute: str, lo, hi) -> None:
-        """Public bounds [lo, hi) of a numeric attribute (public knowledge, not read from the data)."""
+    def set_bounds(self, attribute: str, lo, hi, source: str = "typed by you", derived: bool = False) -> None:
+        """Public bounds [lo, hi) of a numeric attribute (public knowledge; ``derived`` when taken from the
+        data, see ``propose_bounds``)."""
         self._check_attribute(attribute)
         try:
             lo_f, hi_f = float(lo), float(hi)
@@ -315,13 +353,34 @@ class Project:
                                f"bound {hi_f:g}")
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes have bounds")
-        if self.bounds.get(attribute) == (lo_f, hi_f):
+        if self.bounds.get(attribute) == (lo_f, hi_f) and not derived:
             return
         self.bounds[attribute] = (lo_f, hi_f)
+        self.provenance[pv.key(pv.BOUNDS, attribute)] = Provenance(source, derived)
         self._changed("bounds")
+        self.notify("provenance")
+
+    def propose_bounds(self, attribute: str) -> tuple[float, float]:
+        """Bounds from the data: [floor(min), floor(max) + 1), marked "derived from the data: not private"."""
+        import numpy as np
+
+        if self.frame is None:
+            raise ProjectError("open data first")
+        self._check_attribute(attribute)
+        if self.types.get(attribute) != NUMERIC:
+            raise ProjectError(f"{attribute} is categorical: only numeric attributes have bounds")
+        import pandas as pd
+
+        values = pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+        if values.size == 0:
+            raise ProjectError(f"{attribute} has no numbers to propose bounds from")
+        lo, hi = float(np.floor(values.min())), float(np.floor(values.max()) + 1)
+        self.set_bounds(attribute, lo, hi, pv.BOUNDS_FROM_DATA, derived=True)
+        return lo, hi
 
     def clear_bounds(self, attribute: str) -> None:
         if self.bounds.pop(attribute, None) is not None:
+            self.provenance.pop(pv.key(pv.BOUNDS, attribute), None)
             self._changed("bounds")
 
     def set_missing(self, choice: str) -> None:
@@ -342,19 +401,90 @@ class Project:
         return found[0] if found else None
 
     # -- taxonomies ----------------------------------------------------------------------------------
-    def set_taxonomy(self, attribute: str, taxonomy: Taxonomy | None, source: str = "") -> None:
-        """Set (or with None, remove) the taxonomy of ``attribute``."""
+    def set_taxonomy(self, attribute: str, taxonomy: Taxonomy | None, source: str = "", derived: bool = False,
+                     edit: bool = False) -> None:
+        """Set (or with None, remove) the taxonomy of ``attribute``.
+
+        Provenance: ``derived`` marks a tree taken from the data; ``edit`` (a change made in the editor)
+        keeps the mark and confirmation the tree had; otherwise the tree replaces the old one as a public
+        input from ``source`` (a file, a generator over public bounds)."""
         self._check_attribute(attribute)
+        k = pv.key(pv.TAXONOMY, attribute)
         if taxonomy is None:
             if self.taxonomies.pop(attribute, None) is None:
                 return
             self.taxonomy_sources.pop(attribute, None)
+            self.provenance.pop(k, None)
         else:
             taxonomy.attribute = attribute
             self.taxonomies[attribute] = taxonomy
             if source:
                 self.taxonomy_sources[attribute] = source
+            if derived:
+                self.provenance[k] = Provenance(source, True)
+            elif not (edit and k in self.provenance):
+                self.provenance[k] = Provenance(source or "set here")
         self._changed("taxonomies")
+        self.notify("provenance")
+
+    # -- provenance of public inputs --------------------------------------------------------------------
+    def provenance_of(self, input_key: str) -> Provenance:
+        """Where the input came from; the class values are read from the data unless confirmed."""
+        found = self.provenance.get(input_key)
+        if found is not None:
+            return found
+        if input_key.startswith(pv.CLASSES + ":"):
+            return Provenance(pv.CLASSES_FROM_DATA, True)
+        return Provenance("not recorded")
+
+    def _set_provenance(self, input_key: str, prov: Provenance) -> None:
+        self.provenance[input_key] = prov
+        self._changed("provenance")
+
+    def mark_derived(self, input_key: str, source: str) -> None:
+        """The input now holds values taken from the data: derived, any earlier confirmation void."""
+        self._set_provenance(input_key, Provenance(source, True))
+
+    def confirm_public(self, input_key: str, wording: str) -> None:
+        """The user's deliberate statement that a derived input is public knowledge (recorded verbatim)."""
+        wording = " ".join(str(wording or "").split())
+        if not wording:
+            raise ProjectError(f"say why the {pv.describe(input_key)} is public knowledge")
+        prov = self.provenance_of(input_key)
+        if not prov.derived:
+            raise ProjectError(f"the {pv.describe(input_key)} was not derived from the data: nothing to confirm")
+        self._set_provenance(input_key, Provenance(prov.source, True, wording))
+
+    def release_inputs(self) -> list[str]:
+        """Keys of the public inputs the current algorithm's release depends on (bin edges: the bounds
+        they divide; split grids: the numeric taxonomy they come from)."""
+        from dpstudio.model import budget_plan as bp
+
+        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+            attr = (self.params or {}).get("attribute")
+            if attr is None:
+                found = [a for a in self.attributes(QUASI_IDENTIFIER) if self.types.get(a) == NUMERIC
+                         and a in self.bounds]
+                attr = found[0] if found else None
+            return [] if attr is None else [pv.key(pv.TYPE, attr), pv.key(pv.BOUNDS, attr)]
+        out = []
+        for a in self.attributes(QUASI_IDENTIFIER):
+            out.append(pv.key(pv.TYPE, a))
+            if self.types.get(a) == NUMERIC:
+                out.append(pv.key(pv.BOUNDS, a))
+            if a in self.taxonomies:
+                out.append(pv.key(pv.TAXONOMY, a))
+        if self.class_attribute is not None:
+            out.append(pv.key(pv.CLASSES, self.class_attribute))
+        return out
+
+    def unconfirmed_inputs(self) -> list[str]:
+        """The release's inputs derived from the data and not confirmed public knowledge (export refuses)."""
+        return [k for k in self.release_inputs() if self.provenance_of(k).unconfirmed]
+
+    def public_inputs_record(self) -> list[dict]:
+        """For the sidecar and the report: each input of the release, where it came from, any confirmation."""
+        return [{"input": pv.describe(k), "key": k, **self.provenance_of(k).to_dict()} for k in self.release_inputs()]
 
     def uncovered_values(self, attribute: str, limit: int | None = None) -> tuple[list, int]:
         """Data values of ``attribute`` that its taxonomy does not cover: (values, rows affected).
@@ -494,6 +624,34 @@ class Project:
             self.notify("run")
             self.notify("ledger")
 
+    def release_confirmation(self, epsilon) -> "ReleaseConfirmation":
+        """The facts the studio states before a release-mode run spends ``epsilon`` on this dataset.
+
+        Computed from the project's release ledger over this data (its total is the budget of this data;
+        with no ledger yet, the budget is ``epsilon`` itself). ``refusal`` is non-empty when the run would
+        be refused (budget already spent, or ``epsilon`` more than what remains): nothing is to be asked then.
+        """
+        eps = check_epsilon(epsilon)
+        name = self.data_path.name if self.data_path is not None else "the loaded data (no file)"
+        ledger = self.release_ledger
+        if ledger is None or (not ledger.entries and ledger.total != eps):
+            budget, spent = eps, Fraction(0)
+        else:
+            budget, spent = ledger.total, ledger.spent
+        remaining_after = budget - spent - eps
+        refusal = ""
+        if self.frame is None:
+            refusal = "no data is loaded: open a file in the Data panel"
+        elif spent > 0:
+            refusal = (f"the release budget of {name} is spent ({float(spent):g} of {float(budget):g} used): a "
+                       "second release would spend more than the budget you set. Use teaching mode to "
+                       "experiment, or start a new project for a new budget")
+        elif remaining_after < 0:
+            refusal = (f"epsilon {float(eps):g} is more than the {float(budget - spent):g} that remains on {name}")
+        return ReleaseConfirmation(dataset=name, data_path=None if self.data_path is None else str(self.data_path),
+                                   data_sha256=self.data_hash, epsilon=eps, budget=budget, spent_before=spent,
+                                   remaining_after=max(remaining_after, Fraction(0)), refusal=refusal)
+
     @property
     def can_export(self) -> bool:
         """True only for a finished release-mode run (secure noise, budget spent in the release ledger)."""
@@ -547,6 +705,7 @@ class Project:
                            for c in self.columns},
             "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
             "taxonomy_sources": dict(self.taxonomy_sources),
+            "provenance": {k: p.to_dict() for k, p in self.provenance.items()},
             "algorithm": {"name": self.algorithm, "params": self.params},
             "epsilon": str(self.epsilon),
             "mode": self.mode,
@@ -655,6 +814,12 @@ class Project:
                 self.taxonomies[attr] = taxonomy_from_dict(t)
                 self.taxonomies[attr].attribute = attr
             self.taxonomy_sources = dict(data.get("taxonomy_sources") or {})
+            for k, d in (data.get("provenance") or {}).items():
+                if isinstance(d, dict):
+                    self.provenance[str(k)] = Provenance.from_dict(d)
+            for attr, src in self.taxonomy_sources.items():  # files saved before provenance was kept
+                if src == pv.DERIVED_NOTE and pv.key(pv.TAXONOMY, attr) not in (data.get("provenance") or {}):
+                    self.provenance[pv.key(pv.TAXONOMY, attr)] = Provenance(pv.FLAT_FROM_DATA, True)
             alg = data.get("algorithm") or {}
             self.algorithm = alg.get("name") or self.algorithm
             self.params = dict(alg.get("params") or {})

@@ -10,17 +10,22 @@ from dpstudio.model.project import Project
 from dpstudio.model.runs import make_job
 
 
-def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3) -> Project:
+def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3, project: Project | None = None,
+                  path=None, confirm_classes=True) -> Project:
+    """A small table with public inputs, in ``project`` (default a new one); ``path`` names its data file."""
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
                        "work": rng.choice(["A", "B", "C"], n), "income": rng.choice(["<=50K", ">50K"], n)})
-    p = Project()
-    p.set_data(df, None, {"age": "numeric", "sex": "categorical", "work": "categorical", "income": "categorical"})
+    p = Project() if project is None else project
+    p.set_data(df, path, types={"age": "numeric", "sex": "categorical", "work": "categorical",
+                                "income": "categorical"})
     p.set_bounds("age", 17, 90)
     p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
     p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))
     p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"))
     p.set_algorithm(algorithm, {"steps": steps})
+    if confirm_classes:  # the studio reads the class values from the data: the owner confirms them public
+        p.confirm_public("classes:income", "The income classes <=50K and >50K are public (adult.names).")
     return p
 
 
@@ -28,7 +33,7 @@ def histogram_data_project(n_rows=2000, bins=32, seed=0, algorithm="hb") -> Proj
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"age": rng.integers(17, 90, n_rows).astype(float), "income": rng.choice(["a", "b"], n_rows)})
     p = Project()
-    p.set_data(df, None, {"age": "numeric", "income": "categorical"})
+    p.set_data(df, None, types={"age": "numeric", "income": "categorical"})
     p.set_bounds("age", 17, 90)
     p.set_algorithm(algorithm, {"bins": bins, "branching": 4})
     return p

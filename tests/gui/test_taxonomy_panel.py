@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.core.taxonomy import Taxonomy
-from dpstudio.gui.panels.taxonomy import COVERED, DERIVED_NOTE, INVALID, NONE, UNCOVERED, TaxonomyPanel
+from dpstudio.gui.panels.taxonomy import COVERED, INVALID, NONE, UNCOVERED, TaxonomyPanel
 from dpstudio.io.taxonomy_formats import read_taxonomy
 from dpstudio.model.project import Project
 from tests.gui.conftest import shot
@@ -132,7 +132,7 @@ def test_flat_from_data_is_marked_not_private(panel):
     assert panel.flat_from_data()
     tax = panel.project.taxonomies["workclass"]
     assert sorted(tax.labels[i] for i in tax.leaves) == sorted(DATA["workclass"].unique())
-    assert panel.project.taxonomy_sources["workclass"] == DERIVED_NOTE
+    assert panel.project.provenance_of("taxonomy:workclass").unconfirmed
     assert "not private" in panel.source_label.text()
 
 

@@ -228,3 +228,22 @@ def test_coverage_follows_new_data_and_type_changes():
         assert p.uncovered("edu") == (("q", 2),)
     p.set_data(pd.DataFrame({"edu": ["a", "b", "b"], "cls": ["y", "n", "y"]}), None)
     assert p.uncovered("edu") == ()
+
+
+def test_release_confirmation_states_dataset_epsilon_and_what_remains(tmp_path):
+    from fractions import Fraction
+
+    from tests.gui.export_fixtures import run, table_project
+
+    data = tmp_path / "people.csv"
+    data.write_text("x\n")
+    p = table_project(steps=2, path=data)
+    p.set_mode("release")
+    facts = p.release_confirmation("1/4")
+    assert (facts.dataset, facts.epsilon, facts.budget, facts.spent_before, facts.remaining_after) == \
+        ("people.csv", Fraction(1, 4), Fraction(1, 4), 0, 0)
+    assert facts.refusal == "" and "cannot be undone" in facts.text() and "people.csv" in facts.text()
+    p.set_epsilon(1)
+    run(p)  # spends the whole budget of 1
+    spent = p.release_confirmation(1)
+    assert "spent" in spent.refusal and spent.spent_before == 1

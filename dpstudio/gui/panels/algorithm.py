@@ -22,10 +22,10 @@ from fractions import Fraction
 
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.core.budget import check_epsilon
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.model import budget_plan as bp
+from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
@@ -35,6 +35,12 @@ def slider_to_epsilon(pos: int) -> float:
     """Slider position -> epsilon on a log scale from 0.01 to 10, rounded to 3 significant digits."""
     x = 10 ** (SLIDER_MIN + (SLIDER_MAX - SLIDER_MIN) * pos / SLIDER_STEPS)
     return float(f"{x:.3g}")
+
+
+def exec_modal(box: QtWidgets.QMessageBox) -> int:
+    """Show a modal question and return the button pressed (a panel's ``exec_dialog`` hook: a driver
+    without a user, such as the demo or a test, answers the real dialog through it)."""
+    return box.exec()
 
 
 def epsilon_to_slider(eps: float) -> int:
@@ -83,7 +89,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.eps_slider.setToolTip("log scale, 0.01 to 10")
         self.eps_error = QtWidgets.QLabel("")
         self.eps_error.setStyleSheet("color:#b00020;")
+        self.eps_error.setWordWrap(True)
+        self.eps_understood = QtWidgets.QLabel("")
+        self.eps_understood.setStyleSheet("color:#616161;")
         elay.addRow("epsilon", self.eps_edit)
+        elay.addRow("", self.eps_understood)
         elay.addRow("log scale", self.eps_slider)
         elay.addRow("", self.eps_error)
         self.mode_label = QtWidgets.QLabel()
@@ -121,9 +131,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         self.plan: bp.BudgetPlan | None = None
         self._figures: list[bp.Figure] = []
+        self.exec_dialog = exec_modal  # how the release question is shown (see exec_modal)
+        self.release_box: QtWidgets.QMessageBox | None = None  # the last release question asked
 
         self.combo.currentIndexChanged.connect(self._on_combo)
         self.eps_edit.editingFinished.connect(self._on_eps_edit)
+        self.eps_edit.textChanged.connect(self._check_eps_text)
         self.eps_slider.valueChanged.connect(self._on_slider)
         self.bar.splitChanged.connect(self._on_split)
         self.run_button.clicked.connect(self.run)
@@ -156,7 +169,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             w.setChecked(bool(value))
 
     def set_epsilon(self, value) -> None:
-        eps = check_epsilon(value)
+        eps = parse_epsilon_text(value) if isinstance(value, str) else value
         self.project.set_epsilon(eps)
 
     @property
@@ -270,7 +283,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.combo.setCurrentIndex(self.combo.findData(alg))
             self._build_param_widgets(self.project.params or {})
             eps = float(self.project.epsilon)
-            self.eps_edit.setText(_eps_text(self.project.epsilon))
+            self.eps_edit.setText(understood_text(self.project.epsilon))
             self.eps_slider.setValue(epsilon_to_slider(eps))
         finally:
             self._updating = False
@@ -350,6 +363,25 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except ValueError as exc:
             self.eps_error.setText(str(exc))
             self.last_error = str(exc)
+        self._check_eps_text()
+
+    def _check_eps_text(self, *_) -> None:
+        """Run is enabled only while the box holds a valid epsilon; the reason or the value read beside it."""
+        text = self.eps_edit.text()
+        try:
+            eps = parse_epsilon_text(text)
+        except ValueError as exc:
+            self.run_button.setEnabled(False)
+            self.run_button.setToolTip(f"epsilon is not valid: {exc}")
+            self.eps_understood.setText("")
+            self.eps_error.setText(f"Run is off: {exc}")
+            return
+        self.run_button.setEnabled(True)
+        self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
+        shown = understood_text(eps)
+        self.eps_understood.setText("" if text.strip() == shown else f"understood as epsilon = {shown}")
+        if self.eps_error.text().startswith("Run is off"):
+            self.eps_error.setText("")
 
     def _on_slider(self, pos: int) -> None:
         if self._updating:
@@ -366,7 +398,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         if field == "epsilon":
             self._updating = True
             try:
-                self.eps_edit.setText(_eps_text(self.project.epsilon))
+                self.eps_edit.setText(understood_text(self.project.epsilon))
                 self.eps_slider.setValue(epsilon_to_slider(float(self.project.epsilon)))
             finally:
                 self._updating = False
@@ -414,19 +446,67 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 w.setValue(a_num)
 
     # -- running ------------------------------------------------------------------------------------
+    def confirm_release(self, facts) -> bool:
+        """Ask before a release-mode run spends: the dataset, the epsilon, what remains afterwards, that it
+        cannot be undone (``ReleaseConfirmation.text``). No is the default answer; True only for Yes."""
+        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, "Spend the release budget?", facts.text(),
+                                    QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, self)
+        box.setDefaultButton(QtWidgets.QMessageBox.No)
+        box.setEscapeButton(QtWidgets.QMessageBox.No)
+        self.release_box = box
+        try:
+            self.exec_dialog(box)
+            return box.clickedButton() is box.button(QtWidgets.QMessageBox.Yes)
+        finally:
+            box.deleteLater()
+
+    def _refuse_run(self, message: str) -> None:
+        """A run that does not start: say why beside the button and in the window; stay where we are."""
+        self.last_error = message
+        self.eps_error.setText(message)
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
+
     def run(self, watch=None):
         """Start the chosen algorithm in a worker; returns the Worker (or None, with the reason shown).
 
+        The epsilon is what the box shows when Run is pressed (read now, whether or not editing was
+        finished); a box that does not hold a valid epsilon refuses the run. In release mode the user is
+        asked first (``confirm_release``, default No); nothing is spent unless they answer Yes.
+
         The whole job runs off the GUI thread, including coding the table (``model.runs.make_job``; a
         1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
-        ledger). Input problems arrive as the worker's ``failed`` message, before any budget is spent.
-        Events go to ``watch`` (default: the window's Watch panel) as they arrive; at the end (or on
-        cancel) the run is recorded in the project.
+        ledger). Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
+        studio then stays where it is. Events go to ``watch`` (default: the window's Watch panel), which
+        is cleared and shown only when the first event arrives; at the end (or on cancel) the run is
+        recorded in the project.
         """
         from dpstudio.gui.worker import TaskRunner, Worker
 
         win = host(self)
         project = self.project
+        try:
+            eps = parse_epsilon_text(self.eps_edit.text())
+        except ValueError as exc:
+            self._refuse_run(f"not run: {exc}")
+            return None
+        if eps != project.epsilon:
+            try:
+                project.set_epsilon(eps)
+            except ValueError as exc:
+                self._refuse_run(f"not run: {exc}")
+                return None
+        if not project.teaching:
+            facts = project.release_confirmation(eps)
+            if facts.refusal:
+                self._refuse_run(f"not run: {facts.refusal}")
+                return None
+            if not self.confirm_release(facts):
+                self.last_error = ""
+                if win is not None:
+                    win.show_info("release run not started: nothing was spent")
+                return None
         teaching = project.teaching
         holder: dict = {}
 
@@ -440,10 +520,15 @@ class AlgorithmPanel(QtWidgets.QWidget):
         events: list = []
         if watch is None and win is not None and hasattr(win, "panels"):
             watch = win.panels.get("Watch")
-        if watch is not None and hasattr(watch, "begin_live"):
-            watch.begin_live(teaching, float(project.epsilon))
+        live = {"started": False}
 
         def on_events(batch):
+            if not live["started"]:  # the inputs passed make_job's checks: now follow the run
+                live["started"] = True
+                if watch is not None and hasattr(watch, "begin_live"):
+                    watch.begin_live(teaching, float(eps))
+                if win is not None and hasattr(win, "show_panel") and watch is not None:
+                    win.show_panel("Watch")
             events.extend(batch)
             if watch is not None and hasattr(watch, "feed"):
                 watch.feed(batch)
@@ -457,10 +542,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         def on_failed(message):
             self.last_error = message
-            if watch is not None and hasattr(watch, "end_live"):
+            if live["started"] and watch is not None and hasattr(watch, "end_live"):
                 watch.end_live()
-            if win is None:
-                self.eps_error.setText(message)
+            self.eps_error.setText(message)
 
         worker.signals.events.connect(on_events)
         worker.signals.finished.connect(on_end)
@@ -468,10 +552,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         worker.signals.failed.connect(on_failed)
         self.worker = worker
         if win is not None:
-            started = win.start_worker(worker, f"running {bp.ALGORITHMS[self.algorithm]}")
-            if started is not None and hasattr(win, "show_panel") and watch is not None:
-                win.show_panel("Watch")
-            return started
+            return win.start_worker(worker, f"running {bp.ALGORITHMS[self.algorithm]}")
         if self._runner is None:
             self._runner = TaskRunner(self)
         try:
@@ -479,15 +560,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except RuntimeError as exc:
             on_failed(str(exc))
             return None
-
-
-def _eps_text(eps: Fraction) -> str:
-    if eps.denominator == 1:
-        return str(eps.numerator)
-    f = float(eps)
-    if Fraction(repr(f)) == eps:
-        return repr(f)
-    return str(eps)
 
 
 def make_job(project):

@@ -4,8 +4,11 @@ attribute's role, type and public bounds, and what to do with missing values.
 The preview is a ``DataFrameModel`` (a QAbstractTableModel reading cells on demand), so a million rows
 open as fast as a hundred. Loading runs in the window's worker with a progress bar and Cancel.
 
-Bounds are public knowledge typed by the user (or read from the bundled sample's public bounds file); the
-panel never fills them in from the data.
+Bounds are public knowledge typed by the user (or read from the bundled sample's public bounds file). The
+panel fills them in from the data only when asked (*Propose from the data*: minimum and maximum), and
+then they are marked "derived from the data: not private" in the project, as are types read from the
+values (until chosen by hand); a release with such an input is exported only after the user confirms it
+is public knowledge (Export panel).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.dataframe_model import DataFrameModel
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
+from dpstudio.model import provenance as pv
 from dpstudio.model.project import (
     CLASS,
     DROP_MISSING,
@@ -174,12 +178,16 @@ class DataPanel(QtWidgets.QWidget):
         self.hi_edit.setPlaceholderText("upper (exclusive)")
         self.bounds_button = QtWidgets.QPushButton("Set bounds")
         self.bounds_button.clicked.connect(self.apply_bounds)
+        self.propose_button = QtWidgets.QPushButton("Propose from the data")
+        self.propose_button.setToolTip("minimum and maximum of the data: derived from the data, not private")
+        self.propose_button.clicked.connect(lambda: self.propose_bounds())
         self.hi_edit.returnPressed.connect(self.apply_bounds)
         self.lo_edit.returnPressed.connect(self.apply_bounds)
         bounds_row.addWidget(self.lo_edit)
         bounds_row.addWidget(QtWidgets.QLabel("to"))
         bounds_row.addWidget(self.hi_edit)
         bounds_row.addWidget(self.bounds_button)
+        bounds_row.addWidget(self.propose_button)
         self.bounds_note = QtWidgets.QLabel("Bounds are public knowledge [lower, upper); they are not read "
                                             "from the data.")
         self.bounds_note.setWordWrap(True)
@@ -283,7 +291,7 @@ class DataPanel(QtWidgets.QWidget):
             self.project.set_data(dataset, path)
             for attr, (lo, hi) in (bounds or {}).items():
                 if attr in self.project.columns and self.project.types.get(attr) == NUMERIC:
-                    self.project.set_bounds(attr, lo, hi)
+                    self.project.set_bounds(attr, lo, hi, "the bundled Adult sample's public bounds")
         except (ProjectError, ValueError, OSError) as exc:
             self.show_error(f"could not use {path.name}: {user_message(exc)}")
             self.load_failed.emit(str(exc))
@@ -323,7 +331,8 @@ class DataPanel(QtWidgets.QWidget):
     def _on_attr_selected(self) -> None:
         attr = self.current_attribute()
         enabled = attr is not None
-        for w in (self.role_combo, self.type_combo, self.lo_edit, self.hi_edit, self.bounds_button):
+        for w in (self.role_combo, self.type_combo, self.lo_edit, self.hi_edit, self.bounds_button,
+                  self.propose_button):
             w.setEnabled(enabled)
         if attr is None:
             self.attr_name.setText("\u2014")
@@ -333,7 +342,7 @@ class DataPanel(QtWidgets.QWidget):
         self.role_combo.setCurrentText(p.roles.get(attr, QUASI_IDENTIFIER))
         self.type_combo.setCurrentText(p.types.get(attr, "categorical"))
         numeric = p.types.get(attr) == NUMERIC
-        for w in (self.lo_edit, self.hi_edit, self.bounds_button):
+        for w in (self.lo_edit, self.hi_edit, self.bounds_button, self.propose_button):
             w.setEnabled(numeric)
         b = p.bounds.get(attr)
         self.lo_edit.setText("" if b is None else f"{b[0]:g}")
@@ -376,6 +385,20 @@ class DataPanel(QtWidgets.QWidget):
             return False
         try:
             self.project.set_bounds(attr, lo, hi)
+        except ProjectError as exc:
+            self.show_error(str(exc))
+            return False
+        self.clear_error()
+        return True
+
+    def propose_bounds(self, attr: str | None = None) -> bool:
+        """Bounds of the selected attribute from the data's minimum and maximum, marked derived."""
+        attr = attr or self.current_attribute()
+        if attr is None:
+            self.show_error("select an attribute first")
+            return False
+        try:
+            self.project.propose_bounds(attr)
         except ProjectError as exc:
             self.show_error(str(exc))
             return False
@@ -467,6 +490,12 @@ class DataPanel(QtWidgets.QWidget):
                     if k == 3:
                         need = btext == "needed" and p.roles.get(c) == QUASI_IDENTIFIER
                         item.setForeground(QtGui.QColor("#c62828" if need else "#000"))
+                    if k in (2, 3):  # type, bounds: an orange mark while derived from the data
+                        prov = p.provenance.get(pv.key(pv.TYPE if k == 2 else pv.BOUNDS, c))
+                        derived = prov is not None and prov.unconfirmed and not (k == 3 and b is None)
+                        item.setToolTip(f"{prov.source}: {pv.DERIVED_NOTE}" if derived else "")
+                        if derived:
+                            item.setForeground(QtGui.QColor("#ef6c00"))
             total_rows = len(p.frame)
             used = [c for c in p.columns if p.roles.get(c) != IGNORE]
             rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0

@@ -3,7 +3,10 @@ epsilon the release spent. Atomic writes; never overwrites (an existing file is 
 
 Teaching mode REFUSES: the Export button is disabled with a visible explanation, and ``export_to`` raises
 ``ExportRefused``. Only a finished release-mode run on secure noise can be exported
-(``Project.can_export``).
+(``Project.can_export``). A release whose public inputs include one derived from the data and not
+confirmed as public knowledge is refused too, naming the inputs (``Project.unconfirmed_inputs``); the
+"Public inputs" list confirms them one by one, with the user's wording, which the sidecar
+(``public_inputs``) and the report record.
 
 Public methods (for the demo driver and tests):
 - ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json and
@@ -11,16 +14,20 @@ Public methods (for the demo driver and tests):
   ``confirm`` is False; raises ``ExportRefused`` (teaching mode, no run, not confirmed, simulation noise)
   or ``OutputPathError`` (a file exists, the folder is missing or not writable).
 - ``refusal_reason()``: why export is not possible now ("" when it is).
+- ``confirm_input(key, wording=None)``: ask for (or with ``wording``, record) the confirmation that one
+  derived input is public knowledge.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.io.atomic import OutputPathError, check_output_path
+from dpstudio.model import provenance as pv
+from dpstudio.model.project import ProjectError
 
 
 class ExportRefused(RuntimeError):
@@ -61,6 +68,16 @@ class ExportPanel(QtWidgets.QWidget):
         form.addRow("files", self.files_label)
         outer.addWidget(box)
 
+        ibox = QtWidgets.QGroupBox("Public inputs of this release")
+        ilay = QtWidgets.QVBoxLayout(ibox)
+        self.inputs_list = QtWidgets.QListWidget()
+        self.inputs_list.setToolTip("Where each public input came from; inputs derived from the data must be "
+                                    "confirmed as public knowledge before a release is exported")
+        self.confirm_button = QtWidgets.QPushButton("Confirm the selected input is public knowledge...")
+        ilay.addWidget(self.inputs_list)
+        ilay.addWidget(self.confirm_button)
+        outer.addWidget(ibox)
+
         self.export_button = QtWidgets.QPushButton("Export release...")
         outer.addWidget(self.export_button)
         self.message = QtWidgets.QLabel("")
@@ -70,10 +87,13 @@ class ExportPanel(QtWidgets.QWidget):
         outer.addStretch(1)
 
         browse.clicked.connect(self._browse)
+        self.confirm_button.clicked.connect(self._on_confirm_clicked)
+        self.inputs_list.currentItemChanged.connect(lambda *_: self._update_confirm_button())
         self.export_button.clicked.connect(self._on_export_clicked)
         self.name_edit.textChanged.connect(lambda _t: self._update_files())
         self.folder_edit.textChanged.connect(lambda _t: self._update_files())
-        project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger")
+        project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger", "provenance", "roles",
+                          "algorithm")
         self.refresh()
 
     # -- state --------------------------------------------------------------------------------------
@@ -91,6 +111,11 @@ class ExportPanel(QtWidgets.QWidget):
         is_release = getattr(p.result, "is_release", None)
         if is_release is False or (noise is not None and not getattr(noise, "is_secure", False)):
             return "The last run used simulation noise: it is not a release."
+        derived = p.unconfirmed_inputs()
+        if derived:
+            names = "; ".join(f"{pv.describe(k)} ({p.provenance_of(k).source})" for k in derived)
+            return (f"Not exported: derived from the data and not confirmed as public knowledge: {names}. "
+                    "Confirm each below if it is public knowledge, or replace it with a public one.")
         return ""
 
     def refresh(self) -> None:
@@ -110,6 +135,7 @@ class ExportPanel(QtWidgets.QWidget):
                                 "ledger")
             self.banner.setStyleSheet("background:#e3f3e8;padding:6px;")
         self.summary.setText(self._summary_text())
+        self._refresh_inputs()
         r = getattr(self.project, "result", None)
         self.expand.setEnabled(r is not None and not self._is_histogram(r))
         self._update_files()
@@ -128,6 +154,49 @@ class ExportPanel(QtWidgets.QWidget):
                    f"({r.params.algorithm})"
         return f"{what}; epsilon spent {spent:g} of {float(ledger.total):g}; {len(ledger.entries)} ledger " \
                f"entries"
+
+    def _refresh_inputs(self) -> None:
+        current = self.inputs_list.currentItem()
+        keep = current.data(QtCore.Qt.UserRole) if current is not None else None
+        self.inputs_list.clear()
+        for k in self.project.release_inputs():
+            prov = self.project.provenance_of(k)
+            item = QtWidgets.QListWidgetItem(f"{pv.describe(k)}: {prov.source} \u2014 {prov.status()}")
+            item.setData(QtCore.Qt.UserRole, k)
+            if prov.unconfirmed:
+                item.setForeground(QtGui.QColor("#c62828"))
+            self.inputs_list.addItem(item)
+            if k == keep:
+                self.inputs_list.setCurrentItem(item)
+        self._update_confirm_button()
+
+    def _update_confirm_button(self) -> None:
+        item = self.inputs_list.currentItem()
+        ok = item is not None and self.project.provenance_of(item.data(QtCore.Qt.UserRole)).unconfirmed
+        self.confirm_button.setEnabled(ok)
+
+    def confirm_input(self, key: str, wording: str | None = None) -> bool:
+        """Record that the derived input ``key`` is public knowledge, in the user's words (asked for, with a
+        proposed statement, when ``wording`` is None). False if cancelled or refused (message shown)."""
+        if wording is None:
+            proposed = pv.default_wording(key, self.project.provenance_of(key))
+            wording, ok = QtWidgets.QInputDialog.getMultiLineText(
+                self, "Confirm a public input", f"The {pv.describe(key)} was derived from the data. Publish it only "
+                "if it is public knowledge. Your statement (recorded in the project, sidecar and report):",
+                proposed)
+            if not ok:
+                return False
+        try:
+            self.project.confirm_public(key, wording)
+        except ProjectError as exc:
+            self.message.setText(str(exc))
+            return False
+        return True
+
+    def _on_confirm_clicked(self) -> None:
+        item = self.inputs_list.currentItem()
+        if item is not None:
+            self.confirm_input(item.data(QtCore.Qt.UserRole))
 
     @staticmethod
     def _is_histogram(r) -> bool:
@@ -170,22 +239,25 @@ class ExportPanel(QtWidgets.QWidget):
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
         csv_path, json_path, html_path = paths
+        public_inputs = self.project.public_inputs_record()
         r = self.project.result
         ledger = self.project.run_ledger
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 
             edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges)
+            written = write_histogram_release(csv_path, r, ledger, edges=edges,
+                                              extra={"public_inputs": public_inputs})
         else:
             from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked())
+            written = write_release(r, csv_path, expand_records=self.expand.isChecked(),
+                                    extra={"public_inputs": public_inputs})
         from dpstudio.io.report import write_report
 
         plan = self._plan()
         write_report(html_path, r, ledger, plan=plan, params=self.project.params,
-                     files=[p.name for p in paths])
+                     files=[p.name for p in paths], public_inputs=public_inputs)
         self.last_paths = [Path(written[0]), Path(written[1]), html_path]
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))

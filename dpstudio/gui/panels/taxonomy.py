@@ -9,8 +9,10 @@ The badge says whether every value in the data is covered by the taxonomy's leav
 the uncovered values with their row counts. Those values come from the private data: they are shown to
 the data owner here and never written anywhere.
 
-A taxonomy generated from the data's own values is marked "derived from the data: not private" (the
-domain of a release must be public knowledge: ALGORITHMS.md section 0).
+A taxonomy generated from the data's own values, or one into which uncovered values were added, is
+marked "derived from the data: not private" in the project (``Project.provenance``); the mark stays
+through later edits until the user confirms the tree is public knowledge (Export panel). The domain of a
+release must be public knowledge: ALGORITHMS.md section 0.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
+from dpstudio.model import provenance as pv
 from dpstudio.model.project import CLASS, NUMERIC, QUASI_IDENTIFIER, Project, ProjectError
+from dpstudio.model.provenance import DERIVED_NOTE
 
 Qt = QtCore.Qt
 
-DERIVED_NOTE = "derived from the data: not private (use it only if these values are public knowledge)"
 FORMAT_FILTERS = {
     "arx": "ARX hierarchy CSV (*.csv *.tsv)",
     "brace": "Brace text (*.brace)",
@@ -214,9 +217,14 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     def _show_source(self, attr: str) -> None:
         src = self.project.taxonomy_sources.get(attr, "")
-        if src == DERIVED_NOTE:
-            self.source_label.setText(f"\u26a0 {DERIVED_NOTE}")
+        prov = self.project.provenance.get(pv.key(pv.TAXONOMY, attr))
+        if prov is not None and prov.unconfirmed:
+            self.source_label.setText(f"\u26a0 {prov.source}: {DERIVED_NOTE}")
             self.source_label.setStyleSheet("color:#ef6c00; font-weight:bold;")
+        elif prov is not None and prov.derived:
+            self.source_label.setText(f"{prov.source}: derived from the data, confirmed public knowledge "
+                                      f"(\u201c{prov.confirmed}\u201d)")
+            self.source_label.setStyleSheet("color:#616161;")
         else:
             self.source_label.setText(f"from {src}" if src else "")
             self.source_label.setStyleSheet("color:#616161;")
@@ -332,7 +340,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self._on_current()
 
     # -- editor -> project -----------------------------------------------------------------------------------------------
-    def _editor_changed(self, attr: str, source: str | None = None) -> None:
+    def _editor_changed(self, attr: str, source: str | None = None, derived: bool = False) -> None:
         ed = self.editors[attr]
         if ed.root is None:
             tax = None
@@ -344,7 +352,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
                 return
         self._pushing = True
         try:
-            self.project.set_taxonomy(attr, tax, source if source is not None else "edited here")
+            self.project.set_taxonomy(attr, tax, source if source is not None else "edited here", derived=derived,
+                                      edit=source is None)
         except ProjectError as exc:
             self.show_error(str(exc))
         finally:
@@ -352,7 +361,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self._refresh_badges()
         self._show_source(attr)
 
-    def _replace(self, attr: str, tax: Taxonomy, text: str, source: str) -> None:
+    def _replace(self, attr: str, tax: Taxonomy, text: str, source: str, derived: bool = False) -> None:
         """Put ``tax`` in the editor of ``attr`` as one undoable edit and hand it to the project."""
         ed = self.editor(attr)
         ed.changed.disconnect()
@@ -360,7 +369,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             ed.set_root(tax.to_node(), text)
         finally:
             ed.changed.connect(lambda a=attr: self._editor_changed(a))
-        self._editor_changed(attr, source)
+        self._editor_changed(attr, source, derived)
 
     def _need_attribute(self) -> str | None:
         attr = self.current_attribute()
@@ -526,7 +535,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         except TaxonomyError as exc:
             self.show_error(str(exc))
             return False
-        self._replace(attr, tax, "Flat tree from the data", DERIVED_NOTE)
+        self._replace(attr, tax, "Flat tree from the data", pv.FLAT_FROM_DATA, derived=True)
         self.clear_error()
         return True
 
@@ -546,6 +555,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
         except EditError as exc:
             self.show_error(str(exc))
             return False
+        if attr in self.project.taxonomies:  # the tree now holds values copied from the data
+            self.project.mark_derived(pv.key(pv.TAXONOMY, attr), pv.ADDED_FROM_DATA)
+            self._show_source(attr)
         return True
 
     def _add_uncovered_clicked(self) -> None:

@@ -317,7 +317,8 @@ class WatchPanel(QtWidgets.QWidget):
         for e in self.replay.events:
             if type(e).__name__ == "BudgetSpent":
                 return float(e.spent_total) + float(e.remaining)
-        return None
+        eps = getattr(self.project, "epsilon", None)  # nothing run yet: the budget the project has set
+        return None if eps is None else float(eps)
 
     def _refresh(self) -> None:
         st = self.replay.state

@@ -22,6 +22,14 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(autouse=True)
+def _budget_store(tmp_path_factory, monkeypatch):
+    """Every test charges its own throwaway budget store, never the user's data directory."""
+    path = tmp_path_factory.mktemp("budget-store") / "budget.sqlite"
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(path))
+    return path
+
+
 class UnexpectedDialog(AssertionError):
     """A modal dialog opened in a test that did not expect it (it would block an offscreen run)."""
 

@@ -109,13 +109,15 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
 
 def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger, edges=None,
                             domain: dict | None = None, not_a_release: list[str] | None = None,
-                            overwrite: bool = False, labels=None) -> tuple[Path, Path]:
-    """Write OUT.csv and OUT.json atomically (both paths checked before either is written)."""
+                            overwrite: bool = False, labels=None, extra: dict | None = None) -> tuple[Path, Path]:
+    """Write OUT.csv and OUT.json atomically (both paths checked before either is written); ``extra``
+    entries are added to the sidecar (e.g. ``dataset_budget``)."""
     if edges is not None and len(edges) != result.released.size + 1:
         raise ValueError("edges must have one more entry than there are bins")
     if labels is not None and len(labels) != result.released.size:
         raise ValueError("labels must have one entry per bin")
     side = release_sidecar(result, ledger, domain, not_a_release)
+    side.update(extra or {})
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
     atomic_write_many({csv_path: release_csv(result, edges, labels),
                        json_path: json.dumps(side, indent=2, default=_json_default) + "\n"}, overwrite)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from . import CliError
 
@@ -47,19 +46,13 @@ def check_store_options(args) -> None:
         raise CliError(f"--dataset-budget: {exc}") from None
 
 
-def default_dataset_name(path) -> str:
-    """The file's name without its suffixes (``adult.csv.gz`` -> ``adult``)."""
-    name = Path(path).name
-    return name.split(".")[0] or name
-
-
 def charge_store(args, fp, epsilon, what: str, source) -> dict:
     """Charge the store for the whole run's ``epsilon`` (call before any noise); the sidecar's entry.
 
     ``fp`` is the data's ``DatasetPrint``, ``source`` the data file. Refusals become a CliError.
     """
     from ..core.budget import BudgetExceededError
-    from ..io.budget_store import (BudgetStoreError, UNTRACKED, fraction_text, open_store,
+    from ..io.budget_store import (BudgetStoreError, UNTRACKED, default_dataset_name, fraction_text, open_store,
                                    untracked_record)
 
     name = args.dataset_name or default_dataset_name(source)

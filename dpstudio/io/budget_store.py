@@ -146,6 +146,12 @@ def untracked_record(dataset: str | None) -> dict:
     return {"tracked": False, "dataset": dataset, "note": UNTRACKED}
 
 
+def default_dataset_name(path) -> str:
+    """A data file's name without its suffixes (``adult.csv.gz`` -> ``adult``)."""
+    name = Path(path).name
+    return name.split(".")[0] or name
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 

@@ -44,7 +44,7 @@ def approximate_size(n: int) -> int:
     if n <= 0:
         return 0
     step = max(10, 10 ** (int(math.floor(math.log10(n))) - 1))
-    return max(step, int(round(n / step)) * step)
+    return max(step, (n + step // 2) // step * step)  # halves round up
 
 
 def _canonical(frame: pd.DataFrame) -> pd.DataFrame:

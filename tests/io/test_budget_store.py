@@ -131,10 +131,12 @@ CHARGER = textwrap.dedent("""
     store = BudgetStore(sys.argv[1])
     fp = table_print(pd.DataFrame({"a": range(100)}))
     ok = 0
+    store.datasets()
+    print("ready", flush=True)
     sys.stdin.readline()  # start together
     for _ in range(int(sys.argv[2])):
         try:
-            store.charge(fp, "1/10", "race", "cli", name="shared", total=1)
+            store.charge(fp, "1/40", "race", "cli", name="shared", total=1)
             ok += 1
         except BudgetExceededError:
             pass
@@ -144,11 +146,56 @@ CHARGER = textwrap.dedent("""
 
 def test_concurrent_charges_from_two_processes_never_overspend(tmp_path):
     path = tmp_path / "budget.sqlite"
-    procs = [subprocess.Popen([sys.executable, "-c", CHARGER, str(path), "12"], stdin=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", CHARGER, str(path), "30"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True) for _ in range(2)]
-    outs = [p.communicate("go\n", timeout=120)[0] for p in procs]
+    for p in procs:
+        assert p.stdout.readline().strip() == "ready"
+    for p in procs:  # both are waiting: release them together
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [p.communicate(timeout=120)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs)
     successes = sum(int(o.strip()) for o in outs)
     d = BudgetStore(path).dataset("shared")
-    assert successes == 10 == len(d.spends)  # 24 tries of 1/10 on a total of 1: exactly ten fit
+    assert successes == 40 == len(d.spends)  # 60 tries of 1/40 on a total of 1: exactly forty fit
     assert d.spent == 1
+
+
+def test_the_check_and_the_insert_are_one_transaction(tmp_path, monkeypatch):
+    """Two charges whose checks would both see the same remaining budget: only one may pass. Each check
+    waits (up to a second) for the other to reach its own check; with the check inside the write
+    transaction the second cannot get there, so they run one after the other."""
+    import threading
+
+    import dpstudio.io.budget_store as bs
+
+    store = BudgetStore(tmp_path / "budget.sqlite")
+    fp = table_print(frame())
+    store.charge(fp, "0.1", "first", "cli", name="p", total=1)
+    barrier = threading.Barrier(2, timeout=1.0)
+    real_replay = bs._replay
+
+    def replay_after_the_other(total, spends):
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return real_replay(total, spends)
+
+    monkeypatch.setattr(bs, "_replay", replay_after_the_other)
+    outcomes = []
+
+    def charge():
+        try:
+            BudgetStore(store.path).charge(fp, "0.6", "racer", "cli")
+            outcomes.append("ok")
+        except BudgetExceededError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=charge) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(outcomes) == ["ok", "refused"]
+    assert store.dataset("p").spent == Fraction(7, 10)

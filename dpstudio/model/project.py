@@ -540,12 +540,12 @@ class Project:
         from dpstudio.core.budget import BudgetExceededError
         from dpstudio.io.budget_store import BudgetStoreError, untracked_record
 
-        fp = self.dataset_print()
-        if fp is None:
-            raise ProjectError("no data is loaded")
         store = self._store()
         if store is None:
             return untracked_record(self._default_dataset_name())
+        fp = self.dataset_print()
+        if fp is None:
+            raise ProjectError("no data is loaded")
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
         try:
             charge = store.charge(fp, self.epsilon, what, "studio", name=self._default_dataset_name(),

@@ -172,15 +172,16 @@ class ExportPanel(QtWidgets.QWidget):
         csv_path, json_path, html_path = paths
         r = self.project.result
         ledger = self.project.run_ledger
+        extra = {"dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 
             edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges)
+            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra)
         else:
             from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked())
+            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra)
         from dpstudio.io.report import write_report
 
         plan = self._plan()

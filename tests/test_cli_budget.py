@@ -9,15 +9,7 @@ import numpy as np
 import pytest
 
 from dpstudio.cli import main
-
-ROWS = [("China", 18, "N"), ("Korea", 21, "Y"), ("Canada", 27, "N"), ("USA", 35, "N"),
-        ("USA", 29, "Y"), ("China", 39, "Y"), ("Korea", 22, "N"), ("China", 28, "N")] * 5
-
-
-def write_data(path, rows, newline="\n", trailing=True):
-    lines = ["country,age,hired"] + [f"{c},{a},{h}" for c, a, h in rows]
-    path.write_bytes((newline.join(lines) + (newline if trailing else "")).encode())
-    return path
+from tests.budget_data import ROWS, write_data
 
 
 @pytest.fixture

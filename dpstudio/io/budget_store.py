@@ -26,6 +26,7 @@ import json
 import os
 import shlex
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -205,6 +206,22 @@ class BudgetStore:
         except sqlite3.DatabaseError as exc:
             raise BudgetStoreError(f"budget store {self.path} is not usable ({exc})") from None
 
+    @contextmanager
+    def _transaction(self):
+        """A write transaction taken at once (BEGIN IMMEDIATE): committed if the block returns, else
+        rolled back, so a refusal changes nothing."""
+        con = self._connect(write=True)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+
     def _rows(self, con, where: str = "", args: tuple = ()) -> list[DatasetBudget]:
         out = []
         for row in con.execute(f"SELECT id, name, columns, approx_rows, total, created FROM datasets {where} "
@@ -268,9 +285,7 @@ class BudgetStore:
         lifetime ``total`` or else ``epsilon``), or raise BudgetExceededError and change nothing."""
         eps = check_epsilon(epsilon)
         new_total = None if total is None else check_epsilon(total)
-        con = self._connect(write=True)
-        try:
-            con.execute("BEGIN IMMEDIATE")
+        with self._transaction() as con:
             row = con.execute("SELECT id, name, total FROM datasets WHERE fingerprint = ?",
                               (fp.fingerprint,)).fetchone()
             if row is None:
@@ -290,8 +305,7 @@ class BudgetStore:
                     raise BudgetStoreError(
                         f"dataset {label!r} already has a lifetime budget of {fraction_text(lifetime)}; change it "
                         f"deliberately with: dpstudio budget set-total {shlex.quote(label)} EPS")
-                spends = [Fraction(e) for (e,) in con.execute("SELECT epsilon FROM spends WHERE dataset = ?",
-                                                              (ident,))]
+                spends = _spends(con, ident)
             ledger = _replay(lifetime, spends)
             try:
                 ledger.spend(what, mode, eps)
@@ -303,14 +317,7 @@ class BudgetStore:
                     f"{shlex.quote(label)} EPS") from None
             con.execute("INSERT INTO spends (dataset, time, epsilon, what, mode) VALUES (?, ?, ?, ?, ?)",
                         (ident, _now(), str(eps), str(what), str(mode)))
-            con.execute("COMMIT")
-            return Charge(label, eps, lifetime, ledger.spent, self.path)
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
-        finally:
-            con.close()
+        return Charge(label, eps, lifetime, ledger.spent, self.path)
 
     def set_total(self, name: str, total) -> DatasetBudget:
         """Change a dataset's lifetime budget (not below what was spent)."""
@@ -337,22 +344,15 @@ class BudgetStore:
     def _update(self, name: str, change) -> None:
         label = check_name(name)
         self.dataset(label)  # a clear message for an unknown name (and no new file)
-        con = self._connect(write=True)
-        try:
-            con.execute("BEGIN IMMEDIATE")
+        with self._transaction() as con:
             row = con.execute("SELECT id FROM datasets WHERE name = ?", (label,)).fetchone()
             if row is None:
                 raise BudgetStoreError(f"no dataset named {label!r} in the budget store {self.path}")
-            spends = [Fraction(e) for (e,) in con.execute("SELECT epsilon FROM spends WHERE dataset = ?",
-                                                          (row[0],))]
-            change(con, row[0], spends)
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
-        finally:
-            con.close()
+            change(con, row[0], _spends(con, row[0]))
+
+
+def _spends(con, ident: int) -> list[Fraction]:
+    return [Fraction(e) for (e,) in con.execute("SELECT epsilon FROM spends WHERE dataset = ?", (ident,))]
 
 
 def _replay(total: Fraction, spends) -> Ledger:

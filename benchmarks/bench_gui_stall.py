@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("DPSTUDIO_BUDGET_STORE", "none")  # --release repeats spend nothing in the user's store
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402

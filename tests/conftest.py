@@ -1,4 +1,7 @@
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,28 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not beside this checkout")
     return SHARED_DATA
+
+
+# Tests never charge the user's budget store: a throwaway one for the session (set before any test module
+# is imported), one per module (module-scoped fixtures that release), one per test (below).
+_SESSION_STORE = tempfile.mkdtemp(prefix="dpstudio-tests-")
+atexit.register(shutil.rmtree, _SESSION_STORE, ignore_errors=True)
+os.environ["DPSTUDIO_BUDGET_STORE"] = str(Path(_SESSION_STORE) / "budget.sqlite")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_budget_store(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path_factory.mktemp("module-budget") / "budget.sqlite"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _budget_store(tmp_path_factory, monkeypatch):
+    """Every test charges its own throwaway budget store, never the user's data directory."""
+    path = tmp_path_factory.mktemp("budget-store") / "budget.sqlite"
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(path))
+    return path
 
 
 class UnexpectedDialog(AssertionError):

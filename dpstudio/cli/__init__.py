@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "release": "release",
     "evaluate": "evaluate",
     "histogram": "histogram",
+    "budget": "budget",
 }
 
 

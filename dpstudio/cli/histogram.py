@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from dpstudio.cli import CliError
+from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
 
@@ -44,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--round", action="store_true", help="round released counts to whole numbers (after consistency)")
     p.add_argument("--clamp", action="store_true", help="clamp negative released counts to 0 (after consistency)")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    add_store_options(p)
     p.set_defaults(run=run)
 
 
@@ -92,6 +94,24 @@ def _load(args):
     return counts, edges, domain, reasons
 
 
+def _dataset_print(args, counts):
+    """The budget store's key: the whole parsed table behind --data (as ``dpstudio release`` reads it, so
+    both commands charge one dataset), or the parsed counts of --counts."""
+    from dpstudio.io.dataset_fingerprint import counts_print, table_print
+
+    if args.counts:
+        return counts_print(counts)
+    from dpstudio.io.datasets import DatasetError, load_table
+
+    try:
+        return table_print(load_table(args.data).frame)
+    except DatasetError:  # a file only the plain CSV reader takes: fingerprint what that reader parses
+        import pandas as pd
+
+        return table_print(pd.read_csv(args.data, sep=args.sep or ",", skipinitialspace=True, dtype=str,
+                                       keep_default_na=False))
+
+
 def run(args) -> int:
     from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, check_counts,
                                                     plan_interval_tree, release_histogram)
@@ -100,6 +120,7 @@ def run(args) -> int:
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.histogram_release import check_release_paths, write_histogram_release
 
+    check_store_options(args)
     try:
         check_release_paths(args.out, args.overwrite)
         params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
@@ -112,11 +133,15 @@ def run(args) -> int:
                                         round_counts=args.round, clamp_negative=args.clamp,
                                         edges=tuple(float(e) for e in edges), shape=args.shape)
         plan_interval_tree(counts.size, params)  # shape and budgets before any noise
+        budget = SIMULATION_RECORD if args.seed is not None else charge_store(
+            args, _dataset_print(args, counts), params.checked_epsilon(),
+            f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}", args.counts or args.data)
         noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
         ledger = Ledger(params.checked_epsilon())
         result = release_histogram(counts, params, noise, ledger)
         csv_path, json_path = write_histogram_release(args.out, result, ledger, edges, domain, reasons,
-                                                      args.overwrite, labels=domain.get("categories"))
+                                                      args.overwrite, labels=domain.get("categories"),
+                                                      extra={"dataset_budget": budget})
     except (HistogramInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts

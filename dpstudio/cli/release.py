@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from . import CliError
+from .budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
 CONSISTENCY = {"ls": "least_squares", "least_squares": "least_squares", "hay": "hay_generalized",
@@ -68,6 +69,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
     p.add_argument("--no-round", action="store_true", help="keep consistent estimates as decimals")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    add_store_options(p)
     p.set_defaults(run=run)
 
 
@@ -128,11 +130,13 @@ def run(args) -> int:
     from ..core.noise import SecureNoise, SimulationNoise
     from ..core.taxonomy import TaxonomyError
     from ..io.atomic import OutputPathError, check_output_path
+    from ..io.dataset_fingerprint import table_print
     from ..io.encoding import EncodingError, encode_table, parse_bounds
     from ..io.release import sidecar_path, write_release
 
     eps = _parse_epsilon(args.epsilon)
     steps = _parse_steps(args.steps)
+    check_store_options(args)
     out = Path(args.out)
     try:
         check_output_path(out, args.overwrite)
@@ -176,6 +180,8 @@ def run(args) -> int:
             raise CliError(f"taxonomy of {name!r}: {exc}") from None
 
     frame = _load(args.data)
+    simulation = args.seed is not None
+    fp = None if simulation else table_print(frame)  # the whole parsed table: the dataset the budget is for
     used = [args.class_attr, *taxonomies, *[b for b in bounds if b not in taxonomies]]
     missing_cols = [c for c in used if c not in frame.columns]
     if args.class_attr not in frame.columns:
@@ -219,13 +225,15 @@ def run(args) -> int:
         params = preset(args.algorithm, eps, steps, **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    simulation = args.seed is not None
+    budget = (SIMULATION_RECORD if simulation else
+              charge_store(args, fp, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
     noise = SimulationNoise(args.seed) if simulation else SecureNoise()
     ledger = Ledger(eps)
     result = run_to_result(data, params, noise, ledger)
     try:
         csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
-                                            expand_records=args.expand_records, simulation=simulation)
+                                            expand_records=args.expand_records, simulation=simulation,
+                                            extra={"dataset_budget": budget})
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if simulation:

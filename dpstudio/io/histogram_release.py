@@ -111,7 +111,7 @@ def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger,
                             domain: dict | None = None, not_a_release: list[str] | None = None,
                             overwrite: bool = False, labels=None, extra: dict | None = None) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json atomically (both paths checked before either is written); ``extra``
-    adds keys to the sidecar (the studio: ``public_inputs``)."""
+    adds keys to the sidecar (the studio: ``public_inputs``, ``dataset_budget``)."""
     if edges is not None and len(edges) != result.released.size + 1:
         raise ValueError("edges must have one more entry than there are bins")
     if labels is not None and len(labels) != result.released.size:

@@ -16,6 +16,11 @@ Privacy facts this module keeps:
 - Release mode draws secure noise (``SecureNoise``) and spends from one ledger whose total is the
   project's epsilon; that ledger is saved with the project, so a budget spent on a dataset stays spent
   after reopening. ``start_run`` refuses a second release run once the budget is used up.
+- On top of that ledger, ``start_run`` charges the persistent budget store (``dpstudio.io.budget_store``,
+  the one the CLI charges too) for the run's epsilon before handing out secure noise. The store knows the
+  data by the fingerprint of its records as loaded (not the file's bytes), so reloading the same records
+  shuffled or re-saved, or a new project on them, spends from the same lifetime budget;
+  ``dataset_budget()`` says what is left.
 - Teaching mode draws seeded simulation noise and gets a fresh ledger for every run: nothing it produces
   is a release (``can_export`` is False).
 - The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
@@ -124,6 +129,35 @@ class RunSetup:
     ledger: Ledger
     teaching: bool
     epsilon: Fraction
+    budget: dict | None = None  # release mode: the budget store's record for the sidecar (dataset_budget)
+
+
+@dataclass(frozen=True)
+class DatasetBudgetInfo:
+    """The loaded data's lifetime budget in the budget store (``Project.dataset_budget``).
+
+    ``total`` and ``remaining`` are None while the store does not know the data yet (its first release's
+    epsilon becomes the total unless one was set) or when tracking is off (``tracked`` False).
+    ``warnings``: near-duplicates in the store, or that tracking is off.
+    """
+
+    name: str | None
+    total: Fraction | None
+    spent: Fraction
+    remaining: Fraction | None
+    tracked: bool
+    warnings: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for a panel, e.g. "this dataset (adult): 0.5 of 1 epsilon left"."""
+        from dpstudio.io.budget_store import fraction_text
+
+        if not self.tracked:
+            return "this dataset's budget is not tracked (budget store: none)"
+        if self.total is None:
+            return f"this dataset ({self.name}): no release yet; the first release's epsilon becomes its budget"
+        return (f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
+                "epsilon left")
 
 
 @dataclass(frozen=True)
@@ -181,6 +215,11 @@ class Project:
         self.events: list = []  # events of the last run (memory only)
         self.result: Any = None  # RunFinished.result of the last run (memory only)
         self.run_teaching: bool | None = None  # mode the last run was made in
+        self.dataset_name: str | None = None  # the data's name in the budget store (None: the file's stem)
+        self.budget_store: str | None = None  # None: $DPSTUDIO_BUDGET_STORE or the user data dir; "none": off
+        self.dataset_total: Fraction | None = None  # lifetime budget for data the store does not know yet
+        self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
+        self._loaded = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
         self.dirty: bool = False
 
     def reset(self) -> None:
@@ -260,6 +299,8 @@ class Project:
             # a release ledger belongs to the data it was spent on
             self.release_ledger = None
         self._ledger_hash = file_hash
+        # the records as loaded (set_type later rewrites columns in place): the budget store's key
+        self._loaded = [frame.copy(deep=False), None]
         self.clear_run(notify=False)
         for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)
@@ -582,12 +623,101 @@ class Project:
             return self.release_ledger
         return self.run_ledger
 
+    # -- the persistent per-dataset budget ----------------------------------------------------------
+    def dataset_print(self):
+        """The ``DatasetPrint`` of the records as loaded (computed once per load: ~0.7 s a million rows)."""
+        if self._loaded is None:
+            return None
+        if self._loaded[1] is None:
+            from dpstudio.io.dataset_fingerprint import table_print
+
+            self._loaded[1] = table_print(self._loaded[0])
+        return self._loaded[1]
+
+    def _store(self):
+        from dpstudio.io.budget_store import BudgetStoreError, open_store
+
+        try:
+            return open_store(self.budget_store)
+        except BudgetStoreError as exc:
+            raise ProjectError(str(exc)) from None
+
+    def _default_dataset_name(self) -> str:
+        from dpstudio.io.budget_store import default_dataset_name
+
+        if self.dataset_name:
+            return self.dataset_name
+        return default_dataset_name(self.data_path) if self.data_path is not None else "data"
+
+    def dataset_budget(self) -> DatasetBudgetInfo:
+        """What the budget store holds for the loaded data: name, lifetime total, spent, remaining, tracked.
+
+        Raises ProjectError when no data is loaded or the store cannot be read."""
+        from dpstudio.io.budget_store import UNTRACKED, BudgetStoreError
+
+        fp = self.dataset_print()
+        if fp is None:
+            raise ProjectError("no data is loaded")
+        store = self._store()
+        if store is None:
+            return DatasetBudgetInfo(self._default_dataset_name(), None, Fraction(0), None, False, (UNTRACKED,))
+        try:
+            known = store.find(fp)
+            warnings = tuple(store.near_duplicate_warnings(fp))
+        except BudgetStoreError as exc:
+            raise ProjectError(str(exc)) from None
+        if known is None:
+            total = self.dataset_total
+            return DatasetBudgetInfo(self._default_dataset_name(), total, Fraction(0), total, True, warnings)
+        return DatasetBudgetInfo(known.name, known.total, known.spent, known.remaining, True, warnings)
+
+    def set_dataset_total(self, total) -> DatasetBudgetInfo:
+        """Set the loaded data's lifetime budget deliberately (not below what was spent on it)."""
+        from dpstudio.io.budget_store import BudgetStoreError
+
+        eps = check_epsilon(total)
+        fp = self.dataset_print()
+        store = self._store()
+        if fp is None or store is None:
+            raise ProjectError("no data is loaded" if fp is None else "budget tracking is off (budget store: none)")
+        try:
+            known = store.find(fp)
+            if known is None:
+                self.dataset_total = eps
+            else:
+                store.set_total(known.name, eps)
+        except BudgetStoreError as exc:
+            raise ProjectError(str(exc)) from None
+        self.notify("ledger")
+        return self.dataset_budget()
+
+    def _charge_store(self) -> dict:
+        """Charge the budget store for this release run's epsilon (before any secure noise is drawn)."""
+        from dpstudio.core.budget import BudgetExceededError
+        from dpstudio.io.budget_store import BudgetStoreError, untracked_record
+
+        store = self._store()
+        if store is None:
+            return untracked_record(self._default_dataset_name())
+        fp = self.dataset_print()
+        if fp is None:
+            raise ProjectError("no data is loaded")
+        what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
+        try:
+            charge = store.charge(fp, self.epsilon, what, "studio", name=self._default_dataset_name(),
+                                  total=self.dataset_total)
+        except (BudgetExceededError, BudgetStoreError) as exc:
+            raise ProjectError(str(exc)) from None
+        self.dataset_total = None
+        return charge.to_dict()
+
     def start_run(self) -> RunSetup:
         """Noise and ledger for a new run in the current mode.
 
         Teaching: ``SimulationNoise(seed)`` and a fresh ledger of ``epsilon`` (re-run freely).
         Release: ``SecureNoise`` and the release ledger; raises ProjectError if its budget was spent
-        already (spend once; true counts never enter the run's events).
+        already (spend once; true counts never enter the run's events) or if the data's lifetime budget in
+        the budget store cannot pay for ``epsilon`` (the store is charged here, before any noise).
         """
         if self.mode == TEACHING:
             return RunSetup(SimulationNoise(self.seed), Ledger(self.epsilon), True, self.epsilon)
@@ -599,7 +729,9 @@ class Project:
                                f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g} "
                                "used): a second release would spend more than the budget you set. Use teaching "
                                "mode to experiment, or start a new project for a new budget")
-        return RunSetup(SecureNoise(), self.release_ledger, False, self.epsilon)
+        self.run_budget = self._charge_store()
+        self.notify("ledger")
+        return RunSetup(SecureNoise(), self.release_ledger, False, self.epsilon, self.run_budget)
 
     def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None) -> None:
         """Keep the events (memory only) and the ledger of a finished (or cancelled) run."""

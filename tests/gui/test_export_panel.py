@@ -59,6 +59,8 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
     assert len(frame) == len(p.result.leaf_labels) * len(p.result.classes)
     side = json.loads(paths[1].read_text())
     assert side["not_a_release"] is False and side["ledger"]["spent"] == str(p.run_ledger.spent)
+    assert side["dataset_budget"] == {"tracked": True, "dataset": "data", "charged": "1", "dataset_total": "1",
+                                      "dataset_spent": "1", "dataset_remaining": "0"}
     html = paths[2].read_text()
     assert "differential privacy" in html and "add/remove one record" in html
     assert "NOT A RELEASE" not in html

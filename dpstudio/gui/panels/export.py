@@ -242,17 +242,17 @@ class ExportPanel(QtWidgets.QWidget):
         public_inputs = self.project.public_inputs_record()
         r = self.project.result
         ledger = self.project.run_ledger
+        extra = {"public_inputs": public_inputs,
+                 "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 
             edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges,
-                                              extra={"public_inputs": public_inputs})
+            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra)
         else:
             from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked(),
-                                    extra={"public_inputs": public_inputs})
+            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra)
         from dpstudio.io.report import write_report
 
         plan = self._plan()

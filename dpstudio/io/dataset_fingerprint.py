@@ -1,0 +1,96 @@
+"""An order-insensitive fingerprint of a parsed table: which dataset a release spends its budget on.
+
+``table_print(frame)`` hashes the *parsed records*, not the file's bytes: each row gets two 64-bit hashes
+(``pandas.util.hash_pandas_object`` under two hash keys, columns taken in sorted-name order), and the
+row hashes are summed modulo 2^64. A sum does not depend on the order of the rows, so shuffled rows, CRLF
+against LF line ends, a trailing newline or reordered columns give the same print; a changed, added or
+removed record changes both sums (a duplicate record counts twice). The sorted column names go into the
+print too. Whole numbers are hashed as floats, so a column read as int64 in one file and float64 in
+another (the same values) gives the same print.
+
+``counts_print(counts)`` does the same for a histogram's bin counts (a counts file is data too); there the
+bin number is part of each row, so the order of the bins matters.
+
+Privacy: the print is a hash of the private records (a guess of the whole table can be checked against
+it), so it is kept in the local budget store only and never written to a release artefact. The size kept
+with it is approximate (``approximate_size``): no exact count of rows goes into the store either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+#: two independent 16-character keys for pandas' SipHash-based row hashing
+HASH_KEYS = ("dpstudio-print-1", "dpstudio-print-2")
+
+
+@dataclass(frozen=True)
+class DatasetPrint:
+    """What the budget store knows about a dataset: its fingerprint, sorted column names, rounded size."""
+
+    fingerprint: str  # hex; a hash of the private records (never published)
+    columns: tuple[str, ...]
+    approx_rows: int  # approximate_size(records), never the exact count
+
+
+def approximate_size(n: int) -> int:
+    """``n`` rounded to two significant figures, and at least to the nearest ten (7 -> 10, 1234 -> 1200)."""
+    n = int(n)
+    if n <= 0:
+        return 0
+    step = max(10, 10 ** (int(math.floor(math.log10(n))) - 1))
+    return max(step, (n + step // 2) // step * step)  # halves round up
+
+
+def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns in sorted-name order; numeric columns as float64 (+0.0 folds -0.0 into 0.0)."""
+    names = sorted(str(c) for c in frame.columns)
+    if len(set(names)) != len(names):
+        raise ValueError("the table has two columns with the same name")
+    by_name = {str(c): c for c in frame.columns}
+    out = {}
+    for name in names:
+        col = frame[by_name[name]]
+        if col.dtype.kind in "iuf":
+            col = col.astype(np.float64) + 0.0
+        elif col.dtype.kind == "b":
+            col = col.astype(np.float64)
+        out[name] = col.reset_index(drop=True)
+    return pd.DataFrame(out)
+
+
+def _row_sum(frame: pd.DataFrame, key: str) -> int:
+    hashes = pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy(dtype=np.uint64)
+    return int(hashes.sum(dtype=np.uint64))  # numpy's unsigned sum wraps: modulo 2^64
+
+
+def _digest(kind: str, names, sums) -> str:
+    h = hashlib.sha256()
+    h.update(kind.encode())
+    for name in names:
+        h.update(b"\x00" + name.encode("utf-8", "surrogatepass"))
+    for s in sums:
+        h.update(b"\x01" + s.to_bytes(8, "little"))
+    return h.hexdigest()[:32]
+
+
+def table_print(frame: pd.DataFrame) -> DatasetPrint:
+    """The fingerprint of a table's records (all its columns, missing cells included)."""
+    canon = _canonical(frame)
+    sums = [_row_sum(canon, key) for key in HASH_KEYS]
+    names = tuple(canon.columns)
+    return DatasetPrint(_digest("table", names, sums), names, approximate_size(len(canon)))
+
+
+def counts_print(counts) -> DatasetPrint:
+    """The fingerprint of a histogram's bin counts (bin order matters); its size is the records counted."""
+    c = np.asarray(counts, dtype=np.int64).reshape(-1)
+    frame = pd.DataFrame({"bin": np.arange(c.size, dtype=np.float64), "count": c.astype(np.float64)})
+    sums = [_row_sum(frame, key) for key in HASH_KEYS]
+    names = ("bin", "count")
+    return DatasetPrint(_digest("counts", names, sums), names, approximate_size(int(c.sum())))

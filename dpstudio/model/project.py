@@ -2,7 +2,7 @@
 
 A ``Project`` holds everything a release depends on *except the raw data*: where the data file is (and a
 SHA-256 of its bytes, so reopening notices when it changed), each attribute's role and type, the public
-numeric bounds, the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
+class values (``classes``, declared like a taxonomy; None until declared), the public numeric bounds, the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
 budget epsilon, the mode (release or teaching), the budget ledger, and (in memory only) the events recorded
 by the last run.
 
@@ -15,6 +15,8 @@ Privacy facts this module keeps:
 - Release mode draws secure noise (``SecureNoise``) and spends from one ledger whose total is the
   project's epsilon; that ledger is saved with the project, so a budget spent on a dataset stays spent
   after reopening. ``start_run`` refuses a second release run once the budget is used up.
+- A release run needs the declared class domain (``classes``); a record with another class is an input
+  error, never a new class. Changing which attribute is the class clears the declaration.
 - Teaching mode draws seeded simulation noise and gets a fresh ledger for every run: nothing it produces
   is a release (``can_export`` is False).
 - The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
@@ -63,8 +65,8 @@ RELEASE = "release"
 MODES = (TEACHING, RELEASE)
 
 #: every field a subscriber may ask for; "data" covers path, hash, dataset, columns
-FIELDS = ("data", "roles", "types", "bounds", "missing", "taxonomies", "algorithm", "epsilon", "mode",
-          "ledger", "run", "dirty", "path")
+FIELDS = ("data", "roles", "types", "bounds", "classes", "missing", "taxonomies", "algorithm", "epsilon",
+          "mode", "ledger", "run", "dirty", "path")
 
 Callback = Callable[[str], None]
 
@@ -137,6 +139,7 @@ class Project:
         self.roles: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.bounds: dict[str, tuple[float, float]] = {}
+        self.classes: list[str] | None = None  # public class values of the class attribute, in release order
         self.missing: str = DROP_MISSING
         self.taxonomies: dict[str, Taxonomy] = {}
         self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
@@ -205,6 +208,7 @@ class Project:
                 kind = getattr(frame[c].dtype, "kind", "O")
                 types[c] = NUMERIC if kind in "iuf" else CATEGORICAL
         old_roles = self.roles
+        old_class = self.class_attribute
         self.dataset = dataset
         self.data_path = None if path is None else Path(path)
         if file_hash is None:
@@ -219,13 +223,15 @@ class Project:
             guess = columns[-1]
             self.roles[guess] = CLASS
         self.bounds = {c: b for c, b in self.bounds.items() if c in columns}
+        if self.classes is not None and self.class_attribute != old_class:
+            self.classes = None
         self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
         if self.release_ledger is not None and self.release_ledger.entries and file_hash != self._ledger_hash:
             # a release ledger belongs to the data it was spent on
             self.release_ledger = None
         self._ledger_hash = file_hash
         self.clear_run(notify=False)
-        for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run"):
+        for f in ("data", "roles", "types", "bounds", "classes", "taxonomies", "ledger", "run"):
             self.notify(f)
         self.set_dirty(True)
 
@@ -244,12 +250,16 @@ class Project:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
         if self.roles.get(attribute) == role:
             return
+        old_class = self.class_attribute
         if role == CLASS:  # one class attribute: the previous one becomes a quasi-identifier
             for c, r in self.roles.items():
                 if r == CLASS:
                     self.roles[c] = QUASI_IDENTIFIER
         self.roles[attribute] = role
         self._changed("roles")
+        if self.classes is not None and self.class_attribute != old_class:
+            self.classes = None  # the declaration belonged to the previous class attribute
+            self._changed("classes")
 
     def set_type(self, attribute: str, kind: str) -> None:
         self._check_attribute(attribute)
@@ -297,6 +307,21 @@ class Project:
     def clear_bounds(self, attribute: str) -> None:
         if self.bounds.pop(attribute, None) is not None:
             self._changed("bounds")
+
+    def set_classes(self, values) -> None:
+        """Declare the public class values of the class attribute, in release order (None: undeclared).
+        Public input like a taxonomy: at least two, stripped, none repeated; never read from the data here."""
+        if values is not None:
+            from dpstudio.io.encoding import EncodingError, check_classes
+
+            try:
+                values = list(check_classes(values))
+            except EncodingError as exc:
+                raise ProjectError(str(exc)) from None
+        if values == self.classes:
+            return
+        self.classes = values
+        self._changed("classes")
 
     def set_missing(self, choice: str) -> None:
         if choice not in MISSING_CHOICES:
@@ -518,6 +543,7 @@ class Project:
             "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
                                "bounds": list(self.bounds[c]) if c in self.bounds else None}
                            for c in self.columns},
+            "classes": None if self.classes is None else list(self.classes),
             "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
             "taxonomy_sources": dict(self.taxonomy_sources),
             "algorithm": {"name": self.algorithm, "params": self.params},
@@ -622,6 +648,11 @@ class Project:
                     if not lo < hi:
                         raise ProjectError(f"saved bounds of {c} are not ordered ({lo:g} >= {hi:g})")
                     self.bounds[c] = (lo, hi)
+            classes = data.get("classes")
+            if classes is not None:
+                if not isinstance(classes, list):
+                    raise ProjectError("saved classes must be a list of class values")
+                self.set_classes([str(c) for c in classes])
             for attr, t in (data.get("taxonomies") or {}).items():
                 self.taxonomies[attr] = taxonomy_from_dict(t)
                 self.taxonomies[attr].attribute = attr

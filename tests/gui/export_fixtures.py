@@ -20,6 +20,7 @@ def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3) -> Pr
     p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
     p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))
     p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"))
+    p.set_classes(["<=50K", ">50K"])
     p.set_algorithm(algorithm, {"steps": steps})
     return p
 

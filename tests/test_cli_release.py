@@ -67,7 +67,7 @@ def test_leaves_out_unnamed_attributes_and_expands(files):
          "--seed", "1", "--expand-records"]
     assert main(a) == 0
     lines = (tmp / "x.csv").read_text().splitlines()
-    assert lines[0] == "country,hired"
+    assert lines[0] == "not_a_release,country,hired"
 
 
 def _bad(files, capsys, argv, message, prepare=None):
@@ -249,3 +249,16 @@ def test_a_declared_class_without_records_is_released_in_every_partition(files):
 
     rows = list(csv.DictReader((tmp / "o.csv").open()))
     assert [r["hired"] for r in rows] == ["Y", "Maybe", "N"] * meta["leaf_partitions"]
+
+
+def test_seed_marks_every_csv_row_and_evaluate_still_reads_it(files, capsys):
+    tmp, data, tax = files
+    assert main(args(data, tax, tmp / "s.csv", "--seed", "7")) == 0
+    import csv
+
+    rows = list(csv.reader((tmp / "s.csv").open()))
+    assert rows[0] == ["not_a_release", "country", "age", "hired", "count"]
+    assert {r[0] for r in rows[1:]} == {"simulation noise, seed 7"}
+    capsys.readouterr()
+    assert main(["evaluate", "--release", str(tmp / "s.csv"), "--query", "country=Asian"]) == 0
+    assert "not a release" in capsys.readouterr().out

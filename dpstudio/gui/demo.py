@@ -168,7 +168,7 @@ class Demo:
         p.set_classes(list(CLASS_LABELS))  # Adult's documented income classes (adult.names): public
         self.shot("Data")
         note = f"; ignored (no public bounds): {', '.join(ignored)}" if ignored else ""
-        return f"{len(p.frame):,} rows, class {p.class_attribute}, bounds for {', '.join(sorted(p.bounds))}{note}"
+        return f"class {p.class_attribute} ({', '.join(p.classes)}), bounds for {', '.join(sorted(p.bounds))}{note}"
 
     def import_taxonomies(self) -> str:
         tax = self.panel("Taxonomy")

@@ -80,7 +80,8 @@ def test_adult_age_with_public_edges(tmp_path, shared_data):
     assert run_cli("--data", shared_data / "adult" / "adult.data", "--column", "age", "--edges", "17:91:1",
                    "--algorithm", "hb", "--branching", "4", "--epsilon", "1", "--out", out, "--seed", "1") == 0
     lines = out.read_text().splitlines()
-    assert lines[0] == "bin,lo,hi,count" and lines[1].startswith("1,17,18,") and len(lines) == 75
+    assert lines[0] == "not_a_release,bin,lo,hi,count" and len(lines) == 75  # --seed: marked on every row
+    assert lines[1].startswith("simulation noise (simulation (seed 1)),1,17,18,")
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["domain"]["source"] == "public edges given by the user"
     # 32,561 records: the consistent total is near it (root noise scale 5/1)
@@ -174,11 +175,25 @@ def test_ordinal_categories_through_cli(tmp_path):
     assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid,high,=1+1", "--algorithm", "flat",
                    "--epsilon", "1", "--out", out, "--seed", "1") == 0
     assert read_counts(out).size == 4
-    assert out.read_text().splitlines()[4].startswith("4,'=1+1,")
-    assert out.read_text().splitlines()[0] == "bin,category,count"
-    assert out.read_text().splitlines()[1].startswith("1,low,")
+    mark = "simulation noise (simulation (seed 1)),"
+    assert out.read_text().splitlines()[4].startswith(mark + "4,'=1+1,")
+    assert out.read_text().splitlines()[0] == "not_a_release,bin,category,count"
+    assert out.read_text().splitlines()[1].startswith(mark + "1,low,")
     assert json.loads(out.with_suffix(".json").read_text())["domain"]["categories"] == ["low", "mid", "high", "=1+1"]
     bad = tmp_path / "b.csv"
     assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid", "--algorithm", "flat",
                    "--epsilon", "1", "--out", bad) == 2
     assert not bad.exists()
+
+
+def test_derived_edges_mark_every_csv_row(tmp_path):
+    """A CSV on its own (or any excerpt of it) must not pass for a release: with --derive-edges (secure
+    noise) every row's first column says why it is not one."""
+    data = tmp_path / "d.csv"
+    data.write_text("hours\n" + "\n".join(str(h) for h in range(1, 60)) + "\n")
+    out = tmp_path / "h.csv"
+    assert run_cli("--data", data, "--column", "hours", "--derive-edges", "5", "--algorithm", "flat",
+                   "--epsilon", "1", "--out", out) == 0
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[0] == ["not_a_release", "bin", "lo", "hi", "count"] and len(rows) == 6
+    assert {r[0] for r in rows[1:]} == {"bin edges derived from the data: not private"}

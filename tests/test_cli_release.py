@@ -22,7 +22,7 @@ def files(tmp_path):
 
 
 def args(data, tax, out, *extra, epsilon="1", steps="3"):
-    a = ["release", "--data", str(data), "--class", "hired", "--taxonomy", f"country={tax}",
+    a = ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
          "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--out", str(out)]
     if epsilon is not None:
         a += ["--epsilon", epsilon]
@@ -62,12 +62,12 @@ def test_seed_marks_not_a_release(files, capsys):
 
 def test_leaves_out_unnamed_attributes_and_expands(files):
     tmp, data, tax = files
-    a = ["release", "--data", str(data), "--class", "hired", "--taxonomy", f"country={tax}",
+    a = ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
          "--algorithm", "diffgen", "--epsilon", "2", "--steps", "2", "--out", str(tmp / "x.csv"),
          "--seed", "1", "--expand-records"]
     assert main(a) == 0
     lines = (tmp / "x.csv").read_text().splitlines()
-    assert lines[0] == "country,hired"
+    assert lines[0] == "not_a_release,country,hired"
 
 
 def _bad(files, capsys, argv, message, prepare=None):
@@ -102,9 +102,9 @@ def test_class_absent_or_single_valued(files, capsys):
     a = args(data, tax, tmp / "o.csv")
     a[a.index("--class") + 1] = "salary"
     _bad(files, capsys, a, "class attribute 'salary' is not a column")
-    one = tmp / "one.csv"
-    one.write_text("country,age,hired\nChina,20,N\nUSA,30,N\n")
-    _bad(files, capsys, args(one, tax, tmp / "o.csv"), "only one value")
+    a = args(data, tax, tmp / "o.csv")
+    a[a.index("--classes") + 1] = "N"
+    _bad(files, capsys, a, "at least two public classes")
 
 
 def test_value_not_covered_by_taxonomy(files, capsys):
@@ -158,7 +158,8 @@ def test_missing_values_dropped_or_kept_as_category(files, capsys):
     holes = tmp / "holes.csv"
     holes.write_text("country,age,hired\n" + "".join(f"{c},{a},{h}\n" for c, a, h in ROWS) + "?,30,Y\n?,31,N\n")
     assert main(args(holes, tax, tmp / "d.csv", "--seed", "1")) == 0
-    assert "dropped 2 of 42 rows" in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "dropped 2" not in printed.err + printed.out and " 42 " not in printed.err + printed.out  # data
     assert "dropped" not in (tmp / "d.json").read_text()
     # as a category: the taxonomy must cover "?"
     code = main(args(holes, tax, tmp / "k.csv", "--seed", "1", "--missing", "category"))
@@ -220,3 +221,44 @@ def test_count_share_and_tree_fraction_conflict(files, capsys):
     tmp, data, tax = files
     a = args(data, tax, tmp / "c.csv", "--count-share", "1/2", "--tree-fraction", "1/2")
     assert main(a) == 2 and "not both" in capsys.readouterr().err
+
+
+def test_classes_are_required_and_a_record_outside_them_is_refused(files, capsys):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "o.csv")
+    i = a.index("--classes")
+    _bad(files, capsys, a[:i] + a[i + 2:], "--classes is missing")
+    b = args(data, tax, tmp / "o.csv")
+    b[b.index("--classes") + 1] = "N,Maybe"
+    n_yes = sum(h == "Y" for _, _, h in ROWS)
+    _bad(files, capsys, b, f"'hired': {n_yes} rows hold a value outside the public classes ('Y')")
+
+
+def test_a_declared_class_without_records_is_released_in_every_partition(files):
+    """The release lists exactly the public classes, in their order, empty cells kept."""
+    tmp, data, tax = files
+    listed = tmp / "classes.txt"
+    listed.write_text("Y\nMaybe\n\nN\n")
+    a = args(data, tax, tmp / "o.csv", "--seed", "3")
+    i = a.index("--classes")
+    a[i:i + 2] = ["--classes-file", str(listed)]
+    assert main(a) == 0
+    meta = json.loads((tmp / "o.json").read_text())
+    assert meta["classes"] == ["Y", "Maybe", "N"]
+    import csv
+
+    rows = list(csv.DictReader((tmp / "o.csv").open()))
+    assert [r["hired"] for r in rows] == ["Y", "Maybe", "N"] * meta["leaf_partitions"]
+
+
+def test_seed_marks_every_csv_row_and_evaluate_still_reads_it(files, capsys):
+    tmp, data, tax = files
+    assert main(args(data, tax, tmp / "s.csv", "--seed", "7")) == 0
+    import csv
+
+    rows = list(csv.reader((tmp / "s.csv").open()))
+    assert rows[0] == ["not_a_release", "country", "age", "hired", "count"]
+    assert {r[0] for r in rows[1:]} == {"simulation noise, seed 7"}
+    capsys.readouterr()
+    assert main(["evaluate", "--release", str(tmp / "s.csv"), "--query", "country=Asian"]) == 0
+    assert "not a release" in capsys.readouterr().out

@@ -216,7 +216,7 @@ def _query_release(args) -> int:
 
     from ..core.range_queries import answer, cell_weights
     from ..evaluation.release_queries import ReleaseQueryError, parse_box, release_cells
-    from ..io.release import sidecar_path
+    from ..io.release import NOT_A_RELEASE_COLUMN, sidecar_path
 
     csv_path = Path(args.release)
     if not csv_path.is_file():
@@ -234,6 +234,7 @@ def _query_release(args) -> int:
     if "count" not in pd.read_csv(csv_path, nrows=0).columns:
         raise CliError(f"{csv_path} has no count column (an expanded release: query its records directly)")
     frame = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+    frame = frame.drop(columns=[NOT_A_RELEASE_COLUMN], errors="ignore")  # the mark of a simulation's CSV
     for c in frame.columns:  # undo the spreadsheet-formula guard of the writer
         frame[c] = frame[c].map(lambda v: v[1:] if len(v) > 1 and v[0] == "'" and v[1] in "=+-@\t\r" else v)
     taxonomies = {}

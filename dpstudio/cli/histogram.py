@@ -16,6 +16,9 @@ from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_sto
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
 
+MISSING_DROPPED = ("rows with a missing value in the column were dropped; how many is not reported (it is "
+                   "data)")
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("histogram", help="release a differentially private histogram (interval trees)",
@@ -32,7 +35,7 @@ def add_parser(sub) -> None:
                         "not private', output marked not a release)")
     p.add_argument("--sep", help="with --data: field separator (default ',')")
     p.add_argument("--drop-missing", action="store_true",
-                   help="with --data: leave out rows with a missing value (count reported in the sidecar)")
+                   help="with --data: leave out rows with a missing value (how many is not reported: it is data)")
     p.add_argument("--algorithm", required=True, choices=list(ALGORITHMS))
     p.add_argument("--branching", type=int, metavar="B",
                    help="hb/luedp: tree arity (default: Qardaji's rule); sc: fix the first-step arity k")
@@ -68,19 +71,17 @@ def _load(args):
     if len(given) != 1:
         raise CliError("--data needs exactly one of --edges SPEC (public), --categories LIST or --derive-edges K")
     domain = {"file": str(args.data), "column": args.column}
+    if args.drop_missing:  # said whether or not any row was dropped: the count and even its being 0 are data
+        domain["missing"] = MISSING_DROPPED
     reasons = []
     if args.categories:
-        values, n_missing = read_column(args.data, args.column, args.sep,
-                                        "drop" if args.drop_missing else "error", numeric=False)
-        if n_missing:
-            domain["rows_dropped_missing"] = n_missing
+        values, _ = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error",
+                                numeric=False)
         cats = [c.strip() for c in args.categories.split(",") if c.strip()]
         counts = histogram_from_categories(values, cats, args.column)
         domain.update({"source": "public categories", "categories": cats})
         return counts, None, domain, reasons
-    values, n_missing = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error")
-    if n_missing:
-        domain["rows_dropped_missing"] = n_missing
+    values, _ = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error")
     if args.edges:
         edges = parse_edges(args.edges)
         domain.update({"source": "public edges given by the user", "edges": args.edges})

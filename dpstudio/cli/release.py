@@ -1,19 +1,24 @@
 """``dpstudio release``: a DiffGen / DiffGen-with-consistency / MAXGDDP release of a table, headless.
 
-    dpstudio release --data FILE --class ATTR --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
-                     [--type ATTR=integer|continuous[:RESOLUTION] ...] --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
+    dpstudio release --data FILE --class ATTR --classes A,B,... --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
+                     [--type ATTR=integer|continuous[:RESOLUTION] ...]
+                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
                      [--consistency ls|hay|none] [--node-budget uniform|path] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
-                     [--fanout F] [--no-round] [--no-clamp]
+                     [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
 
 Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither
---taxonomy nor --bounds (and not the class) are left out. ``--type`` declares a numeric attribute's kind
-(public; without it: whole-number bounds -> integer, else continuous with resolution about 1e-4 of the
-range); DiffGen's split points lie on the lattice lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are
-dropped by default (the Adult protocol) and the number is printed on the console only; ``--missing
-category`` keeps them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on
-seeded simulation noise: the output is marked "not_a_release". Bad input: exit 2, one line, nothing written.
+--taxonomy nor --bounds (and not the class) are left out. The class domain is a public input like a
+taxonomy: ``--classes`` (or ``--classes-file``, one per line) lists every class in release order; a record
+with another class is an input error, a declared class no record holds is released with its noisy cells.
+``--type`` declares a numeric attribute's kind (public; without it: whole-number bounds -> integer, else
+continuous with resolution about 1e-4 of the range); DiffGen's split points lie on the lattice
+lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are dropped by
+default (the Adult protocol); how many is not reported anywhere (it is data). ``--missing category`` keeps
+them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on seeded simulation noise:
+the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Bad input: exit 2,
+one line, nothing written.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ def add_parser(subparsers) -> None:
                               description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True, help="the table (CSV/TSV, optionally .gz, .xlsx, .parquet)")
     p.add_argument("--class", dest="class_attr", required=True, help="the class attribute")
+    p.add_argument("--classes", metavar="A,B,...",
+                   help="the public class values, comma-separated, in release order (required, or --classes-file)")
+    p.add_argument("--classes-file", metavar="FILE", help="the public class values, one per line")
     p.add_argument("--taxonomy", action="append", default=[], metavar="ATTR=FILE",
                    help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable")
     p.add_argument("--bounds", action="append", default=[], metavar="ATTR=LO:HI",
@@ -68,9 +76,26 @@ def add_parser(subparsers) -> None:
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
     p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
     p.add_argument("--no-round", action="store_true", help="keep consistent estimates as decimals")
+    p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
     p.set_defaults(run=run)
+
+
+def parse_classes(text, file) -> list[str]:
+    """The public class domain from ``--classes A,B`` or ``--classes-file FILE`` (exactly one of them)."""
+    if text is not None and file is not None:
+        raise CliError("give --classes or --classes-file, not both")
+    if text is None and file is None:
+        raise CliError("--classes is missing: list the public class values in release order, e.g. "
+                       "--classes '<=50K,>50K' (or --classes-file FILE, one per line)")
+    if file is not None:
+        try:
+            lines = Path(file).read_text(encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"--classes-file {file}: cannot read ({exc})") from None
+        return [v.strip() for v in lines if v.strip()]
+    return [v.strip() for v in str(text).split(",")]
 
 
 def _parse_pairs(items, what: str) -> dict:
@@ -131,7 +156,7 @@ def run(args) -> int:
     from ..core.taxonomy import TaxonomyError
     from ..io.atomic import OutputPathError, check_output_path
     from ..io.dataset_fingerprint import table_print
-    from ..io.encoding import EncodingError, encode_table, parse_bounds
+    from ..io.encoding import EncodingError, check_classes, encode_table, parse_bounds
     from ..io.release import sidecar_path, write_release
 
     eps = _parse_epsilon(args.epsilon)
@@ -141,8 +166,14 @@ def run(args) -> int:
     try:
         check_output_path(out, args.overwrite)
         check_output_path(sidecar_path(out), args.overwrite)
+        if args.report:
+            check_output_path(args.report, args.overwrite)
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
+    try:
+        classes = check_classes(parse_classes(args.classes, args.classes_file))
+    except EncodingError as exc:
+        raise CliError(f"--classes: {exc}") from None
     tax_files = _parse_pairs(args.taxonomy, "taxonomy")
     bound_text = _parse_pairs(args.bounds, "bounds")
     if not tax_files and not bound_text:
@@ -193,12 +224,7 @@ def run(args) -> int:
         raise CliError(f"{args.data}: the table is empty (no rows)")
     frame = frame[used]
     if args.missing == "drop":
-        keep = ~frame.isna().any(axis=1)
-        dropped = int((~keep).sum())
-        if dropped:
-            print(f"dropped {dropped} of {len(frame)} rows with a missing value in a used column "
-                  "(console only; not written to the release)", file=sys.stderr)
-        frame = frame.loc[keep].reset_index(drop=True)
+        frame = frame.loc[~frame.isna().any(axis=1)].reset_index(drop=True)
     else:
         frame = frame.copy()
         for c in used:
@@ -208,7 +234,7 @@ def run(args) -> int:
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:
-        data = encode_table(frame, args.class_attr, taxonomies, bounds, types=types)
+        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types)
     except EncodingError as exc:
         raise CliError(str(exc)) from None
 
@@ -234,6 +260,11 @@ def run(args) -> int:
         csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
                                             expand_records=args.expand_records, simulation=simulation,
                                             extra={"dataset_budget": budget})
+        if args.report:
+            from ..io.report import write_report
+
+            write_report(args.report, result, ledger, overwrite=args.overwrite,
+                         files=[Path(csv_path).name, Path(json_path).name])
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if simulation:
@@ -242,7 +273,7 @@ def run(args) -> int:
           f"{' (stopped early: nothing left to specialize)' if result.stopped_early else ''}, "
           f"{result.leaf_values.shape[0]} leaf partitions x {len(result.classes)} classes; "
           f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
-    print(f"wrote {csv_path} and {json_path}")
+    print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
     return 0
 
 

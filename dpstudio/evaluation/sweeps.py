@@ -75,7 +75,7 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None) -> Setup:
     numeric attributes have only bounds and MAXGDDP uses its equal-width grid: measured on Adult, the
     log-scale money grids lower MAXGDDP's accuracy at h >= 13 (docs/taxonomy.md), so they are opt-in.
     """
-    from ..io.adult import CLASS_COLUMN, load_adult
+    from ..io.adult import CLASS_COLUMN, CLASS_LABELS, load_adult
     from ..io.encoding import encode_table
 
     train, test = load_adult(data_dir)
@@ -89,7 +89,7 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None) -> Setup:
                 raise SweepError(f"{name}: the grid's root [{tax.lo[0]:g}, {tax.hi[0]:g}) differs from the "
                                  f"public bounds [{bounds[name][0]:g}, {bounds[name][1]:g})")
         taxonomies.update(grids)
-    data = encode_table(train, CLASS_COLUMN, taxonomies, bounds)
+    data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS)  # adult.names: public
     numeric = tuple(a.name for a in data.attributes if a.kind == "numeric")
     return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes))
 

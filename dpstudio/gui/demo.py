@@ -163,9 +163,12 @@ class Demo:
             if p.roles.get(c) == QUASI_IDENTIFIER and p.types.get(c) == NUMERIC and c not in p.bounds:
                 data.set_role(c, IGNORE)  # no public bounds: not used (never read bounds from the data)
                 ignored.append(c)
+        from dpstudio.io.adult import CLASS_LABELS
+
+        p.set_classes(list(CLASS_LABELS))  # Adult's documented income classes (adult.names): public
         self.shot("Data")
         note = f"; ignored (no public bounds): {', '.join(ignored)}" if ignored else ""
-        return f"{len(p.frame):,} rows, class {p.class_attribute}, bounds for {', '.join(sorted(p.bounds))}{note}"
+        return f"class {p.class_attribute} ({', '.join(p.classes)}), bounds for {', '.join(sorted(p.bounds))}{note}"
 
     def import_taxonomies(self) -> str:
         tax = self.panel("Taxonomy")

@@ -9,7 +9,12 @@
   given), public split grid = every interval end point strictly inside the root (used by MAXGDDP);
 - an attribute with only ``bounds`` (lo, hi): numeric, DiffGen grows its intervals from the bounds;
   values must satisfy lo <= x <= hi (the upper bound is inclusive);
-- the class attribute: its values, sorted as text, become the classes (at least two needed).
+- the class attribute: ``classes`` is its public, ordered domain (a declared input like a taxonomy; at
+  least two values, compared as stripped text). A record whose class is outside it is an
+  ``EncodingError``; a class no record holds stays in the release with its (noisy) cells. With
+  ``classes=None`` the classes are the data's own values sorted as text: derived from the data, so not
+  for a release (one record with a new value would add a class and its cells); the evaluation protocol
+  and teaching runs use it.
 
 Attributes in neither mapping are left out. A numeric attribute's kind is a public declaration, never read
 from the values or the column's dtype: ``types[name]`` is "integer", "continuous" or
@@ -77,6 +82,19 @@ def _class_text(v) -> str:
     return str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v).strip()
 
 
+def check_classes(classes) -> tuple[str, ...]:
+    """A declared class domain as stripped texts, in the given order: at least two, no blank, no repeat."""
+    out = tuple(_class_text(c) for c in classes)
+    if any(not c for c in out):
+        raise EncodingError("the public classes include an empty value")
+    twice = sorted({c for c in out if out.count(c) > 1})
+    if twice:
+        raise EncodingError(f"the public classes name {', '.join(map(repr, twice))} more than once")
+    if len(out) < 2:
+        raise EncodingError(f"a classification release needs at least two public classes, got {len(out)}")
+    return out
+
+
 def _map_categorical(name: str, col: pd.Series, tax: Taxonomy) -> np.ndarray:
     """Leaf ids of a column through a categorical taxonomy, mapping only its distinct values."""
     codes, uniques = factorize_column(col)
@@ -138,10 +156,12 @@ def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattic
 
 
 def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
-                 bounds: dict | None = None, info: dict | None = None,
+                 bounds: dict | None = None, info: dict | None = None, classes=None,
                  types: dict | None = None) -> DiffGenInput:
-    """Code ``frame`` for the engine. See the module docstring for the rules. ``types``: attribute ->
-    declared numeric type ("integer" | "continuous" | "continuous:RESOLUTION")."""
+    """Code ``frame`` for the engine. See the module docstring for the rules. ``classes``: the public class
+    domain (None: the data's values, not for a release). ``types``: attribute -> declared numeric type
+    ("integer" | "continuous" | "continuous:RESOLUTION")."""
+    declared = None if classes is None else check_classes(classes)
     taxonomies = dict(taxonomies or {})
     bounds = dict(bounds or {})
     types = dict(types or {})
@@ -165,7 +185,16 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
                             "missing value")
     codes, uniques = factorize_column(cls)
     texts = [_class_text(v) for v in uniques]
-    classes = sorted(set(texts))
+    if declared is not None:
+        outside = sorted({t for t in texts} - set(declared))
+        if outside:
+            is_outside = np.asarray([t in outside for t in texts] + [False], dtype=bool)
+            n = int(is_outside[codes].sum())
+            shown = ", ".join(map(repr, outside[:5])) + (", ..." if len(outside) > 5 else "")
+            raise EncodingError(f"class attribute {class_attribute!r}: {n} row{'s' if n != 1 else ''} hold "
+                                f"{'a value' if len(outside) == 1 else 'values'} outside the public classes "
+                                f"({shown}); declare every class or remove those rows")
+    classes = list(declared) if declared is not None else sorted(set(texts))
     if len(classes) < 2:
         raise EncodingError(f"class attribute {class_attribute!r} has only one value ({classes[0]!r}); "
                             "a classification release needs at least two")

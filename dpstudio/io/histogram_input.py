@@ -128,7 +128,8 @@ def parse_edges(spec: str) -> np.ndarray:
 def read_column(path, column: str, sep: str | None = None, missing: str = "error", numeric: bool = True):
     """One column of a CSV as floats (pandas), or as stripped strings with ``numeric=False``. Adult's files
     (", "-separated, '?' for missing) read as is. ``missing``: "error" (default: a message with the row
-    count) or "drop" (reported by the caller). Returns (values, number of rows dropped)."""
+    count, for the data owner) or "drop". Returns (values, number of rows dropped); the number is data, the
+    caller must not write or print it."""
     import pandas as pd
 
     p = Path(path)
@@ -146,7 +147,7 @@ def read_column(path, column: str, sep: str | None = None, missing: str = "error
     n_missing = int(is_missing.sum())
     if n_missing and missing != "drop":
         raise HistogramInputError(f"column {column!r}: {n_missing} rows have a missing value "
-                                  "(pass --drop-missing to leave them out, reported in the sidecar)")
+                                  "(pass --drop-missing to leave them out)")
     raw = raw[~is_missing]
     if not numeric:
         return raw.tolist(), n_missing

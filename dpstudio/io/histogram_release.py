@@ -2,7 +2,9 @@
 
 CSV columns: ``bin`` (1-based), ``lo`` and ``hi`` (the public edges, when known) or ``category`` (an
 ordinal column's public categories, neutralised against spreadsheet formulas), ``count`` (the released
-value: the consistent estimate, then rounding/clamping if asked). The sidecar (``OUT.json`` beside
+value: the consistent estimate, then rounding/clamping if asked); an output that is not a release (simulation
+noise, bin edges derived from the data) has a first column ``not_a_release`` whose every row says why, so
+the CSV on its own cannot pass for a release. The sidecar (``OUT.json`` beside
 ``OUT.csv``) holds the algorithm, tree shape, per-node budget summary, the ledger, the post-processing in
 order, and the analytic, data-independent error: ``expected_all_range_mse`` is the expected squared error
 of a uniformly random range [l, r] answered from the released consistent estimate (before any
@@ -21,6 +23,7 @@ import numpy as np
 from dpstudio.algorithms.interval_trees import ALGORITHMS, IntervalTreeResult
 from dpstudio.core.budget import NEIGHBOURING, Ledger
 from dpstudio.io.atomic import atomic_write_many, check_output_path, neutralise_cell
+from dpstudio.io.release import mark_not_a_release
 
 FORMAT = "dpstudio-histogram/1"
 
@@ -118,7 +121,10 @@ def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger,
         raise ValueError("labels must have one entry per bin")
     side = release_sidecar(result, ledger, domain, not_a_release, extra)
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
-    atomic_write_many({csv_path: release_csv(result, edges, labels),
+    text = release_csv(result, edges, labels)
+    if side["not_a_release"]:
+        text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
+    atomic_write_many({csv_path: text,
                        json_path: json.dumps(side, indent=2, default=_json_default) + "\n"}, overwrite)
     return csv_path, json_path
 

@@ -16,7 +16,10 @@ and the released ``cut``: per attribute ``{"leaf_to_label": {raw leaf value: lab
 its split points lie on lo + k * resolution. No true count, and no count of dropped rows, is ever written.
 
 A release needs secure noise (``require_secure``); a run on simulation noise is written only when the
-caller says ``simulation=True``, and its sidecar then says ``"not_a_release": true`` with the seed.
+caller says ``simulation=True``, and its sidecar then says ``"not_a_release": true`` with the seed. Its CSV
+carries the mark too, so a copy or an excerpt of it cannot pass for a release: a first column
+``not_a_release`` whose every row says why ("simulation noise, seed 3"). ``mark_not_a_release`` adds it
+(the histogram writer uses it as well); readers drop that column.
 """
 
 from __future__ import annotations
@@ -33,6 +36,20 @@ from ..core.noise import require_secure
 from .atomic import atomic_write_many, check_output_path, neutralise_cell
 
 FORMAT = "dpstudio.diffgen-release/1"
+NOT_A_RELEASE_COLUMN = "not_a_release"
+
+
+def mark_not_a_release(csv_text: str, reason: str) -> str:
+    """``csv_text`` with a first column ``not_a_release`` holding ``reason`` on every row."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([reason])
+    cell = buf.getvalue()
+    lines = csv_text.splitlines()
+    out = [f"{NOT_A_RELEASE_COLUMN},{lines[0]}"] + [f"{cell},{line}" for line in lines[1:]]
+    return "\n".join(out) + "\n"
 
 
 def sidecar_path(out_csv) -> Path:
@@ -154,6 +171,8 @@ def write_release(result, out_csv, overwrite: bool = False, expand_records: bool
     check_output_path(csv_path, overwrite)
     check_output_path(json_path, overwrite)
     text = _csv_text(result, expand_records)
+    if simulation:
+        text = mark_not_a_release(text, f"simulation noise, seed {getattr(result.noise, 'seed', None)}")
     meta = json.dumps(sidecar(result, simulation, extra, expand_records), indent=1, allow_nan=False)
     atomic_write_many({csv_path: text, json_path: meta + "\n"}, overwrite=overwrite)
     return csv_path, json_path

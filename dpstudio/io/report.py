@@ -5,12 +5,17 @@ neighbouring relation (add/remove one record), the noise source, every ledger en
 the order applied, and error figures that depend only on public inputs (the split of epsilon, the tree
 shape, the noise scales): analytic variances and expected range-query errors. It never holds a true count,
 an error measured against the truth, or a count of dropped rows: the inputs are the run's result (which
-carries none), its ledger and the budget plan. A run on simulation noise is marked "NOT A RELEASE".
+carries none) and its ledger. A run on simulation noise is marked "NOT A RELEASE".
+
+The split of epsilon and the expected errors describe the split that ran, taken from the run itself (one
+source of truth): a table run's plan is rebuilt from the engine parameters in ``result.params`` (the
+explicit fractions a custom split or ``--count-share`` set included), an interval tree's is
+``result.plan``.
 
 ``public_inputs`` (the studio's ``Project.public_inputs_record()``) adds where each public input came from
 and the user's confirmation of any input derived from the data.
 
-``report_html(result, ledger, plan=None, params=None, title=..., files=None, public_inputs=None) -> str``;
+``report_html(result, ledger, params=None, title=..., files=None, public_inputs=None) -> str``;
 ``write_report(path, ...)`` writes it atomically and refuses to overwrite (``OutputPathError``).
 """
 
@@ -91,8 +96,21 @@ def _parameters(result, params: dict | None) -> list[tuple[str, str]]:
             for k, v in d.items()]
 
 
-def _error_section(result, plan, params) -> str:
+def run_plan(result):
+    """(plan, figure parameters) of a DiffGen-family run, rebuilt from the engine parameters it ran with;
+    (None, None) for an interval-tree run (its plan is ``result.plan``)."""
+    from dpstudio.model.budget_plan import table_plan
+
+    if _is_histogram(result) or not hasattr(getattr(result, "params", None), "steps"):
+        return None, None
+    n_numeric = sum(1 for k in getattr(result, "kinds", ()) if k == "numeric")
+    return table_plan(result.params, n_numeric), {"steps": int(result.params.steps),
+                                                  "numeric_attributes": n_numeric}
+
+
+def _error_section(result) -> str:
     parts = []
+    plan, fig_params = run_plan(result)
     if plan is not None:
         from dpstudio.model.budget_plan import expected_error
 
@@ -102,7 +120,7 @@ def _error_section(result, plan, params) -> str:
                      "was spent; the figures after this plan are the run's own.</p>")
         parts.append(_table(["share", "epsilon"], [(n, float(s)) for n, s in zip(plan.names, plan.shares)],
                             numeric_cols=(1,)))
-        figs = expected_error(plan, params or {})
+        figs = expected_error(plan, fig_params)
         parts.append(_table(["quantity", "value", "how"], [(f.label, f.value, f.explanation) for f in figs],
                             numeric_cols=(1,)))
     if _is_histogram(result):
@@ -155,11 +173,11 @@ def _post_processing(result) -> list[str]:
     return []
 
 
-def report_html(result, ledger, plan=None, params: dict | None = None, title: str = "dpstudio release report",
+def report_html(result, ledger, params: dict | None = None, title: str = "dpstudio release report",
                 files: list | None = None, public_inputs: list | None = None) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
     secure, noise_label = _noise(result)
-    algo = getattr(getattr(result, "params", None), "algorithm", "") or (plan.algorithm if plan else "")
+    algo = getattr(getattr(result, "params", None), "algorithm", "")
     spent = float(ledger.spent)
     total = float(ledger.total)
     out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
@@ -203,7 +221,7 @@ def report_html(result, ledger, plan=None, params: dict | None = None, title: st
                f"{_num(float(ledger.remaining))}.</p>")
 
     out.append("<h2>Expected error (data-independent)</h2>")
-    out.append(_error_section(result, plan, params))
+    out.append(_error_section(result))
 
     out.append("<h2>Post-processing</h2>")
     pp = _post_processing(result)
@@ -217,9 +235,9 @@ def report_html(result, ledger, plan=None, params: dict | None = None, title: st
     return "\n".join(out)
 
 
-def write_report(path, result, ledger, plan=None, params: dict | None = None, overwrite: bool = False,
+def write_report(path, result, ledger, params: dict | None = None, overwrite: bool = False,
                  title: str = "dpstudio release report", files: list | None = None,
                  public_inputs: list | None = None) -> Path:
     """Write ``report_html(...)`` atomically; OutputPathError if ``path`` exists and not ``overwrite``."""
-    return atomic_write(path, report_html(result, ledger, plan, params, title, files, public_inputs),
+    return atomic_write(path, report_html(result, ledger, params, title, files, public_inputs),
                         overwrite=overwrite)

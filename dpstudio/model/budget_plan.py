@@ -182,37 +182,44 @@ def engine_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | No
     return preset(TABLE_PRESETS[algorithm], epsilon, int(p["steps"]), **overrides)
 
 
+def table_plan(engine, n_numeric: int) -> BudgetPlan:
+    """The split a DiffGen-engine run with parameters ``engine`` (``DiffGenParams``) and ``n_numeric``
+    numeric attributes plans, from the engine's own ``diffgen.plan_budget``: public (epsilon, h, the
+    explicit fractions, the attribute kinds). ``default_plan`` draws it for the panel; the report builds it
+    from the parameters a run actually used."""
+    from dpstudio.algorithms.diffgen import plan_budget
+
+    algorithm = {v: k for k, v in TABLE_PRESETS.items()}[engine.algorithm]
+    eps = as_fraction(engine.epsilon)
+    b = plan_budget(engine, n_numeric)
+    if algorithm == "maxgddp":
+        h = len(b.step_epsilons)
+        return BudgetPlan(algorithm, eps, [f"level {l}" for l in range(h)] + ["counts"],
+                          list(b.step_epsilons) + [b.count_epsilon], ["selection"] * h + ["count"])
+    names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], \
+        ["selection", "split"]
+    if algorithm == "diffgen":
+        names.append("counts")
+        shares.append(b.count_epsilon)
+        kinds.append("count")
+    else:
+        L = int(engine.steps) + 1  # the partition tree's levels; uniform eps_c / L unless weighted
+        weights = list(b.level_weights) if b.level_weights is not None else [Fraction(1)] * L
+        names += [f"level {l}" for l in range(len(weights))]
+        shares += [b.count_epsilon * w / sum(weights) for w in weights]
+        kinds += ["level"] * len(weights)
+    note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
+            "budget that the engine gives to the counts (the ledger shows what was spent)")
+    return BudgetPlan(algorithm, eps, names, shares, kinds, notes=[note])
+
+
 def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
     """The split the algorithm uses by default, computed by the engines' own planning functions
     (``diffgen.plan_budget``, ``interval_trees.plan_interval_tree``), as an exact plan."""
     eps = as_fraction(epsilon)
     p = {**default_params(algorithm), **(params or {})}
-    if algorithm in ("diffgen", "diffgen_consistency"):
-        from dpstudio.algorithms.diffgen import plan_budget
-
-        h, a = int(p["steps"]), int(p["numeric_attributes"])
-        b = plan_budget(engine_params(algorithm, p, eps), a)
-        names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], \
-            ["selection", "split"]
-        if algorithm == "diffgen":
-            names.append("counts")
-            shares.append(b.count_epsilon)
-            kinds.append("count")
-        else:
-            L = h + 1  # the engine's uniform node budget: eps_c / L on every level
-            names += [f"level {l}" for l in range(L)]
-            shares += _per_level_equal(b.count_epsilon, L)
-            kinds += ["level"] * L
-        note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
-                "budget that the engine gives to the counts (the ledger shows what was spent)")
-        return BudgetPlan(algorithm, eps, names, shares, kinds, notes=[note])
-    if algorithm == "maxgddp":
-        from dpstudio.algorithms.diffgen import plan_budget
-
-        b = plan_budget(engine_params(algorithm, p, eps), 0)
-        h = len(b.step_epsilons)
-        return BudgetPlan(algorithm, eps, [f"level {l}" for l in range(h)] + ["counts"],
-                          list(b.step_epsilons) + [b.count_epsilon], ["selection"] * h + ["count"])
+    if algorithm in TABLE_ALGORITHMS:
+        return table_plan(engine_params(algorithm, p, eps), int(p.get("numeric_attributes", 0)))
     if algorithm == "flat":
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
     if algorithm in ("hb", "sc", "luedptree"):

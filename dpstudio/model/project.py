@@ -2,8 +2,9 @@
 
 A ``Project`` holds everything a release depends on *except the raw data*: where the data file is (and a
 SHA-256 of its bytes, so reopening notices when it changed), each attribute's role and type, the public
-numeric bounds, the declared kind of numeric attributes (``numeric_types``: "integer", "continuous" or
-"continuous:RESOLUTION"; undeclared ones get the default from their bounds when a run codes the table), the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
+class values (``classes``, declared like a taxonomy; None until declared), the public numeric bounds, the
+declared kind of numeric attributes (``numeric_types``: "integer", "continuous" or "continuous:RESOLUTION";
+undeclared ones get the default from their bounds when a run codes the table), the missing-value choice, a taxonomy per attribute, the algorithm and its parameters, the
 budget epsilon, the mode (release or teaching), the budget ledger, and (in memory only) the events recorded
 by the last run.
 
@@ -21,6 +22,8 @@ Privacy facts this module keeps:
   data by the fingerprint of its records as loaded (not the file's bytes), so reloading the same records
   shuffled or re-saved, or a new project on them, spends from the same lifetime budget;
   ``dataset_budget()`` says what is left.
+- A release run needs the declared class domain (``classes``); a record with another class is an input
+  error, never a new class. Changing which attribute is the class clears the declaration.
 - Teaching mode draws seeded simulation noise and gets a fresh ledger for every run: nothing it produces
   is a release (``can_export`` is False).
 - The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
@@ -74,8 +77,8 @@ RELEASE = "release"
 MODES = (TEACHING, RELEASE)
 
 #: every field a subscriber may ask for; "data" covers path, hash, dataset, columns
-FIELDS = ("data", "roles", "types", "bounds", "missing", "taxonomies", "algorithm", "epsilon", "mode",
-          "ledger", "run", "dirty", "path", "provenance")
+FIELDS = ("data", "roles", "types", "bounds", "classes", "missing", "taxonomies", "algorithm", "epsilon",
+          "mode", "ledger", "run", "dirty", "path", "provenance")
 
 Callback = Callable[[str], None]
 
@@ -201,6 +204,7 @@ class Project:
         self.types: dict[str, str] = {}
         self.bounds: dict[str, tuple[float, float]] = {}
         self.numeric_types: dict[str, str] = {}  # numeric attribute -> declared kind (a public input)
+        self.classes: list[str] | None = None  # public class values of the class attribute, in release order
         self.missing: str = DROP_MISSING
         self.taxonomies: dict[str, Taxonomy] = {}
         self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
@@ -276,6 +280,7 @@ class Project:
                 kind = getattr(frame[c].dtype, "kind", "O")
                 types[c] = NUMERIC if kind in "iuf" else CATEGORICAL
         old_roles = self.roles
+        old_class = self.class_attribute
         self.dataset = dataset
         self.data_path = None if path is None else Path(path)
         if file_hash is None:
@@ -291,6 +296,8 @@ class Project:
             self.roles[guess] = CLASS
         self.bounds = {c: b for c, b in self.bounds.items() if c in columns}
         self.numeric_types = {c: t for c, t in self.numeric_types.items() if c in columns}
+        if self.classes is not None and self.class_attribute != old_class:
+            self.classes = None
         self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
         for c in columns:
             self.provenance[pv.key(pv.TYPE, c)] = Provenance("declared" if declared else pv.TYPE_FROM_DATA,
@@ -302,7 +309,7 @@ class Project:
         # the records as loaded (set_type later rewrites columns in place): the budget store's key
         self._loaded = [frame.copy(deep=False), None]
         self.clear_run(notify=False)
-        for f in ("data", "roles", "types", "bounds", "taxonomies", "ledger", "run", "provenance"):
+        for f in ("data", "roles", "types", "bounds", "classes", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)
         self.set_dirty(True)
 
@@ -321,12 +328,16 @@ class Project:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
         if self.roles.get(attribute) == role:
             return
+        old_class = self.class_attribute
         if role == CLASS:  # one class attribute: the previous one becomes a quasi-identifier
             for c, r in self.roles.items():
                 if r == CLASS:
                     self.roles[c] = QUASI_IDENTIFIER
         self.roles[attribute] = role
         self._changed("roles")
+        if self.classes is not None and self.class_attribute != old_class:
+            self.classes = None  # the declaration belonged to the previous class attribute
+            self._changed("classes")
 
     def set_type(self, attribute: str, kind: str) -> None:
         self._check_attribute(attribute)
@@ -423,6 +434,21 @@ class Project:
         if self.bounds.pop(attribute, None) is not None:
             self.provenance.pop(pv.key(pv.BOUNDS, attribute), None)
             self._changed("bounds")
+
+    def set_classes(self, values) -> None:
+        """Declare the public class values of the class attribute, in release order (None: undeclared).
+        Public input like a taxonomy: at least two, stripped, none repeated; never read from the data here."""
+        if values is not None:
+            from dpstudio.io.encoding import EncodingError, check_classes
+
+            try:
+                values = list(check_classes(values))
+            except EncodingError as exc:
+                raise ProjectError(str(exc)) from None
+        if values == self.classes:
+            return
+        self.classes = values
+        self._changed("classes")
 
     def set_missing(self, choice: str) -> None:
         if choice not in MISSING_CHOICES:
@@ -835,6 +861,7 @@ class Project:
                                "bounds": list(self.bounds[c]) if c in self.bounds else None,
                                **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {})}
                            for c in self.columns},
+            "classes": None if self.classes is None else list(self.classes),
             "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
             "taxonomy_sources": dict(self.taxonomy_sources),
             "provenance": {k: p.to_dict() for k, p in self.provenance.items()},
@@ -942,6 +969,11 @@ class Project:
                     if not lo < hi:
                         raise ProjectError(f"saved bounds of {c} are not ordered ({lo:g} >= {hi:g})")
                     self.bounds[c] = (lo, hi)
+            classes = data.get("classes")
+            if classes is not None:
+                if not isinstance(classes, list):
+                    raise ProjectError("saved classes must be a list of class values")
+                self.set_classes([str(c) for c in classes])
             for attr, t in (data.get("taxonomies") or {}).items():
                 self.taxonomies[attr] = taxonomy_from_dict(t)
                 self.taxonomies[attr].attribute = attr

@@ -6,8 +6,9 @@ Everything that can be wrong with the inputs is raised here, before any budget i
 ``RunInputError`` saying what to fix (no data, no class, uncovered values, values outside the public
 bounds, missing numbers...).
 
-What is public and what is private: taxonomies, bounds, declared numeric kinds (``numeric_types``) and
-bin edges come from the project (public inputs). The coded record arrays are private and stay in memory. Missing values follow the project's
+What is public and what is private: taxonomies, bounds, declared numeric kinds (``numeric_types``), bin
+edges and the class values come from the project (public inputs; a release run refuses undeclared classes, a
+teaching run takes the data's own). The coded record arrays are private and stay in memory. Missing values follow the project's
 choice: "drop" removes rows with a missing value in a used attribute (quasi-identifiers and class);
 "keep" makes missing a category of its own ("Missing"), which the taxonomy must then cover; a numeric
 attribute cannot keep missing values.
@@ -19,7 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project, RunSetup
+from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
 
 MISSING_LABEL = "Missing"
 from dpstudio.model.budget_plan import TABLE_PRESETS  # noqa: E402  (algorithm id -> engine preset)
@@ -84,10 +85,12 @@ def encode_table(project: Project):
                                     "numeric in the Data panel or import a categorical taxonomy")
             taxonomies[a] = tax
     types = {a: project.numeric_types[a] for a in bounds if a in project.numeric_types}
+    if project.classes is None and project.mode == RELEASE:
+        raise RunInputError(f"the class values of {cls} are not declared: a release lists exactly the public "
+                            "classes, so declare every value the class can take before a release run")
     sub = used_frame(project, qis + [cls])
     try:
-        return encode_frame(sub, cls, taxonomies, bounds,
-                            {"rows": int(len(sub)), "dropped": int(len(project.frame) - len(sub))}, types=types)
+        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types)
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 

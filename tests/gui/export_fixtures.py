@@ -23,6 +23,7 @@ def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3, proje
     p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
     p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))
     p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"))
+    p.set_classes(["<=50K", ">50K"])
     p.set_algorithm(algorithm, {"steps": steps})
     if confirm_classes:  # the studio reads the class values from the data: the owner confirms them public
         p.confirm_public("classes:income", "The income classes <=50K and >50K are public (adult.names).")

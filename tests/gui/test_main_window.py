@@ -267,6 +267,7 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     p = window.project
     p.set_data(pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}), None)
     p.set_taxonomy("edu", flat_categorical(["a", "b"]))
+    p.set_classes(["n", "y"])
     p.set_algorithm("diffgen", {"steps": 1})
     p.set_mode(RELEASE)
     job, setup = make_job(p)

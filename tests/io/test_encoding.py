@@ -140,3 +140,27 @@ def test_studio_and_cli_code_a_project_the_same_way():
     with pytest.raises(EncodingError) as e2:
         encode_table(df, "y", {"g": _tax()}, {"age": (20.0, 90.0)})
     assert str(e1.value) == str(e2.value)
+
+
+def test_declared_classes_are_the_domain_in_their_order():
+    """The public classes, not the data's, are the class domain: declared order, a class no record holds kept,
+    declaration and data compared as stripped text."""
+    f = frame()
+    f["Class"] = ["N", " Y", "N", "Y "]
+    data = encode_table(f, "Class", {"Country": country()}, classes=["Z ", "Y", " N"])
+    assert data.classes == ("Z", "Y", "N")
+    assert [data.classes[k] for k in data.y] == [v.strip() for v in f["Class"]]
+
+
+def test_class_outside_the_declared_classes_is_an_input_error():
+    f = frame()
+    f.loc[[1, 3], "Class"] = "Maybe"
+    with pytest.raises(EncodingError, match=r"'Class': 2 rows hold a value outside the public classes \('Maybe'\)"):
+        encode_table(f, "Class", {"Country": country()}, classes=["N", "Y"])
+
+
+@pytest.mark.parametrize("classes, needle", [(["N"], "at least two"), (["N", "Y", " N"], "'N' more than once"),
+                                             (["N", ""], "empty value")])
+def test_bad_class_declarations(classes, needle):
+    with pytest.raises(EncodingError, match=needle):
+        encode_table(frame(), "Class", {"Country": country()}, classes=classes)

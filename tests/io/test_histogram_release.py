@@ -27,9 +27,9 @@ def test_csv_and_sidecar(tmp_path):
     csv_path, json_path = write_histogram_release(tmp_path / "h.csv", result, ledger, edges,
                                                   {"source": "test"})
     lines = csv_path.read_text().splitlines()
-    assert lines[0] == "bin,lo,hi,count" and len(lines) == 7
-    assert lines[1].startswith("1,0,10,")
-    assert np.allclose([float(l.split(",")[3]) for l in lines[1:]], result.released)
+    assert lines[0] == "not_a_release,bin,lo,hi,count" and len(lines) == 7  # simulation noise: marked
+    assert lines[1].startswith("simulation noise (simulation (seed 4)),1,0,10,")
+    assert np.allclose([float(l.split(",")[4]) for l in lines[1:]], result.released)
     side = json.loads(json_path.read_text())
     assert side["release"] is False and side["algorithm"] == "luedp"
     assert side["ledger"]["spent"] == "1"

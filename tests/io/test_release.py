@@ -89,7 +89,8 @@ def test_teaching_run_writes_no_true_counts(tmp_path):
     assert truth and all(v is not None for v in truth.values())
     csv_path, json_path = write_release(result, tmp_path / "t.csv", simulation=True)
     rows = read_csv(csv_path)[1:]
-    released = [int(r[3]) for r in rows]
+    assert {r[0] for r in rows} == {"simulation noise, seed 3"}  # the mark on every row
+    released = [int(r[4]) for r in rows]
     expected = [max(0, c) for node in result.leaf_nodes.tolist() for c in noisy[node]]
     assert released == expected  # the noisy counts, clamped
     true_flat = [c for node in result.leaf_nodes.tolist() for c in truth[node]]
@@ -106,7 +107,7 @@ def test_expand_records_repeats_rows(tmp_path):
     _, result = run(preset("diffgen", 1, 2), SimulationNoise(2))
     csv_path, _ = write_release(result, tmp_path / "e.csv", expand_records=True, simulation=True)
     rows = read_csv(csv_path)
-    assert rows[0] == ["Group", "Age", "Label"]
+    assert rows[0] == ["not_a_release", "Group", "Age", "Label"]
     assert len(rows) - 1 == int(result.counts.sum())
 
 

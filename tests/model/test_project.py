@@ -247,3 +247,36 @@ def test_release_confirmation_states_dataset_epsilon_and_what_remains(tmp_path):
     run(p)  # spends the whole budget of 1
     spent = p.release_confirmation(1)
     assert "spent" in spent.refusal and spent.spent_before == 1
+
+
+def test_declared_classes_are_saved_reloaded_and_cleared_with_the_class_attribute(project, tmp_path):
+    heard = []
+    project.subscribe(heard.append, "classes")
+    project.set_classes([" y", "n", "maybe"])
+    assert project.classes == ["y", "n", "maybe"] and heard == ["classes"]
+    with pytest.raises(ProjectError, match="more than once"):
+        project.set_classes(["y", "y"])
+    path = project.save(tmp_path / "c")
+    assert json.loads(path.read_text())["classes"] == ["y", "n", "maybe"]
+    q = Project()
+    q.apply_dict(Project.read_file(path), frame(), tmp_path / "d.csv", path)
+    assert q.classes == ["y", "n", "maybe"]
+    q.set_role("edu", CLASS)  # another class attribute: the declaration was about cls
+    assert q.classes is None
+
+
+def test_a_release_run_needs_declared_classes_a_teaching_run_does_not(project):
+    from dpstudio.model.runs import RunInputError, encode_table
+
+    project.set_role("age", IGNORE)
+    project.set_taxonomy("edu", Taxonomy(Node("*", [Node("a"), Node("b"), Node("c")]), "edu"))
+    assert encode_table(project).classes == ("n", "y")  # teaching: the data's own values
+    project.set_mode(RELEASE)
+    with pytest.raises(RunInputError, match="class values of cls are not declared"):
+        encode_table(project)
+    project.set_classes(["y", "n", "unseen"])
+    data = encode_table(project)
+    assert data.classes == ("y", "n", "unseen") and project.release_ledger is None
+    project.set_classes(["y", "unseen"])
+    with pytest.raises(RunInputError, match=r"outside the public classes \('n'\)"):
+        encode_table(project)

@@ -52,6 +52,7 @@ def test_missing_drop_and_keep():
 ])
 def test_bad_inputs_raise_before_spending(change, needle):
     p = make_project()
+    p.set_classes(["n", "y"])
     p.set_mode(RELEASE)
     change(p)
     with pytest.raises(RunInputError, match=needle):

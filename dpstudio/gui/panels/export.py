@@ -255,26 +255,12 @@ class ExportPanel(QtWidgets.QWidget):
             written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra)
         from dpstudio.io.report import write_report
 
-        plan = self._plan()
-        write_report(html_path, r, ledger, plan=plan, params=self.project.params,
+        write_report(html_path, r, ledger, params=self.project.params,
                      files=[p.name for p in paths], public_inputs=public_inputs)
         self.last_paths = [Path(written[0]), Path(written[1]), html_path]
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)
-
-    def _plan(self):
-        """The split the engine used, for the report: DiffGen-family runs use the spec's default split
-        (the engines take no custom split); interval-tree reports use the engine's own plan instead."""
-        from dpstudio.model import budget_plan as bp
-
-        p = self.project
-        if p.algorithm not in bp.TABLE_ALGORITHMS or self._is_histogram(p.result):
-            return None
-        try:
-            return bp.default_plan(p.algorithm, p.params, p.epsilon)
-        except (ValueError, KeyError, TypeError):
-            return None
 
     def _browse(self) -> None:
         d = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the release files")

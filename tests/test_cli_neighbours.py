@@ -1,0 +1,125 @@
+"""Neighbouring inputs through every CLI release writer, and no exact count in any artefact.
+
+For each writer, D and D' = D + one record (secure noise, the same public inputs) must give outputs whose
+non-noisy metadata are identical: the CSV header and its key structure, every sidecar field except the
+documented outputs of a mechanism (docs/release.md, docs/histogram.md), the report's structure, stderr.
+The added records are the ones today's leaks showed: a record of a declared class no other record holds
+(the class domain used to come from the data) and a record with a missing value (its dropping used to be
+counted in the console output and in the histogram sidecar).
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from tests.cli_outputs import assert_no_exact_counts, report_structure, run_writer, without
+
+#: sidecar fields of a table release that are outputs of a mechanism (the noisy cut and what follows from
+#: it; post_processing notes whether the noisy counts needed rounding or clamping); everything else must not
+#: depend on the data (docs/release.md lists the same)
+RELEASE_MECHANISM_OUTPUTS = ("specializations", "cut", "leaf_partitions", "cells", "steps_done", "stopped_early",
+                             "ledger.entries", "post_processing", "error_estimates.count_epsilon",
+                             "error_estimates.count_sensitivity", "error_estimates.per_cell_variance",
+                             "error_estimates.min", "error_estimates.max", "error_estimates.mean")
+#: sidecar fields of a histogram release that are not public inputs: the time of writing
+HISTOGRAM_VARYING = ("created_utc",)
+
+TAXONOMY = "China;Asian;Any\nKorea;Asian;Any\nCanada;American;Any\nUSA;American;Any\n"
+
+
+def table_rows(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(str(rng.choice(["China", "Korea", "Canada", "USA"])), int(rng.integers(17, 90)), str(rng.choice(["N", "Y"])))
+            for _ in range(n)]
+
+
+def write_table(folder, rows):
+    folder.mkdir()
+    (folder / "d.csv").write_text("country,age,hired\n" + "".join(f"{c},{a},{h}\n" for c, a, h in rows))
+    (folder / "country.csv").write_text(TAXONOMY)
+
+
+def release_argv(algorithm, steps="3"):
+    return ["release", "--data", "d.csv", "--class", "hired", "--classes", "N,Y,Maybe", "--taxonomy",
+            "country=country.csv", "--bounds", "age=0:100", "--algorithm", algorithm, "--epsilon", "1",
+            "--steps", steps, "--out", "out.csv", "--report", "out.html"]
+
+
+def mask_mechanism_outputs(stdout):
+    stdout = stdout.replace(" (stopped early: nothing left to specialize)", "")
+    return re.sub(r"\d+ (specializations|leaf partitions)", r"N \1", stdout)
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
+@pytest.mark.parametrize("added", [("China", 33, "Maybe"), ("?", 33, "N")], ids=["unseen-class", "missing-value"])
+def test_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, algorithm, added):
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [added])
+    outs = [run_writer(tmp_path / name, release_argv(algorithm), report="out.html") for name in ("d", "d1")]
+    a, b = outs
+    assert a.rows[0] == b.rows[0] == ["country", "age", "hired", "count"]
+    for o in outs:  # every partition lists exactly the public classes, in their order
+        assert [r[2] for r in o.rows[1:]] == ["N", "Y", "Maybe"] * o.sidecar["leaf_partitions"]
+    assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
+    assert report_structure(a.report) == report_structure(b.report) and report_structure(a.report)
+    assert a.stderr == b.stderr == ""
+    assert mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
+
+
+def write_counts(folder, counts):
+    folder.mkdir()
+    (folder / "counts.txt").write_text("\n".join(map(str, counts)) + "\n")
+
+
+@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedp"])
+def test_histogram_from_counts_metadata_is_the_same_for_neighbours(tmp_path, algorithm):
+    counts = [5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8, 30, 2, 2]
+    write_counts(tmp_path / "d", counts)
+    write_counts(tmp_path / "d1", counts[:7] + [counts[7] + 1] + counts[8:])
+    argv = ["histogram", "--counts", "counts.txt", "--algorithm", algorithm, "--epsilon", "1", "--out", "out.csv"]
+    a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
+    assert [r[0] for r in a.rows] == [r[0] for r in b.rows] and a.rows[0] == ["bin", "count"]
+    assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
+    assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr == ""
+
+
+@pytest.mark.parametrize("added", ["33", "?"], ids=["value", "missing-value"])
+def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added):
+    values = [str(a) for _, a, _ in table_rows(300)]
+    for name, column in (("d", values), ("d1", values + [added])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "d.csv").write_text("age\n" + "\n".join(column) + "\n")
+    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
+            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv"]
+    a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
+    assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
+    assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
+    assert a.stdout == b.stdout and a.stderr == b.stderr == ""
+
+
+def test_no_exact_count_in_any_release_artefact(tmp_path):
+    """Rows, dropped rows and class totals (distinctive numbers) appear in no CSV key column, sidecar,
+    report, stdout or stderr of a successful release."""
+    rows = table_rows(1237, seed=1) + [("?", 40, "N")] * 113
+    write_table(tmp_path / "d", rows)
+    complete = [r for r in rows if r[0] != "?"]
+    counts = {"rows": len(rows), "dropped": 113, "kept": len(complete),
+              **{f"class {k}": sum(r[2] == k for r in complete) for k in "NY"},
+              **{f"class {k} with missing": sum(r[2] == k for r in rows) for k in "NY"}}
+    assert min(counts.values()) > 100  # distinctive: no public figure is that large
+    for algorithm in ("diffgen", "diffgen-consistent", "maxgddp"):
+        out = run_writer(tmp_path / "d", release_argv(algorithm, steps="2") + ["--overwrite"], report="out.html")
+        assert_no_exact_counts(out, counts)
+
+
+def test_no_exact_count_in_any_histogram_artefact(tmp_path):
+    ages = [str(a) for _, a, _ in table_rows(1237, seed=2)]
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "d.csv").write_text("age\n" + "\n".join(ages + ["?"] * 113) + "\n")
+    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
+            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv"]
+    out = run_writer(tmp_path / "d", argv)
+    assert "how many is not reported" in out.sidecar["domain"]["missing"]
+    assert_no_exact_counts(out, {"rows": 1237 + 113, "dropped": 113, "kept": 1237})

@@ -31,7 +31,10 @@ class Outputs:
 
 
 def run_writer(folder: Path, argv: list, out: str = "out.csv", report: str | None = None) -> Outputs:
-    """Run ``dpstudio argv`` in ``folder`` (exit 0 asserted) and read back its outputs."""
+    """Run ``dpstudio argv`` in ``folder`` (exit 0 asserted) and read back its outputs. Each folder has its
+    own budget store, so each input is a first release on its own data (the store's refusals and
+    near-duplicate warnings are tested in test_cli_budget.py)."""
+    argv = [argv[0], "--budget-store", folder / "budget.sqlite", *argv[1:]]
     stdout, stderr = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
     os.chdir(folder)

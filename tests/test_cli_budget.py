@@ -21,7 +21,7 @@ def files(tmp_path):
 
 
 def release(data, tax, out, *extra, epsilon="1"):
-    return ["release", "--data", str(data), "--class", "hired", "--taxonomy", f"country={tax}",
+    return ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
             "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--epsilon", epsilon, "--steps", "2",
             "--out", str(out), *extra]
 

@@ -64,7 +64,7 @@ def test_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, algorith
         assert [r[2] for r in o.rows[1:]] == ["N", "Y", "Maybe"] * o.sidecar["leaf_partitions"]
     assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
     assert report_structure(a.report) == report_structure(b.report) and report_structure(a.report)
-    assert a.stderr == b.stderr == ""
+    assert a.stderr == b.stderr
     assert mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
 
 
@@ -82,7 +82,7 @@ def test_histogram_from_counts_metadata_is_the_same_for_neighbours(tmp_path, alg
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[0] for r in a.rows] == [r[0] for r in b.rows] and a.rows[0] == ["bin", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
-    assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr == ""
+    assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr
 
 
 @pytest.mark.parametrize("added", ["33", "?"], ids=["value", "missing-value"])
@@ -96,7 +96,7 @@ def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
-    assert a.stdout == b.stdout and a.stderr == b.stderr == ""
+    assert a.stdout == b.stdout and a.stderr == b.stderr
 
 
 def test_no_exact_count_in_any_release_artefact(tmp_path):
@@ -110,7 +110,7 @@ def test_no_exact_count_in_any_release_artefact(tmp_path):
               **{f"class {k} with missing": sum(r[2] == k for r in rows) for k in "NY"}}
     assert min(counts.values()) > 100  # distinctive: no public figure is that large
     for algorithm in ("diffgen", "diffgen-consistent", "maxgddp"):
-        out = run_writer(tmp_path / "d", release_argv(algorithm, steps="2") + ["--overwrite"], report="out.html")
+        out = run_writer(tmp_path / "d", release_argv(algorithm, steps="2") + ["--overwrite", "--dataset-budget", "3"], report="out.html")
         assert_no_exact_counts(out, counts)
 
 

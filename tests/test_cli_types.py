@@ -25,7 +25,7 @@ def tables(tmp_path):
 
 
 def release(data, out, *extra):
-    return main(["release", "--data", str(data), "--class", "hired", "--bounds", "age=15:40",
+    return main(["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--bounds", "age=15:40",
                  "--algorithm", "diffgen", "--epsilon", "4", "--steps", "3", "--out", str(out), *extra])
 
 

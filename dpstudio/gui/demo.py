@@ -2,8 +2,9 @@
 
 Steps (each one drives the real panels through their public methods, as a user's clicks would):
 
-1. Data: open the bundled Adult sample (30,162 complete rows) with its public numeric bounds; numeric
-   attributes without public bounds are set to "ignore" (bounds are never read from the data).
+1. Data: open the bundled Adult sample (30,162 complete rows) with its public numeric bounds, class values
+   and integer kinds (documented with UCI Adult); numeric attributes without public bounds are set to
+   "ignore" (bounds are never read from the data).
 2. Taxonomy: import the bundled Adult taxonomies (resources/taxonomies/adult); categorical
    quasi-identifiers without a taxonomy are set to "ignore".
 3. Algorithm: DiffGen with consistency, h = 10, epsilon = 1, in teaching mode (seeded simulation noise).
@@ -163,9 +164,8 @@ class Demo:
             if p.roles.get(c) == QUASI_IDENTIFIER and p.types.get(c) == NUMERIC and c not in p.bounds:
                 data.set_role(c, IGNORE)  # no public bounds: not used (never read bounds from the data)
                 ignored.append(c)
-        from dpstudio.io.adult import CLASS_LABELS
-
-        p.set_classes(list(CLASS_LABELS))  # Adult's documented income classes (adult.names): public
+        if p.classes is None:  # opening the sample declares its income classes (published in adult.names)
+            raise DemoStepError("the sample's class values were not declared")
         self.shot("Data")
         note = f"; ignored (no public bounds): {', '.join(ignored)}" if ignored else ""
         return f"class {p.class_attribute} ({', '.join(p.classes)}), bounds for {', '.join(sorted(p.bounds))}{note}"

@@ -11,7 +11,8 @@ Steps (each one drives the real panels through their public methods, as a user's
 4. Watch: the run's events replayed to the end.
 5. Compare: the analytic/Monte-Carlo error comparison (a few Monte-Carlo runs, simulation noise).
 6. Release: switch to release mode (secure noise), run once, spend the budget, export the release to a
-   temporary folder (removed afterwards).
+   temporary folder (removed afterwards). The spend is charged to a throwaway budget store, never the
+   user's (so the demo runs again and again).
 
 With ``--screenshots DIR`` a PNG of the window showing each panel is saved in DIR. The demo prints one line
 per step and exits 0 if every step worked, 1 otherwise (saying which step failed and why); a panel that is
@@ -68,6 +69,8 @@ class Demo:
         self._settings_dir = tempfile.TemporaryDirectory(prefix="dpstudio-demo-settings-")
         settings = QtCore.QSettings(str(Path(self._settings_dir.name) / "demo.ini"), QtCore.QSettings.IniFormat)
         self.window = MainWindow(settings=settings)  # the demo leaves the user's remembered layout alone
+        # and the user's budget store: its release spends from a throwaway store (removed at the end)
+        self.window.project.budget_store = str(Path(self._settings_dir.name) / "demo-budget.sqlite")
         self.window.resize(1440, 900)
         self.window.show()
         self._old_hook = sys.excepthook

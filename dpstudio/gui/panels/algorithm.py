@@ -244,18 +244,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except ValueError as exc:
             self._refuse_budget(str(exc))
             return False
-        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, "Change this dataset's budget?",
-                                    self.dataset_budget_question(info, name, total),
-                                    QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, self)
-        box.setDefaultButton(QtWidgets.QMessageBox.No)
-        box.setEscapeButton(QtWidgets.QMessageBox.No)
-        self.budget_box = box
-        try:
-            self.exec_dialog(box)
-            yes = box.clickedButton() is box.button(QtWidgets.QMessageBox.Yes)
-        finally:
-            box.deleteLater()
-        if not yes:
+        if not self._ask_yes_no("budget_box", "Change this dataset's budget?",
+                                self.dataset_budget_question(info, name, total)):
             return False
         try:
             if name is not None:
@@ -576,11 +566,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def confirm_release(self, facts) -> bool:
         """Ask before a release-mode run spends: the dataset, the epsilon, what remains afterwards, that it
         cannot be undone (``ReleaseConfirmation.text``). No is the default answer; True only for Yes."""
-        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, "Spend the release budget?", facts.text(),
+        return self._ask_yes_no("release_box", "Spend the release budget?", facts.text())
+
+    def _ask_yes_no(self, keep_as: str, title: str, text: str) -> bool:
+        """A warning question with No as the default (and Escape) answer, shown through ``exec_dialog``
+        and kept in ``self.<keep_as>``; True only for Yes."""
+        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, title, text,
                                     QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, self)
         box.setDefaultButton(QtWidgets.QMessageBox.No)
         box.setEscapeButton(QtWidgets.QMessageBox.No)
-        self.release_box = box
+        setattr(self, keep_as, box)
         try:
             self.exec_dialog(box)
             return box.clickedButton() is box.button(QtWidgets.QMessageBox.Yes)

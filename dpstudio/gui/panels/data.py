@@ -465,6 +465,16 @@ class DataPanel(QtWidgets.QWidget):
         self.clear_error()
         return True
 
+    def _try(self, change, prefix: str = "") -> bool:
+        """Make one change to the project: True, or False with its ProjectError shown."""
+        try:
+            change()
+        except ProjectError as exc:
+            self.show_error(prefix + str(exc))
+            return False
+        self.clear_error()
+        return True
+
     # -- numeric kind ----------------------------------------------------------------------------------------------
     def _kind_key(self) -> str:
         return pv.key(pv.KIND, self.current_attribute() or "")
@@ -479,25 +489,14 @@ class DataPanel(QtWidgets.QWidget):
         resolution = str(resolution or "").strip()
         declaration = None if kind is None else (f"{kind}:{resolution}" if resolution and kind == "continuous"
                                                  else kind)
-        try:
-            self.project.set_numeric_type(attr, declaration)
-        except ProjectError as exc:
-            self.show_error(str(exc))
+        done = self._try(lambda: self.project.set_numeric_type(attr, declaration))
+        if not done:
             self._refresh_kind(attr)
-            return False
-        self.clear_error()
-        return True
+        return done
 
     def propose_numeric_kind(self) -> bool:
         """The selected attribute's kind read from its values, marked derived from the data."""
-        attr = self.current_attribute()
-        try:
-            self.project.propose_numeric_type(attr or "")
-        except ProjectError as exc:
-            self.show_error(str(exc))
-            return False
-        self.clear_error()
-        return True
+        return self._try(lambda: self.project.propose_numeric_type(self.current_attribute() or ""))
 
     def _on_kind(self) -> None:
         if not self._updating:
@@ -541,25 +540,14 @@ class DataPanel(QtWidgets.QWidget):
         if text is not None:
             self.classes_edit.setText(text)
         values = [v.strip() for v in self.classes_edit.text().split(",") if v.strip()]
-        try:
-            if self.project.class_attribute is None:
-                raise ProjectError("choose the class attribute first (role 'class')")
-            self.project.set_classes(values, edit=True)
-        except ProjectError as exc:
-            self.show_error(f"class values: {exc}")
+        if self.project.class_attribute is None:
+            self.show_error("class values: choose the class attribute first (role 'class')")
             return False
-        self.clear_error()
-        return True
+        return self._try(lambda: self.project.set_classes(values, edit=True), "class values: ")
 
     def propose_classes(self) -> bool:
         """Fill the class values from the data, marked "derived from the data: not private"."""
-        try:
-            self.project.propose_classes()
-        except ProjectError as exc:
-            self.show_error(str(exc))
-            return False
-        self.clear_error()
-        return True
+        return self._try(self.project.propose_classes)
 
     def clear_classes(self) -> None:
         self.project.set_classes(None)

@@ -2,15 +2,17 @@
 
 Steps (each one drives the real panels through their public methods, as a user's clicks would):
 
-1. Data: open the bundled Adult sample (30,162 complete rows) with its public numeric bounds; numeric
-   attributes without public bounds are set to "ignore" (bounds are never read from the data).
+1. Data: open the bundled Adult sample (30,162 complete rows) with its public numeric bounds, class values
+   and integer kinds (documented with UCI Adult); numeric attributes without public bounds are set to
+   "ignore" (bounds are never read from the data).
 2. Taxonomy: import the bundled Adult taxonomies (resources/taxonomies/adult); categorical
    quasi-identifiers without a taxonomy are set to "ignore".
 3. Algorithm: DiffGen with consistency, h = 10, epsilon = 1, in teaching mode (seeded simulation noise).
 4. Watch: the run's events replayed to the end.
 5. Compare: the analytic/Monte-Carlo error comparison (a few Monte-Carlo runs, simulation noise).
 6. Release: switch to release mode (secure noise), run once, spend the budget, export the release to a
-   temporary folder (removed afterwards).
+   temporary folder (removed afterwards). The spend is charged to a throwaway budget store, never the
+   user's (so the demo runs again and again).
 
 With ``--screenshots DIR`` a PNG of the window showing each panel is saved in DIR. The demo prints one line
 per step and exits 0 if every step worked, 1 otherwise (saying which step failed and why); a panel that is
@@ -67,6 +69,8 @@ class Demo:
         self._settings_dir = tempfile.TemporaryDirectory(prefix="dpstudio-demo-settings-")
         settings = QtCore.QSettings(str(Path(self._settings_dir.name) / "demo.ini"), QtCore.QSettings.IniFormat)
         self.window = MainWindow(settings=settings)  # the demo leaves the user's remembered layout alone
+        # and the user's budget store: its release spends from a throwaway store (removed at the end)
+        self.window.project.budget_store = str(Path(self._settings_dir.name) / "demo-budget.sqlite")
         self.window.resize(1440, 900)
         self.window.show()
         self._old_hook = sys.excepthook
@@ -163,9 +167,8 @@ class Demo:
             if p.roles.get(c) == QUASI_IDENTIFIER and p.types.get(c) == NUMERIC and c not in p.bounds:
                 data.set_role(c, IGNORE)  # no public bounds: not used (never read bounds from the data)
                 ignored.append(c)
-        from dpstudio.io.adult import CLASS_LABELS
-
-        p.set_classes(list(CLASS_LABELS))  # Adult's documented income classes (adult.names): public
+        if p.classes is None:  # opening the sample declares its income classes (published in adult.names)
+            raise DemoStepError("the sample's class values were not declared")
         self.shot("Data")
         note = f"; ignored (no public bounds): {', '.join(ignored)}" if ignored else ""
         return f"class {p.class_attribute} ({', '.join(p.classes)}), bounds for {', '.join(sorted(p.bounds))}{note}"

@@ -44,3 +44,22 @@ def load_bundled_sample(progress: Progress = None):
     except ImportError:
         return load_dataset(bundled_sample_path(), progress)
     return bundled_dataset(progress=progress)
+
+
+def declare_bundled_sample(project) -> list[str]:
+    """Declare the bundled Adult sample's documented public inputs in ``project`` (just opened): the income
+    class values ("<=50K", ">50K", published in adult.names) and integer kinds for its numeric attributes
+    (the published files hold whole numbers). Returns the inputs declared, e.g. ["classes:Y", "kind:age"].
+    Types, bounds and taxonomies are declared elsewhere (the Data panel, the bundled taxonomies)."""
+    from dpstudio.io.adult import CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
+    from dpstudio.model import provenance as pv
+
+    done = []
+    if project.class_attribute == CLASS_COLUMN:
+        project.set_classes(list(CLASS_LABELS), pv.ADULT_CLASSES)
+        done.append(pv.key(pv.CLASSES, CLASS_COLUMN))
+    for c in NUMERIC_COLUMNS:
+        if project.types.get(c) == "numeric":
+            project.set_numeric_type(c, "integer", pv.ADULT_KINDS)
+            done.append(pv.key(pv.KIND, c))
+    return done

@@ -156,9 +156,9 @@ class DatasetBudgetInfo:
         from dpstudio.io.budget_store import fraction_text
 
         if not self.tracked:
-            return "this dataset's budget is not tracked (budget store: none)"
+            return f"this dataset ({self.name}): not tracked: experiments only (budget store: none)"
         if self.total is None:
-            return f"this dataset ({self.name}): no release yet; the first release's epsilon becomes its budget"
+            return f"this dataset ({self.name}): no release yet on this data"
         return (f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
                 "epsilon left")
 
@@ -167,23 +167,27 @@ class DatasetBudgetInfo:
 class ReleaseConfirmation:
     """What a release-mode run is about to do to this dataset's budget (``Project.release_confirmation``)."""
 
-    dataset: str  # the data file's name
+    dataset: str  # the dataset's name in the budget store (default: the data file's stem)
     data_path: str | None
     data_sha256: str | None
     epsilon: Fraction  # about to be spent
-    budget: Fraction  # the budget of this dataset
-    spent_before: Fraction
+    budget: Fraction  # the lifetime budget of this dataset (the store's; this project's when untracked)
+    spent_before: Fraction  # on this dataset, by every project and command the store knows of
     remaining_after: Fraction
     refusal: str = ""  # non-empty: the run would be refused, and why
+    tracked: bool = True  # False: the budget store is off, only this project's ledger counts
+    warnings: tuple[str, ...] = ()  # near-duplicates in the store, or that tracking is off
 
     def text(self) -> str:
         """The question, in plain words (the studio asks it with No as the default answer)."""
-        where = f"{self.dataset}" + (f" ({self.data_path})" if self.data_path else "")
-        return (f"Run a release on {where}?\n\n"
-                f"This spends epsilon = {float(self.epsilon):g} of this dataset's budget of "
-                f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
-                f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.\n\n"
-                "The spend cannot be undone, even if you cancel the run or never export it.")
+        where = f"dataset {self.dataset!r}" + (f" ({self.data_path})" if self.data_path else "")
+        lines = [f"Run a release on {where}?",
+                 f"This spends epsilon = {float(self.epsilon):g} of this dataset's budget of "
+                 f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
+                 f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.",
+                 *(f"WARNING: {w}" for w in self.warnings),
+                 "The spend cannot be undone, even if you cancel the run or never export it."]
+        return "\n\n".join(lines)
 
 
 class Project:
@@ -281,6 +285,8 @@ class Project:
                 types[c] = NUMERIC if kind in "iuf" else CATEGORICAL
         old_roles = self.roles
         old_class = self.class_attribute
+        if path is None or self.data_path is None or Path(path) != self.data_path:
+            self.dataset_name = None  # a name given to other data does not carry over
         self.dataset = dataset
         self.data_path = None if path is None else Path(path)
         if file_hash is None:
@@ -337,6 +343,7 @@ class Project:
         self._changed("roles")
         if self.classes is not None and self.class_attribute != old_class:
             self.classes = None  # the declaration belonged to the previous class attribute
+            self.provenance.pop(pv.key(pv.CLASSES, old_class), None)
             self._changed("classes")
 
     def set_type(self, attribute: str, kind: str) -> None:
@@ -365,18 +372,24 @@ class Project:
         if kind == CATEGORICAL:
             self.bounds.pop(attribute, None)
             self.numeric_types.pop(attribute, None)
+            self.provenance.pop(pv.key(pv.KIND, attribute), None)
         self._changed("types")
 
-    def set_numeric_type(self, attribute: str, declaration: str | None) -> None:
+    def set_numeric_type(self, attribute: str, declaration: str | None, source: str = "chosen by you",
+                         derived: bool = False) -> None:
         """Declare a numeric attribute's kind: "integer", "continuous" or "continuous:RESOLUTION" (public
-        knowledge, never read from the values); None removes the declaration (the run then uses the
-        default from the public bounds: whole numbers -> integer, else continuous)."""
+        knowledge; ``derived`` when read from the values, see ``propose_numeric_type``); None removes the
+        declaration (the run then uses the default from the public bounds: whole numbers -> integer, else
+        continuous)."""
         from dpstudio.core.lattice import LatticeError, NumericType
 
         self._check_attribute(attribute)
+        k = pv.key(pv.KIND, attribute)
         if declaration is None:
+            self.provenance.pop(k, None)
             if self.numeric_types.pop(attribute, None) is not None:
                 self._changed("types")
+                self.notify("provenance")
             return
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes are integer or continuous")
@@ -384,11 +397,42 @@ class Project:
             text = str(NumericType.parse(declaration))
         except LatticeError as exc:
             raise ProjectError(f"type of {attribute}: {exc}") from None
-        if self.numeric_types.get(attribute) == text:
+        prov = Provenance(source, derived)
+        if self.numeric_types.get(attribute) == text and self.provenance.get(k) == prov:
             return
         self.numeric_types[attribute] = text
+        self.provenance[k] = prov
         self._changed("types")
         self.notify("provenance")
+
+    def propose_numeric_type(self, attribute: str) -> str:
+        """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
+        from the data: not private" until confirmed: one record with 30.5 would change it."""
+        import numpy as np
+        import pandas as pd
+
+        if self.frame is None:
+            raise ProjectError("open data first")
+        self._check_attribute(attribute)
+        if self.types.get(attribute) != NUMERIC:
+            raise ProjectError(f"{attribute} is categorical: only numeric attributes are integer or continuous")
+        values = pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+        kind = "integer" if np.array_equal(values, np.round(values)) else "continuous"
+        self.set_numeric_type(attribute, kind, pv.KIND_FROM_DATA, derived=True)
+        return kind
+
+    def default_numeric_type(self, attribute: str) -> str | None:
+        """The kind a run uses for an undeclared numeric attribute, from its public bounds only
+        ("integer" or "continuous:RESOLUTION"; None without bounds)."""
+        from dpstudio.core.lattice import Lattice, LatticeError, NumericType
+
+        if attribute not in self.bounds:
+            return None
+        try:
+            lat = Lattice.for_bounds(*self.bounds[attribute])
+        except LatticeError:
+            return None
+        return str(NumericType(lat.kind, None if lat.kind == "integer" else lat.resolution))
 
     def set_bounds(self, attribute: str, lo, hi, source: str = "typed by you", derived: bool = False) -> None:
         """Public bounds [lo, hi) of a numeric attribute (public knowledge; ``derived`` when taken from the
@@ -435,9 +479,12 @@ class Project:
             self.provenance.pop(pv.key(pv.BOUNDS, attribute), None)
             self._changed("bounds")
 
-    def set_classes(self, values) -> None:
+    def set_classes(self, values, source: str = "typed by you", derived: bool = False, edit: bool = False) -> None:
         """Declare the public class values of the class attribute, in release order (None: undeclared).
-        Public input like a taxonomy: at least two, stripped, none repeated; never read from the data here."""
+        Public input like a taxonomy: at least two, stripped, none repeated. Provenance as for taxonomies:
+        ``derived`` marks values taken from the data (``propose_classes``); ``edit`` (a change typed over a
+        declaration) keeps the mark and confirmation the values had; otherwise they are a public input
+        from ``source``."""
         if values is not None:
             from dpstudio.io.encoding import EncodingError, check_classes
 
@@ -445,10 +492,31 @@ class Project:
                 values = list(check_classes(values))
             except EncodingError as exc:
                 raise ProjectError(str(exc)) from None
-        if values == self.classes:
+        k = None if self.class_attribute is None else pv.key(pv.CLASSES, self.class_attribute)
+        old = self.provenance.get(k)
+        if values is None:
+            self.provenance.pop(k, None)
+        elif derived:
+            self.provenance[k] = Provenance(source, True)
+        elif not (edit and old is not None):
+            self.provenance[k] = Provenance(source)
+        if values == self.classes and self.provenance.get(k) == old:
             return
         self.classes = values
         self._changed("classes")
+        self.notify("provenance")
+
+    def propose_classes(self) -> list[str]:
+        """The class values present in the data (sorted), marked "derived from the data: not private" until
+        confirmed: a record with a rare class would add it to every release."""
+        from dpstudio.io.encoding import _class_text
+
+        cls = self.class_attribute
+        if self.frame is None or cls is None:
+            raise ProjectError("open data and choose the class attribute first")
+        values = sorted({_class_text(v) for v in self.frame[cls].dropna().unique()})
+        self.set_classes(values, pv.CLASSES_FROM_DATA, derived=True)
+        return list(self.classes)
 
     def set_missing(self, choice: str) -> None:
         if choice not in MISSING_CHOICES:
@@ -496,12 +564,18 @@ class Project:
 
     # -- provenance of public inputs --------------------------------------------------------------------
     def provenance_of(self, input_key: str) -> Provenance:
-        """Where the input came from; the class values are read from the data unless confirmed."""
+        """Where the input came from. Undeclared class values count as derived (a teaching run reads them
+        from the data); an undeclared numeric kind is the default from the public bounds."""
         found = self.provenance.get(input_key)
         if found is not None:
             return found
-        if input_key.startswith(pv.CLASSES + ":"):
-            return Provenance(pv.CLASSES_FROM_DATA, True)
+        kind, _, attr = input_key.partition(":")
+        if kind == pv.CLASSES:
+            return Provenance(pv.CLASSES_UNDECLARED if self.classes is None else "declared", self.classes is None)
+        if kind == pv.KIND:
+            if attr in self.numeric_types:
+                return Provenance("declared")
+            return Provenance(f"default from the bounds: {self.default_numeric_type(attr) or 'no bounds yet'}")
         return Provenance("not recorded")
 
     def _set_provenance(self, input_key: str, prov: Provenance) -> None:
@@ -539,6 +613,7 @@ class Project:
             out.append(pv.key(pv.TYPE, a))
             if self.types.get(a) == NUMERIC:
                 out.append(pv.key(pv.BOUNDS, a))
+                out.append(pv.key(pv.KIND, a))
             if a in self.taxonomies:
                 out.append(pv.key(pv.TAXONOMY, a))
         if self.class_attribute is not None:
@@ -681,10 +756,10 @@ class Project:
         Raises ProjectError when no data is loaded or the store cannot be read."""
         from dpstudio.io.budget_store import UNTRACKED, BudgetStoreError
 
-        fp = self.dataset_print()
-        if fp is None:
+        if self._loaded is None:
             raise ProjectError("no data is loaded")
         store = self._store()
+        fp = None if store is None else self.dataset_print()  # untracked: no need to fingerprint
         if store is None:
             return DatasetBudgetInfo(self._default_dataset_name(), None, Fraction(0), None, False, (UNTRACKED,))
         try:
@@ -696,6 +771,31 @@ class Project:
             total = self.dataset_total
             return DatasetBudgetInfo(self._default_dataset_name(), total, Fraction(0), total, True, warnings)
         return DatasetBudgetInfo(known.name, known.total, known.spent, known.remaining, True, warnings)
+
+    def set_dataset_name(self, name) -> DatasetBudgetInfo:
+        """Name the loaded data in the budget store (renamed there if the store knows it; saved in the
+        project file). A name that belongs to other records is refused."""
+        from dpstudio.io.budget_store import BudgetStoreError, check_name
+
+        if self._loaded is None:
+            raise ProjectError("no data is loaded")
+        store = self._store()
+        fp = None if store is None else self.dataset_print()
+        try:
+            label = check_name(name)
+            known = None if store is None else store.find(fp)
+            if known is not None and known.name != label:
+                store.rename(known.name, label)
+            elif known is None and store is not None and any(d.name == label for d in store.datasets()):
+                raise BudgetStoreError(f"the name {label!r} belongs to another dataset in the budget store "
+                                       "(different records); choose another name")
+        except BudgetStoreError as exc:
+            raise ProjectError(str(exc)) from None
+        if label != self.dataset_name:
+            self.dataset_name = label
+            self.set_dirty(True)
+        self.notify("ledger")
+        return self.dataset_budget()
 
     def set_dataset_total(self, total) -> DatasetBudgetInfo:
         """Set the loaded data's lifetime budget deliberately (not below what was spent on it)."""
@@ -785,30 +885,52 @@ class Project:
     def release_confirmation(self, epsilon) -> "ReleaseConfirmation":
         """The facts the studio states before a release-mode run spends ``epsilon`` on this dataset.
 
-        Computed from the project's release ledger over this data (its total is the budget of this data;
-        with no ledger yet, the budget is ``epsilon`` itself). ``refusal`` is non-empty when the run would
-        be refused (budget already spent, or ``epsilon`` more than what remains): nothing is to be asked then.
+        The dataset's name, lifetime budget and what was spent on it come from the persistent budget store
+        (``dataset_budget``: every project and command on the same records); before its first release the
+        budget is the total set for it, else ``epsilon`` itself. With tracking off, the project's release
+        ledger is all there is (and the facts say so). ``refusal`` is non-empty when the run would be
+        refused (no data, undeclared classes, this project's budget already spent, or ``epsilon`` more than
+        what remains on the dataset): nothing is to be asked then.
         """
         eps = check_epsilon(epsilon)
-        name = self.data_path.name if self.data_path is not None else "the loaded data (no file)"
+        info, refusal = None, ""
+        if self.frame is None:
+            refusal = "no data is loaded: open a file in the Data panel"
+        else:
+            try:
+                info = self.dataset_budget()
+            except ProjectError as exc:
+                refusal = f"the budget store cannot be used: {exc}"
         ledger = self.release_ledger
-        if ledger is None or (not ledger.entries and ledger.total != eps):
+        name = info.name if info is not None else self._default_dataset_name()
+        if info is not None and info.tracked:
+            budget = info.total if info.total is not None else eps
+            spent = info.spent
+        elif ledger is None or (not ledger.entries and ledger.total != eps):
             budget, spent = eps, Fraction(0)
         else:
             budget, spent = ledger.total, ledger.spent
         remaining_after = budget - spent - eps
-        refusal = ""
-        if self.frame is None:
-            refusal = "no data is loaded: open a file in the Data panel"
-        elif spent > 0:
-            refusal = (f"the release budget of {name} is spent ({float(spent):g} of {float(budget):g} used): a "
-                       "second release would spend more than the budget you set. Use teaching mode to "
-                       "experiment, or start a new project for a new budget")
+        from dpstudio.model import budget_plan as bp
+
+        if refusal:
+            pass
+        elif self.algorithm in bp.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
+            refusal = (f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
+                       "public classes; declare them in the Data panel (Class values)")
+        elif ledger is not None and ledger.spent > 0:
+            refusal = (f"the release budget of this project is spent ({float(ledger.spent):g} of "
+                       f"{float(ledger.total):g} used): a second release would spend more than the budget you set. "
+                       "Use teaching mode to experiment, or start a new project for a new budget")
         elif remaining_after < 0:
-            refusal = (f"epsilon {float(eps):g} is more than the {float(budget - spent):g} that remains on {name}")
+            refusal = (f"epsilon {float(eps):g} is more than the {float(budget - spent):g} that remains on dataset "
+                       f"{name!r}" + ("; raise its lifetime total deliberately (Algorithm panel, Dataset budget)"
+                                      if info is not None and info.tracked else ""))
         return ReleaseConfirmation(dataset=name, data_path=None if self.data_path is None else str(self.data_path),
                                    data_sha256=self.data_hash, epsilon=eps, budget=budget, spent_before=spent,
-                                   remaining_after=max(remaining_after, Fraction(0)), refusal=refusal)
+                                   remaining_after=max(remaining_after, Fraction(0)), refusal=refusal,
+                                   tracked=info is None or info.tracked,
+                                   warnings=() if info is None else tuple(info.warnings))
 
     @property
     def can_export(self) -> bool:
@@ -856,7 +978,7 @@ class Project:
             "format": FILE_FORMAT,
             "schema_version": SCHEMA_VERSION,
             "data": {"path": data_path, "relative_path": data_rel, "sha256": self.data_hash,
-                     "columns": list(self.columns), "missing": self.missing},
+                     "columns": list(self.columns), "missing": self.missing, "dataset_name": self.dataset_name},
             "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
                                "bounds": list(self.bounds[c]) if c in self.bounds else None,
                                **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {})}
@@ -948,6 +1070,7 @@ class Project:
                                     "Data panel")
             missing = d.get("missing", DROP_MISSING)
             self.missing = missing if missing in MISSING_CHOICES else DROP_MISSING
+            self.dataset_name = str(d["dataset_name"]) if d.get("dataset_name") else None
             for c, a in (data.get("attributes") or {}).items():
                 if c not in self.columns:
                     warnings.append(f"the saved attribute {c} is not in the data")

@@ -1,9 +1,9 @@
 """Where each public input of a release came from (Qt-free), and the user's confirmations.
 
 A release is private only if its domain is public knowledge: taxonomies, numeric bounds, the class
-values, each attribute's type, histogram bin edges and split grids. The studio lets the user take some of
+values, each attribute's type and numeric kind (integer or continuous), histogram bin edges and split grids. The studio lets the user take some of
 them from the data (a flat tree of the data's values, "add uncovered values", bounds from the minimum and
-maximum, types read from the values, the class values the run reads). Such an input is marked **derived
+maximum, types and numeric kinds read from the values, the class values proposed from the data). Such an input is marked **derived
 from the data: not private** and keeps that mark through later edits, until the user confirms, for that
 input, that it is public knowledge; the confirmation's wording is recorded (project file, release sidecar,
 HTML report). A release-mode export with an unconfirmed derived input is refused.
@@ -17,16 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TAXONOMY, BOUNDS, CLASSES, TYPE = "taxonomy", "bounds", "classes", "type"
+TAXONOMY, BOUNDS, CLASSES, TYPE, KIND = "taxonomy", "bounds", "classes", "type", "kind"
 KIND_WORDS = {TAXONOMY: "taxonomy of {a}", BOUNDS: "public bounds of {a}", CLASSES: "class values of {a}",
-              TYPE: "type of {a}"}
+              TYPE: "type of {a}", KIND: "numeric kind of {a}"}
 
 DERIVED_NOTE = "derived from the data: not private (use it only if these values are public knowledge)"
 FLAT_FROM_DATA = "flat tree from the data's values"
 ADDED_FROM_DATA = "values added from the data (uncovered values)"
 TYPE_FROM_DATA = "read from the data's values"
 BOUNDS_FROM_DATA = "minimum and maximum of the data"
-CLASSES_FROM_DATA = "the class values present in the data (the run reads them)"
+CLASSES_FROM_DATA = "the class values present in the data"
+CLASSES_UNDECLARED = "not declared (a teaching run reads the class values present in the data)"
+KIND_FROM_DATA = "read from the data's values (all whole numbers: integer, else continuous)"
+ADULT_CLASSES = "declared: published in adult.names"
+ADULT_KINDS = ("declared: the published UCI Adult files hold whole numbers here (adult.names calls these "
+               "attributes numeric, 'continuous')")
 
 
 def key(kind: str, attribute: str) -> str:
@@ -74,5 +79,6 @@ def default_wording(input_key: str, prov: Provenance) -> str:
 
 
 __all__ = ["Provenance", "describe", "default_wording", "key", "TAXONOMY", "BOUNDS", "CLASSES", "TYPE",
-           "DERIVED_NOTE", "FLAT_FROM_DATA", "ADDED_FROM_DATA", "TYPE_FROM_DATA", "BOUNDS_FROM_DATA",
-           "CLASSES_FROM_DATA"]
+           "KIND", "DERIVED_NOTE", "FLAT_FROM_DATA", "ADDED_FROM_DATA", "TYPE_FROM_DATA",
+           "BOUNDS_FROM_DATA", "CLASSES_FROM_DATA", "CLASSES_UNDECLARED", "KIND_FROM_DATA", "ADULT_CLASSES",
+           "ADULT_KINDS"]

@@ -87,7 +87,7 @@ def encode_table(project: Project):
     types = {a: project.numeric_types[a] for a in bounds if a in project.numeric_types}
     if project.classes is None and project.mode == RELEASE:
         raise RunInputError(f"the class values of {cls} are not declared: a release lists exactly the public "
-                            "classes, so declare every value the class can take before a release run")
+                            "classes, so declare every value the class can take (Data panel, Class values) before a release run")
     sub = used_frame(project, qis + [cls])
     try:
         return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types)

@@ -11,7 +11,7 @@ from dpstudio.model.runs import make_job
 
 
 def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3, project: Project | None = None,
-                  path=None, confirm_classes=True) -> Project:
+                  path=None) -> Project:
     """A small table with public inputs, in ``project`` (default a new one); ``path`` names its data file."""
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
@@ -23,10 +23,8 @@ def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3, proje
     p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
     p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))
     p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"))
-    p.set_classes(["<=50K", ">50K"])
+    p.set_classes(["<=50K", ">50K"])  # typed by the owner: a public input
     p.set_algorithm(algorithm, {"steps": steps})
-    if confirm_classes:  # the studio reads the class values from the data: the owner confirms them public
-        p.confirm_public("classes:income", "The income classes <=50K and >50K are public (adult.names).")
     return p
 
 

@@ -11,7 +11,7 @@ from dpstudio.gui.demo import Demo, bundled_taxonomy_folder
 
 
 @pytest.mark.slow
-def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path):
+def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path, _budget_store):
     if bundled_taxonomy_folder() is None:
         pytest.skip("resources/taxonomies/adult is not there")
     out = io.StringIO()
@@ -36,6 +36,7 @@ def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path):
         assert not img.isNull() and img.width() >= 800
     assert "every step worked" in text
     assert not any(p.exists() for p in demo.exported)  # the temporary release folder was removed
+    assert not _budget_store.exists()  # the release was charged to the demo's own throwaway budget store
 
 
 def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):

@@ -72,7 +72,8 @@ def test_data_panel_marks_proposed_bounds_and_read_types(qtbot):
 def test_export_refused_until_each_derived_input_is_confirmed(qtbot, tmp_path, monkeypatch):
     import dpstudio.core.taxonomy_generators as tg
 
-    p = table_project(confirm_classes=False)
+    p = table_project()
+    p.propose_classes()  # the class values taken from the data: derived until confirmed
     p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values",
                    derived=True)
     p.set_mode("release")

@@ -241,7 +241,7 @@ def test_release_confirmation_states_dataset_epsilon_and_what_remains(tmp_path):
     p.set_mode("release")
     facts = p.release_confirmation("1/4")
     assert (facts.dataset, facts.epsilon, facts.budget, facts.spent_before, facts.remaining_after) == \
-        ("people.csv", Fraction(1, 4), Fraction(1, 4), 0, 0)
+        ("people", Fraction(1, 4), Fraction(1, 4), 0, 0)  # the dataset's name in the budget store
     assert facts.refusal == "" and "cannot be undone" in facts.text() and "people.csv" in facts.text()
     p.set_epsilon(1)
     run(p)  # spends the whole budget of 1

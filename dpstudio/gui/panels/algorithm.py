@@ -9,6 +9,11 @@ Public methods (for the demo driver and tests):
 - ``expected_figures()``: the data-independent error figures currently shown (``Figure`` list).
 - ``run()``: start the algorithm on the project's data through the window's worker (or the panel's
   own runner when it stands alone); returns the Worker or None (and shows why).
+- ``refresh_budget()`` / ``budget_label``: the loaded dataset's lifetime budget in the persistent budget
+  store ("this dataset (NAME): X of Y epsilon left", "no release yet on this data", or "not tracked:
+  experiments only"), refreshed when data loads and after a run; near-duplicate and untracked warnings.
+- ``apply_dataset_budget(name=None, total=None)``: name the dataset and/or set its lifetime total, after
+  a confirmation that budgets add up (default No; asked through ``exec_dialog``).
 
 The plan is written to the project as parameters (``budget_split``, ``count_epsilon``, ``level_epsilons``)
 so the run and the exported report use exactly the split shown. Privacy: nothing here touches the data;
@@ -52,6 +57,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
     """See the module docstring."""
 
     planChanged = QtCore.Signal(object)  # BudgetPlan
+    budgetChanged = QtCore.Signal()  # the project's ledger changed (maybe in the worker): refresh the label
 
     def __init__(self, project, parent=None):
         super().__init__(parent)
@@ -102,6 +108,23 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
         elay.addRow(self.run_button)
+        self.budget_label = QtWidgets.QLabel("")
+        self.budget_label.setWordWrap(True)
+        elay.addRow(self.budget_label)
+        self.budget_warnings = QtWidgets.QLabel("")
+        self.budget_warnings.setWordWrap(True)
+        self.budget_warnings.setStyleSheet("color:#b35900;")
+        elay.addRow(self.budget_warnings)
+        drow = QtWidgets.QHBoxLayout()
+        self.dataset_name_edit = QtWidgets.QLineEdit()
+        self.dataset_name_edit.setPlaceholderText("dataset name")
+        self.dataset_total_edit = QtWidgets.QLineEdit()
+        self.dataset_total_edit.setPlaceholderText("lifetime total epsilon")
+        self.dataset_apply = QtWidgets.QPushButton("Set\u2026")
+        self.dataset_apply.setToolTip("name this dataset and set or raise its lifetime budget (asks first)")
+        for w in (self.dataset_name_edit, self.dataset_total_edit, self.dataset_apply):
+            drow.addWidget(w)
+        elay.addRow("dataset", drow)
         top.addWidget(ebox, 1)
 
         # split bar + expected error
@@ -133,6 +156,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self._figures: list[bp.Figure] = []
         self.exec_dialog = exec_modal  # how the release question is shown (see exec_modal)
         self.release_box: QtWidgets.QMessageBox | None = None  # the last release question asked
+        self.budget_box: QtWidgets.QMessageBox | None = None  # the last dataset-budget question asked
 
         self.combo.currentIndexChanged.connect(self._on_combo)
         self.eps_edit.editingFinished.connect(self._on_eps_edit)
@@ -141,13 +165,106 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.bar.splitChanged.connect(self._on_split)
         self.run_button.clicked.connect(self.run)
         self.reset_button.clicked.connect(self.reset_split)
+        self.dataset_apply.clicked.connect(lambda: self.apply_dataset_budget(self.dataset_name_edit.text(),
+                                                                             self.dataset_total_edit.text()))
+        self.budgetChanged.connect(self.refresh_budget, QtCore.Qt.QueuedConnection)
         project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
+        project.subscribe(self._on_budget_field, "data", "ledger")
         self._load_from_project(rebuild_plan=True)
+        self.refresh_budget()
 
     # -- public API ---------------------------------------------------------------------------------
     def detach(self) -> None:
         """Stop following the project (before the panel is thrown away)."""
         self.project.unsubscribe(self._on_project)
+        self.project.unsubscribe(self._on_budget_field)
+
+    def _on_budget_field(self, _field) -> None:
+        try:
+            self.budgetChanged.emit()  # queued: the release ledger is charged in the worker thread
+        except RuntimeError:  # the panel was deleted without detach(): stop following
+            self.project.unsubscribe(self._on_budget_field)
+
+    def refresh_budget(self) -> None:
+        """Show what the budget store holds for the loaded data (and any warning)."""
+        from dpstudio.model.project import ProjectError
+
+        p = self.project
+        if p.frame is None:
+            self.budget_label.setText("this dataset: no data loaded")
+            self.budget_warnings.setText("")
+            self.dataset_apply.setEnabled(False)
+            return
+        try:
+            info = p.dataset_budget()
+        except ProjectError as exc:
+            self.budget_label.setText(f"this dataset: the budget store cannot be read: {exc}")
+            self.budget_label.setStyleSheet("color:#b00020;")
+            self.dataset_apply.setEnabled(False)
+            return
+        self.budget_label.setText(info.describe())
+        self.budget_label.setStyleSheet("font-weight:bold;" + ("color:#b35900;" if not info.tracked else ""))
+        self.budget_warnings.setText("\n".join(f"WARNING: {w}" for w in info.warnings))
+        self.dataset_apply.setEnabled(True)
+        self.dataset_total_edit.setEnabled(info.tracked)
+        if not self.dataset_name_edit.hasFocus():
+            self.dataset_name_edit.setText(info.name or "")
+
+    def dataset_budget_question(self, info, name: str | None, total) -> str:
+        """The confirmation asked before naming the dataset or setting its lifetime total."""
+        from dpstudio.io.budget_store import fraction_text
+
+        parts = []
+        if name and name != info.name:
+            parts.append(f"Name this dataset {name!r} (was {info.name!r}) in the budget store.")
+        if total is not None:
+            now = "not set yet" if info.total is None else fraction_text(info.total)
+            parts.append(f"Set the lifetime budget of {name or info.name!r} to epsilon = {fraction_text(total)} "
+                         f"(now: {now}; spent so far: {fraction_text(info.spent)}).")
+        parts.append("Budgets add up: every release on these records, from any project or command, spends from "
+                     "this one lifetime budget, and releases on data that shares people with it (an edited copy, "
+                     "another extract) add to what is revealed about each of them. Raise the total only "
+                     "deliberately; what has been spent is never given back.")
+        return "\n\n".join(parts)
+
+    def apply_dataset_budget(self, name: str | None = None, total=None) -> bool:
+        """Name the loaded dataset and/or set its lifetime total (text or number; empty: unchanged), after
+        a question that says budgets add up (default No). False, with the reason shown, if not done."""
+        from dpstudio.model.project import ProjectError
+
+        p = self.project
+        name = str(name or "").strip() or None
+        try:
+            info = p.dataset_budget()
+            total = parse_epsilon_text(total) if isinstance(total, str) and total.strip() else (total or None)
+            if name == info.name:
+                name = None
+            if name is None and total is None:
+                raise ProjectError("type a new dataset name or a lifetime total first")
+        except ValueError as exc:
+            self._refuse_budget(str(exc))
+            return False
+        if not self._ask_yes_no("budget_box", "Change this dataset's budget?",
+                                self.dataset_budget_question(info, name, total)):
+            return False
+        try:
+            if name is not None:
+                p.set_dataset_name(name)
+            if total is not None:
+                p.set_dataset_total(total)
+        except ValueError as exc:
+            self._refuse_budget(str(exc))
+            return False
+        self.dataset_total_edit.clear()
+        self.refresh_budget()
+        return True
+
+    def _refuse_budget(self, message: str) -> None:
+        self.last_error = message
+        self.budget_warnings.setText(message)
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
 
     def set_algorithm(self, name: str) -> None:
         if name not in bp.ALGORITHMS:
@@ -449,11 +566,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def confirm_release(self, facts) -> bool:
         """Ask before a release-mode run spends: the dataset, the epsilon, what remains afterwards, that it
         cannot be undone (``ReleaseConfirmation.text``). No is the default answer; True only for Yes."""
-        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, "Spend the release budget?", facts.text(),
+        return self._ask_yes_no("release_box", "Spend the release budget?", facts.text())
+
+    def _ask_yes_no(self, keep_as: str, title: str, text: str) -> bool:
+        """A warning question with No as the default (and Escape) answer, shown through ``exec_dialog``
+        and kept in ``self.<keep_as>``; True only for Yes."""
+        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, title, text,
                                     QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, self)
         box.setDefaultButton(QtWidgets.QMessageBox.No)
         box.setEscapeButton(QtWidgets.QMessageBox.No)
-        self.release_box = box
+        setattr(self, keep_as, box)
         try:
             self.exec_dialog(box)
             return box.clickedButton() is box.button(QtWidgets.QMessageBox.Yes)

@@ -8,7 +8,14 @@ Bounds are public knowledge typed by the user (or read from the bundled sample's
 panel fills them in from the data only when asked (*Propose from the data*: minimum and maximum), and
 then they are marked "derived from the data: not private" in the project, as are types read from the
 values (until chosen by hand); a release with such an input is exported only after the user confirms it
-is public knowledge (Export panel).
+is public knowledge (here, or in the Export panel).
+
+Two more public inputs are declared here. The *class values* (every value the class attribute can take,
+in release order): typed, or proposed from the data and then marked derived until confirmed; a release run
+refuses while they are not declared. The *numeric kind* of a numeric attribute (integer, or continuous
+with a resolution): chosen, or proposed from the data (marked derived); undeclared, the run uses the
+default from the public bounds, shown as such. Opening the bundled Adult sample declares its documented
+class values and integer kinds (``model.data.declare_bundled_sample``).
 """
 
 from __future__ import annotations
@@ -90,7 +97,9 @@ class StartPage(QtWidgets.QWidget):
 
 class DataPanel(QtWidgets.QWidget):
     """See the module docstring. Public methods: ``open_file(path)``, ``open_sample()``, ``open_dialog()``,
-    ``select_attribute(name)``, ``apply_bounds()``; ``last_error`` holds the last message shown."""
+    ``select_attribute(name)``, ``apply_bounds()``, ``declare_classes()``, ``propose_classes()``,
+    ``clear_classes()``, ``set_numeric_kind(kind, resolution)``, ``propose_numeric_kind()``,
+    ``confirm_input(key, wording=None)``; ``last_error`` holds the last message shown."""
 
     loaded = QtCore.Signal()  # after a dataset was adopted by the project
     load_failed = QtCore.Signal(str)
@@ -117,7 +126,8 @@ class DataPanel(QtWidgets.QWidget):
         lay.addWidget(self.error_label)
         lay.addWidget(self.stack, 1)
 
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "missing")
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "missing", "classes",
+                          "provenance")
         self.refresh()
 
     # -- layout ---------------------------------------------------------------------------------------------
@@ -197,7 +207,52 @@ class DataPanel(QtWidgets.QWidget):
         form.addRow("Type", self.type_combo)
         form.addRow("Public bounds", bounds_row)
         form.addRow("", self.bounds_note)
+        kind_row = QtWidgets.QHBoxLayout()
+        self.kind_combo = QtWidgets.QComboBox()
+        for text, kind in (("default from the bounds", None), ("integer", "integer"), ("continuous", "continuous")):
+            self.kind_combo.addItem(text, kind)
+        self.kind_combo.activated.connect(lambda _i: self._on_kind())
+        self.resolution_edit = QtWidgets.QLineEdit()
+        self.resolution_edit.setPlaceholderText("resolution (empty: default)")
+        self.resolution_edit.setToolTip("continuous: split points lie on lower bound + k x resolution")
+        self.resolution_edit.returnPressed.connect(self._on_kind)
+        self.kind_propose = QtWidgets.QPushButton("Propose from the data")
+        self.kind_propose.setToolTip("integer if every value is a whole number: derived from the data, not private")
+        self.kind_propose.clicked.connect(lambda: self.propose_numeric_kind())
+        self.kind_confirm = QtWidgets.QPushButton("Confirm public\u2026")
+        self.kind_confirm.clicked.connect(lambda: self.confirm_input(self._kind_key()))
+        for w in (self.kind_combo, self.resolution_edit, self.kind_propose, self.kind_confirm):
+            kind_row.addWidget(w)
+        self.kind_note = QtWidgets.QLabel("")
+        self.kind_note.setWordWrap(True)
+        form.addRow("Numeric kind", kind_row)
+        form.addRow("", self.kind_note)
         rlay.addWidget(form_box)
+
+        class_box = QtWidgets.QGroupBox("Class values (public)")
+        self.classes_box = class_box
+        clay = QtWidgets.QVBoxLayout(class_box)
+        crow = QtWidgets.QHBoxLayout()
+        self.classes_edit = QtWidgets.QLineEdit()
+        self.classes_edit.setPlaceholderText("every value the class can take, separated by commas")
+        self.classes_edit.returnPressed.connect(lambda: self.declare_classes())
+        self.classes_button = QtWidgets.QPushButton("Declare")
+        self.classes_button.clicked.connect(lambda: self.declare_classes())
+        self.classes_propose = QtWidgets.QPushButton("Propose from the data")
+        self.classes_propose.setToolTip("the class values present in the data: derived from the data, not private")
+        self.classes_propose.clicked.connect(lambda: self.propose_classes())
+        self.classes_clear = QtWidgets.QPushButton("Clear")
+        self.classes_clear.clicked.connect(lambda: self.clear_classes())
+        self.classes_confirm = QtWidgets.QPushButton("Confirm public\u2026")
+        self.classes_confirm.clicked.connect(lambda: self.confirm_input(self._classes_key()))
+        for w in (self.classes_edit, self.classes_button, self.classes_propose, self.classes_clear,
+                  self.classes_confirm):
+            crow.addWidget(w, 1 if w is self.classes_edit else 0)
+        self.classes_status = QtWidgets.QLabel("")
+        self.classes_status.setWordWrap(True)
+        clay.addLayout(crow)
+        clay.addWidget(self.classes_status)
+        rlay.addWidget(class_box)
 
         miss_box = QtWidgets.QGroupBox("Missing values")
         mlay = QtWidgets.QVBoxLayout(miss_box)
@@ -277,7 +332,7 @@ class DataPanel(QtWidgets.QWidget):
             self.show_error(f"the bundled Adult sample is missing: {exc}")
             return None
         worker = Worker(load_bundled_sample, function=True, name="loading the Adult sample")
-        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, adult_public_bounds()))
+        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, adult_public_bounds(), sample=True))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
         return self._start(worker, "loading the bundled Adult sample")
 
@@ -286,12 +341,16 @@ class DataPanel(QtWidgets.QWidget):
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 
-    def _adopt(self, dataset, path: Path, bounds: dict | None = None) -> None:
+    def _adopt(self, dataset, path: Path, bounds: dict | None = None, sample: bool = False) -> None:
         try:
             self.project.set_data(dataset, path)
             for attr, (lo, hi) in (bounds or {}).items():
                 if attr in self.project.columns and self.project.types.get(attr) == NUMERIC:
                     self.project.set_bounds(attr, lo, hi, "the bundled Adult sample's public bounds")
+            if sample:
+                from dpstudio.model.data import declare_bundled_sample
+
+                declare_bundled_sample(self.project)
         except (ProjectError, ValueError, OSError) as exc:
             self.show_error(f"could not use {path.name}: {user_message(exc)}")
             self.load_failed.emit(str(exc))
@@ -334,6 +393,7 @@ class DataPanel(QtWidgets.QWidget):
         for w in (self.role_combo, self.type_combo, self.lo_edit, self.hi_edit, self.bounds_button,
                   self.propose_button):
             w.setEnabled(enabled)
+        self._refresh_kind(attr)
         if attr is None:
             self.attr_name.setText("\u2014")
             return
@@ -405,6 +465,123 @@ class DataPanel(QtWidgets.QWidget):
         self.clear_error()
         return True
 
+    def _try(self, change, prefix: str = "") -> bool:
+        """Make one change to the project: True, or False with its ProjectError shown."""
+        try:
+            change()
+        except ProjectError as exc:
+            self.show_error(prefix + str(exc))
+            return False
+        self.clear_error()
+        return True
+
+    # -- numeric kind ----------------------------------------------------------------------------------------------
+    def _kind_key(self) -> str:
+        return pv.key(pv.KIND, self.current_attribute() or "")
+
+    def set_numeric_kind(self, kind: str | None, resolution: str = "") -> bool:
+        """Declare the selected numeric attribute integer or continuous (with ``resolution``, empty: the
+        default); None goes back to the default from the bounds."""
+        attr = self.current_attribute()
+        if attr is None:
+            self.show_error("select an attribute first")
+            return False
+        resolution = str(resolution or "").strip()
+        declaration = None if kind is None else (f"{kind}:{resolution}" if resolution and kind == "continuous"
+                                                 else kind)
+        done = self._try(lambda: self.project.set_numeric_type(attr, declaration))
+        if not done:
+            self._refresh_kind(attr)
+        return done
+
+    def propose_numeric_kind(self) -> bool:
+        """The selected attribute's kind read from its values, marked derived from the data."""
+        return self._try(lambda: self.project.propose_numeric_type(self.current_attribute() or ""))
+
+    def _on_kind(self) -> None:
+        if not self._updating:
+            self.set_numeric_kind(self.kind_combo.currentData(), self.resolution_edit.text())
+
+    def _refresh_kind(self, attr: str | None) -> None:
+        p = self.project
+        numeric = attr is not None and p.types.get(attr) == NUMERIC
+        declared = p.numeric_types.get(attr) if numeric else None
+        kind, _, res = (declared or "").partition(":")
+        prov = p.provenance_of(pv.key(pv.KIND, attr)) if numeric else None
+        self._updating, was = True, self._updating
+        try:
+            self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(kind or None)))
+            self.resolution_edit.setText(res)
+        finally:
+            self._updating = was
+        for w in (self.kind_combo, self.kind_propose):
+            w.setEnabled(numeric)
+        self.resolution_edit.setEnabled(numeric and kind == "continuous")
+        self.kind_confirm.setEnabled(bool(prov is not None and prov.unconfirmed))
+        if not numeric:
+            self.kind_note.setText("only numeric attributes have a kind" if attr else "")
+            self.kind_note.setStyleSheet("color:#616161;")
+        elif declared is None:
+            default = p.default_numeric_type(attr)
+            self.kind_note.setText(f"default from the bounds: {default}" if default else
+                                   "default from the bounds (set public bounds first)")
+            self.kind_note.setStyleSheet("color:#616161;")
+        else:
+            self.kind_note.setText(f"{declared}: {prov.source} \u2014 {prov.status()}")
+            self.kind_note.setStyleSheet("color:#ef6c00;" if prov.unconfirmed else "color:#616161;")
+
+    # -- class values ----------------------------------------------------------------------------------------------
+    def _classes_key(self) -> str:
+        return pv.key(pv.CLASSES, self.project.class_attribute or "")
+
+    def declare_classes(self, text: str | None = None) -> bool:
+        """Declare the class values typed in the box (or ``text``), separated by commas. Typed over values
+        proposed from the data, they keep the derived mark (clear first to declare afresh)."""
+        if text is not None:
+            self.classes_edit.setText(text)
+        values = [v.strip() for v in self.classes_edit.text().split(",") if v.strip()]
+        if self.project.class_attribute is None:
+            self.show_error("class values: choose the class attribute first (role 'class')")
+            return False
+        return self._try(lambda: self.project.set_classes(values, edit=True), "class values: ")
+
+    def propose_classes(self) -> bool:
+        """Fill the class values from the data, marked "derived from the data: not private"."""
+        return self._try(self.project.propose_classes)
+
+    def clear_classes(self) -> None:
+        self.project.set_classes(None)
+
+    def confirm_input(self, key: str, wording: str | None = None) -> bool:
+        """Confirm that the derived input ``key`` is public knowledge (asks for the wording when None)."""
+        from dpstudio.gui.widgets.confirm_public import confirm_public_input
+
+        ok, message = confirm_public_input(self, self.project, key, wording)
+        if message:
+            self.show_error(message)
+        return ok
+
+    def _refresh_classes(self) -> None:
+        p = self.project
+        cls = p.class_attribute
+        self.classes_box.setTitle(f"Class values of {cls} (public)" if cls else "Class values (public)")
+        for w in (self.classes_edit, self.classes_button, self.classes_propose, self.classes_clear):
+            w.setEnabled(cls is not None)
+        if not self.classes_edit.hasFocus() or p.classes is not None:
+            self.classes_edit.setText(", ".join(p.classes or []))
+        prov = p.provenance_of(self._classes_key()) if cls else None
+        self.classes_confirm.setEnabled(bool(cls and p.classes is not None and prov.unconfirmed))
+        if cls is None:
+            text, colour = "choose the class attribute (role 'class') first", "#616161"
+        elif p.classes is None:
+            text, colour = ("not declared: a release lists exactly the public classes, so declare every value "
+                            f"{cls} can take (type them, or propose them from the data and confirm)"), "#c62828"
+        else:
+            text = f"{prov.source} \u2014 {prov.status()}"
+            colour = "#ef6c00" if prov.unconfirmed else "#1b6b3a"
+        self.classes_status.setText(text)
+        self.classes_status.setStyleSheet(f"color:{colour};")
+
     def _on_missing(self) -> None:
         if self._updating:
             return
@@ -414,6 +591,10 @@ class DataPanel(QtWidgets.QWidget):
     def _on_project(self, field: str) -> None:
         if field == "data":
             self.refresh()
+            return
+        if field in ("classes", "provenance"):
+            self._refresh_classes()
+            self._on_attr_selected()
             return
         if field == "types" and self.project.frame is not None:
             self.preview_model.set_frame(self.project.frame)  # a type change replaces the column
@@ -477,7 +658,9 @@ class DataPanel(QtWidgets.QWidget):
                     btext = f"[{b[0]:g}, {b[1]:g})" if b else "needed"
                 else:
                     btext = "\u2014"
-                cells = (c, p.roles.get(c, ""), p.types.get(c, ""), btext, str(missing.get(c, 0)),
+                kind = p.numeric_types.get(c) if p.types.get(c) == NUMERIC else None
+                cells = (c, p.roles.get(c, ""), p.types.get(c, "") + (f": {kind}" if kind else ""), btext,
+                         str(missing.get(c, 0)),
                          f"{self._distinct(c):,}")
                 for k, text in enumerate(cells):
                     item = self.attr_table.item(r, k)
@@ -492,6 +675,8 @@ class DataPanel(QtWidgets.QWidget):
                         item.setForeground(QtGui.QColor("#c62828" if need else "#000"))
                     if k in (2, 3):  # type, bounds: an orange mark while derived from the data
                         prov = p.provenance.get(pv.key(pv.TYPE if k == 2 else pv.BOUNDS, c))
+                        if k == 2 and kind and p.provenance_of(pv.key(pv.KIND, c)).unconfirmed:
+                            prov = p.provenance_of(pv.key(pv.KIND, c))
                         derived = prov is not None and prov.unconfirmed and not (k == 3 and b is None)
                         item.setToolTip(f"{prov.source}: {pv.DERIVED_NOTE}" if derived else "")
                         if derived:
@@ -512,6 +697,7 @@ class DataPanel(QtWidgets.QWidget):
         finally:
             self._updating = False
         self._on_attr_selected()
+        self._refresh_classes()
 
     def shutdown(self) -> None:
         if self._own_runner is not None:

@@ -27,7 +27,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.gui.panels import host
 from dpstudio.io.atomic import OutputPathError, check_output_path
 from dpstudio.model import provenance as pv
-from dpstudio.model.project import ProjectError
 
 
 class ExportRefused(RuntimeError):
@@ -178,20 +177,12 @@ class ExportPanel(QtWidgets.QWidget):
     def confirm_input(self, key: str, wording: str | None = None) -> bool:
         """Record that the derived input ``key`` is public knowledge, in the user's words (asked for, with a
         proposed statement, when ``wording`` is None). False if cancelled or refused (message shown)."""
-        if wording is None:
-            proposed = pv.default_wording(key, self.project.provenance_of(key))
-            wording, ok = QtWidgets.QInputDialog.getMultiLineText(
-                self, "Confirm a public input", f"The {pv.describe(key)} was derived from the data. Publish it only "
-                "if it is public knowledge. Your statement (recorded in the project, sidecar and report):",
-                proposed)
-            if not ok:
-                return False
-        try:
-            self.project.confirm_public(key, wording)
-        except ProjectError as exc:
-            self.message.setText(str(exc))
-            return False
-        return True
+        from dpstudio.gui.widgets.confirm_public import confirm_public_input
+
+        ok, message = confirm_public_input(self, self.project, key, wording)
+        if message:
+            self.message.setText(message)
+        return ok
 
     def _on_confirm_clicked(self) -> None:
         item = self.inputs_list.currentItem()

@@ -222,18 +222,24 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -- public API for panels ------------------------------------------------------------------------------
     def start_worker(self, worker: Worker, title: str = "") -> Worker | None:
-        """Run ``worker`` with the progress bar and Cancel; returns None (and says why) if a job is running."""
+        """Run ``worker`` with the progress bar and Cancel; returns None (and says why) if a job is running.
+
+        The window's slots are connected before the thread starts: a job that fails at once still shows
+        its message (a signal emitted before a connection exists reaches nobody)."""
+        connections = [(worker.signals.progress, self._on_progress), (worker.signals.failed, self.show_error),
+                       (worker.signals.cancelled, lambda: self.show_info(f"{title or worker.name}: cancelled"))]
+        for signal, slot in connections:
+            signal.connect(slot)
         try:
             self.runner.start(worker)
         except RuntimeError as exc:
+            for signal, slot in connections:
+                signal.disconnect(slot)
             self.show_error(str(exc))
             return None
         self.progress.setRange(0, 0)
         self.progress.setFormat(title or worker.name)
         self.status_label.setText(title or worker.name)
-        worker.signals.progress.connect(self._on_progress)
-        worker.signals.failed.connect(self.show_error)
-        worker.signals.cancelled.connect(lambda: self.show_info(f"{title or worker.name}: cancelled"))
         return worker
 
     def show_error(self, message: str) -> None:

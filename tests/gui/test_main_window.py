@@ -106,6 +106,20 @@ def test_worker_error_appears_in_window_and_cancel(qtbot, window):
     assert "cancelled" in window.message_label.text()
 
 
+def test_a_job_that_fails_before_start_worker_returns_still_shows_its_message(qtbot, window, monkeypatch):
+    """The worst interleaving, made deterministic: the job runs to its failure inside ``pool.start``, i.e.
+    before ``start_worker`` could connect anything after starting it (seen under load as a lost message)."""
+    monkeypatch.setattr(window.runner.pool, "start", lambda worker: worker.run())
+
+    def failing():
+        raise ValueError("education: 2 values not covered by the taxonomy")
+        yield
+
+    window.start_worker(Worker(failing), "instant failure")
+    qtbot.waitUntil(lambda: window.message_bar.isVisible())
+    assert window.last_error == "education: 2 values not covered by the taxonomy"
+
+
 def test_open_data_from_window_and_bad_file(qtbot, window, small_csv, tmp_path):
     data = window.panels["Data"]
     with qtbot.waitSignal(data.loaded, timeout=10000):

@@ -855,8 +855,9 @@ class Project:
                                f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g} "
                                "used): a second release would spend more than the budget you set. Use teaching "
                                "mode to experiment, or start a new project for a new budget")
+        # no notify here: a studio run calls this on its worker thread; ``record_run`` announces the
+        # spend on the GUI thread when the run ends
         self.run_budget = self._charge_store()
-        self.notify("ledger")
         return RunSetup(SecureNoise(), self.release_ledger, False, self.epsilon, self.run_budget)
 
     def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None) -> None:

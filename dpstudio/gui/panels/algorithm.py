@@ -664,6 +664,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         def on_failed(message):
             self.last_error = message
+            if holder.get("setup") is not None:  # the store was charged before the failure: show it
+                project.notify("ledger")
             if live["started"] and watch is not None and hasattr(watch, "end_live"):
                 watch.end_live()
             self.eps_error.setText(message)

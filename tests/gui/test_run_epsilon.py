@@ -144,3 +144,18 @@ def test_run_refused_by_its_inputs_stays_put(qtbot, studio):
     assert watch.replay.events == before and not watch.live
     assert "1e-12" not in watch.ledger.gauge.format()
     assert "taxonomy" in panel.eps_error.text()
+
+
+def test_a_release_run_notifies_the_views_on_the_gui_thread_only(qtbot, studio):
+    """Subscribers are widgets: a notification from the worker thread (where make_job and start_run run)
+    would touch Qt objects off their thread."""
+    import threading
+
+    window, panel = studio
+    window.project.set_mode(RELEASE)
+    threads = []
+    window.project.subscribe(lambda field: threads.append(threading.current_thread()))
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
+    click_run(qtbot, panel)
+    qtbot.waitUntil(lambda: window.project.result is not None, timeout=60000)
+    assert threads and set(threads) == {threading.main_thread()}

@@ -313,7 +313,7 @@ class Project:
             self.release_ledger = None
         self._ledger_hash = file_hash
         # the records as loaded (set_type later rewrites columns in place): the budget store's key
-        self._loaded = [frame.copy(deep=False), None]
+        self._loaded = [frame.copy(deep=False), getattr(dataset, "records_print", None)]
         self.clear_run(notify=False)
         for f in ("data", "roles", "types", "bounds", "classes", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)

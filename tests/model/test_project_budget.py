@@ -89,3 +89,22 @@ def test_untracked_store_says_so(data, monkeypatch):
         assert setup.budget["tracked"] is False and "not recorded" in setup.budget["note"]
         info = p.dataset_budget()
         assert info.tracked is False and "not tracked" in info.describe() and info.warnings
+
+
+def test_the_studio_loader_fingerprints_in_the_worker_not_on_adoption(data, monkeypatch):
+    """``model.data.load_dataset`` (run by the loading worker) attaches the print; adopting the dataset on
+    the GUI thread and asking for the budget then hashes nothing."""
+    import dpstudio.io.dataset_fingerprint as fingerprint
+    from dpstudio.model.data import load_dataset
+
+    ds = load_dataset(data)
+    assert ds.records_print == fingerprint.table_print(load_table(data).frame)
+
+    def refuse(frame):
+        raise AssertionError("fingerprinted on adoption")
+
+    monkeypatch.setattr(fingerprint, "table_print", refuse)
+    p = Project()
+    p.set_data(ds, data)
+    p.set_mode(RELEASE)
+    assert p.dataset_budget().name == "people" and p.start_run().budget["dataset"] == "people"

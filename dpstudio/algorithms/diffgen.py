@@ -922,9 +922,10 @@ def _split_domain(eng: _Engine, a: int) -> dict:
     else:
         source = f"{eng.params.grid_bins} equal-width bins of the public bounds"
         if attr.integer:
-            source += ", rounded to whole numbers (integer kind)"
+            source += ", rounded to whole numbers (an integer attribute)"
     del d["lattice_points"]
-    d["split_points"] = f"on the public grid ({source}), chosen by report-noisy-max"
+    how = "report-noisy-max" if eng.params.selection == NOISY_MAX else "the exponential mechanism"
+    d["split_points"] = f"on the public grid: {source}; each point is a candidate of the specialization steps ({how})"
     d["grid"] = [float(x) for x in eng.grids[a]]
     return d
 

@@ -64,6 +64,9 @@ def test_range_error_csv(shared_data, small_taxonomies, tmp_path, capsys):
     (["--runs", "0"], "--runs must be at least 1"),
     (["--epsilon", "0.5,1"], "need --sweep"),
     (["--out", "x.txt"], "must end in .csv or .json"),
+    (["--type", "age=decimal"], "--type age: a numeric type is integer, continuous or continuous:RESOLUTION"),
+    (["--type", "sex=integer"], "a type is declared for 'sex', which is not a numeric attribute"),
+    (["--type", "age=integer", "--type", "age=continuous"], "--type names 'age' twice"),
 ])
 def test_bad_input_is_one_line(shared_data, small_taxonomies, capsys, extra, message):
     code = main(_args(shared_data, small_taxonomies, *extra))
@@ -115,6 +118,21 @@ def test_secure_noise_runs_and_says_so(shared_data, small_taxonomies, capsys):
     code = main(_args(shared_data, small_taxonomies, "--secure", "--runs", "1", "--steps", "2", "--no-baselines"))
     out = capsys.readouterr().out
     assert code == 0 and "secure noise (OpenDP)" in out and "simulation" not in out
+
+
+def test_declared_numeric_types_reach_the_engine(shared_data, small_taxonomies, monkeypatch, capsys):
+    # --type is read as for a release: the sweep's engine input carries the declared lattices
+    from dpstudio.evaluation import sweeps
+
+    seen = []
+    real = sweeps.adult_setup
+    monkeypatch.setattr(sweeps, "adult_setup", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    code = main(_args(shared_data, small_taxonomies, "--type", "age=continuous:0.5", "--secure", "--runs", "1",
+                      "--steps", "2", "--no-baselines", "--algorithm", "diffgen"))
+    assert code == 0, capsys.readouterr().err
+    lattices = {a.name: a.lattice for a in seen[0].data.attributes if a.kind == "numeric"}
+    assert (lattices["age"].kind, lattices["age"].resolution, lattices["age"].declared) == ("continuous", 0.5, True)
+    assert (lattices["education-num"].kind, lattices["education-num"].declared) == ("integer", False)
 
 
 def test_numeric_grids_become_maxgddp_split_grids(shared_data, tmp_path, capsys):

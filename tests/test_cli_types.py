@@ -75,3 +75,19 @@ def test_bad_type_declarations(tables, capsys, declaration, message):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err, err
     assert sorted(os.listdir(tmp)) == listing
+
+
+@pytest.mark.parametrize("type_, grid", [
+    ("integer", [17, 18, 20, 21, 23, 24, 26, 28, 29, 31, 32, 34, 35, 37, 38]),  # 15 + 25 k / 16, rounded
+    ("continuous:0.5", [15 + 25 * k / 16 for k in range(1, 16)]),
+])
+def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, grid):
+    # MAXGDDP's split points come from the public grid (report-noisy-max), not from DiffGen's lattice
+    tmp, d, _ = tables
+    assert main(["release", "--data", str(d), "--class", "hired", "--classes", "N,Y", "--bounds", "age=15:40",
+                 "--type", f"age={type_}", "--algorithm", "maxgddp", "--epsilon", "4", "--steps", "3",
+                 "--out", str(tmp / "m.csv")]) == 0
+    entry, cut = age_entry(tmp / "m.json")
+    assert entry["lattice"]["grid"] == grid and "lattice_points" not in entry["lattice"]
+    assert "public grid" in entry["lattice"]["split_points"] and "16 equal-width" in entry["lattice"]["split_points"]
+    assert {lo for lo, _, _ in cut[1:]} <= set(grid)

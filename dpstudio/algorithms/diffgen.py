@@ -263,7 +263,7 @@ class DiffGenResult:
     intervals: dict = field(default_factory=dict)
     sensitivity_counts: float = 1.0
     count_epsilon: Fraction = Fraction(0)
-    numeric_domains: dict = field(default_factory=dict)  # attribute -> its public lattice (``describe()``)
+    numeric_domains: dict = field(default_factory=dict)  # attribute -> its public lattice or split grid
 
     @property
     def n_cells(self) -> int:
@@ -905,9 +905,29 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
                    for a, iv in eng.intervals.items()},
         sensitivity_counts=sensitivity,
         count_epsilon=eps_c,
-        numeric_domains={eng.data.attributes[a].name: lat.describe() for a, lat in eng.lattices.items()},
+        numeric_domains={eng.data.attributes[a].name: _split_domain(eng, a) for a in eng.lattices},
     )
     yield RunFinished(result)
+
+
+def _split_domain(eng: _Engine, a: int) -> dict:
+    """Where attribute a's split points came from, for the sidecar: its lattice (DiffGen's exponential
+    split points), or, when split points come from a grid (MAXGDDP), that public grid and its source."""
+    d = eng.lattices[a].describe()
+    if a not in eng.grids:
+        return d
+    attr = eng.data.attributes[a]
+    if attr.grid is not None:
+        source = "the interval ends of the attribute's numeric taxonomy"
+    else:
+        source = f"{eng.params.grid_bins} equal-width bins of the public bounds"
+        if attr.integer:
+            source += ", rounded to whole numbers (an integer attribute)"
+    del d["lattice_points"]
+    how = "report-noisy-max" if eng.params.selection == NOISY_MAX else "the exponential mechanism"
+    d["split_points"] = f"on the public grid: {source}; each point is a candidate of the specialization steps ({how})"
+    d["grid"] = [float(x) for x in eng.grids[a]]
+    return d
 
 
 def _released_cut(eng: _Engine) -> dict:

@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from . import CliError
+from .release import add_type_option, parse_types
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
 
@@ -34,6 +35,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--numeric-grids", metavar="DIR",
                    help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
                         "(e.g. resources/taxonomies/adult/log-grids); default: equal-width grids")
+    add_type_option(p)
     p.add_argument("--algorithm", default="maxgddp",
                    help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)")
     p.add_argument("--epsilon", help="privacy budget (default 1); with --sweep a comma list")
@@ -141,8 +143,9 @@ def run(args) -> int:
 def _setup(args):
     from ..evaluation.sweeps import SweepError, adult_setup
 
+    types = parse_types(args.types)
     try:
-        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids)
+        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids, types)
     except (SweepError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
     except ValueError as exc:  # dataset, taxonomy or encoding problems carry one-line messages

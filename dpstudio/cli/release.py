@@ -47,10 +47,7 @@ def add_parser(subparsers) -> None:
                    help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable")
     p.add_argument("--bounds", action="append", default=[], metavar="ATTR=LO:HI",
                    help="public bounds of a numeric attribute (upper bound inclusive); repeatable")
-    p.add_argument("--type", dest="types", action="append", default=[],
-                   metavar="ATTR=integer|continuous[:RESOLUTION]",
-                   help="declared kind of a numeric attribute (public; default from its bounds: whole numbers -> "
-                        "integer, else continuous, resolution 10^(floor(log10(hi-lo))-4)); repeatable")
+    add_type_option(p)
     p.add_argument("--algorithm", default="diffgen-consistent", choices=ALGORITHMS)
     p.add_argument("--epsilon", default=None, help="the privacy budget (a positive number)")
     p.add_argument("--steps", default=None, help="number of specializations h (>= 0)")
@@ -80,6 +77,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
     p.set_defaults(run=run)
+
+
+def add_type_option(p) -> None:
+    """``--type ATTR=integer|continuous[:RESOLUTION]`` (repeatable; read with ``parse_types``)."""
+    p.add_argument("--type", dest="types", action="append", default=[],
+                   metavar="ATTR=integer|continuous[:RESOLUTION]",
+                   help="declared kind of a numeric attribute (public; default from its bounds: whole numbers -> "
+                        "integer, else continuous, resolution 10^(floor(log10(hi-lo))-4)); repeatable")
 
 
 def parse_classes(text, file) -> list[str]:

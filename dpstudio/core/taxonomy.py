@@ -54,17 +54,18 @@ class Node:
         return child
 
 
+def number_text(x: float) -> str:
+    """A number as text without loss: integers without a decimal point, others in Python's shortest
+    round-trip form (``float(number_text(x)) == x``)."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
 def interval_label(lo: float, hi: float) -> str:
     """The canonical label of the interval [lo, hi): integers print without a decimal point.
 
     Other numbers print in Python's shortest round-trip form, so ``parse_interval`` gives back the same floats.
     """
-
-    def fmt(x: float) -> str:
-        x = float(x)
-        return str(int(x)) if x.is_integer() else repr(x)
-
-    return f"[{fmt(lo)},{fmt(hi)})"
+    return f"[{number_text(lo)},{number_text(hi)})"
 
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
@@ -105,8 +106,6 @@ def _shared_node_problem(root: Node, node: Node) -> str:
     return f"node {node.label!r} appears under two parents"
 
 
-def _fmt_num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | None = None,
@@ -173,18 +172,18 @@ def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | 
             what = interval_label(c_lo, c_hi)
             if c_lo > prev_hi:
                 after = f"after {interval_label(prev.lo, prev.hi)}" if prev is not None else "at the start"
-                fail(f"gap between numeric child intervals under {here}: [{_fmt_num(prev_hi)},{_fmt_num(c_lo)}) "
+                fail(f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(c_lo)}) "
                      f"is not covered ({after}, before {what}); children must partition their parent", c)
             if c_lo < prev_hi:
                 if prev is None:
                     fail(f"child interval {what} starts before its parent {here}", c)
                 fail(f"overlap between numeric child intervals under {here}: {interval_label(prev.lo, prev.hi)} "
-                     f"and {what} share [{_fmt_num(c_lo)},{_fmt_num(min(prev_hi, c_hi))}); "
+                     f"and {what} share [{number_text(c_lo)},{number_text(min(prev_hi, c_hi))}); "
                      "children must partition their parent (listed in ascending order)", c)
             prev_hi, prev = c_hi, c
         if prev_hi != float(n.hi):
             if prev_hi < float(n.hi):
-                fail(f"gap between numeric child intervals under {here}: [{_fmt_num(prev_hi)},{_fmt_num(n.hi)}) "
+                fail(f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(n.hi)}) "
                      f"is not covered (after the last child {interval_label(prev.lo, prev.hi)}); "
                      "children must partition their parent", prev)
             fail(f"child interval {interval_label(prev.lo, prev.hi)} ends after its parent {here}", prev)

@@ -66,7 +66,7 @@ def adult_log_grids() -> Path:
     return resource("taxonomies", "adult", "log-grids")
 
 
-def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None) -> Setup:
+def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> Setup:
     """Adult's protocol split and the bundled Adult taxonomies (or those in ``taxonomy_dir``).
 
     ``numeric_grids``: an optional folder of NUMERIC taxonomies (e.g. ``adult_log_grids()``) added on top
@@ -74,6 +74,8 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None) -> Setup:
     public split grid for those attributes (DiffGen's exponential split points ignore grids). By default
     numeric attributes have only bounds and MAXGDDP uses its equal-width grid: measured on Adult, the
     log-scale money grids lower MAXGDDP's accuracy at h >= 13 (docs/taxonomy.md), so they are opt-in.
+    ``types``: attribute -> declared numeric kind, as for a release (``encode_table``'s ``types``); without
+    one a numeric attribute's kind is the default from its public bounds.
     """
     from ..io.adult import CLASS_COLUMN, CLASS_LABELS, load_adult
     from ..io.encoding import encode_table
@@ -89,7 +91,8 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None) -> Setup:
                 raise SweepError(f"{name}: the grid's root [{tax.lo[0]:g}, {tax.hi[0]:g}) differs from the "
                                  f"public bounds [{bounds[name][0]:g}, {bounds[name][1]:g})")
         taxonomies.update(grids)
-    data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS)  # adult.names: public
+    data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS,  # adult.names: public
+                        types=types)
     numeric = tuple(a.name for a in data.attributes if a.kind == "numeric")
     return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes))
 

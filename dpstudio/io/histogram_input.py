@@ -176,8 +176,11 @@ def histogram_from_values(values, edges, column: str = "value") -> np.ndarray:
 
 
 def histogram_from_categories(values, categories, column: str = "value") -> np.ndarray:
-    """Counts of an ordinal column over its public, ordered categories (one bin each)."""
+    """Counts of an ordinal column over its public, ordered categories (one bin each; none repeated)."""
     cats = [str(c) for c in categories]
+    twice = sorted({c for c in cats if cats.count(c) > 1})
+    if twice:
+        raise HistogramInputError(f"the categories name {', '.join(map(repr, twice))} more than once")
     pos = {c: i for i, c in enumerate(cats)}
     vals = [str(x).strip() for x in values]
     unknown = sorted({x for x in vals if x not in pos})

@@ -22,6 +22,7 @@ import numpy as np
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS, IntervalTreeResult
 from dpstudio.core.budget import NEIGHBOURING, Ledger
+from dpstudio.core.taxonomy import number_text
 from dpstudio.io.atomic import atomic_write_many, check_output_path, neutralise_cell
 from dpstudio.io.release import mark_not_a_release
 
@@ -60,7 +61,7 @@ def release_csv(result: IntervalTreeResult, edges=None, labels=None) -> str:
         lines = ["bin,count"]
     for i, c in enumerate(result.released):
         if edges is not None:
-            lines.append(f"{i + 1},{edges[i]:g},{edges[i + 1]:g},{_fmt(c)}")
+            lines.append(f"{i + 1},{number_text(edges[i])},{number_text(edges[i + 1])},{_fmt(c)}")
         elif labels is not None:
             lines.append(f"{i + 1},{_csv_cell(labels[i])},{_fmt(c)}")
         else:

@@ -13,7 +13,7 @@ and the released ``cut``: per attribute ``{"leaf_to_label": {raw leaf value: lab
 ``{"intervals": [[lo, hi, label], ...], "closed_top": true}``, so anyone can generalize another table
 (``generalize_table``) to the same cut. Each numeric attribute's entry in ``attributes`` carries its public
 ``lattice``: kind, resolution, whether the kind was declared or a default (and by which rule), and that
-its split points lie on lo + k * resolution. No true count, and no count of dropped rows, is ever written.
+its split points lie on lo + k * resolution (MAXGDDP: on the public ``grid`` listed there, and its source). No true count, and no count of dropped rows, is ever written.
 
 A release needs secure noise (``require_secure``); a run on simulation noise is written only when the
 caller says ``simulation=True``, and its sidecar then says ``"not_a_release": true`` with the seed. Its CSV

@@ -27,6 +27,7 @@ from scipy import stats
 from dpstudio.core.mechanisms import (choose_split_on_lattice, lattice_probabilities, noisy_counts,
                                      report_noisy_max)
 from dpstudio.core.noise import SecureNoise, SimulationNoise
+from tests.audit_bounds import clopper_pearson, loss_lower_bound
 
 ALPHA = 1e-10  # per one-sided Clopper-Pearson bound
 Z = stats.norm.isf(ALPHA)  # about 6.4
@@ -35,23 +36,9 @@ N_COUNTS = 10_000  # samples per input, noisy counts (one OpenDP call per vector
 N_SELECT = 3_000  # samples per input, report-noisy-max (~150-300 us a call, OpenDP wrapper cost)
 
 
-def clopper_pearson(k: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """One-sided (each at level alpha) exact binomial bounds on p from k successes in n trials."""
-    lower = 0.0 if k == 0 else stats.beta.ppf(alpha, k, n - k + 1)
-    upper = 1.0 if k == n else stats.beta.ppf(1 - alpha, k + 1, n - k)
-    return lower, upper
-
-
-def loss_lower_bound(k1: int, n1: int, k2: int, n2: int, alpha: float = ALPHA) -> float:
-    """Lower confidence bound on ln(p1 / p2) (valid with probability >= 1 - 2 alpha)."""
-    lo1, _ = clopper_pearson(k1, n1, alpha)
-    _, up2 = clopper_pearson(k2, n2, alpha)
-    return -math.inf if lo1 == 0 else math.log(lo1) - math.log(up2)
-
-
 def audit(hits_d: int, hits_d2: int, n: int) -> float:
     """Lower bound on the privacy loss of one event, both directions."""
-    return max(loss_lower_bound(hits_d, n, hits_d2, n), loss_lower_bound(hits_d2, n, hits_d, n))
+    return max(loss_lower_bound(hits_d, n, hits_d2, n, ALPHA), loss_lower_bound(hits_d2, n, hits_d, n, ALPHA))
 
 
 def expected_lower_bound(p1: float, p2: float, n: int) -> tuple[float, float]:
@@ -161,4 +148,4 @@ def test_clopper_pearson_helper():
     lo, up = clopper_pearson(30, 100, 0.025)
     assert math.isclose(stats.binom.sf(29, 100, lo), 0.025, rel_tol=1e-6)
     assert math.isclose(stats.binom.cdf(30, 100, up), 0.025, rel_tol=1e-6)
-    assert loss_lower_bound(0, 10, 5, 10) == -math.inf
+    assert loss_lower_bound(0, 10, 5, 10, ALPHA) == -math.inf

@@ -80,6 +80,9 @@ def test_ordinal_categories():
     assert histogram_from_categories(["lo", "hi", "mid", "lo"], ["lo", "mid", "hi"]).tolist() == [2, 1, 1]
     with pytest.raises(HistogramInputError, match="outside the categories"):
         histogram_from_categories(["lo", "huge"], ["lo", "hi"])
+    # a repeated category would be a second bin that can never hold a record
+    with pytest.raises(HistogramInputError, match="'lo' more than once"):
+        histogram_from_categories(["lo", "hi"], ["lo", "hi", "lo"])
 
 
 def test_derived_edges_are_marked():

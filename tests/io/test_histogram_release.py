@@ -21,6 +21,16 @@ def make(tmp_path, **kw):
     return result, ledger
 
 
+def test_csv_edges_are_written_exactly(tmp_path):
+    # six significant digits printed 1000000 and 1000001 both as 1e+06: bins the reader cannot tell apart
+    result, ledger = make(tmp_path)
+    edges = [1_000_000 + k for k in range(6)] + [1_000_006.0625]
+    csv_path, _ = write_histogram_release(tmp_path / "h.csv", result, ledger, edges, {"source": "test"})
+    rows = [line.split(",") for line in csv_path.read_text().splitlines()[1:]]
+    assert [float(r[2]) for r in rows] == edges[:-1] and [float(r[3]) for r in rows] == edges[1:]
+    assert rows[0][2:4] == ["1000000", "1000001"] and rows[-1][3] == "1000006.0625"
+
+
 def test_csv_and_sidecar(tmp_path):
     result, ledger = make(tmp_path)
     edges = [0, 10, 20, 30, 40, 50, 60]

@@ -55,14 +55,21 @@ def with_records_print(dataset):
 
 
 def declare_bundled_sample(project) -> list[str]:
-    """Declare the bundled Adult sample's documented public inputs in ``project`` (just opened): the income
+    """Declare the bundled Adult sample's documented public inputs in ``project`` (just opened): each
+    column's type (adult.names lists the continuous attributes and the values of the others), the income
     class values ("<=50K", ">50K", published in adult.names) and integer kinds for its numeric attributes
-    (the published files hold whole numbers). Returns the inputs declared, e.g. ["classes:Y", "kind:age"].
-    Types, bounds and taxonomies are declared elsewhere (the Data panel, the bundled taxonomies)."""
-    from dpstudio.io.adult import CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
+    (the published files hold whole numbers). Returns the inputs declared, e.g. ["type:age", "classes:Y",
+    "kind:age"]. Bounds and taxonomies are declared elsewhere (the Data panel, the bundled taxonomies)."""
+    from dpstudio.io.adult import CATEGORICAL_COLUMNS, CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
     from dpstudio.model import provenance as pv
 
     done = []
+    documented = {**{c: "numeric" for c in NUMERIC_COLUMNS},
+                  **{c: "categorical" for c in (*CATEGORICAL_COLUMNS, CLASS_COLUMN)}}
+    for c, kind in documented.items():
+        if project.types.get(c) == kind:  # as loaded; a column the loader typed otherwise stays as it is
+            project.set_type(c, kind, pv.ADULT_TYPES)
+            done.append(pv.key(pv.TYPE, c))
     if project.class_attribute == CLASS_COLUMN:
         project.set_classes(list(CLASS_LABELS), pv.ADULT_CLASSES)
         done.append(pv.key(pv.CLASSES, CLASS_COLUMN))

@@ -346,13 +346,14 @@ class Project:
             self.provenance.pop(pv.key(pv.CLASSES, old_class), None)
             self._changed("classes")
 
-    def set_type(self, attribute: str, kind: str) -> None:
+    def set_type(self, attribute: str, kind: str, source: str = "chosen by you") -> None:
+        """Set a column's type (numeric or categorical): a public declaration, recorded with ``source``."""
         self._check_attribute(attribute)
         if kind not in TYPES:
             raise ProjectError(f"type must be one of {', '.join(TYPES)}, got {kind!r}")
         if self.types.get(attribute) == kind:
             if self.provenance_of(pv.key(pv.TYPE, attribute)).derived:  # choosing it by hand declares it
-                self._set_provenance(pv.key(pv.TYPE, attribute), Provenance("chosen by you"))
+                self._set_provenance(pv.key(pv.TYPE, attribute), Provenance(source))
             return
         if kind == NUMERIC and self.frame is not None:
             import pandas as pd
@@ -368,7 +369,7 @@ class Project:
         if callable(set_type):
             set_type(attribute, kind)
         self.types[attribute] = kind
-        self.provenance[pv.key(pv.TYPE, attribute)] = Provenance("chosen by you")
+        self.provenance[pv.key(pv.TYPE, attribute)] = Provenance(source)
         if kind == CATEGORICAL:
             self.bounds.pop(attribute, None)
             self.numeric_types.pop(attribute, None)

@@ -146,6 +146,20 @@ def test_run_refused_by_its_inputs_stays_put(qtbot, studio):
     assert "taxonomy" in panel.eps_error.text()
 
 
+def test_a_run_that_starts_clears_the_message_of_an_earlier_refusal(qtbot, studio):
+    window, panel = studio
+    p = window.project
+    tax = p.taxonomies["work"]
+    p.set_taxonomy("work", None)
+    click_run(qtbot, panel)
+    qtbot.waitUntil(lambda: "taxonomy" in window.last_error, timeout=10000)
+    assert window.message_bar.isVisible()
+    p.set_taxonomy("work", tax)
+    click_run(qtbot, panel)
+    qtbot.waitUntil(lambda: p.result is not None, timeout=60000)
+    assert not window.message_bar.isVisible() and panel.eps_error.text() == ""
+
+
 def test_a_release_run_notifies_the_views_on_the_gui_thread_only(qtbot, studio):
     """Subscribers are widgets: a notification from the worker thread (where make_job and start_run run)
     would touch Qt objects off their thread."""

@@ -105,6 +105,8 @@ def test_opening_the_bundled_sample_declares_its_classes_and_integer_kinds(qtbot
     for c in ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"):
         assert p.numeric_types[c] == "integer" and not p.provenance_of(f"kind:{c}").derived, c
     assert "published in adult.names" in data.classes_status.text()
+    for c in p.columns:  # the column types are documented in adult.names too: nothing left derived
+        assert p.provenance_of(f"type:{c}").source.startswith("declared: adult.names"), c
     assert worker is not None
 
 

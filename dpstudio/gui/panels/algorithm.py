@@ -647,6 +647,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
         def on_events(batch):
             if not live["started"]:  # the inputs passed make_job's checks: now follow the run
                 live["started"] = True
+                self.eps_error.setText("")
+                if win is not None and hasattr(win, "clear_message"):
+                    win.clear_message()  # an earlier refusal's message no longer holds
                 if watch is not None and hasattr(watch, "begin_live"):
                     watch.begin_live(teaching, float(eps))
                 if win is not None and hasattr(win, "show_panel") and watch is not None:

@@ -169,6 +169,7 @@ class DataPanel(QtWidgets.QWidget):
         self.attr_table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
         self.attr_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeToContents)
         self.attr_table.itemSelectionChanged.connect(self._on_attr_selected)
+        self.attr_table.setMinimumHeight(220)  # about eight attributes, however tall the form below grows
         alay.addWidget(self.attr_table)
         rlay.addWidget(attr_box, 2)
 
@@ -265,7 +266,11 @@ class DataPanel(QtWidgets.QWidget):
         mlay.addWidget(self.drop_radio)
         mlay.addWidget(self.keep_radio)
         rlay.addWidget(miss_box)
-        split.addWidget(right)
+        scroll = QtWidgets.QScrollArea()  # the right column scrolls on a small screen instead of squeezing
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
+        scroll.setWidget(right)
+        split.addWidget(scroll)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         lay.addWidget(split, 1)

@@ -49,7 +49,7 @@ class CandidatesScored(Event):
     """Candidates of one selection (a specialization or a numeric split point), their scores and
     selection probabilities. ``selection``: the run's unique number of this selection (0, 1, ...; -1 when
     the producer does not number them); its ``WinnerChosen`` carries the same number. Data-dependent
-    parts (scores, probabilities; the intervals between data values) are empty/NaN in release mode."""
+    parts (scores, probabilities; the groups of lattice points cut by data values) are empty/NaN in release mode."""
 
     step: int
     labels: tuple[str, ...]

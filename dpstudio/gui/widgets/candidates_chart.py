@@ -96,13 +96,14 @@ class CandidatesChart(pg.PlotWidget):
         self.setTitle(title, size="9pt")
 
     def _set_unreleased(self, scored, winner) -> None:
-        """A release-mode split point: its candidate intervals lie between data values and are not shown."""
+        """A release-mode split point: its candidates are groups of public lattice points cut by data
+        values, so their ends and scores depend on the data: not shown."""
         self.shown, self.probabilities, self.winner, self.hidden = [], np.zeros(0), None, True
         self.bars.setOpts(x0=[], y=[], height=[], width=[])
         self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
         self.getAxis("left").setTicks([[]])
         self.getAxis("bottom").setTicks([[]])
-        self.setLabel("bottom", "release: the candidate intervals lie between data values, not shown")
+        self.setLabel("bottom", "release: split-point groups and their scores depend on the data, not shown")
         title = f"{_what(scored)}: candidates not shown"
         if _pairs(scored, winner):
             chosen = winner.label if len(winner.label) <= 40 else winner.label[:38] + "..."

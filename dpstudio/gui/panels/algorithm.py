@@ -647,9 +647,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
         def on_events(batch):
             if not live["started"]:  # the inputs passed make_job's checks: now follow the run
                 live["started"] = True
-                self.eps_error.setText("")
-                if win is not None and hasattr(win, "clear_message"):
-                    win.clear_message()  # an earlier refusal's message no longer holds
+                try:  # an earlier refusal's message no longer holds
+                    self.eps_error.setText("")
+                    if win is not None and hasattr(win, "clear_message"):
+                        win.clear_message()
+                except RuntimeError:  # the panel was deleted while its run goes on
+                    pass
                 if watch is not None and hasattr(watch, "begin_live"):
                     watch.begin_live(teaching, float(eps))
                 if win is not None and hasattr(win, "show_panel") and watch is not None:

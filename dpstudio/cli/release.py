@@ -261,15 +261,15 @@ def run(args) -> int:
     noise = SimulationNoise(args.seed) if simulation else SecureNoise()
     ledger = Ledger(eps)
     result = run_to_result(data, params, noise, ledger)
+    also = None
+    if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
+        from ..io.report import report_html
+
+        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name])}
     try:
         csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
                                             expand_records=args.expand_records, simulation=simulation,
-                                            extra={"dataset_budget": budget})
-        if args.report:
-            from ..io.report import write_report
-
-            write_report(args.report, result, ledger, overwrite=args.overwrite,
-                         files=[Path(csv_path).name, Path(json_path).name])
+                                            extra={"dataset_budget": budget}, also=also)
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if simulation:

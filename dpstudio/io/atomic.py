@@ -28,12 +28,8 @@ def check_output_path(path, overwrite: bool = False) -> Path:
     return p
 
 
-def atomic_write(path, data: str | bytes, overwrite: bool = False, encoding: str = "utf-8") -> Path:
-    """Write to a temporary file in the same folder, then rename it into place.
-
-    Refuses (OutputPathError) if ``path`` exists and ``overwrite`` is false; a crash leaves no partial file.
-    """
-    p = check_output_path(path, overwrite)
+def _stage(p: Path, data: str | bytes, encoding: str) -> str:
+    """Write ``data`` to a synced temporary file beside ``p``; returns its name."""
     payload = data.encode(encoding) if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
@@ -41,21 +37,41 @@ def atomic_write(path, data: str | bytes, overwrite: bool = False, encoding: str
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        if not overwrite and p.exists():
-            raise OutputPathError(f"{p} appeared while writing (refusing to overwrite)")
-        os.replace(tmp, p)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.unlink(tmp)
         raise
-    return p
+    return tmp
 
 
-def atomic_write_many(files: dict, overwrite: bool = False) -> list[Path]:
-    """Write several files (e.g. a CSV and its JSON sidecar): all paths are checked before any is written."""
-    for path in files:
-        check_output_path(path, overwrite)
-    return [atomic_write(path, data, overwrite) for path, data in files.items()]
+def atomic_write(path, data: str | bytes, overwrite: bool = False, encoding: str = "utf-8") -> Path:
+    """Write to a temporary file in the same folder, then rename it into place.
+
+    Refuses (OutputPathError) if ``path`` exists and ``overwrite`` is false; a crash leaves no partial file.
+    """
+    return atomic_write_many({path: data}, overwrite, encoding)[0]
+
+
+def atomic_write_many(files: dict, overwrite: bool = False, encoding: str = "utf-8") -> list[Path]:
+    """Write several files (a CSV, its JSON sidecar, the report) as one step: every path is checked, every
+    file is written to a temporary file beside it, and only then are all renamed into place; a failure
+    before the renames (a full disk, an error while writing) leaves none of them."""
+    paths = [check_output_path(path, overwrite) for path in files]
+    staged: list[tuple[str, Path]] = []
+    try:
+        for p, data in zip(paths, files.values()):
+            staged.append((_stage(p, data, encoding), p))
+        if not overwrite:
+            for _, p in staged:
+                if p.exists():
+                    raise OutputPathError(f"{p} appeared while writing (refusing to overwrite)")
+        for tmp, p in staged:
+            os.replace(tmp, p)
+    except BaseException:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise
+    return paths
 
 
 def neutralise_cell(value):

@@ -113,9 +113,11 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
 
 def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger, edges=None,
                             domain: dict | None = None, not_a_release: list[str] | None = None,
-                            overwrite: bool = False, labels=None, extra: dict | None = None) -> tuple[Path, Path]:
-    """Write OUT.csv and OUT.json atomically (both paths checked before either is written); ``extra``
-    adds keys to the sidecar (the studio: ``public_inputs``, ``dataset_budget``)."""
+                            overwrite: bool = False, labels=None, extra: dict | None = None,
+                            also: dict | None = None) -> tuple[Path, Path]:
+    """Write OUT.csv and OUT.json atomically (every path checked before any is written); ``extra``
+    adds keys to the sidecar (the studio: ``public_inputs``, ``dataset_budget``); ``also`` (path -> text,
+    e.g. the HTML report) is written in the same all-or-nothing step."""
     if edges is not None and len(edges) != result.released.size + 1:
         raise ValueError("edges must have one more entry than there are bins")
     if labels is not None and len(labels) != result.released.size:
@@ -125,8 +127,8 @@ def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger,
     text = release_csv(result, edges, labels)
     if side["not_a_release"]:
         text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
-    atomic_write_many({csv_path: text,
-                       json_path: json.dumps(side, indent=2, default=_json_default) + "\n"}, overwrite)
+    atomic_write_many({csv_path: text, json_path: json.dumps(side, indent=2, default=_json_default) + "\n",
+                       **(also or {})}, overwrite)
     return csv_path, json_path
 
 

@@ -156,8 +156,9 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
 
 
 def write_release(result, out_csv, overwrite: bool = False, expand_records: bool = False,
-                  simulation: bool = False, extra: dict | None = None) -> tuple[Path, Path]:
-    """Write OUT.csv and OUT.json atomically; returns their paths.
+                  simulation: bool = False, extra: dict | None = None, also: dict | None = None) -> tuple[Path, Path]:
+    """Write OUT.csv and OUT.json atomically; returns their paths. ``also`` (path -> text, e.g. the HTML
+    report) is written in the same all-or-nothing step.
 
     Raises NotSecureNoiseError for a simulation run unless ``simulation=True`` (then marked not a release),
     OutputPathError if a path exists (and not ``overwrite``) or cannot be written.
@@ -174,7 +175,7 @@ def write_release(result, out_csv, overwrite: bool = False, expand_records: bool
     if simulation:
         text = mark_not_a_release(text, f"simulation noise, seed {getattr(result.noise, 'seed', None)}")
     meta = json.dumps(sidecar(result, simulation, extra, expand_records), indent=1, allow_nan=False)
-    atomic_write_many({csv_path: text, json_path: meta + "\n"}, overwrite=overwrite)
+    atomic_write_many({csv_path: text, json_path: meta + "\n", **(also or {})}, overwrite=overwrite)
     return csv_path, json_path
 
 

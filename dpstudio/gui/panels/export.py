@@ -235,19 +235,20 @@ class ExportPanel(QtWidgets.QWidget):
         ledger = self.project.run_ledger
         extra = {"public_inputs": public_inputs,
                  "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
+        from dpstudio.io.report import report_html
+
+        # the report is rendered first and written with the CSV and the sidecar: all three or none
+        also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
+                                       public_inputs=public_inputs)}
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 
             edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra)
+            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
         else:
             from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra)
-        from dpstudio.io.report import write_report
-
-        write_report(html_path, r, ledger, params=self.project.params,
-                     files=[p.name for p in paths], public_inputs=public_inputs)
+            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
         self.last_paths = [Path(written[0]), Path(written[1]), html_path]
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))

@@ -94,12 +94,10 @@ def run(args) -> int:
     from ..algorithms.mondrian import run_mondrian
     from ..core import syntactic_metrics as sm
     from ..core.syntactic_models import LDiversity, TCloseness
-    from ..core.taxonomy import TaxonomyError
     from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
                                 mondrian_table, sidecar_path, with_tree, write_outputs)
     from ..io.atomic import OutputPathError, check_output_path
-    from ..io.taxonomy_formats import read_taxonomy
-    from .release import _load, _parse_pairs
+    from .release import _load, _parse_pairs, read_taxonomies
 
     k = _number(args.k, "--k", int)
     if k < 1:
@@ -134,14 +132,7 @@ def run(args) -> int:
         check_output_path(sidecar_path(out), args.overwrite)
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
-    taxonomies = {}
-    for name, path in _parse_pairs(args.taxonomy, "taxonomy").items():
-        if not Path(path).is_file():
-            raise CliError(f"taxonomy file for {name!r} not found: {path}")
-        try:
-            taxonomies[name] = read_taxonomy(path, attribute=name)
-        except (TaxonomyError, OSError, ValueError) as exc:
-            raise CliError(f"taxonomy of {name!r}: {exc}") from None
+    taxonomies = read_taxonomies(_parse_pairs(args.taxonomy, "taxonomy"))
     if not mondrian:
         for name in qi:
             if name not in taxonomies:

@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "evaluate": "evaluate",
     "histogram": "histogram",
     "budget": "budget",
+    "anonymize": "anonymize",
 }
 
 

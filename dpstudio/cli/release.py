@@ -204,16 +204,7 @@ def run(args) -> int:
         if count_share is None or not (0 < count_share < 1):
             raise CliError(f"--count-share must be a number strictly between 0 and 1, got {args.count_share!r}")
 
-    from ..io.taxonomy_formats import read_taxonomy
-
-    taxonomies = {}
-    for name, path in tax_files.items():
-        if not Path(path).is_file():
-            raise CliError(f"taxonomy file for {name!r} not found: {path}")
-        try:
-            taxonomies[name] = read_taxonomy(path, attribute=name)
-        except (TaxonomyError, OSError, ValueError) as exc:
-            raise CliError(f"taxonomy of {name!r}: {exc}") from None
+    taxonomies = read_taxonomies(tax_files)
 
     frame = _load(args.data)
     simulation = args.seed is not None
@@ -280,6 +271,22 @@ def run(args) -> int:
           f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
     print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
     return 0
+
+
+def read_taxonomies(tax_files: dict) -> dict:
+    """{attribute: Taxonomy} from {attribute: file} (--taxonomy); CliError naming the attribute."""
+    from ..core.taxonomy import TaxonomyError
+    from ..io.taxonomy_formats import read_taxonomy
+
+    taxonomies = {}
+    for name, path in tax_files.items():
+        if not Path(path).is_file():
+            raise CliError(f"taxonomy file for {name!r} not found: {path}")
+        try:
+            taxonomies[name] = read_taxonomy(path, attribute=name)
+        except (TaxonomyError, OSError, ValueError) as exc:
+            raise CliError(f"taxonomy of {name!r}: {exc}") from None
+    return taxonomies
 
 
 def _load(path):

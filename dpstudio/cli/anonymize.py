@@ -1,0 +1,229 @@
+"""``dpstudio anonymize``: syntactic anonymization (k-anonymity, l-diversity, t-closeness), headless.
+
+    dpstudio anonymize --data FILE --qi A,B,... --taxonomy A=FILE ... --k K
+                       [--l-diversity distinct|entropy|recursive:L:ATTR [--recursive-c C]]
+                       [--t-closeness equal|ordered|hierarchical:T:ATTR] [--suppression FRACTION]
+                       [--algorithm optimal|samarati|incognito|mondrian-strict|mondrian-relaxed]
+                       [--metric entropy|dm|dm-star|cm|avg|loss] [--class ATTR] [--tie one-majority|arx]
+                       [--missing drop|category] --out OUT.csv [--overwrite]
+
+Writes OUT.csv (the anonymized table; suppressed rows removed; first column ``not_a_dp_release``) and the
+sidecar OUT.json (parameters, levels, metric, classes, suppressed, lattice). This is NOT a
+differential-privacy release: "syntactic anonymization: no differential-privacy guarantee"; it does not
+charge the budget store. Rows with a missing value in a used column are dropped by default (the sidecar and
+the console say how many). Bad input: exit 2, one line, nothing written. See docs/anonymize.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import CliError
+
+ALGORITHMS = ("optimal", "samarati", "incognito", "mondrian-strict", "mondrian-relaxed")
+METRICS = ("entropy", "dm", "dm-star", "cm", "avg", "loss")
+MONDRIAN_METRICS = ("dm", "dm-star", "avg", "cm")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("anonymize", help="syntactic anonymization (k-anonymity etc.): NOT differential privacy",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True, help="the table (CSV/TSV, optionally .gz, .xlsx, .parquet)")
+    p.add_argument("--qi", required=True, metavar="A,B,...", help="the quasi-identifiers, in lattice order")
+    p.add_argument("--taxonomy", action="append", default=[], metavar="ATTR=FILE",
+                   help="generalization hierarchy of an attribute (ARX CSV, brace, JSON, indented); repeatable")
+    p.add_argument("--k", required=True, help="k of k-anonymity (a whole number >= 1)")
+    p.add_argument("--l-diversity", metavar="KIND:L:ATTR", help="distinct, entropy or recursive l-diversity")
+    p.add_argument("--recursive-c", default=None, help="c of recursive (c,l)-diversity")
+    p.add_argument("--t-closeness", metavar="KIND:T:ATTR", help="equal, ordered or hierarchical t-closeness")
+    p.add_argument("--suppression", default="0", help="suppression limit x in [0, 1): MaxSup = floor(x n) rows")
+    p.add_argument("--algorithm", default="optimal", choices=ALGORITHMS)
+    p.add_argument("--metric", default="dm", choices=METRICS)
+    p.add_argument("--class", dest="class_attr", default=None, help="class attribute (for --metric cm)")
+    p.add_argument("--tie", choices=("one-majority", "arx"), default="one-majority", help="cm: majority ties")
+    p.add_argument("--missing", choices=("drop", "category"), default="drop")
+    p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    p.set_defaults(run=run)
+
+
+def _number(text, what: str, kind=float):
+    try:
+        return kind(str(text).strip())
+    except ValueError:
+        raise CliError(f"{what} must be a {'whole ' if kind is int else ''}number, got {text!r}") from None
+
+
+def _model_spec(text, option: str, kinds) -> tuple[str, str, str]:
+    parts = str(text).split(":", 2)
+    if len(parts) != 3 or parts[0] not in kinds or not parts[2].strip():
+        raise CliError(f"{option} expects KIND:VALUE:ATTRIBUTE with KIND one of {', '.join(kinds)}, got {text!r}")
+    return parts[0], parts[1], parts[2].strip()
+
+
+def parse_models(args) -> tuple[list, list[str]]:
+    """The l-diversity / t-closeness models (without their trees) and the sensitive attributes."""
+    from ..core.syntactic_models import LDiversity, TCloseness
+
+    models = []
+    if args.l_diversity:
+        kind, value, attr = _model_spec(args.l_diversity, "--l-diversity", ("distinct", "entropy", "recursive"))
+        l_value = _number(value, "--l-diversity L", int if kind != "entropy" else float)
+        if l_value < 1:
+            raise CliError(f"--l-diversity: l must be >= 1, got {value}")
+        c = 1.0
+        if kind == "recursive":
+            if args.recursive_c is None:
+                raise CliError("--l-diversity recursive needs --recursive-c C (the c of (c,l)-diversity)")
+            c = _number(args.recursive_c, "--recursive-c")
+            if c <= 0:
+                raise CliError(f"--recursive-c must be > 0, got {args.recursive_c}")
+        models.append(LDiversity(kind, l_value, attr, c))
+    if args.t_closeness:
+        kind, value, attr = _model_spec(args.t_closeness, "--t-closeness", ("equal", "ordered", "hierarchical"))
+        t = _number(value, "--t-closeness T")
+        if not 0 <= t <= 1:
+            raise CliError(f"--t-closeness: t must be in [0, 1], got {value}")
+        models.append(TCloseness(kind, t, attr))
+    return models, [m.attribute for m in models]
+
+
+def run(args) -> int:
+    from ..algorithms.fulldomain import SEARCHES, Evaluator, Problem, run_to_result
+    from ..algorithms.mondrian import run_mondrian
+    from ..core import syntactic_metrics as sm
+    from ..core.syntactic_models import LDiversity, TCloseness
+    from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
+                                mondrian_table, sidecar_path, with_tree, write_outputs)
+    from ..io.atomic import OutputPathError, check_output_path
+    from .release import _load, _parse_pairs, read_taxonomies
+
+    k = _number(args.k, "--k", int)
+    if k < 1:
+        raise CliError(f"--k must be >= 1, got {k}")
+    suppression = _number(args.suppression, "--suppression")
+    if not 0 <= suppression < 1:
+        raise CliError(f"--suppression must be in [0, 1), got {args.suppression}")
+    qi = [c.strip() for c in str(args.qi).split(",") if c.strip()]
+    if not qi or len(set(qi)) != len(qi):
+        raise CliError(f"--qi must name distinct attributes, got {args.qi!r}")
+    models, sensitive = parse_models(args)
+    mondrian = args.algorithm.startswith("mondrian")
+    if set(sensitive) & set(qi):
+        raise CliError("a sensitive attribute cannot also be a quasi-identifier")
+    if mondrian and models:
+        raise CliError("Mondrian here enforces k-anonymity only: drop --l-diversity/--t-closeness, or use a "
+                       "lattice search")
+    if args.algorithm in ("samarati", "incognito") and any(
+            isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
+        raise CliError(f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
+                       "with suppression do not have: use --algorithm optimal")
+    if mondrian and args.metric not in MONDRIAN_METRICS:
+        raise CliError(f"--metric {args.metric} needs a full-domain node; Mondrian reports "
+                       f"{', '.join(MONDRIAN_METRICS)}")
+    if mondrian and suppression:
+        raise CliError("Mondrian does not suppress rows: leave --suppression at 0")
+    if args.metric == "cm" and not args.class_attr:
+        raise CliError("--metric cm needs --class ATTR (the class attribute)")
+    out = Path(args.out)
+    try:
+        check_output_path(out, args.overwrite)
+        check_output_path(sidecar_path(out), args.overwrite)
+    except OutputPathError as exc:
+        raise CliError(str(exc)) from None
+    taxonomies = read_taxonomies(_parse_pairs(args.taxonomy, "taxonomy"))
+    if not mondrian:
+        for name in qi:
+            if name not in taxonomies:
+                raise CliError(f"quasi-identifier {name!r} has no taxonomy (give --taxonomy {name}=FILE)")
+
+    frame = _load(args.data)
+    extras = list(dict.fromkeys(sensitive + ([args.class_attr] if args.class_attr else [])))
+    used = qi + [c for c in extras if c not in qi]
+    absent = [c for c in used if c not in frame.columns]
+    if absent:
+        raise CliError(f"{', '.join(map(repr, absent))} not a column of {args.data} "
+                       f"(columns: {', '.join(map(str, frame.columns))})")
+    frame = frame[used]
+    n_before = len(frame)
+    if args.missing == "drop":
+        frame = frame.loc[~frame.isna().any(axis=1)].reset_index(drop=True)
+    else:
+        frame = frame.astype(object).where(frame.notna(), "?")
+    dropped = n_before - len(frame)
+    if len(frame) == 0:
+        raise CliError("the table is empty (after dropping rows with missing values)")
+    if len(frame) < k:
+        raise CliError(f"the table has fewer rows than k = {k}: no k-anonymous output exists")
+
+    params = {"data": Path(args.data).name, "qi": qi, "taxonomies": {a: Path(p).name for a, p in
+                                                                    _parse_pairs(args.taxonomy, "taxonomy").items()},
+              "k": k, "l_diversity": args.l_diversity, "recursive_c": args.recursive_c,
+              "t_closeness": args.t_closeness, "suppression": suppression, "algorithm": args.algorithm,
+              "metric": args.metric, "class": args.class_attr, "tie": args.tie, "missing": args.missing}
+    try:
+        if mondrian:
+            x = mondrian_input(frame, qi, taxonomies)
+            result = run_to_result(run_mondrian(x, k, args.algorithm.split("-")[1]))
+            supp = [False] * result.classes
+            value = {"dm": sm.discernibility(result.sizes, supp), "dm-star": sm.discernibility_star(result.sizes),
+                     "avg": sm.average_class_size(len(frame), result.classes, k)}.get(args.metric)
+            if args.metric == "cm":
+                import numpy as np
+
+                codes = encode(frame, [], taxonomies, [args.class_attr])[0].extras[args.class_attr]
+                hist = np.bincount(result.class_of * codes[1] + codes[0],
+                                   minlength=result.classes * codes[1]).reshape(result.classes, codes[1])
+                value = sm.classification(hist, supp, args.tie)
+            table = mondrian_table(frame, qi, taxonomies, result, [c for c in extras if c not in qi])
+            side = {"parameters": params, "recoding": "global multidimensional (Mondrian, " +
+                    args.algorithm.split("-")[1] + ")", "metric": {"name": args.metric, "value": value},
+                    "classes": result.classes, "suppressed": 0, "rows": len(table),
+                    "rows_dropped_missing": dropped, "dataset_budget": "not charged: not a DP release"}
+            summary = f"{args.algorithm}: {result.classes} classes"
+        else:
+            hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
+            data, labels = encode(frame, qi, taxonomies, extras, hier)
+            models = [with_tree(m, taxonomies) for m in models]
+            for m in models:
+                if isinstance(m, LDiversity) and m.l > data.extras[m.attribute][1]:
+                    raise CliError(f"--l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
+                                   f"({data.extras[m.attribute][1]} values)")
+            problem = Problem(data, k, suppression, tuple(models), args.metric, args.class_attr, args.tie)
+            search = run_to_result(SEARCHES[args.algorithm](problem))
+            if search.chosen is None:
+                raise CliError(f"no generalization satisfies the model with at most {problem.max_sup} "
+                               f"suppressed rows (raise --suppression or lower k)")
+            ev = Evaluator(problem)
+            fs = ev.frequency_set(search.chosen.levels)
+            _, bad, _, _ = ev.classes(fs)
+            keep = kept_rows(data, fs, bad)
+            table = generalized_table(frame, data, qi, search.chosen.levels, keep, [c for c in extras if c not in qi])
+            side = {"parameters": params, "recoding": "global single-dimensional full-domain generalization",
+                    "levels": dict(zip(qi, search.chosen.levels)),
+                    "metric": {"name": args.metric, "value": search.chosen.metric},
+                    "classes": search.chosen.classes, "suppressed": search.chosen.suppressed,
+                    "max_suppressed": problem.max_sup, "rows": len(table), "rows_dropped_missing": dropped,
+                    "dataset_budget": "not charged: not a DP release"}
+            lattice = {"nodes": search.nodes, "satisfying": len(search.satisfying), "minimal": len(search.minimal)}
+            if search.enumerated:
+                side["lattice"] = lattice
+            else:
+                side["lattice"] = {"nodes": search.nodes, "heights_probed": search.heights_probed,
+                                   "satisfying_at_min_height": len(search.satisfying)}
+            summary = (f"{args.algorithm}: levels {search.chosen.levels}, {search.chosen.classes} classes, "
+                       f"{search.chosen.suppressed} rows suppressed")
+    except AnonymizeError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        csv_path, json_path = write_outputs(table, side, out, args.overwrite)
+    except OutputPathError as exc:
+        raise CliError(str(exc)) from None
+    if dropped:
+        print(f"dropped {dropped} rows with a missing value in a used column (--missing category keeps them)",
+              file=sys.stderr)
+    print(f"{summary}; {args.metric} = {side['metric']['value']:g}")
+    print(f"{LABEL.upper()}")
+    print(f"wrote {csv_path} and {json_path}")
+    return 0

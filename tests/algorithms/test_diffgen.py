@@ -229,13 +229,9 @@ def test_consistency_makes_parents_equal_sum_of_children(method):
                                                                ["clamping"], [])
 
 
-def test_least_squares_variances_match_dense_gls():
-    from dpstudio.algorithms.diffgen_variance import least_squares_variances
-
-    parents = np.array([-1, 0, 0, 1, 1, 1, 2, 2, 4, 4])
-    rng = np.random.default_rng(0)
-    s2 = rng.uniform(0.5, 3, size=parents.size)
-    # dense GLS: unknown leaf counts x, observations y = A x + noise; cov = (A' S^-1 A)^-1
+def dense_gls_variances(parents, s2):
+    """Variances of every node's BLUE by dense GLS: unknown leaf counts x, observations y = A x + noise,
+    cov = (A' S^-1 A)^-1 (an independent check of the two-pass formulas)."""
     n = parents.size
     is_leaf = np.bincount(parents[1:], minlength=n) == 0
     leaves = np.flatnonzero(is_leaf)
@@ -246,8 +242,15 @@ def test_least_squares_variances_match_dense_gls():
             A[i, j] = 1
             i = parents[i]
     cov = np.linalg.inv(A.T @ np.diag(1 / s2) @ A)
-    node_var = np.einsum("ij,jk,ik->i", A, cov, A)
-    assert np.allclose(least_squares_variances(parents, s2), node_var)
+    return np.einsum("ij,jk,ik->i", A, cov, A)
+
+
+def test_least_squares_variances_match_dense_gls():
+    from dpstudio.algorithms.diffgen_variance import least_squares_variances
+
+    parents = np.array([-1, 0, 0, 1, 1, 1, 2, 2, 4, 4])
+    s2 = np.random.default_rng(0).uniform(0.5, 3, size=parents.size)
+    assert np.allclose(least_squares_variances(parents, s2), dense_gls_variances(parents, s2))
 
 
 def test_path_node_budget_keeps_every_path_within_the_count_budget():

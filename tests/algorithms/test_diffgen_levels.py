@@ -11,31 +11,17 @@ from dpstudio.algorithms.diffgen_levels import level_objective, node_shares, opt
 from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise
 
-from .test_diffgen import seed_table
+from .test_diffgen import dense_gls_variances, seed_table
 
 
 def random_tree(rng, n, reach):
     return np.array([-1] + [int(rng.integers(max(0, i - reach), i)) for i in range(1, n)])
 
 
-def dense_blue_variances(parents, s2):
-    """Variances of the BLUE of every node by dense generalized least squares (independent check)."""
-    n = parents.size
-    leaves = np.flatnonzero(np.bincount(parents[parents >= 0], minlength=n) == 0)
-    A = np.zeros((n, leaves.size))  # node = sum of the leaves under it
-    for j, leaf in enumerate(leaves):
-        i = leaf
-        while i >= 0:
-            A[i, j] = 1
-            i = parents[i]
-    cov_leaves = np.linalg.inv(A.T @ np.diag(1 / s2) @ A)
-    return np.diag(A @ cov_leaves @ A.T)
-
-
 def objective_dense(parents, shares):
     """The module's f, from dense GLS (leaf-only variance 1 per unit share)."""
     s = node_shares(parents, shares)
-    U = dense_blue_variances(parents, 1 / s ** 2)
+    U = dense_gls_variances(parents, 1 / s ** 2)
     n = parents.size
     has_child = np.bincount(parents[parents >= 0], minlength=n) > 0
     under = np.array([len(leaves_under(parents, i)) for i in range(n)])

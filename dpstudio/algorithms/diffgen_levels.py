@@ -5,11 +5,12 @@ specializations). ``optimal_level_shares(parents)`` splits the count budget eps_
 0..L-1 (shares w_0..w_(L-1), summing to 1) to minimise, after least squares,
 
     f(w) = mean over leaves of r(leaf) + INTERNAL_WEIGHT x mean over depths d of (mean of r over the
-           internal nodes at depth d),   r(node) = var(node) / (leaves under it) / (leaf-only variance),
+           internal nodes at depth d) + ROOT_WEIGHT x r(root),
+    r(node) = var(node) / (leaves under it) / (leaf-only variance),
 
 the error of the released cells plus that of the range queries the tree's nodes answer (per cell, each
-depth counting once, so the large ranges near the root count as much as the small ones). A leaf-only
-release has r = 1 everywhere.
+depth counting once, so the large ranges near the root count as much as the small ones), plus the
+released total's (the root's) once more. A leaf-only release has r = 1 everywhere.
 
 Budget of a node (``node_shares``): an internal node at depth d gets w_d; a leaf at depth d gets
 w_d + ... + w_(L-1) (it is the only node of its records' path below depth d). Every root-to-leaf path
@@ -19,7 +20,11 @@ privacy condition for noising every node with scale 1 / (share x eps_c).
 Variances are those of Laplace noise, 2 / (share eps_c)^2; f is homogeneous in them, so the shares do not
 depend on eps_c. The minimisation: the best of the uniform split and a grid of splits (a share of the
 deepest level, the rest geometric over depth), then each level's share scaled up and down in turn while
-that improves f. It only accepts improvements over uniform, so f never exceeds uniform's.
+that improves f. It only accepts improvements over uniform, so f never exceeds uniform's. The root's share
+is kept at least 1/L (uniform's), so the released total's variance is at most that of the uniform
+split's noisy root count:
+f measures errors relative to a leaf-only release, and on a large tree it would otherwise leave the
+total (in absolute terms) far noisier than uniform's.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from .diffgen_variance import _levels, least_squares_variances
 
 #: weight of the range-query term against the leaves' term
 INTERNAL_WEIGHT = 1.0
+#: weight of the root's term (the released total) on top of its place among the depths
+ROOT_WEIGHT = 1.0
 #: the search: shares of the deepest level, and ratios q of a geometric split of the rest (w_d ~ q^d)
 LEAF_SHARES = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.99)
 RATIOS = (0.3, 0.5, 0.7, 1.0, 1.4)
@@ -66,6 +73,7 @@ class _Shape:
         f = float(r[self.leaf].mean())
         if self.internal_levels:
             f += INTERNAL_WEIGHT * float(np.mean([r[nodes].mean() for nodes in self.internal_levels]))
+            f += ROOT_WEIGHT * float(r[self.parents < 0][0])
         return f
 
 
@@ -79,6 +87,15 @@ def level_objective(parents, shares) -> float:
     return _Shape(parents).objective(np.asarray(shares, dtype=float))
 
 
+def _root_floor(w: np.ndarray) -> np.ndarray:
+    """w with the root's share at least 1/L (uniform's), the other levels scaled to the rest."""
+    floor = 1.0 / w.size
+    if w[0] >= floor:
+        return w
+    rest = w[1:] / w[1:].sum() * (1 - floor)
+    return np.concatenate([[floor], rest])
+
+
 def optimal_level_shares(parents) -> tuple[float, ...]:
     """Per-level shares of the count budget minimising f for the tree ``parents`` (public shape)."""
     s = _Shape(parents)
@@ -90,7 +107,7 @@ def optimal_level_shares(parents) -> tuple[float, ...]:
     for rho in LEAF_SHARES:
         for q in RATIOS:
             top = q ** np.arange(L - 1)
-            w = np.append(top / top.sum() * (1 - rho), rho)
+            w = _root_floor(np.append(top / top.sum() * (1 - rho), rho))
             f = s.objective(w)
             if f < best:
                 best, best_w = f, w
@@ -99,7 +116,7 @@ def optimal_level_shares(parents) -> tuple[float, ...]:
             for m in (factor, 1 / factor):
                 w = best_w.copy()
                 w[d] *= m
-                w /= w.sum()
+                w = _root_floor(w / w.sum())
                 f = s.objective(w)
                 if f < best:
                     best, best_w = f, w

@@ -29,7 +29,7 @@ def objective_dense(parents, shares):
     depth = np.array([len(path(parents, i)) - 1 for i in range(n)])
     f = r[~has_child].mean()
     levels = [r[has_child & (depth == d)].mean() for d in range(depth.max() + 1) if (has_child & (depth == d)).any()]
-    return f + (np.mean(levels) if levels else 0.0)
+    return f + (np.mean(levels) + r[0] if levels else 0.0)
 
 
 def path(parents, i):
@@ -89,3 +89,14 @@ def test_engine_paths_never_exceed_the_count_budget_exactly():
             d = int(tree.depth[i])
             e = sum(level_eps[d:], Fraction(0)) if is_leaf[i] else level_eps[d]
             assert tree.noise_variances[i] == discrete_laplace_variance(noise_scale(1, e))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_total_is_never_noisier_than_under_the_uniform_split(seed):
+    rng = np.random.default_rng(100 + seed)
+    parents = random_tree(rng, int(rng.integers(30, 90)), int(rng.integers(3, 20)))
+    shares = np.array(optimal_level_shares(parents))
+    L = shares.size
+    assert shares[0] >= 1 / L - 1e-12
+    var_opt = dense_gls_variances(parents, 1 / node_shares(parents, shares) ** 2)[0]
+    assert var_opt <= L ** 2 * (1 + 1e-9)  # the uniform split's noisy root alone (scale L / eps_c)

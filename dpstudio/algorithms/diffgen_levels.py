@@ -38,8 +38,8 @@ INTERNAL_WEIGHT = 1.0
 #: weight of the root's term (the released total) on top of its place among the depths
 ROOT_WEIGHT = 1.0
 #: the search: shares of the deepest level, and ratios q of a geometric split of the rest (w_d ~ q^d)
-LEAF_SHARES = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.99)
-RATIOS = (0.3, 0.5, 0.7, 1.0, 1.4)
+LEAF_SHARES = (0.6, 0.75, 0.85, 0.9, 0.95, 0.98)
+RATIOS = (0.5, 0.7, 1.0)
 
 
 class _Shape:
@@ -54,6 +54,7 @@ class _Shape:
         has_child = np.zeros(n, dtype=bool)
         has_child[self.parents[self.parents >= 0]] = True
         self.leaf = ~has_child
+        self.share_index = self.depth + self.L * self.leaf  # into (w, tails)
         under = self.leaf.astype(float)
         for nodes in reversed(self.levels[1:]):
             under += np.bincount(self.parents[nodes], weights=under[nodes], minlength=n)
@@ -62,7 +63,7 @@ class _Shape:
 
     def node_shares(self, w: np.ndarray) -> np.ndarray:
         tail = np.cumsum(w[::-1])[::-1]  # w_d + ... + w_(L-1)
-        return np.where(self.leaf, tail[self.depth], w[self.depth])
+        return np.concatenate([w, tail])[self.share_index]
 
     def relative_variances(self, w: np.ndarray) -> np.ndarray:
         """r(node) for shares ``w``: variance after least squares / leaves under it / leaf-only's."""
@@ -111,7 +112,7 @@ def optimal_level_shares(parents) -> tuple[float, ...]:
             f = s.objective(w)
             if f < best:
                 best, best_w = f, w
-    for factor in (1.5, 1.2):  # polish level by level
+    for factor in (1.3,):  # polish level by level
         for d in range(L):
             for m in (factor, 1 / factor):
                 w = best_w.copy()

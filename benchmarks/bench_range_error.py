@@ -24,7 +24,7 @@ import numpy as np
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.range_queries import random_boxes
 from dpstudio.evaluation.diffgen_trees import domain_of, node_workload, true_tree
-from dpstudio.evaluation.range_error import error_by_query_size, format_table
+from dpstudio.evaluation.range_error import ALL_METHODS, error_by_query_size, format_table
 from dpstudio.evaluation.sweeps import adult_setup, one_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,8 @@ def main(argv=None) -> int:
             rng = np.random.default_rng(args.seed + 1)
             wl = (random_boxes(domain, args.queries, rng, attributes=(1, 3), n_classes=len(result.classes))
                   if name == "boxes" else node_workload(result, domain, args.queries, rng))
-            res = error_by_query_size(domain, tree, eps_c, wl, runs=args.mc_runs, seed=args.seed)
+            res = error_by_query_size(domain, tree, eps_c, wl, runs=args.mc_runs, seed=args.seed,
+                                      methods=ALL_METHODS)
             print(f"\n-- workload: {args.queries} random {'boxes over the taxonomies' if name == 'boxes' else 'tree nodes'}")
             print(format_table(res))
             ov = res.overall()

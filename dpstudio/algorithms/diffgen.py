@@ -11,9 +11,13 @@
   covers a step's new intervals); leaf partition x class counts get
   discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2).
 - ``diffgen-consistent`` (seed 000 section 3): the same tree, but every node of the partition tree is
-  noised (per class) with Lap(L/eps_c), L = number of nodes on the longest root-to-leaf path (a record
-  lies on one path, so the L1 sensitivity of all node counts is L); then constrained inference (exact least
-  squares by default, seed 000's rule on request) and the consistent leaves are released.
+  noised (per class): by default with per-level budgets chosen for the released tree's shape
+  (``diffgen_levels``; an internal node at depth d gets eps_d, a leaf eps_d + ... + eps_(L-1), so every
+  path spends exactly eps_c), or uniformly Lap(L/eps_c), L = number of nodes on the longest root-to-leaf
+  path (a record lies on one path, so the L1 sensitivity of all node counts is L); then constrained
+  inference (exact least squares by default, seed 000's rule on request), then by default the top-down
+  projection of ``core.tree_projection`` (non-negative, integral, consistent, total kept), and the
+  consistent leaves are released.
 - ``maxgddp`` (seed 002): one candidate vector (every categorical specialization and, per numeric
   interval, every public grid split point inside it), report-noisy-max with scale Du/eps_l (Max is
   monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,

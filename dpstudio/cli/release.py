@@ -2,9 +2,10 @@
 
     dpstudio release --data FILE --class ATTR --classes A,B,... --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
                      [--type ATTR=integer|continuous[:RESOLUTION] ...]
-                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
+                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E [--steps H] --out OUT.csv
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
-                     [--consistency ls|hay|none] [--node-budget uniform|path] [--overwrite]
+                     [--consistency ls|hay|none] [--node-budget optimized|uniform|path]
+                     [--post-processing projection|clamp] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
                      [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
 
@@ -17,7 +18,8 @@ continuous with resolution about 1e-4 of the range); DiffGen's split points lie 
 lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are dropped by
 default (the Adult protocol); how many is not reported anywhere (it is data). ``--missing category`` keeps
 them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on seeded simulation noise:
-the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Bad input: exit 2,
+the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Without
+``--steps``, h is chosen from epsilon alone (``algorithms.diffgen_auto``; the sidecar's ``steps_choice``). Bad input: exit 2,
 one line, nothing written.
 """
 

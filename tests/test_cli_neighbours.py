@@ -43,7 +43,7 @@ def write_table(folder, rows):
 def release_argv(algorithm, steps="3"):
     return ["release", "--data", "d.csv", "--class", "hired", "--classes", "N,Y,Maybe", "--taxonomy",
             "country=country.csv", "--bounds", "age=0:100", "--algorithm", algorithm, "--epsilon", "1",
-            "--steps", steps, "--out", "out.csv", "--report", "out.html"]
+            *(["--steps", steps] if steps is not None else []), "--out", "out.csv", "--report", "out.html"]
 
 
 def mask_mechanism_outputs(stdout):
@@ -66,6 +66,22 @@ def test_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, algorith
     assert report_structure(a.report) == report_structure(b.report) and report_structure(a.report)
     assert a.stderr == b.stderr
     assert mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen-consistent", "maxgddp"])
+def test_automatic_steps_are_the_same_for_neighbouring_tables(tmp_path, algorithm):
+    """Without --steps, h is chosen from public inputs only: D and D + one record get the same h and
+    reason, and nothing beyond epsilon is spent on the choice."""
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [("China", 33, "Y")])
+    a, b = (run_writer(tmp_path / name, release_argv(algorithm, steps=None), report="out.html")
+            for name in ("d", "d1"))
+    assert a.sidecar["steps_choice"] == b.sidecar["steps_choice"]
+    assert a.sidecar["steps_choice"]["automatic"] is True and "epsilon" in a.sidecar["steps_choice"]["reason"]
+    assert a.sidecar["parameters"]["steps"] == b.sidecar["parameters"]["steps"] == a.sidecar["steps_choice"]["steps"]
+    assert a.sidecar["ledger"]["spent"] == b.sidecar["ledger"]["spent"] == "1"
+    assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
 
 
 def write_counts(folder, counts):

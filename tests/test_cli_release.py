@@ -94,7 +94,20 @@ def test_bad_epsilon(files, capsys, epsilon, message):
 def test_bad_steps(files, capsys):
     tmp, data, tax = files
     _bad(files, capsys, args(data, tax, tmp / "o.csv", steps="-2"), "--steps must be >= 0")
-    _bad(files, capsys, args(data, tax, tmp / "o.csv", steps=None), "--steps is missing")
+    _bad(files, capsys, args(data, tax, tmp / "o.csv", steps="x"), "--steps must be a whole number")
+
+
+def test_missing_steps_are_chosen_from_epsilon_and_recorded(files, capsys):
+    tmp, data, tax = files
+    from dpstudio.algorithms.diffgen_auto import automatic_steps
+
+    for eps in ("0.1", "1"):
+        out = tmp / f"auto{eps}.csv"
+        assert main(args(data, tax, out, "--budget-store", "none", epsilon=eps, steps=None)) == 0
+        meta = json.loads(out.with_suffix(".json").read_text())
+        h, reason = automatic_steps("diffgen-consistent", eps)
+        assert meta["steps_choice"] == {"steps": h, "automatic": True, "reason": reason}
+        assert meta["parameters"]["steps"] == h
 
 
 def test_class_absent_or_single_valued(files, capsys):

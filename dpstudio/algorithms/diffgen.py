@@ -11,9 +11,13 @@
   covers a step's new intervals); leaf partition x class counts get
   discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2).
 - ``diffgen-consistent`` (seed 000 section 3): the same tree, but every node of the partition tree is
-  noised (per class) with Lap(L/eps_c), L = number of nodes on the longest root-to-leaf path (a record
-  lies on one path, so the L1 sensitivity of all node counts is L); then constrained inference (exact least
-  squares by default, seed 000's rule on request) and the consistent leaves are released.
+  noised (per class): by default with per-level budgets chosen for the released tree's shape
+  (``diffgen_levels``; an internal node at depth d gets eps_d, a leaf eps_d + ... + eps_(L-1), so every
+  path spends exactly eps_c), or uniformly Lap(L/eps_c), L = number of nodes on the longest root-to-leaf
+  path (a record lies on one path, so the L1 sensitivity of all node counts is L); then constrained
+  inference (exact least squares by default, seed 000's rule on request), then by default the top-down
+  projection of ``core.tree_projection`` (non-negative, integral, consistent, total kept), and the
+  consistent leaves are released.
 - ``maxgddp`` (seed 002): one candidate vector (every categorical specialization and, per numeric
   interval, every public grid split point inside it), report-noisy-max with scale Du/eps_l (Max is
   monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
@@ -60,7 +64,9 @@ from ..core.noise import NoiseSource
 from ..core.scales import noise_scale
 from ..core.taxonomy import interval_label
 from . import diffgen_scores as sc
+from ..core.tree_projection import project_tree
 from .diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
+from .diffgen_levels import optimal_level_shares
 from .diffgen_variance import discrete_laplace_variance, least_squares_variances, linear_estimator_variances
 
 EXPONENTIAL = "exponential"
@@ -73,7 +79,8 @@ PRESETS = {
     "diffgen": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen", numeric_splits="exponential",
                     counts="leaves", consistency=NO_CONSISTENCY),
     "diffgen-consistent": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen",
-                               numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES),
+                               numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES,
+                               node_budget="optimized", tree_projection=True),
     "maxgddp": dict(score=sc.MAX, selection=NOISY_MAX, budget="geometric", numeric_splits="grid",
                     counts="leaves", consistency=NO_CONSISTENCY),
 }
@@ -89,8 +96,12 @@ class DiffGenParams:
     split points; ``grid_bins`` equal-width bins from the bounds unless the attribute brings a grid);
     tree_fraction: eps1 / eps for the geometric budget; fanout: f in r = f^(1/3); counts: "leaves" |
     "tree"; node_budget (tree): "uniform" (L/eps_c everywhere) | "path" (node scale = length of the
-    longest path through it / eps_c); consistency (tree): "least_squares" | "hay_generalized" | "none";
-    round_counts / clamp_negative: post-processing applied after consistency, in that order.
+    longest path through it / eps_c) | "optimized" (per-level shares chosen for the released tree's shape,
+    ``diffgen_levels``; a leaf takes the levels below it); consistency (tree): "least_squares" |
+    "hay_generalized" | "none"; round_counts / clamp_negative: post-processing applied after consistency.
+    tree_projection (tree, with consistency and clamp_negative): instead of clamping, the top-down
+    projection of ``core.tree_projection`` (non-negative, consistent, total kept; with round_counts
+    integral by largest-remainder rounding within each family).
 
     Explicit budget split (all fractions of epsilon, exact; None = the preset's formula; see
     ``plan_budget``): ``selection_fractions`` one per selection step (h values); ``split_fraction`` the
@@ -117,6 +128,7 @@ class DiffGenParams:
     counts: str = "leaves"
     node_budget: str = "uniform"
     consistency: str = NO_CONSISTENCY
+    tree_projection: bool = False
     round_counts: bool = True
     clamp_negative: bool = True
     selection_fractions: tuple | None = None
@@ -131,7 +143,7 @@ class DiffGenParams:
         choices = dict(score=sc.SCORES, score_scope=("partition", "pooled"),
                        selection=(EXPONENTIAL, NOISY_MAX), budget=("diffgen", "geometric"),
                        numeric_splits=("exponential", "grid"), counts=("leaves", "tree"),
-                       node_budget=("uniform", "path"), consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY))
+                       node_budget=("uniform", "path", "optimized"), consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY))
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
@@ -179,8 +191,9 @@ class DiffGenParams:
             raise ValueError(f"the selection and split-point shares take {float(used):g} of epsilon: "
                              "nothing is left for the counts")
         if self.level_fractions is not None:
-            if self.counts != "tree" or self.node_budget != "uniform":
-                raise ValueError("level_fractions apply to counts='tree' with node_budget='uniform'")
+            if self.counts != "tree" or self.node_budget == "path":
+                raise ValueError("level_fractions apply to counts='tree' with node_budget 'uniform' or "
+                                 "'optimized' (they replace the optimized shares)")
             lv = [frac("level_fractions", f) for f in self.level_fractions]
             if len(lv) != int(self.steps) + 1:
                 raise ValueError(f"level_fractions needs one share per tree level (steps + 1 = "
@@ -810,7 +823,9 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         L = int(depth.max()) + 1
         sensitivity = float(L)
         level_eps = None
-        if params.level_fractions is not None:
+        if params.level_fractions is None and params.node_budget == "optimized":
+            level_eps, node_scale = yield from _spend_optimized_levels(eng, parents, depth, eps_c, L)
+        elif params.level_fractions is not None:
             # planned levels 0..h; a shallower tree gives the shares of the missing levels to its deepest
             w = [as_fraction(f) for f in params.level_fractions]
             w = w[:L - 1] + [sum(w[L - 1:], Fraction(0))]
@@ -866,10 +881,20 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         estimates = est[eng.leaf_tree]
         variances = None if var_all is None else var_all[eng.leaf_tree]
     counts = estimates.copy()
-    if params.round_counts and not np.all(counts == np.round(counts)):
+    if params.counts == "tree" and params.tree_projection and params.clamp_negative \
+            and params.consistency != NO_CONSISTENCY:
+        weights = var_all if var_all is not None and np.all(np.isfinite(var_all) & (var_all > 0)) else None
+        counts = project_tree(parents, tree.estimates, weights, integral=params.round_counts)[eng.leaf_tree]
+        post.append({"step": "projection", "method": PROJECTION_NOTE})
+        if params.round_counts:
+            post.append({"step": "rounding", "method": ROUNDING_NOTE})
+    elif params.round_counts and not np.all(counts == np.round(counts)):
         counts = np.round(counts)
         post.append({"step": "rounding", "method": "nearest integer"})
-    if params.clamp_negative and (counts < 0).any():
+    if params.tree_projection and params.counts == "tree" and params.consistency != NO_CONSISTENCY \
+            and params.clamp_negative:
+        pass
+    elif params.clamp_negative and (counts < 0).any():
         counts = np.maximum(counts, 0)
         post.append({"step": "clamping", "method": "negative counts set to 0"})
     elif params.clamp_negative:
@@ -928,6 +953,39 @@ def _split_domain(eng: _Engine, a: int) -> dict:
     d["split_points"] = f"on the public grid: {source}; each point is a candidate of the specialization steps ({how})"
     d["grid"] = [float(x) for x in eng.grids[a]]
     return d
+
+
+PROJECTION_NOTE = ("top-down over the tree: the root keeps its estimate (negative -> 0, rounded to the nearest "
+                   "integer); each node's value is split over its children by the projection of their "
+                   "estimates onto non-negative values with that sum (weighted by their variances)")
+ROUNDING_NOTE = ("largest remainder within each family, top-down: every child gets the floor of its share, the "
+                 "family's missing units go to the largest fractional parts, so parents equal the sums of "
+                 "their children and the total is the root's")
+
+
+def _spend_optimized_levels(eng: _Engine, parents, depth, eps_c: Fraction, L: int):
+    """Ledger entries and node scales of per-level count budgets chosen for the released tree's shape
+    (``diffgen_levels.optimal_level_shares``: public, the shape follows the released specializations).
+    An internal node at depth d gets eps_d; a leaf at depth d gets eps_d + ... + eps_(L-1); every
+    root-to-leaf path sums to exactly eps_c. Returns (level epsilons, node scales)."""
+    shares = [max(Fraction(x).limit_denominator(10 ** 9), Fraction(1, 10 ** 9))
+              for x in optimal_level_shares(parents)]
+    total = sum(shares, Fraction(0))
+    level_eps = [eps_c * x / total for x in shares[:-1]]
+    level_eps.append(eps_c - sum(level_eps, Fraction(0)))
+    tails = [sum(level_eps[d:], Fraction(0)) for d in range(L)]
+    is_leaf = np.bincount(parents[parents >= 0], minlength=parents.size) == 0
+    K = eng.K
+    for d, e in enumerate(level_eps):
+        at = depth == d
+        yield eng.spend(f"counts: level {d} of the DiffGen tree x class", "discrete Laplace", e, 1.0,
+                        noise_scale(1, e), f"{int(np.sum(at & ~is_leaf))} internal nodes x {K} classes at scale "
+                        f"1/eps_{d}; the {int(np.sum(at & is_leaf))} leaves at this depth take the levels "
+                        f"{d}..{L - 1} (scale {noise_scale(1, tails[d]):.6g}); shares chosen for the "
+                        "released tree's shape")
+    scale_internal = np.array([noise_scale(1, e) for e in level_eps])
+    scale_leaf = np.array([noise_scale(1, t) for t in tails])
+    return level_eps, np.where(is_leaf, scale_leaf[depth], scale_internal[depth])
 
 
 def _released_cut(eng: _Engine) -> dict:

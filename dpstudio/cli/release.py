@@ -2,9 +2,10 @@
 
     dpstudio release --data FILE --class ATTR --classes A,B,... --taxonomy ATTR=FILE ... --bounds ATTR=LO:HI ...
                      [--type ATTR=integer|continuous[:RESOLUTION] ...]
-                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E --steps H --out OUT.csv
+                     --algorithm diffgen|diffgen-consistent|maxgddp --epsilon E [--steps H] --out OUT.csv
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
-                     [--consistency ls|hay|none] [--node-budget uniform|path] [--overwrite]
+                     [--consistency ls|hay|none] [--node-budget optimized|uniform|path]
+                     [--post-processing projection|clamp] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
                      [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
 
@@ -17,7 +18,8 @@ continuous with resolution about 1e-4 of the range); DiffGen's split points lie 
 lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are dropped by
 default (the Adult protocol); how many is not reported anywhere (it is data). ``--missing category`` keeps
 them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on seeded simulation noise:
-the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Bad input: exit 2,
+the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Without
+``--steps``, h is chosen from epsilon alone (``algorithms.diffgen_auto``; the sidecar's ``steps_choice``). Bad input: exit 2,
 one line, nothing written.
 """
 
@@ -50,7 +52,8 @@ def add_parser(subparsers) -> None:
     add_type_option(p)
     p.add_argument("--algorithm", default="diffgen-consistent", choices=ALGORITHMS)
     p.add_argument("--epsilon", default=None, help="the privacy budget (a positive number)")
-    p.add_argument("--steps", default=None, help="number of specializations h (>= 0)")
+    p.add_argument("--steps", default=None,
+                   help="number of specializations h (>= 0; default: chosen from epsilon, see docs/release.md)")
     p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
     p.add_argument("--seed", type=int, default=None,
                    help="seeded simulation noise: the output is marked NOT A RELEASE")
@@ -59,8 +62,12 @@ def add_parser(subparsers) -> None:
                    help="sum a candidate's score over the partitions holding it (default) or pool its records")
     p.add_argument("--consistency", choices=tuple(CONSISTENCY), default=None,
                    help="diffgen-consistent: ls (exact least squares, default), hay (seed 000's rule), none")
-    p.add_argument("--node-budget", choices=("uniform", "path"), default="uniform",
-                   help="diffgen-consistent: per-node count budgets")
+    p.add_argument("--node-budget", choices=("optimized", "uniform", "path"), default=None,
+                   help="diffgen-consistent: per-node count budgets (default optimized: per-level shares "
+                        "chosen for the released tree's shape)")
+    p.add_argument("--post-processing", choices=("projection", "clamp"), default=None,
+                   help="diffgen-consistent: projection (default: non-negative, consistent, total kept) or "
+                        "clamp (negative counts set to 0 after rounding)")
     p.add_argument("--grid-bins", type=int, default=16,
                    help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
     p.add_argument("--tree-fraction", default=None, help="maxgddp: share of epsilon for the tree (eps1; default 1/2)")
@@ -142,9 +149,9 @@ def _parse_epsilon(text):
         raise CliError(f"--epsilon: {exc}") from None
 
 
-def _parse_steps(text) -> int:
+def _parse_steps(text) -> int | None:
     if text is None:
-        raise CliError("--steps is missing (the number of specializations, e.g. --steps 10)")
+        return None
     try:
         h = int(str(text).strip())
     except ValueError:
@@ -166,6 +173,12 @@ def run(args) -> int:
 
     eps = _parse_epsilon(args.epsilon)
     steps = _parse_steps(args.steps)
+    steps_choice = {"steps": steps, "automatic": False}
+    if steps is None:
+        from ..algorithms.diffgen_auto import automatic_steps
+
+        steps, reason = automatic_steps(args.algorithm, eps)
+        steps_choice = {"steps": steps, "automatic": True, "reason": reason}
     check_store_options(args)
     out = Path(args.out)
     try:
@@ -235,10 +248,16 @@ def run(args) -> int:
         raise CliError(str(exc)) from None
 
     overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
-                 "tree_fraction": tree_fraction, "fanout": args.fanout, "node_budget": args.node_budget,
+                 "tree_fraction": tree_fraction, "fanout": args.fanout,
                  "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
     if count_share is not None:
         overrides["count_fraction"] = count_share
+    if (args.node_budget or args.post_processing) and args.algorithm != "diffgen-consistent":
+        raise CliError("--node-budget and --post-processing apply to --algorithm diffgen-consistent only")
+    if args.node_budget is not None:
+        overrides["node_budget"] = args.node_budget
+    if args.post_processing is not None:
+        overrides["tree_projection"] = args.post_processing == "projection"
     if args.consistency is not None:
         if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
             raise CliError("--consistency applies to --algorithm diffgen-consistent only")
@@ -260,7 +279,8 @@ def run(args) -> int:
     try:
         csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
                                             expand_records=args.expand_records, simulation=simulation,
-                                            extra={"dataset_budget": budget}, also=also)
+                                            extra={"dataset_budget": budget, "steps_choice": steps_choice},
+                                            also=also)
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if simulation:

@@ -12,6 +12,8 @@ Same data, same DiffGen tree, budget ``epsilon`` for the counts (eps_c in ALGORI
   (a record lies on one path); a query is answered from its minimal cover (seed 000).
 - ``least squares``: the same noisy tree made consistent by exact BLUE; the consistent leaves answer.
 - ``seed 000 rule``: the same noisy tree made consistent by seed 000's generalized Hay rule.
+- ``optimized levels`` (on request): diffgen-consistent's default: per-level budgets chosen for the tree's shape
+  (``algorithms.diffgen_levels``; a leaf takes the levels below it), then exact least squares.
 
 Error of a query = mean over runs of (answer - true answer)^2; grouped by query size. Size is either the
 share of the records the query holds (``size="records"``: needs the true answer, fine in a simulation) or
@@ -34,7 +36,9 @@ LEAF_ONLY = "leaf-only"
 RAW_TREE = "raw tree (minimal cover)"
 LEAST_SQUARES = "consistent (least squares)"
 SEED_RULE = "consistent (seed 000 rule)"
+OPTIMIZED_LEVELS = "consistent (optimized levels)"
 METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
+ALL_METHODS = METHODS + (OPTIMIZED_LEVELS,)  # OPTIMIZED_LEVELS on request (``methods=``)
 
 SIMULATION_LABEL = "simulation noise, compared with the true answers: an evaluation, not a release"
 
@@ -171,9 +175,9 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
         raise ValueError("runs must be at least 1")
     if not epsilon > 0:
         raise ValueError("epsilon must be positive")
-    unknown = set(methods) - set(METHODS)
+    unknown = set(methods) - set(ALL_METHODS)
     if unknown:
-        raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {list(METHODS)}")
+        raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {list(ALL_METHODS)}")
     counts = np.asarray(tree.counts)
     parents, leaves = tree.parents, tree.leaves
     L = tree.path_length
@@ -183,7 +187,14 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
         sizes = domain.fraction(workload)
     else:
         raise ValueError("size must be 'records' or 'domain'")
-    need_tree = any(m != LEAF_ONLY for m in methods)
+    need_tree = any(m not in (LEAF_ONLY, OPTIMIZED_LEVELS) for m in methods)
+    if OPTIMIZED_LEVELS in methods:
+        from ..algorithms.diffgen_levels import node_shares, optimal_level_shares
+        from ..algorithms.diffgen_variance import discrete_laplace_variance
+
+        opt_scale = np.array([noise_scale(1, epsilon * float(x))
+                              for x in node_shares(parents, optimal_level_shares(parents))])
+        opt_var = np.array([discrete_laplace_variance(b) for b in opt_scale])
     depth = node_depths(parents)
     sq = {m: np.zeros(len(workload)) for m in methods}
     node_sq = {m: np.zeros(parents.size) for m in methods}
@@ -222,6 +233,14 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
                         est = fn()
                         sq[m][idx] += (answer(W_leaf, est[leaves], wl.classes) - truth) ** 2
                         est_nodes[m] = est
+            if OPTIMIZED_LEVELS in methods:
+                noisy = np.zeros(counts.shape)
+                for b in np.unique(opt_scale):
+                    at = opt_scale == b
+                    noisy[at] = noise.laplace_counts(counts[at], float(b))
+                est = least_squares(parents, noisy, opt_var)
+                sq[OPTIMIZED_LEVELS][idx] += (answer(W_leaf, est[leaves], wl.classes) - truth) ** 2
+                est_nodes[OPTIMIZED_LEVELS] = est
             if first:
                 for m, est in est_nodes.items():
                     node_sq[m] += ((est - counts) ** 2).sum(axis=1)

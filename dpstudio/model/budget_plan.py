@@ -54,19 +54,38 @@ class ParamSpec:
     lo: int = 0
     hi: int = 0
     help: str = ""
+    special: str = ""  # the spin box's text for its lowest value (``lo``), e.g. "auto"
+
+
+#: the value of the "steps" parameter that means "choose h from epsilon" (``diffgen_auto``; the studio's
+#: default). The spin boxes start at 1 otherwise, so 0 specializations cannot be asked for in the studio.
+AUTO_STEPS = 0
+
+
+def steps_for(algorithm: str, params: dict, epsilon) -> int:
+    """The h a table algorithm runs with: ``params["steps"]``, or the automatic choice from epsilon
+    (public only: ``diffgen_auto.automatic_steps``) when it is AUTO_STEPS."""
+    h = int(params["steps"])
+    if h == AUTO_STEPS and algorithm in TABLE_PRESETS:
+        from dpstudio.algorithms.diffgen_auto import automatic_steps
+
+        return automatic_steps(TABLE_PRESETS[algorithm], epsilon)[0]
+    return h
 
 
 PARAMS: dict[str, list[ParamSpec]] = {
     "diffgen": [
-        ParamSpec("steps", "specializations h", "int", 10, lo=1, hi=60,
-                  help="number of exponential-mechanism selections"),
+        ParamSpec("steps", "specializations h", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=60,
+                  help="number of exponential-mechanism selections (auto: chosen from epsilon)",
+                  special="auto"),
         ParamSpec("score", "score", "choice", "max", ("max", "infogain"),
                   help="Max (sensitivity 1) or normalised InfoGain (sensitivity log2 |classes|)"),
         ParamSpec("numeric_attributes", "numeric attributes |A_num|", "int", 1, lo=0, hi=20,
                   help="filled from the project's quasi-identifiers"),
     ],
     "maxgddp": [
-        ParamSpec("steps", "levels h", "int", 6, lo=1, hi=30),
+        ParamSpec("steps", "levels h", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=30,
+                  help="levels of the tree (auto: chosen from epsilon)", special="auto"),
         ParamSpec("fanout", "fan-out f (r = f^(1/3))", "int", 3, lo=2, hi=20),
     ],
     "flat": [
@@ -178,8 +197,8 @@ def engine_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | No
     if algorithm == "maxgddp" and p.get("fanout"):
         overrides["fanout"] = float(p["fanout"])
     if split is not None:
-        overrides.update(split.engine_overrides(int(p["steps"])))
-    return preset(TABLE_PRESETS[algorithm], epsilon, int(p["steps"]), **overrides)
+        overrides.update(split.engine_overrides(steps_for(algorithm, p, epsilon)))
+    return preset(TABLE_PRESETS[algorithm], epsilon, steps_for(algorithm, p, epsilon), **overrides)
 
 
 def table_plan(engine, n_numeric: int) -> BudgetPlan:
@@ -210,7 +229,11 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
         kinds += ["level"] * len(weights)
     note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
             "budget that the engine gives to the counts (the ledger shows what was spent)")
-    return BudgetPlan(algorithm, eps, names, shares, kinds, notes=[note])
+    notes = [note]
+    if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
+        notes.append("the count budget's per-level shares are chosen after the selection steps, for the "
+                     "released tree's shape (the bar shows an equal split; the ledger shows the shares that ran)")
+    return BudgetPlan(algorithm, eps, names, shares, kinds, notes=notes)
 
 
 def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
@@ -359,7 +382,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
     alg = plan.algorithm
     out: list[Figure] = []
     if alg in ("diffgen", "diffgen_consistency"):
-        h, a = int(p["steps"]), int(p["numeric_attributes"])
+        h, a = steps_for(alg, p, plan.epsilon), int(p["numeric_attributes"])
         sel = float(plan.share("selection"))
         split = float(plan.share("split"))
         eps_sel = sel / h

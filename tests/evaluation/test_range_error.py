@@ -127,3 +127,24 @@ def test_query_blocks_do_not_change_the_result():
         np.testing.assert_allclose(blocks.mse[m], whole.mse[m])
         np.testing.assert_allclose(blocks.per_depth[m], whole.per_depth[m])
     np.testing.assert_allclose(blocks.sizes, whole.sizes)
+
+
+def test_optimized_levels_monte_carlo_matches_their_analytic_variances():
+    """diffgen-consistent's default budgets (per level for the tree's shape, least squares): the node MSE
+    by Monte-Carlo agrees with the exact least-squares variances of those budgets."""
+    from dpstudio.algorithms.diffgen_levels import node_shares, optimal_level_shares
+    from dpstudio.core.range_queries import node_depths
+    from dpstudio.core.scales import noise_scale
+    from dpstudio.evaluation.range_error import OPTIMIZED_LEVELS
+
+    rng = np.random.default_rng(4)
+    domain, tree, _, _ = _tree_with_data(rng, n_leaves=16)
+    eps = 1.0
+    wl = random_boxes(domain, 20, np.random.default_rng(5), n_classes=2)
+    res = error_by_query_size(domain, tree, eps, wl, runs=3000, methods=[LEAF_ONLY, OPTIMIZED_LEVELS])
+    shares = node_shares(tree.parents, optimal_level_shares(tree.parents))
+    var = np.array([discrete_laplace_variance(noise_scale(1, eps * s)) for s in shares])
+    node_var = 2 * least_squares_variances(tree.parents, var)  # two classes summed
+    depth = node_depths(tree.parents)
+    for d, mc in enumerate(res.per_depth[OPTIMIZED_LEVELS]):
+        assert mc == pytest.approx(node_var[depth == d].mean(), rel=0.1)

@@ -358,6 +358,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             if spec.kind == "int":
                 w = QtWidgets.QSpinBox()
                 w.setRange(spec.lo, spec.hi)
+                if spec.special:
+                    w.setSpecialValueText(spec.special)
                 w.setValue(int(v))
                 w.valueChanged.connect(self._on_param)
             elif spec.kind == "choice":

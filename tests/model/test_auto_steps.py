@@ -1,0 +1,21 @@
+"""The studio's default h is automatic: chosen from epsilon only (``diffgen_auto``), the same for any data."""
+
+import pytest
+
+from dpstudio.algorithms.diffgen_auto import automatic_steps
+from dpstudio.model import budget_plan as bp
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "diffgen_consistency", "maxgddp"])
+@pytest.mark.parametrize("epsilon", ["0.1", "0.25", "1"])
+def test_default_steps_are_chosen_from_epsilon(algorithm, epsilon):
+    assert bp.default_params(algorithm)["steps"] == bp.AUTO_STEPS
+    engine = bp.engine_params(algorithm, {}, epsilon)
+    assert engine.steps == automatic_steps(bp.TABLE_PRESETS[algorithm], epsilon)[0] >= 4
+    # an explicit h is kept
+    assert bp.engine_params(algorithm, {"steps": 3}, epsilon).steps == 3
+
+
+def test_automatic_rule_values():
+    assert [automatic_steps("maxgddp", e)[0] for e in (0.1, 0.25, 1, 2)] == [9, 8, 6, 6]
+    assert [automatic_steps("diffgen-consistent", e)[0] for e in (0.1, 0.25, 1)] == [8, 10, 10]

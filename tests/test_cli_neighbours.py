@@ -89,26 +89,28 @@ def write_counts(folder, counts):
     (folder / "counts.txt").write_text("\n".join(map(str, counts)) + "\n")
 
 
-@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedp"])
+@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedp", "hopt", None])
 def test_histogram_from_counts_metadata_is_the_same_for_neighbours(tmp_path, algorithm):
     counts = [5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8, 30, 2, 2]
     write_counts(tmp_path / "d", counts)
     write_counts(tmp_path / "d1", counts[:7] + [counts[7] + 1] + counts[8:])
-    argv = ["histogram", "--counts", "counts.txt", "--algorithm", algorithm, "--epsilon", "1", "--out", "out.csv"]
+    chosen = [] if algorithm is None else ["--algorithm", algorithm]  # None: chosen from n and epsilon
+    argv = ["histogram", "--counts", "counts.txt", *chosen, "--epsilon", "1", "--out", "out.csv"]
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[0] for r in a.rows] == [r[0] for r in b.rows] and a.rows[0] == ["bin", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
     assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr
 
 
+@pytest.mark.parametrize("chosen", [["--algorithm", "hb"], []], ids=["hb", "default"])
 @pytest.mark.parametrize("added", ["33", "?"], ids=["value", "missing-value"])
-def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added):
+def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added, chosen):
     values = [str(a) for _, a, _ in table_rows(300)]
     for name, column in (("d", values), ("d1", values + [added])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "d.csv").write_text("age\n" + "\n".join(column) + "\n")
     argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
-            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv"]
+            *chosen, "--epsilon", "1", "--out", "out.csv"]
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)

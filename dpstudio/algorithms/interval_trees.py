@@ -41,6 +41,7 @@ from dpstudio.core.scales import exact_fraction, noise_scale
 from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
                                        laplace_variance, raw_all_range_mse)
 
+from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
 from .interval_budgets import (SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid,
                                uniform_budgets)
 from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
@@ -50,7 +51,15 @@ ALGORITHMS = {
     "hb": "H_b (Hay et al.): b-ary tree, Lap(L/eps) on every noised level, least squares",
     "sc": "SC (seed 003, 3.3): arity by expected error, selective partition, Lap(Delta/eps), least squares",
     "luedp": "LUEDPTree (seed 003, 3.4): per-node budgets by coverage probability, weighted least squares",
+    "hopt": ("H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
+             "the root included, may be left un-noised), weighted least squares"),
 }
+
+#: What ``choose_algorithm`` compares (SC is left out: its greedy partition is slow at large n and it never
+#: beat H_b without root after least squares in benchmarks/RESULTS.md).
+AUTO_CANDIDATES = ("flat", "hb", "luedp", "hopt")
+#: ``choose_algorithm`` leaves H_opt out above this many bins (its search would take minutes).
+AUTO_HOPT_MAX_BINS = 1 << 16
 
 MIN_BINS = 2
 
@@ -105,8 +114,8 @@ class IntervalTreeParams:
         if self.shape == "sc" and self.algorithm != "luedp":
             raise HistogramInputError("shape 'sc' is for LUEDPTree (use algorithm 'sc' for SC itself)")
         if self.level_fractions is not None:
-            if self.algorithm == "luedp":
-                raise HistogramInputError("LUEDPTree's per-node budgets are optimised: it takes no level split")
+            if self.algorithm in ("luedp", "hopt"):
+                raise HistogramInputError(f"{self.algorithm}'s budgets are optimised: it takes no level split")
             try:
                 fr = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
             except (ValueError, TypeError, ZeroDivisionError):
@@ -208,6 +217,15 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         tree = sc_tree(n, None if params.branching is None else int(params.branching), params.noise_root)
         noise_root = params.noise_root
         notes.append(f"LUEDPTree on the SC structure ({tree.name})")
+    elif algo == "hopt":
+        branchings = BRANCHINGS if params.branching is None else (int(params.branching),)
+        tree, weights, _, b = best_level_tree(n, eps, branchings, params.noise_root)
+        skipped = [d for d, w in enumerate(weights) if w == 0]
+        notes.append(f"branching {b} and level budgets {', '.join(f'{w:.4f}' for w in weights)} (shares of "
+                     "epsilon, root first) minimise the expected all-range error after least squares"
+                     + (f"; depths {', '.join(map(str, skipped))} not noised" if skipped else "")
+                     + "; leaves above the deepest level take the rest of their path")
+        noise_root = bool(weights[0] > 0)
     elif algo in ("hb", "luedp"):
         b = int(params.branching) if params.branching is not None else qardaji_branching(n)
         tree = regular_tree(n, b)
@@ -220,7 +238,10 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
     noised = np.ones(tree.n_nodes, dtype=bool)
     noised[0] = noise_root
     level_eps = None
-    if algo == "luedp":
+    if algo == "hopt":
+        epsilons = level_budgets(tree, weights, eps * SAFETY)
+        noised = epsilons > 0
+    elif algo == "luedp":
         raw = luedp_budgets(tree, eps, noised)
         epsilons = round_down_to_grid(raw * SAFETY, params.budget_grid_steps)
         notes.append(f"per-node budgets rounded down to the grid 2^(j/{params.budget_grid_steps})")
@@ -235,7 +256,7 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         epsilons = uniform_budgets(tree, eps * SAFETY, noised)
     if not noise_root:
         notes.append("root not noised")
-    if algo == "luedp" or level_eps is not None:
+    if algo in ("luedp", "hopt") or level_eps is not None:
         eps_values, inv = np.unique(epsilons, return_inverse=True)
     else:  # uniform budgets: one value on the noised nodes, 0 on the others
         eps_values = np.array([0.0, float(epsilons[noised][0])])
@@ -247,6 +268,28 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
     scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)
     return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes,
                     scale_index=scale_index, level_epsilons=level_eps)
+
+
+def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str, dict]:
+    """The candidate of ``AUTO_CANDIDATES`` with the lowest expected all-range error after least squares for
+    n public bins at epsilon (data-independent: a function of public inputs only), and the reason as a
+    sidecar-ready dict. ``noise_root=False`` (the user's --no-root) holds for every candidate; with True,
+    H_opt still decides itself whether noising the root pays."""
+    n = int(n_bins)
+    found, left_out = {}, {}
+    for algo in AUTO_CANDIDATES:
+        if algo == "hopt" and n > AUTO_HOPT_MAX_BINS:
+            left_out[algo] = f"more than {AUTO_HOPT_MAX_BINS} bins: its search would take minutes"
+            continue
+        params = IntervalTreeParams(algo, epsilon, None, noise_root)
+        found[algo] = math.sqrt(plan_interval_tree(n, params).expected_consistent_mse)
+    best = min(found, key=lambda a: (found[a], AUTO_CANDIDATES.index(a)))
+    reason = {"chosen": best, "rule": ("lowest expected RMSE of a uniformly random range after least squares, "
+                                       "exact for the noise of a release, from the public n bins and epsilon"),
+              "expected_all_range_rmse": {a: round(v, 6) for a, v in found.items()}}
+    if left_out:
+        reason["left_out"] = left_out
+    return best, reason
 
 
 def noised_depths(tree: IntervalTree, noised) -> list[int]:
@@ -369,7 +412,7 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
         spend = ledger.spend(
             f"interval tree ({params.algorithm})", "discrete Laplace on every noised node", eps,
             sensitivity=plan.sensitivity,
-            scale=float(plan.scales[plan.noised].min()) if params.algorithm != "luedp" else None,
+            scale=float(plan.scales[plan.noised].min()) if params.algorithm not in ("luedp", "hopt") else None,
             note=(f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
                   f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"))
         yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))

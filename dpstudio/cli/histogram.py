@@ -1,9 +1,10 @@
-"""``dpstudio histogram``: release a histogram through an interval tree (flat, H_b, SC, LUEDPTree).
+"""``dpstudio histogram``: release a histogram through an interval tree (flat, H_b, SC, LUEDPTree, H_opt).
 
 Input: ``--counts FILE`` (one count per line, CSV with a ``count`` column, or .npy), or ``--data CSV
 --column NAME --edges SPEC`` (public bin edges). Output: OUT.csv (one released count per bin, column
 ``count``) and the sidecar OUT.json (``expected_all_range_mse``, ``ledger``, tree, budgets,
-post-processing). Secure OpenDP noise unless ``--seed`` (simulation noise: marked "not a release").
+post-processing). Without ``--algorithm`` the candidate with the lowest expected error for the public
+inputs (n bins, epsilon) runs, and the sidecar's ``algorithm_choice`` says which and why. Secure OpenDP noise unless ``--seed`` (simulation noise: marked "not a release").
 Bad input: a one-line message, exit 2, nothing written.
 """
 
@@ -36,7 +37,8 @@ def add_parser(sub) -> None:
     p.add_argument("--sep", help="with --data: field separator (default ',')")
     p.add_argument("--drop-missing", action="store_true",
                    help="with --data: leave out rows with a missing value (how many is not reported: it is data)")
-    p.add_argument("--algorithm", required=True, choices=list(ALGORITHMS))
+    p.add_argument("--algorithm", choices=list(ALGORITHMS),
+                   help="default: the lowest expected error for n bins and epsilon (sidecar: algorithm_choice)")
     p.add_argument("--branching", type=int, metavar="B",
                    help="hb/luedp: tree arity (default: Qardaji's rule); sc: fix the first-step arity k")
     p.add_argument("--shape", choices=["regular", "sc"], default="regular",
@@ -115,7 +117,7 @@ def _dataset_print(args, counts):
 
 def run(args) -> int:
     from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, check_counts,
-                                                    plan_interval_tree, release_histogram)
+                                                    choose_algorithm, plan_interval_tree, release_histogram)
     from dpstudio.core.budget import BudgetExceededError, Ledger
     from dpstudio.core.noise import SecureNoise, SimulationNoise
     from dpstudio.io.atomic import OutputPathError
@@ -124,15 +126,19 @@ def run(args) -> int:
     check_store_options(args)
     try:
         check_release_paths(args.out, args.overwrite)
-        params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
+        choice = None
+        params = IntervalTreeParams(args.algorithm or "hb", args.epsilon, args.branching, not args.no_root,
                                     round_counts=args.round, clamp_negative=args.clamp, shape=args.shape)
         params.validate()
         counts, edges, domain, reasons = _load(args)
         check_counts(counts)
-        if edges is not None:
+        if args.algorithm is None:  # public inputs only: the number of bins and epsilon
+            args.algorithm, choice = choose_algorithm(counts.size, params.checked_epsilon(), not args.no_root)
+        if edges is not None or choice is not None:
             params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
                                         round_counts=args.round, clamp_negative=args.clamp,
-                                        edges=tuple(float(e) for e in edges), shape=args.shape)
+                                        edges=None if edges is None else tuple(float(e) for e in edges),
+                                        shape=args.shape)
         plan_interval_tree(counts.size, params)  # shape and budgets before any noise
         budget = SIMULATION_RECORD if args.seed is not None else charge_store(
             args, _dataset_print(args, counts), params.checked_epsilon(),
@@ -142,7 +148,8 @@ def run(args) -> int:
         result = release_histogram(counts, params, noise, ledger)
         csv_path, json_path = write_histogram_release(args.out, result, ledger, edges, domain, reasons,
                                                       args.overwrite, labels=domain.get("categories"),
-                                                      extra={"dataset_budget": budget})
+                                                      extra={"dataset_budget": budget,
+                                                             "algorithm_choice": choice or "given by the user"})
     except (HistogramInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts

@@ -228,11 +228,11 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
         shares += [b.count_epsilon * w / sum(weights) for w in weights]
         kinds += ["level"] * len(weights)
     note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
-            "budget that the engine gives to the counts (the ledger shows what was spent)")
+            "budget that the engine gives to the counts (the ledger shows what was spent).")
     notes = [note]
     if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
-        notes.append("the count budget's per-level shares are chosen after the selection steps, for the "
-                     "released tree's shape (the bar shows an equal split; the ledger shows the shares that ran)")
+        notes.append("The count budget's per-level shares are chosen after the selection steps, for the "
+                     "released tree's shape (the bar shows an equal split; the ledger shows the shares that ran).")
     return BudgetPlan(algorithm, eps, names, shares, kinds, notes=notes)
 
 

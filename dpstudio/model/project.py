@@ -406,18 +406,24 @@ class Project:
         self._changed("types")
         self.notify("provenance")
 
-    def propose_numeric_type(self, attribute: str) -> str:
-        """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
-        from the data: not private" until confirmed: one record with 30.5 would change it."""
-        import numpy as np
+    def _numeric_values(self, attribute: str, what: str):
+        """The loaded values of a numeric attribute (missing ones left out), for a proposal from the data;
+        ProjectError without data or for a categorical attribute ("only numeric attributes {what}")."""
         import pandas as pd
 
         if self.frame is None:
             raise ProjectError("open data first")
         self._check_attribute(attribute)
         if self.types.get(attribute) != NUMERIC:
-            raise ProjectError(f"{attribute} is categorical: only numeric attributes are integer or continuous")
-        values = pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+            raise ProjectError(f"{attribute} is categorical: only numeric attributes {what}")
+        return pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+
+    def propose_numeric_type(self, attribute: str) -> str:
+        """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
+        from the data: not private" until confirmed: one record with 30.5 would change it."""
+        import numpy as np
+
+        values = self._numeric_values(attribute, "are integer or continuous")
         kind = "integer" if np.array_equal(values, np.round(values)) else "continuous"
         self.set_numeric_type(attribute, kind, pv.KIND_FROM_DATA, derived=True)
         return kind
@@ -461,14 +467,7 @@ class Project:
         """Bounds from the data: [floor(min), floor(max) + 1), marked "derived from the data: not private"."""
         import numpy as np
 
-        if self.frame is None:
-            raise ProjectError("open data first")
-        self._check_attribute(attribute)
-        if self.types.get(attribute) != NUMERIC:
-            raise ProjectError(f"{attribute} is categorical: only numeric attributes have bounds")
-        import pandas as pd
-
-        values = pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+        values = self._numeric_values(attribute, "have bounds")
         if values.size == 0:
             raise ProjectError(f"{attribute} has no numbers to propose bounds from")
         lo, hi = float(np.floor(values.min())), float(np.floor(values.max()) + 1)

@@ -260,8 +260,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
         return True
 
     def _refuse_budget(self, message: str) -> None:
+        self._refuse(self.budget_warnings, message)
+
+    def _refuse(self, label: QtWidgets.QLabel, message: str) -> None:
+        """Say why something did not happen in ``label`` and in the window; stay where we are."""
         self.last_error = message
-        self.budget_warnings.setText(message)
+        label.setText(message)
         win = host(self)
         if win is not None:
             win.show_error(message)
@@ -586,11 +590,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
     def _refuse_run(self, message: str) -> None:
         """A run that does not start: say why beside the button and in the window; stay where we are."""
-        self.last_error = message
-        self.eps_error.setText(message)
-        win = host(self)
-        if win is not None:
-            win.show_error(message)
+        self._refuse(self.eps_error, message)
 
     def run(self, watch=None):
         """Start the chosen algorithm in a worker; returns the Worker (or None, with the reason shown).

@@ -54,6 +54,18 @@ def as_fraction(value) -> Fraction:
     return frac
 
 
+def fraction_text(x, approx: bool = False) -> str:
+    """An exact number in plain words: an integer, else its shortest decimal if that is exact (0.5,
+    0.001), else the fraction (1/3; with ``approx``, "1/3 (~0.333333)")."""
+    x = Fraction(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    f = float(x)
+    if Fraction(repr(f)) == x:
+        return repr(f)
+    return f"{x} (~{f:.6g})" if approx else str(x)
+
+
 def check_epsilon(value) -> Fraction:
     """Parse a user-supplied epsilon: a positive finite number, else a specific ValueError."""
     if value is None or (isinstance(value, str) and not value.strip()):

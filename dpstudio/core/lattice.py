@@ -22,6 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .budget import fraction_text
+
 INTEGER = "integer"
 CONTINUOUS = "continuous"
 KINDS = (INTEGER, CONTINUOUS)
@@ -84,15 +86,7 @@ class NumericType:
         return cls(kind, r)
 
     def __str__(self) -> str:
-        return self.kind if self.resolution is None else f"{self.kind}:{_fmt(self.resolution)}"
-
-
-def _fmt(f: Fraction) -> str:
-    """A resolution in plain words: 0.001, 1, 1/3."""
-    if f.denominator == 1:
-        return str(f.numerator)
-    x = float(f)
-    return repr(x) if Fraction(repr(x)) == f else str(f)
+        return self.kind if self.resolution is None else f"{self.kind}:{fraction_text(self.resolution)}"
 
 
 @dataclass(frozen=True)
@@ -125,7 +119,7 @@ class Lattice:
         g = math.gcd(math.gcd(A, B), D)
         A, B, D = A // g, B // g, D // g
         if D >= _EXACT or abs(A) + cells * B >= _EXACT or float(r) < 8 * math.ulp(max(abs(self.lo), abs(self.hi))):
-            raise LatticeError(f"resolution {_fmt(r)} is too fine for the bounds [{self.lo:g}, {self.hi:g}]")
+            raise LatticeError(f"resolution {fraction_text(r)} is too fine for the bounds [{self.lo:g}, {self.hi:g}]")
         object.__setattr__(self, "resolution", r)
         object.__setattr__(self, "_abd", (A, B, D))
         if cells > 1 and self.point(cells - 1) >= self.hi:  # the last point rounded onto hi
@@ -196,7 +190,7 @@ class Lattice:
 
     def describe(self) -> dict:
         """For a sidecar: kind, resolution, whether declared and by which rule, where split points lie."""
-        return {"kind": self.kind, "resolution": _fmt(self.resolution), "declared": self.declared,
+        return {"kind": self.kind, "resolution": fraction_text(self.resolution), "declared": self.declared,
                 "rule": self.rule,
                 "split_points": "on the public lattice lo + k * resolution, k = 1..M-1 (the double nearest "
                                 "each exact value), chosen by the discrete exponential mechanism",

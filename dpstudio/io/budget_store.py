@@ -32,6 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dpstudio.core.budget import BudgetExceededError, Ledger, check_epsilon
+from dpstudio.core.budget import fraction_text as _fraction_text  # re-exported with approx=True below
 from dpstudio.io.dataset_fingerprint import DatasetPrint
 
 ENV = "DPSTUDIO_BUDGET_STORE"
@@ -86,11 +87,7 @@ def open_store(option: str | os.PathLike | None = None) -> "BudgetStore | None":
 
 def fraction_text(x: Fraction) -> str:
     """A short human form of an exact epsilon: 1, 0.5, 1/3 (~0.333333)."""
-    x = Fraction(x)
-    if x.denominator == 1:
-        return str(x.numerator)
-    f = float(x)
-    return repr(f) if Fraction(repr(f)) == x else f"{x} (~{f:.6g})"
+    return _fraction_text(x, approx=True)
 
 
 @dataclass(frozen=True)

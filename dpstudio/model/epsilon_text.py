@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from dpstudio.core.budget import check_epsilon
+from dpstudio.core.budget import check_epsilon, fraction_text
 
 _AMBIGUOUS_THOUSANDS = re.compile(r"^[+-]?0*[1-9]\d{0,2},\d{3}$")
 
@@ -52,12 +52,7 @@ def parse_epsilon_text(text: str) -> Fraction:
 
 def understood_text(eps: Fraction) -> str:
     """Epsilon as the studio writes it back: an integer, the shortest exact decimal, else a fraction."""
-    if eps.denominator == 1:
-        return str(eps.numerator)
-    f = float(eps)
-    if Fraction(repr(f)) == eps:
-        return repr(f)
-    return str(eps)
+    return fraction_text(eps)
 
 
 __all__ = ["parse_epsilon_text", "understood_text"]

@@ -25,7 +25,6 @@ one line, nothing written.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -165,7 +164,6 @@ def run(args) -> int:
     from ..algorithms.diffgen import preset, run_to_result
     from ..core.budget import Ledger, as_fraction
     from ..core.noise import SecureNoise, SimulationNoise
-    from ..core.taxonomy import TaxonomyError
     from ..io.atomic import OutputPathError, check_output_path
     from ..io.dataset_fingerprint import table_print
     from ..io.encoding import EncodingError, check_classes, encode_table, parse_bounds

@@ -128,6 +128,20 @@ def test_none_warns_on_every_run_and_the_sidecar_says_untracked(files, capsys, m
         assert side["tracked"] is False and "not recorded" in side["note"]
 
 
+def test_an_untracked_run_does_not_hash_the_data(files, monkeypatch):
+    import dpstudio.io.dataset_fingerprint as fingerprint
+
+    def refuse(*a, **k):
+        raise AssertionError("the data was fingerprinted although nothing is tracked")
+
+    monkeypatch.setattr(fingerprint, "table_print", refuse)
+    monkeypatch.setattr(fingerprint, "counts_print", refuse)
+    tmp, data, tax = files
+    assert main(release(data, tax, tmp / "u.csv", "--budget-store", "none")) == 0
+    assert main(["histogram", "--data", str(data), "--column", "age", "--edges", "15:40:5", "--algorithm", "hb",
+                 "--epsilon", "1", "--out", str(tmp / "h.csv"), "--budget-store", "none"]) == 0
+
+
 def test_seeded_simulation_does_not_charge(files, capsys):
     tmp, data, tax = files
     assert main(release(data, tax, tmp / "s.csv", "--seed", "3")) == 0

@@ -46,10 +46,11 @@ def check_store_options(args) -> None:
         raise CliError(f"--dataset-budget: {exc}") from None
 
 
-def charge_store(args, fp, epsilon, what: str, source) -> dict:
+def charge_store(args, fingerprint, epsilon, what: str, source) -> dict:
     """Charge the store for the whole run's ``epsilon`` (call before any noise); the sidecar's entry.
 
-    ``fp`` is the data's ``DatasetPrint``, ``source`` the data file. Refusals become a CliError.
+    ``fingerprint()`` computes the data's ``DatasetPrint`` (called only when a store is open: an untracked
+    run does not hash the data), ``source`` is the data file. Refusals become a CliError.
     """
     from ..core.budget import BudgetExceededError
     from ..io.budget_store import (BudgetStoreError, UNTRACKED, default_dataset_name, fraction_text, open_store,
@@ -61,6 +62,7 @@ def charge_store(args, fp, epsilon, what: str, source) -> dict:
         if store is None:
             print(f"WARNING: {UNTRACKED}", file=sys.stderr)
             return untracked_record(name)
+        fp = fingerprint()
         known = store.find(fp)
         if known is not None and args.dataset_name and args.dataset_name != known.name:
             print(f"note: this data is already tracked as {known.name!r}; charging it there "

@@ -141,7 +141,7 @@ def run(args) -> int:
                                         shape=args.shape)
         plan_interval_tree(counts.size, params)  # shape and budgets before any noise
         budget = SIMULATION_RECORD if args.seed is not None else charge_store(
-            args, _dataset_print(args, counts), params.checked_epsilon(),
+            args, lambda: _dataset_print(args, counts), params.checked_epsilon(),
             f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}", args.counts or args.data)
         noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
         ledger = Ledger(params.checked_epsilon())

@@ -219,7 +219,7 @@ def run(args) -> int:
 
     frame = _load(args.data)
     simulation = args.seed is not None
-    fp = None if simulation else table_print(frame)  # the whole parsed table: the dataset the budget is for
+    loaded = frame  # the whole parsed table: the dataset the budget is for (fingerprinted if tracked)
     used = [args.class_attr, *taxonomies, *[b for b in bounds if b not in taxonomies]]
     missing_cols = [c for c in used if c not in frame.columns]
     if args.class_attr not in frame.columns:
@@ -265,7 +265,8 @@ def run(args) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     budget = (SIMULATION_RECORD if simulation else
-              charge_store(args, fp, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
+              charge_store(args, lambda: table_print(loaded), eps,
+                           f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
     noise = SimulationNoise(args.seed) if simulation else SecureNoise()
     ledger = Ledger(eps)
     result = run_to_result(data, params, noise, ledger)

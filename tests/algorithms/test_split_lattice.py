@@ -5,7 +5,6 @@ point was a double drawn uniformly between consecutive data values, so which dou
 depended on the data. Now it is a point of the lattice 0 + k * resolution whatever the data.
 """
 
-import math
 from fractions import Fraction
 
 import numpy as np

@@ -5,7 +5,6 @@ declaration both tables get the declared lattice (or D' is refused); without one
 the public bounds, and D' is refused with a message saying how to declare the attribute continuous.
 """
 
-import numpy as np
 import pandas as pd
 import pytest
 

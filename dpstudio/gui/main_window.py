@@ -269,6 +269,33 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentWidget(widget)
         return widget
 
+    def go_to(self, place: str, attribute: str | None = None) -> QtWidgets.QWidget | None:
+        """Show where a readiness problem is fixed (``model.readiness.PLACES``): switch panel, select the
+        attribute (or the input to confirm) and focus the control. Returns the focused control, if any."""
+        from dpstudio.model.readiness import PLACES
+
+        panel = self.show_panel(PLACES[place][0])
+        if attribute is not None and place.startswith(("data.", "taxonomy")) and hasattr(panel, "select_attribute"):
+            try:
+                panel.select_attribute(attribute)
+            except KeyError:
+                pass
+        if place == "export.inputs" and hasattr(panel, "inputs_list"):
+            for i in range(panel.inputs_list.count()):
+                if panel.inputs_list.item(i).data(Qt.UserRole) == attribute:
+                    panel.inputs_list.setCurrentRow(i)
+        control = {"data.role": "role_combo", "data.type": "type_combo",
+                   "data.bounds": "lo_edit", "data.classes": "classes_edit", "export.inputs": "confirm_button",
+                   "algorithm.epsilon": "eps_edit", "algorithm.budget": "dataset_total_edit",
+                   "taxonomy": "attr_list"}.get(place)
+        widget = getattr(panel, control, None) if control else None
+        if place == "data.open":
+            widget = next((w for w in panel.findChildren(QtWidgets.QPushButton) if "sample" in w.text().lower()),
+                          None)
+        if widget is not None:
+            widget.setFocus(Qt.OtherFocusReason)
+        return widget
+
     # -- work -----------------------------------------------------------------------------------------------
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)

@@ -940,28 +940,11 @@ class Project:
 
     # -- readiness ---------------------------------------------------------------------------------------
     def problems(self) -> list[str]:
-        """Why a table release cannot run yet (empty list = ready), in words for the user."""
-        out = []
-        if self.frame is None:
-            return ["no data is loaded"]
-        qis = self.attributes(QUASI_IDENTIFIER)
-        if not qis:
-            out.append("no attribute is a quasi-identifier")
-        if self.class_attribute is None:
-            out.append("no attribute is the class")
-        for a in qis:
-            if self.types.get(a) == NUMERIC:
-                if a not in self.bounds:
-                    out.append(f"{a} is numeric but has no public bounds")
-                    continue
-            elif a not in self.taxonomies:
-                out.append(f"{a} has no taxonomy")
-                continue
-            vals, rows = self.uncovered_values(a, limit=3)
-            if rows:
-                out.append(f"{a}: {rows} row(s) hold values the taxonomy does not cover "
-                           f"(e.g. {', '.join(map(str, vals))})")
-        return out
+        """Why the project cannot run yet (empty list = ready), in words for the user: the texts of
+        ``dpstudio.model.readiness.readiness`` (which also says where each is fixed)."""
+        from dpstudio.model.readiness import readiness
+
+        return [x.text for x in readiness(self)]
 
     # -- persistence ---------------------------------------------------------------------------------------
     def to_dict(self, relative_to: Path | None = None) -> dict:

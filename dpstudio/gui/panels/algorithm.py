@@ -29,11 +29,17 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
+from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.model import budget_plan as bp
 from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
+from dpstudio.model.readiness import readiness, refusal_text
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
+#: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
+#: announce, refreshes it through ``refresh_budget`` on the GUI thread)
+READINESS_FIELDS = ("data", "roles", "types", "bounds", "classes", "missing", "taxonomies", "algorithm", "epsilon",
+                    "mode", "provenance")
 
 
 def slider_to_epsilon(pos: int) -> float:
@@ -127,6 +133,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
         elay.addRow("dataset", drow)
         top.addWidget(ebox, 1)
 
+        # the readiness checklist beside Run (model.readiness): every problem at once, each with a way there
+        self.checklist = ReadinessList()
+        self.checklist.goTo.connect(self.go_to_problem)
+        top.addWidget(self.checklist, 1)
+
         # split bar + expected error
         sbox = QtWidgets.QGroupBox("Split of epsilon (drag the dark handles)")
         slay = QtWidgets.QVBoxLayout(sbox)
@@ -170,6 +181,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.budgetChanged.connect(self.refresh_budget, QtCore.Qt.QueuedConnection)
         project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
         project.subscribe(self._on_budget_field, "data", "ledger")
+        project.subscribe(self._on_readiness_field, *READINESS_FIELDS)
+        self.eps_edit.textChanged.connect(self.refresh_readiness)
         self._load_from_project(rebuild_plan=True)
         self.refresh_budget()
 
@@ -178,6 +191,29 @@ class AlgorithmPanel(QtWidgets.QWidget):
         """Stop following the project (before the panel is thrown away)."""
         self.project.unsubscribe(self._on_project)
         self.project.unsubscribe(self._on_budget_field)
+        self.project.unsubscribe(self._on_readiness_field)
+
+    def _on_readiness_field(self, _field) -> None:
+        try:
+            self.refresh_readiness()
+        except RuntimeError:  # the panel was deleted without detach(): stop following
+            self.project.unsubscribe(self._on_readiness_field)
+
+    def readiness(self) -> list:
+        """The checklist's problems now (``model.readiness.readiness`` with the epsilon box's text)."""
+        return readiness(self.project, self.eps_edit.text())
+
+    def refresh_readiness(self, *_) -> None:
+        """Re-check the project and show every problem beside Run."""
+        self.checklist.set_problems(self.readiness())
+
+    def go_to_problem(self, problem) -> None:
+        """Show the place where ``problem`` is fixed (the window switches panel and selects the control)."""
+        win = host(self)
+        if win is not None and hasattr(win, "go_to"):
+            win.go_to(problem.place, problem.attribute)
+        elif problem.place == "algorithm.epsilon":
+            self.eps_edit.setFocus()
 
     def _on_budget_field(self, _field) -> None:
         try:
@@ -190,6 +226,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         from dpstudio.model.project import ProjectError
 
         p = self.project
+        self.refresh_readiness()
         if p.frame is None:
             self.budget_label.setText("this dataset: no data loaded")
             self.budget_warnings.setText("")
@@ -610,6 +647,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         win = host(self)
         project = self.project
+        problems = self.readiness()
+        self.checklist.set_problems(problems)
+        if problems:  # every problem at once, the same list the checklist shows
+            self._refuse_run(refusal_text(problems))
+            return None
         try:
             eps = parse_epsilon_text(self.eps_edit.text())
         except ValueError as exc:

@@ -1,0 +1,150 @@
+"""What stands between the project and a run, all at once (Qt-free): the readiness checklist.
+
+``readiness(project, epsilon_text=None) -> list[Problem]`` lists every problem the project has for its
+chosen algorithm and mode, in the order a person fixes them (data, roles, class, class values, each
+attribute's taxonomy or bounds, derived public inputs, epsilon, budget). Each ``Problem`` names the place
+to fix it (``place``: a panel and control, see PLACES) and the attribute or input concerned, so the
+studio's checklist can offer a button that goes there; the Algorithm panel's Run refuses with the same
+list, and tests and the CLI can call it without Qt.
+
+Privacy: the checks read the project's public inputs and its data-owner view (uncovered values, as the
+Taxonomy panel shows them); nothing here is released or logged. A release run is refused while a public
+input derived from the data is unconfirmed, because its export would be refused after the budget is spent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpstudio.model import budget_plan as bp
+from dpstudio.model import provenance as pv
+from dpstudio.model.epsilon_text import parse_epsilon_text
+from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, ProjectError
+
+#: place -> (panel title, what is there): where each kind of problem is fixed
+PLACES = {
+    "data.open": ("Data", "open a data file"),
+    "data.role": ("Data", "the attribute's role"),
+    "data.type": ("Data", "the attribute's type"),
+    "data.bounds": ("Data", "the attribute's public bounds"),
+    "data.classes": ("Data", "the class values"),
+    "taxonomy": ("Taxonomy", "the attribute's taxonomy"),
+    "export.inputs": ("Export", "the public inputs to confirm"),
+    "algorithm.epsilon": ("Algorithm", "epsilon"),
+    "algorithm.budget": ("Algorithm", "this dataset's budget"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason the project cannot run yet."""
+
+    text: str
+    place: str  # a key of PLACES
+    attribute: str | None = None  # the attribute (or, for export.inputs, the input key) to select there
+
+    @property
+    def panel(self) -> str:
+        return PLACES[self.place][0]
+
+
+def _attribute_problems(p: Project, a: str) -> list[Problem]:
+    if p.types.get(a) == NUMERIC:
+        if a not in p.bounds:
+            return [Problem(f"{a} is numeric and needs public bounds", "data.bounds", a)]
+        return []
+    tax = p.taxonomies.get(a)
+    if tax is None:
+        return [Problem(f"{a} has no taxonomy", "taxonomy", a)]
+    if tax.is_numeric:
+        return [Problem(f"{a} is categorical but its taxonomy is made of intervals (make {a} numeric, or import "
+                        "a categorical taxonomy)", "taxonomy", a)]
+    values, rows = p.uncovered_values(a, limit=3)
+    if rows:
+        return [Problem(f"{a}: the taxonomy does not cover some values (e.g. {', '.join(map(str, values))})",
+                        "taxonomy", a)]
+    return []
+
+
+def _table_problems(p: Project) -> list[Problem]:
+    out: list[Problem] = []
+    qis = p.attributes(QUASI_IDENTIFIER)
+    cls = p.class_attribute
+    if not qis:
+        out.append(Problem("no attribute is a quasi-identifier: give at least one the role "
+                           "'quasi-identifier'", "data.role", p.columns[0] if p.columns else None))
+    if cls is None:
+        out.append(Problem("the class attribute is not chosen: give one attribute the role 'class'", "data.role",
+                           p.columns[-1] if p.columns else None))
+    elif p.classes is None and p.mode == RELEASE:
+        out.append(Problem(f"the class values of {cls} are not declared (a release lists exactly the public "
+                           "classes)", "data.classes", cls))
+    for a in qis:
+        out.extend(_attribute_problems(p, a))
+    return out
+
+
+def _histogram_problems(p: Project) -> list[Problem]:
+    attr = (p.params or {}).get("attribute")
+    if attr is None:
+        found = [a for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) == NUMERIC and a in p.bounds]
+        if not found:
+            numeric = [a for a in p.columns if p.types.get(a) == NUMERIC]
+            return [Problem("a histogram needs a numeric quasi-identifier with public bounds",
+                            "data.bounds" if numeric else "data.type", (numeric or p.columns or [None])[0])]
+        return []
+    if p.types.get(attr) != NUMERIC or attr not in p.bounds:
+        return [Problem(f"{attr} needs to be numeric with public bounds for a histogram", "data.bounds", attr)]
+    return []
+
+
+def _derived_problems(p: Project) -> list[Problem]:
+    if p.mode != RELEASE:
+        return []
+    return [Problem(f"the {pv.describe(k)} was derived from the data and is not confirmed as public knowledge "
+                    "(its release could not be exported)", "export.inputs", k)
+            for k in p.unconfirmed_inputs()]
+
+
+def _budget_problems(p: Project, eps) -> list[Problem]:
+    if p.mode != RELEASE or eps is None:
+        return []
+    facts = p.release_confirmation(eps)
+    if not facts.refusal or facts.refusal.startswith("the class values"):  # listed above already
+        return []
+    return [Problem(facts.refusal, "algorithm.budget")]
+
+
+def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem]:
+    """Every problem of ``project`` for its algorithm and mode (empty: ready to run). ``epsilon_text``:
+    what the epsilon box shows (checked as the run reads it); None checks the project's epsilon."""
+    p = project
+    if p.frame is None:
+        return [Problem("no data is loaded: open a file, or the bundled Adult sample", "data.open")]
+    if p.algorithm in bp.HISTOGRAM_ALGORITHMS:
+        out = _histogram_problems(p)
+    else:
+        out = _table_problems(p)
+    out.extend(_derived_problems(p))
+    eps = p.epsilon
+    if epsilon_text is not None:
+        try:
+            eps = parse_epsilon_text(epsilon_text)
+        except ValueError as exc:
+            out.append(Problem(f"epsilon is not valid: {exc}", "algorithm.epsilon"))
+            eps = None
+    try:
+        out.extend(_budget_problems(p, eps))
+    except (ProjectError, ValueError) as exc:
+        out.append(Problem(f"the budget cannot be checked: {exc}", "algorithm.budget"))
+    return out
+
+
+def refusal_text(problems: list[Problem]) -> str:
+    """One message naming every problem ("" when there is none): the Run button's refusal."""
+    if not problems:
+        return ""
+    return "not ready to run: " + "; ".join(x.text for x in problems)
+
+
+__all__ = ["PLACES", "Problem", "readiness", "refusal_text"]

@@ -50,6 +50,29 @@ def laplace_variance(scale, discrete: bool = True):
     return float(out) if np.ndim(out) == 0 else out
 
 
+def discrete_laplace_half_width(scale: float, level: float = 0.95) -> int:
+    """The smallest whole x with P(|Z| <= x) >= ``level`` for the discrete Laplace noise Z of ``scale``
+    (P(Z = k) proportional to exp(-|k|/scale), the noise counts get): "off by at most x, 95 % of the time".
+
+    With p = exp(-1/scale), P(|Z| > x) = 2 p^(x+1) / (1 + p). Data-independent (public)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    if not scale > 0:
+        raise ValueError(f"scale must be positive, got {scale!r}")
+    log_p = -1.0 / float(scale)
+    p = math.exp(log_p)
+
+    def tail(x: int) -> float:  # P(|Z| > x)
+        return 2.0 * math.exp((x + 1) * log_p) / (1.0 + p)
+
+    x = max(0, math.ceil(math.log((1.0 - level) * (1.0 + p) / 2.0) / log_p) - 1)
+    while x > 0 and tail(x - 1) <= 1.0 - level:  # floating-point guard: the smallest such x
+        x -= 1
+    while tail(x) > 1.0 - level:
+        x += 1
+    return x
+
+
 def upward_variances(parents, variances, levels: TreeLevels | None = None):
     """(V, S): V_v the variance of node v's subtree-only estimate, S_v the sum of its children's V
     (S = 0 for leaves). Un-noised nodes have variance inf and contribute nothing of their own."""

@@ -23,15 +23,15 @@ from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, 
 
 #: place -> (panel title, what is there): where each kind of problem is fixed
 PLACES = {
-    "data.open": ("Data", "open a data file"),
-    "data.role": ("Data", "the attribute's role"),
-    "data.type": ("Data", "the attribute's type"),
-    "data.bounds": ("Data", "the attribute's public bounds"),
-    "data.classes": ("Data", "the class values"),
+    "data.open": ("Data", "Open"),
+    "data.role": ("Data", "Role"),
+    "data.type": ("Data", "Type"),
+    "data.bounds": ("Data", "Public bounds"),
+    "data.classes": ("Data", "Class values"),
     "taxonomy": ("Taxonomy", "the attribute's taxonomy"),
-    "export.inputs": ("Export", "the public inputs to confirm"),
+    "export.inputs": ("Export", "Public inputs"),
     "algorithm.epsilon": ("Algorithm", "epsilon"),
-    "algorithm.budget": ("Algorithm", "this dataset's budget"),
+    "algorithm.budget": ("Algorithm", "Dataset budget"),
 }
 
 
@@ -101,9 +101,10 @@ def _histogram_problems(p: Project) -> list[Problem]:
 def _derived_problems(p: Project) -> list[Problem]:
     if p.mode != RELEASE:
         return []
+    undeclared = pv.key(pv.CLASSES, p.class_attribute or "") if p.classes is None else None  # listed already
     return [Problem(f"the {pv.describe(k)} was derived from the data and is not confirmed as public knowledge "
                     "(its release could not be exported)", "export.inputs", k)
-            for k in p.unconfirmed_inputs()]
+            for k in p.unconfirmed_inputs() if k != undeclared]
 
 
 def _budget_problems(p: Project, eps) -> list[Problem]:
@@ -141,10 +142,11 @@ def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem
 
 
 def refusal_text(problems: list[Problem]) -> str:
-    """One message naming every problem ("" when there is none): the Run button's refusal."""
+    """One message naming every problem and where it is fixed ("" when there is none): Run's refusal."""
     if not problems:
         return ""
-    return "not ready to run: " + "; ".join(x.text for x in problems)
+    return "not ready to run: " + "; ".join(f"{x.text} \u2192 {x.panel} panel ({PLACES[x.place][1]})"
+                                             for x in problems)
 
 
 __all__ = ["PLACES", "Problem", "readiness", "refusal_text"]

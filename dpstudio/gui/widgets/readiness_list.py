@@ -57,7 +57,7 @@ class ReadinessList(QtWidgets.QGroupBox):
             text.setWordWrap(True)
             where = PLACES[problem.place]
             button = QtWidgets.QPushButton(f"Go to {where[0]}")
-            button.setToolTip(f"Show {where[1]} ({where[0]} panel)")
+            button.setToolTip(f"Show where this is fixed: {where[0]} panel ({where[1]})")
             button.setAccessibleName(f"Fix: {problem.text}")
             button.clicked.connect(lambda _=False, p=problem: self.goTo.emit(p))
             lay.addWidget(text, 1)

@@ -1,0 +1,98 @@
+"""Accuracy before running, in words (Qt-free): "a count of about N is off by about plus or minus X (95 %)".
+
+``count_accuracy(plan, example)`` gives one ``AccuracyLine`` per noised level of the chosen split and one for
+the released leaves. X is the 95 % half-width of the exact noise a count gets in the run: discrete Laplace
+(secure noise in a release, the same distribution simulated in teaching) of scale
+``core.scales.noise_scale(1, eps)`` (a count's sensitivity is 1), from ``core.range_error``. It depends on
+the split only, never on the data: N is an example size the user picks, not a count read from the table.
+For a consistent release the leaves' own noise is shown; consistency combines it with the levels above,
+which usually narrows it.
+
+``simulated_preview(project, plan, cells)`` is teaching mode's preview: true counts of a few cells (the
+class values, or the first bins of the histogram) beside the same counts with simulated noise of the
+released leaves' scale. It reads the data, so it is refused in release mode (it is never a release).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from dpstudio.core.range_error import discrete_laplace_half_width
+from dpstudio.core.scales import noise_scale
+from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, BudgetPlan
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class AccuracyLine:
+    """The noise of one kind of count: ``what`` (a level, or the released leaves), its epsilon, the
+    95 % half-width ``plus_minus`` and the sentence for the example size."""
+
+    what: str
+    epsilon: Fraction
+    plus_minus: int
+    text: str
+
+
+def _sentence(example: int, x: int) -> str:
+    share = f", {100 * x / example:.2g} % of it" if example > 0 else ""
+    return f"a count of about {example:,} is off by about \u00b1{x:,} (95 %){share}"
+
+
+def _line(what: str, eps: Fraction, example: int, note: str = "") -> AccuracyLine:
+    x = discrete_laplace_half_width(noise_scale(1, eps), LEVEL)
+    return AccuracyLine(what, eps, x, f"{what}: {_sentence(example, x)}{note}")
+
+
+def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
+    """One line per noised level of ``plan`` and one for the released leaves (see the module docstring)."""
+    example = int(example)
+    if example < 1:
+        raise ValueError("the example count must be at least 1")
+    alg = plan.algorithm
+    if alg in ("diffgen", "maxgddp"):
+        return [_line("released leaf counts", plan.share("count"), example)]
+    levels = plan.level_shares()
+    if not levels:
+        return []
+    typical = " (typical node: per-node budgets vary)" if alg == "luedptree" else ""
+    out = [] if len(levels) == 1 else [_line(name, e, example, typical)
+                                       for name, e, k in zip(plan.names, plan.shares, plan.kinds) if k == "level"]
+    leaf = "released bins" if alg in HISTOGRAM_ALGORITHMS else "released leaf counts"
+    note = "" if len(levels) == 1 else " before consistency (combining the levels usually narrows it)"
+    out.append(_line(leaf, levels[-1], example, note))
+    return out
+
+
+def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[str, int, int]]:
+    """Teaching mode only: (cell, true count, simulated noisy count) for a few cells, with the released
+    leaves' noise (seeded by the project's teaching seed). Refused (ValueError) in release mode."""
+    from dpstudio.core.noise import SimulationNoise
+
+    if not project.teaching:
+        raise ValueError("the simulated preview shows true counts: teaching mode only, never in a release")
+    frame = project.frame
+    if frame is None:
+        raise ValueError("no data is loaded")
+    if plan.algorithm in HISTOGRAM_ALGORITHMS:
+        from dpstudio.model.runs import histogram_counts
+
+        counts, edges, attr = histogram_counts(project, (project.params or {}).get("attribute"),
+                                               int((project.params or {}).get("bins", 256)))
+        labels = [f"{attr} [{edges[i]:g}, {edges[i + 1]:g})" for i in range(min(cells, counts.size))]
+        true = [int(c) for c in counts[:len(labels)]]
+    else:
+        cls = project.class_attribute
+        if cls is None:
+            raise ValueError("choose the class attribute first")
+        vc = frame[cls].value_counts().head(cells)
+        labels = [f"{cls} = {v}" for v in vc.index]
+        true = [int(c) for c in vc.to_numpy()]
+    leaf = count_accuracy(plan)[-1].epsilon
+    noisy = SimulationNoise(project.seed).laplace_counts(true, noise_scale(1, leaf))
+    return [(label, t, int(n)) for label, t, n in zip(labels, true, noisy)]
+
+
+__all__ = ["AccuracyLine", "count_accuracy", "simulated_preview"]

@@ -296,3 +296,67 @@ def test_dragged_hb_levels_are_the_ledger_entries_and_node_budgets(qtbot):
         at = plan.tree.depth == d
         np.testing.assert_allclose(plan.epsilons[at], float(share) * SAFETY, rtol=1e-15)
     assert path_sums(plan.tree, plan.epsilons).max() <= float(project.epsilon)
+
+
+def _leaf_words(panel):
+    return panel.accuracy_lines()[-1]
+
+
+def test_accuracy_in_words_moves_with_the_drag_epsilon_and_example(panel, qtbot):
+    from dpstudio.core.range_error import discrete_laplace_half_width
+    from dpstudio.core.scales import noise_scale
+
+    panel.set_algorithm("diffgen")
+    panel.set_param("steps", 4)
+    leaf = _leaf_words(panel)
+    assert leaf.plus_minus == discrete_laplace_half_width(noise_scale(1, panel.split()[2]))
+    assert f"\u00b1{leaf.plus_minus}" in panel.words_label.text() and "about 1,000" in panel.words_label.text()
+    drag(qtbot, panel.bar, 1, -120)  # more budget to the counts: a narrower interval, shown at once
+    dragged = _leaf_words(panel)
+    assert dragged.plus_minus < leaf.plus_minus and f"\u00b1{dragged.plus_minus}" in panel.words_label.text()
+    panel.set_epsilon("0.1")
+    assert _leaf_words(panel).plus_minus > 5 * dragged.plus_minus
+    panel.example_box.setValue(250)
+    assert "about 250 " in panel.words_label.text()
+
+
+def test_expected_error_table_keeps_its_width_after_a_drag(panel, qtbot):
+    panel.set_algorithm("diffgen")
+    table = panel.figures
+    header = table.horizontalHeader()
+    qtbot.wait(20)
+    full = sum(header.sectionSize(c) for c in range(table.columnCount()))
+    assert full >= table.viewport().width() - 2  # the columns fill the table (the last one stretches)
+    drag(qtbot, panel.bar, 1, -120)
+    qtbot.wait(20)
+    assert sum(header.sectionSize(c) for c in range(table.columnCount())) == full  # seen: half width
+
+
+def test_simulated_preview_only_in_teaching_mode(qtbot):
+    import pandas as pd
+
+    from dpstudio.model.project import RELEASE
+
+    project = Project()
+    project.set_data(pd.DataFrame({"age": [30.0, 40.0] * 50, "cls": ["a", "b", "b", "b"] * 25}), None)
+    w = AlgorithmPanel(project)
+    qtbot.addWidget(w)
+    w.show()
+    rows = w.show_preview()
+    assert [(c, t) for c, t, _ in rows] == [("cls = b", 75), ("cls = a", 25)]
+    assert w.preview_table.rowCount() == 2 and w.preview_table.item(0, 1).text() == "75"
+    project.set_mode(RELEASE)
+    assert w.preview_table.rowCount() == 0 and w.preview_table.isHidden() and w.preview_button.isHidden()
+    assert w.show_preview() == [] and "teaching mode only" in w.last_error
+
+
+def test_budget_legend_names_every_segment_of_the_bar(panel, qtbot):
+    panel.set_algorithm("diffgen_consistency")
+    panel.set_param("steps", 10)  # 2 + 11 segments: more than one legend row holds
+    bar = panel.bar
+    qtbot.wait(20)
+    entries = bar.legend_layout()
+    assert [k for k, _, _ in entries] == list(range(len(bar.names))) and len(bar.names) == 13
+    rows = sorted({y for _, _, y in entries})
+    assert len(rows) > 1 and bar.height() >= rows[-1] + bar.LEGEND_ROW_PX  # the last row is not cut off
+    assert all(x + 10 <= bar.width() for _, x, _ in entries)

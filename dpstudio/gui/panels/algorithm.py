@@ -7,6 +7,11 @@ Public methods (for the demo driver and tests):
 - ``set_epsilon(x)``: the total budget (number or text); raises ValueError with the reason.
 - ``set_split(shares)`` / ``split()``: the budget split as exact Fractions (always summing to epsilon).
 - ``expected_figures()``: the data-independent error figures currently shown (``Figure`` list).
+- ``accuracy_lines()``: the same split in words, "a count of about N is off by about plus or minus X (95 %)"
+  per level and for the released leaves (``model.accuracy``; N is ``example_box``, the user's example).
+- ``show_preview()``: teaching mode only, true and simulated noisy counts of a few cells.
+- ``readiness()`` / ``checklist``: every problem before Run (``model.readiness``), each with a button
+  that goes to the place to fix it (the window's ``go_to``); Run refuses with the same list.
 - ``run()``: start the algorithm on the project's data through the window's worker (or the panel's
   own runner when it stands alone); returns the Worker or None (and shows why).
 - ``refresh_budget()`` / ``budget_label``: the loaded dataset's lifetime budget in the persistent budget
@@ -31,6 +36,7 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.model import budget_plan as bp
+from dpstudio.model.accuracy import count_accuracy, simulated_preview
 from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
 from dpstudio.model.readiness import readiness, refusal_text
 
@@ -154,13 +160,18 @@ class AlgorithmPanel(QtWidgets.QWidget):
         outer.addWidget(sbox)
 
         fbox = QtWidgets.QGroupBox("Expected error of this split (data-independent, before anything runs)")
-        flay = QtWidgets.QVBoxLayout(fbox)
+        flay = QtWidgets.QHBoxLayout(fbox)
         self.figures = QtWidgets.QTableWidget(0, 3)
         self.figures.setHorizontalHeaderLabels(["quantity", "value", "how"])
         self.figures.verticalHeader().setVisible(False)
-        self.figures.horizontalHeader().setStretchLastSection(True)
+        header = self.figures.horizontalHeader()
+        for c, mode in enumerate((QtWidgets.QHeaderView.ResizeToContents, QtWidgets.QHeaderView.ResizeToContents,
+                                  QtWidgets.QHeaderView.Stretch)):  # fixed modes: a drag never shrinks it
+            header.setSectionResizeMode(c, mode)
         self.figures.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
-        flay.addWidget(self.figures)
+        self.figures.setAccessibleName("Expected error figures")
+        flay.addWidget(self.figures, 3)
+        flay.addWidget(self._build_words_box(), 2)
         outer.addWidget(fbox, 1)
 
         self.plan: bp.BudgetPlan | None = None
@@ -357,6 +368,75 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def params(self) -> dict:
         return {**bp.default_params(self.algorithm), **self._user_params()}
 
+    # -- accuracy in words -----------------------------------------------------------------------------
+    def _build_words_box(self) -> QtWidgets.QWidget:
+        box = QtWidgets.QGroupBox("In words (95 %)")
+        lay = QtWidgets.QVBoxLayout(box)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("for a count of about"))
+        self.example_box = QtWidgets.QSpinBox()
+        self.example_box.setRange(1, 10 ** 9)
+        self.example_box.setValue(1000)
+        self.example_box.setGroupSeparatorShown(True)
+        self.example_box.setToolTip("an example size of your choice (not read from the data)")
+        self.example_box.setAccessibleName("Example count for the accuracy in words")
+        self.example_box.valueChanged.connect(self._refresh_words)
+        row.addWidget(self.example_box)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.words_label = QtWidgets.QLabel("")
+        self.words_label.setWordWrap(True)
+        self.words_label.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        self.words_label.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
+        words_scroll = QtWidgets.QScrollArea()
+        words_scroll.setWidgetResizable(True)
+        words_scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
+        words_scroll.setWidget(self.words_label)
+        lay.addWidget(words_scroll, 1)
+        self.preview_button = QtWidgets.QPushButton("Simulated preview (teaching)")
+        self.preview_button.setToolTip("true counts of a few cells beside the same counts with simulated noise "
+                                       "(teaching mode only: it shows true counts)")
+        self.preview_button.clicked.connect(self.show_preview)
+        lay.addWidget(self.preview_button)
+        self.preview_table = QtWidgets.QTableWidget(0, 3)
+        self.preview_table.setHorizontalHeaderLabels(["cell", "true count", "simulated noisy count"])
+        self.preview_table.verticalHeader().setVisible(False)
+        self.preview_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
+        self.preview_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        self.preview_table.setAccessibleName("Teaching preview: true and simulated noisy counts")
+        self.preview_table.hide()
+        lay.addWidget(self.preview_table, 1)
+        return box
+
+    def accuracy_lines(self) -> list:
+        """The accuracy-in-words lines now shown (``model.accuracy.count_accuracy`` for the shown split)."""
+        return count_accuracy(self.plan, self.example_box.value()) if self.plan is not None else []
+
+    def _refresh_words(self, *_) -> None:
+        lines = self.accuracy_lines()
+        if not lines:
+            self.words_label.setText("(no noised counts)")
+            return
+        # the released counts first (what a reader of the release sees), then each level
+        self.words_label.setText("<br>".join([f"<b>{lines[-1].text}</b>"] + [ln.text for ln in lines[:-1]]))
+
+    def show_preview(self) -> list:
+        """Teaching mode: fill the preview table (true and simulated noisy counts of a few cells); the rows,
+        or [] with the reason shown. Never in release mode."""
+        self.preview_table.setRowCount(0)
+        try:
+            rows = simulated_preview(self.project, self.plan)
+        except ValueError as exc:
+            self.preview_table.hide()
+            self._refuse(self.eps_error, f"no preview: {exc}")
+            return []
+        self.preview_table.setRowCount(len(rows))
+        for r, (cell, true, noisy) in enumerate(rows):
+            for c, text in enumerate((cell, f"{true:,}", f"{noisy:,}")):
+                self.preview_table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
+        self.preview_table.show()
+        return rows
+
     # -- building -----------------------------------------------------------------------------------
     def _user_params(self) -> dict:
         out = {}
@@ -472,7 +552,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 if c == 1:
                     item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
                 self.figures.setItem(r, c, item)
-        self.figures.resizeColumnsToContents()
+        self._refresh_words()
+        if not self.preview_table.isHidden():
+            self.show_preview()  # the preview follows the split and epsilon too
         notes = list(self.plan.notes)
         custom = not self.is_default_split()
         if custom:
@@ -490,6 +572,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self._updating = False
 
     def _update_mode_label(self) -> None:
+        self.preview_button.setVisible(self.project.teaching)
+        if not self.project.teaching:  # true counts are never shown in release mode
+            self.preview_table.setRowCount(0)
+            self.preview_table.hide()
         if self.project.teaching:
             self.mode_label.setText("<b>teaching: not a release</b> - seeded simulation noise, re-run freely")
             self.mode_label.setStyleSheet("color:#8a5a00;")

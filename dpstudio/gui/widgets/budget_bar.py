@@ -27,7 +27,6 @@ class BudgetBar(QtWidgets.QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setMinimumHeight(56)
         self.setMouseTracking(True)
         self.setSizePolicy(QtWidgets.QSizePolicy.Expanding, QtWidgets.QSizePolicy.Fixed)
         self.total = Fraction(1)
@@ -50,6 +49,7 @@ class BudgetBar(QtWidgets.QWidget):
         self.total, self.names, self.shares = total, list(names), fr
         self.colours = list(colours) if colours else [COLOURS[i % len(COLOURS)] for i in range(len(names))]
         self.locked = locked
+        self._fit_height()
         self.update()
         self.splitChanged.emit(list(self.shares))
 
@@ -115,19 +115,38 @@ class BudgetBar(QtWidgets.QWidget):
             for i in range(len(self.shares) - 1):
                 hx = self.handle_x(i)
                 p.fillRect(QtCore.QRectF(hx - 2, r.top() - 3, 4, r.height() + 6), QtGui.QColor("#202020"))
-        # legend below the bar
+        # legend below the bar: every segment, on as many rows as the width needs
         p.setPen(QtGui.QColor("#202020"))
-        lx = r.left()
-        ly = r.bottom() + 4
-        for k, name in enumerate(self.names):
-            label = f"{name}: {float(self.shares[k]):.4g}"
-            wtxt = fm.horizontalAdvance(label) + 22
-            if lx + wtxt > r.right() + 8:
-                break
+        for k, lx, ly in self.legend_layout():
             p.fillRect(QtCore.QRectF(lx, ly + 3, 10, 10), QtGui.QColor(self.colours[k]))
-            p.drawText(QtCore.QPointF(lx + 13, ly + 12), label)
-            lx += wtxt
+            p.drawText(QtCore.QPointF(lx + 13, ly + 12), self._legend_label(k))
         p.end()
+
+    LEGEND_ROW_PX = 16
+
+    def _legend_label(self, k: int) -> str:
+        return f"{self.names[k]}: {float(self.shares[k]):.4g}"
+
+    def legend_layout(self) -> list[tuple[int, float, float]]:
+        """(segment, x, y) of each legend entry: all of them, wrapped onto rows below the bar."""
+        r = self._bar_rect()
+        fm = self.fontMetrics()
+        out, lx, ly = [], r.left(), r.bottom() + 4
+        for k in range(len(self.names)):
+            wtxt = fm.horizontalAdvance(self._legend_label(k)) + 22
+            if lx + wtxt > r.right() + 8 and lx > r.left():
+                lx, ly = r.left(), ly + self.LEGEND_ROW_PX
+            out.append((k, lx, ly))
+            lx += wtxt
+        return out
+
+    def _fit_height(self) -> None:
+        rows = len({y for _, _, y in self.legend_layout()}) or 1
+        self.setFixedHeight(int(self._bar_rect().bottom()) + 8 + rows * self.LEGEND_ROW_PX)
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._fit_height()
 
     # -- mouse --------------------------------------------------------------------------------------
     def _handle_at(self, x: float) -> int | None:

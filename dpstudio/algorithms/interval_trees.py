@@ -231,7 +231,7 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
         tree = regular_tree(n, b)
         noise_root = params.noise_root
         if params.branching is None:
-            notes.append(f"branching {b} by Qardaji's rule")
+            notes.append(f"branching {b}, chosen for the least range error")
     else:
         tree = sc_tree(n, None if params.branching is None else int(params.branching), params.noise_root)
         noise_root = params.noise_root

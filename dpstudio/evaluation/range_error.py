@@ -11,7 +11,7 @@ Same data, same DiffGen tree, budget ``epsilon`` for the counts (eps_c in ALGORI
 - ``raw tree``: every node x class gets scale L/eps, L = number of nodes on the longest root-to-leaf path
   (a record lies on one path); a query is answered from its minimal cover (seed 000).
 - ``least squares``: the same noisy tree made consistent by exact BLUE; the consistent leaves answer.
-- ``seed 000 rule``: the same noisy tree made consistent by seed 000's generalized Hay rule.
+- ``two-pass averaging``: the same noisy tree made consistent by seed 000's generalized Hay rule.
 - ``optimized levels`` (on request): diffgen-consistent's default: per-level budgets chosen for the tree's shape
   (``algorithms.diffgen_levels``; a leaf takes the levels below it), then exact least squares.
 
@@ -35,7 +35,7 @@ from ..core.range_queries import Domain, Workload, node_depths, answer, cell_wei
 LEAF_ONLY = "leaf-only"
 RAW_TREE = "raw tree (minimal cover)"
 LEAST_SQUARES = "consistent (least squares)"
-SEED_RULE = "consistent (seed 000 rule)"
+SEED_RULE = "consistent (two-pass averaging)"  # Hay et al.'s rule, generalized (seed 000)
 OPTIMIZED_LEVELS = "consistent (optimized levels)"
 METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
 ALL_METHODS = METHODS + (OPTIMIZED_LEVELS,)  # OPTIMIZED_LEVELS on request (``methods=``)

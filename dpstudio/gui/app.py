@@ -6,10 +6,23 @@ import sys
 from pathlib import Path
 
 
+#: Qt messages that say nothing to a user (the offscreen plugin repeats this one for every top-level window)
+QUIET_QT_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
+
+
+def qt_message(_mode, _context, message: str) -> None:
+    """Qt's messages to stderr, except the ones in QUIET_QT_MESSAGES (installed by ``make_app``)."""
+    if message not in QUIET_QT_MESSAGES:
+        print(message, file=sys.stderr)
+
+
 def make_app():
     """The QApplication (created once), named so QSettings finds the remembered layout."""
     from PySide6 import QtGui, QtWidgets
 
+    from PySide6 import QtCore
+
+    QtCore.qInstallMessageHandler(qt_message)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("dpstudio")
     app.setOrganizationName("dpstudio")

@@ -133,6 +133,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
+        self._job_status: set[str] = set()  # what the running job wrote there (cleared when it ends)
         self.status_label = QtWidgets.QLabel()
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(260)
@@ -189,6 +190,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view = self.menuBar().addMenu("&View")
         for act in self.tab_actions:
             view.addAction(act)
+        self._build_help_menu()
 
         tb = QtWidgets.QToolBar("Main")
         tb.setObjectName("mainToolbar")
@@ -220,6 +222,45 @@ class MainWindow(QtWidgets.QMainWindow):
         self.addToolBar(Qt.TopToolBarArea, tb)
         self.toolbar = tb
 
+    def _build_help_menu(self) -> None:
+        from dpstudio.gui.help import doc_files, doc_title
+
+        self.help_window = None
+        menu = self.menuBar().addMenu("&Help")
+        self.act_guide = self._action("Getting started", self.show_guide, QtGui.QKeySequence.HelpContents,
+                                      "The workflow, what epsilon means, teaching and release mode")
+        menu.addAction(self.act_guide)
+        docs = menu.addMenu("Documentation")
+        self.doc_actions = []
+        for path in doc_files():
+            act = self._action(doc_title(path), lambda _=False, p=path: self.show_doc(p), None,
+                               f"Show {path.name} (from the docs folder, no network)")
+            docs.addAction(act)
+            self.doc_actions.append(act)
+        docs.setEnabled(bool(self.doc_actions))
+        self.help_menu = menu
+
+    def _help(self):
+        from dpstudio.gui.help import HelpWindow
+
+        if self.help_window is None:
+            self.help_window = HelpWindow(self)
+        self.help_window.show()
+        self.help_window.raise_()
+        return self.help_window
+
+    def show_guide(self):
+        """The Help menu's short guide, in a window beside the studio."""
+        win = self._help()
+        win.show_guide()
+        return win
+
+    def show_doc(self, path):
+        """One of docs/*.md, in the help window."""
+        win = self._help()
+        win.show_doc(Path(path))
+        return win
+
     # -- public API for panels ------------------------------------------------------------------------------
     def start_worker(self, worker: Worker, title: str = "") -> Worker | None:
         """Run ``worker`` with the progress bar and Cancel; returns None (and says why) if a job is running.
@@ -239,27 +280,34 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         self.progress.setRange(0, 0)
         self.progress.setFormat(title or worker.name)
-        self.status_label.setText(title or worker.name)
+        self._set_job_status(title or worker.name)
         return worker
+
+    def _show_message(self, message: str, style: str, label_style: str, status: str) -> None:
+        self.message_label.setText(message)
+        self.message_bar.setStyleSheet(style)
+        self.message_label.setStyleSheet(label_style)
+        # once a message was shown its row stays reserved: dismissing it does not move the panels
+        policy = self.message_bar.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.message_bar.setSizePolicy(policy)
+        self.message_bar.show()
+        self.status_label.setText(status)
 
     def show_error(self, message: str) -> None:
         self.last_error = message
-        self.message_label.setText(message)
-        self.message_bar.setStyleSheet(ERROR_STYLE)
-        self.message_label.setStyleSheet("color:white;")
-        self.message_bar.show()
-        self.status_label.setText("error: " + message)
+        self._show_message(message, ERROR_STYLE, "color:white;", "error: " + message)
 
     def show_info(self, message: str) -> None:
-        self.message_label.setText(message)
-        self.message_bar.setStyleSheet(INFO_STYLE)
-        self.message_label.setStyleSheet("")
-        self.message_bar.show()
-        self.status_label.setText(message)
+        self._show_message(message, INFO_STYLE, "", message)
 
     def clear_message(self) -> None:
+        """Dismiss the message bar (and the same words in the status bar)."""
+        shown = self.message_label.text()
         self.message_bar.hide()
         self.message_label.clear()
+        if shown and self.status_label.text() in (shown, "error: " + shown):
+            self.status_label.clear()
 
     def panel(self, title: str) -> QtWidgets.QWidget:
         return self.panels[title]
@@ -303,6 +351,9 @@ class MainWindow(QtWidgets.QMainWindow):
         if not busy:
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
+            if self.status_label.text() in self._job_status:  # the job's own words are stale now
+                self.status_label.clear()
+            self._job_status = set()
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
         if total > 0:
@@ -311,12 +362,16 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             self.progress.setRange(0, 0)
         if message:
-            self.status_label.setText(message)
+            self._set_job_status(message)
+
+    def _set_job_status(self, text: str) -> None:
+        self._job_status.add(text)
+        self.status_label.setText(text)
 
     def cancel_work(self) -> None:
         if self.runner.busy:
             self.runner.cancel()
-            self.status_label.setText("cancelling\u2026")
+            self._set_job_status("cancelling\u2026")
 
     # -- data ------------------------------------------------------------------------------------------------
     def open_data_dialog(self) -> None:
@@ -389,7 +444,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def _update_title(self) -> None:
         name = self.project.path.name if self.project.path else "untitled"
         data = f" \u2014 {self.project.data_path.name}" if self.project.data_path else ""
-        self.setWindowTitle(f"dpstudio \u2014 {name}[*]{data}")
+        title = f"{name}[*]{data}"
+        if "dpstudio" not in QtWidgets.QApplication.applicationDisplayName():  # else Qt adds it once itself
+            title = f"dpstudio \u2014 {title}"
+        self.setWindowTitle(title)
         self.setWindowModified(self.project.dirty)
 
     # -- project files ----------------------------------------------------------------------------------------

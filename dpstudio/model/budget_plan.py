@@ -75,40 +75,53 @@ def steps_for(algorithm: str, params: dict, epsilon) -> int:
 
 PARAMS: dict[str, list[ParamSpec]] = {
     "diffgen": [
-        ParamSpec("steps", "specializations h", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=60,
-                  help="number of exponential-mechanism selections (auto: chosen from epsilon)",
+        ParamSpec("steps", "refinement steps", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=60,
+                  help="how many times the table is split into finer groups, each split chosen privately "
+                       "(h, the exponential-mechanism selections of DiffGen; auto: chosen from epsilon)",
                   special="auto"),
         ParamSpec("score", "score", "choice", "max", ("max", "infogain"),
-                  help="Max (sensitivity 1) or normalised InfoGain (sensitivity log2 |classes|)"),
-        ParamSpec("numeric_attributes", "numeric attributes |A_num|", "int", 1, lo=0, hi=20,
-                  help="filled from the project's quasi-identifiers"),
+                  help="how a candidate split is scored: Max (sensitivity 1) or normalised information gain "
+                       "(sensitivity log2 of the number of classes)"),
+        ParamSpec("numeric_attributes", "numeric attributes", "int", 1, lo=0, hi=20,
+                  help="how many quasi-identifiers are numeric (|A_num| in the DiffGen paper); filled from the "
+                       "Data panel's roles and types"),
     ],
     "maxgddp": [
-        ParamSpec("steps", "levels h", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=30,
-                  help="levels of the tree (auto: chosen from epsilon)", special="auto"),
-        ParamSpec("fanout", "fan-out f (r = f^(1/3))", "int", 3, lo=2, hi=20),
+        ParamSpec("steps", "levels", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=30,
+                  help="levels of the tree, h (auto: chosen from epsilon)", special="auto"),
+        ParamSpec("fanout", "fan-out", "int", 3, lo=2, hi=20,
+                  help="children per node, f; the level budgets grow by r = f^(1/3) per level (MAXGDDP)"),
     ],
     "flat": [
-        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
+        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
     ],
     "hb": [
-        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
-        ParamSpec("branching", "branching b (0 = Qardaji's choice)", "int", 0, lo=0, hi=64),
+        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        ParamSpec("branching", "branching", "int", 0, lo=0, hi=64, special="automatic",
+                  help="children per node; automatic: the value with the least expected error for ranges "
+                       "(Qardaji, Yang and Li 2013)"),
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "sc": [
-        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
+        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "luedptree": [
-        ParamSpec("bins", "bins n", "int", 256, lo=2, hi=1 << 20),
-        ParamSpec("branching", "branching b (0 = SC's structure)", "int", 0, lo=0, hi=64),
+        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        ParamSpec("branching", "branching", "int", 0, lo=0, hi=64, special="SC's shape",
+                  help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)"),
     ],
 }
 PARAMS["diffgen_consistency"] = PARAMS["diffgen"] + [
     ParamSpec("consistency", "consistency", "choice", "least_squares", ("least_squares", "hay_generalized"),
-              help="exact least squares (BLUE) or seed 000's rule"),
+              help="least_squares: the exact best linear unbiased estimate; hay_generalized: two-pass "
+                   "averaging (Hay, Rastogi, Miklau and Suciu 2010, generalized in seed 000)"),
 ]
+
+
+#: plain names shown for choice values (the value itself is what projects and the CLI store)
+CHOICE_NAMES = {"max": "Max (how many records of the majority class)", "infogain": "information gain",
+                "least_squares": "least squares (the most accurate)", "hay_generalized": "two-pass averaging"}
 
 
 def default_params(algorithm: str) -> dict:
@@ -257,7 +270,8 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
             shares = [eps * x / sum(w) for x in w]
             return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], shares,
                               ["level"] * len(levels), locked=True,
-                              notes=["per-node budgets are optimised (seed 003 section 3.4); the bar shows the "
+                              notes=["per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 "
+                                     "section 3.4); the bar shows the "
                                      "mean budget of each level; the run uses the exact per-node values"])
         return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _per_level_equal(eps, len(levels)),
                           ["level"] * len(levels))
@@ -436,7 +450,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         out.append(Figure("all-range MSE, consistent release", cons,
                           f"exact, least squares, uniformly random ranges; {how}"))
         out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
-        out.append(Figure("all-range MSE, raw tree", raw, "canonical covers, no consistency (seed 003)"))
+        out.append(Figure("all-range MSE, raw tree", raw, "each range answered from the fewest noisy nodes, without consistency"))
         flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
         out.append(Figure("flat histogram, same epsilon", flat, "all-range MSE, discrete Laplace, for comparison"))
     return out

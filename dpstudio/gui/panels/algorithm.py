@@ -154,7 +154,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.notes.setWordWrap(True)
         nrow.addWidget(self.notes, 1)
         self.reset_button = QtWidgets.QPushButton("Default split")
-        self.reset_button.setToolTip("back to the split the algorithm runs (ALGORITHMS.md)")
+        self.reset_button.setToolTip("back to the split the algorithm runs by default (docs/gui-panels.md)")
         nrow.addWidget(self.reset_button)
         slay.addLayout(nrow)
         outer.addWidget(sbox)
@@ -486,7 +486,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             elif spec.kind == "choice":
                 w = QtWidgets.QComboBox()
                 for c in spec.choices:
-                    w.addItem(c, c)
+                    w.addItem(bp.CHOICE_NAMES.get(c, c), c)
                 w.setCurrentIndex(max(0, w.findData(v)))
                 w.currentIndexChanged.connect(self._on_param)
             else:

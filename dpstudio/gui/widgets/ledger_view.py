@@ -29,12 +29,21 @@ class LedgerView(QtWidgets.QWidget):
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAlternatingRowColors(True)
+        self._fit_columns()
         lay.addWidget(self.gauge)
         lay.addWidget(self.table)
         self.entries: list = []
         self.total = 0.0
         self.spent = 0.0
         self.set_entries([], 0.0, 1.0)
+
+    def _fit_columns(self) -> None:
+        """Each column at least as wide as its title and a typical value (seen: "scale" cut to "sca")."""
+        fm = self.table.horizontalHeader().fontMetrics()
+        samples = {"step": "count level 10", "mechanism": "discrete Laplace", "parallel group": "level 10"}
+        for c, name in enumerate(COLUMNS[:-1]):
+            text = max((name, samples.get(name, "0.0001234")), key=fm.horizontalAdvance)
+            self.table.horizontalHeader().resizeSection(c, fm.horizontalAdvance(text) + 24)
 
     def set_ledger(self, ledger) -> None:
         if ledger is None:

@@ -1,0 +1,72 @@
+"""Small items of issue 9: ledger columns, message bar layout, status bar, window title, Qt log noise."""
+
+from __future__ import annotations
+
+from PySide6 import QtWidgets
+
+from dpstudio.gui.widgets.ledger_view import COLUMNS, LedgerView
+
+
+def test_ledger_columns_show_their_whole_titles(qtbot):
+    view = LedgerView()
+    qtbot.addWidget(view)
+    view.resize(420, 300)  # narrow, as beside the tree
+    view.show()
+    header = view.table.horizontalHeader()
+    fm = header.fontMetrics()
+    for c, name in enumerate(COLUMNS[:-1]):
+        assert header.sectionSize(c) >= fm.horizontalAdvance(name) + 12, name
+
+
+def test_closing_the_message_bar_does_not_shift_the_panels(qtbot, window):
+    window.show_error("something went wrong")
+    qtbot.wait(20)
+    top = window.tabs.mapTo(window, window.tabs.rect().topLeft()).y()
+    window.message_close.click()
+    qtbot.wait(20)
+    assert not window.message_label.text()
+    assert window.tabs.mapTo(window, window.tabs.rect().topLeft()).y() == top
+
+
+def test_status_bar_forgets_a_dismissed_message_and_a_finished_job(qtbot, window):
+    from dpstudio.gui.worker import Worker
+
+    window.show_info("project saved to /tmp/x")
+    assert window.status_label.text() == "project saved to /tmp/x"
+    window.clear_message()
+    assert window.status_label.text() == ""
+
+    def job():
+        yield 1
+
+    worker = Worker(job)
+    with qtbot.waitSignal(worker.signals.finished, timeout=5000):
+        window.start_worker(worker, "counting sheep")
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
+    qtbot.wait(20)
+    assert "counting sheep" not in window.status_label.text()
+
+
+def test_window_title_names_the_application_once(qtbot, window):
+    app = QtWidgets.QApplication.instance()
+    old = app.applicationDisplayName()
+    try:
+        app.setApplicationDisplayName("dpstudio")  # Qt adds " — dpstudio" to every title itself
+        window._update_title()
+        assert "dpstudio" not in window.windowTitle() and "untitled" in window.windowTitle()
+        app.setApplicationDisplayName("other")
+        window._update_title()
+        assert window.windowTitle().count("dpstudio") == 1
+    finally:
+        app.setApplicationDisplayName(old)
+
+
+def test_qt_log_drops_only_the_offscreen_plugins_repeated_warning(capsys):
+    from PySide6 import QtCore
+
+    from dpstudio.gui.app import qt_message
+
+    for _ in range(20):
+        qt_message(QtCore.QtMsgType.QtWarningMsg, None, "This plugin does not support propagateSizeHints()")
+    qt_message(QtCore.QtMsgType.QtWarningMsg, None, "a real problem")
+    assert capsys.readouterr().err == "a real problem\n"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from dpstudio.gui.accessibility import name_control, name_controls
 from dpstudio.gui.panels import PANELS
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.model.project import FILE_SUFFIX, RELEASE, TEACHING, Project, ProjectError
@@ -107,6 +108,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_banner()
         self._update_title()
         self.restore_layout()
+        name_controls(self)  # accessible names; controls built later get theirs when their panel is shown
+        self.tabs.currentChanged.connect(lambda _i: name_controls(self.tabs.currentWidget()))
+        QtWidgets.QApplication.instance().focusChanged.connect(self._name_focused)
 
     # -- construction -------------------------------------------------------------------------------------
     def _make_panel(self, title: str, module: str, cls: str) -> QtWidgets.QWidget:
@@ -222,6 +226,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.addToolBar(Qt.TopToolBarArea, tb)
         self.toolbar = tb
 
+    def _name_focused(self, _old, new) -> None:
+        """A control built while its panel was shown is named at the latest when it gets the focus."""
+        if new is not None:
+            name_control(new)
+
     def _build_help_menu(self) -> None:
         from dpstudio.gui.help import doc_files, doc_title
 
@@ -253,6 +262,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """The Help menu's short guide, in a window beside the studio."""
         win = self._help()
         win.show_guide()
+        name_controls(win)
         return win
 
     def show_doc(self, path):

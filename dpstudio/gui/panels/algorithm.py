@@ -495,6 +495,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 w.toggled.connect(self._on_param)
             if spec.help:
                 w.setToolTip(spec.help)
+            w.setAccessibleName(spec.label)
             self.param_widgets[spec.key] = w
             self.params_form.addRow(spec.label, w)
         if self.algorithm in bp.HISTOGRAM_ALGORITHMS:

@@ -64,6 +64,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_play.setShortcut("Space")
         self.slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
         self.slider.setRange(0, 0)
+        self.slider.setAccessibleName("Position in the run's events")
         bar.addWidget(self.slider, 1)
         bar.addWidget(QtWidgets.QLabel("speed"))
         self.speed_box = QtWidgets.QComboBox()

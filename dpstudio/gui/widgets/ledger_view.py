@@ -25,6 +25,7 @@ class LedgerView(QtWidgets.QWidget):
         self.gauge.setTextVisible(True)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Budget ledger")
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)

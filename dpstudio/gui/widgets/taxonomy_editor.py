@@ -122,6 +122,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.model = QtGui.QStandardItemModel(self)
         self.model.itemChanged.connect(self._on_item_changed)
         self.view = TaxonomyTreeView(self)
+        self.view.setAccessibleName("Taxonomy tree")
         self.view.setModel(self.model)
 
         bar = QtWidgets.QToolBar()

@@ -25,8 +25,9 @@ steps; the tables below say, before anything runs, how far a released count is e
 only) with its description and an HTML report.</li>
 </ol>
 <p><b>What epsilon means.</b> Epsilon is the privacy budget: how much the release may depend on any one
-person. Smaller is more private and noisier. A count is off by a few units at epsilon 1 and by tens at
-0.1. Budgets add up: every release on the same people spends from one lifetime budget for that data,
+person. Smaller is more private and noisier: a single count given all of epsilon = 1 is off by at most 3
+in 95 % of cases, at 0.1 by at most 30. An algorithm splits epsilon between its steps; the Algorithm
+panel says, in the same words, what that means for your split. Budgets add up: every release on the same people spends from one lifetime budget for that data,
 which the studio keeps (the line under Run says what is left).</p>
 <p><b>Teaching and release mode.</b> <i>Teaching mode</i> (orange banner) is for learning and trying:
 its noise is simulated from a seed, it may show true counts, you may run as often as you like, and

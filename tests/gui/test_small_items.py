@@ -70,3 +70,25 @@ def test_qt_log_drops_only_the_offscreen_plugins_repeated_warning(capsys):
         qt_message(QtCore.QtMsgType.QtWarningMsg, None, "This plugin does not support propagateSizeHints()")
     qt_message(QtCore.QtMsgType.QtWarningMsg, None, "a real problem")
     assert capsys.readouterr().err == "a real problem\n"
+
+
+def test_help_menu_shows_the_guide_and_the_local_docs(qtbot, window):
+    from pathlib import Path
+
+    from dpstudio.core.range_error import discrete_laplace_half_width
+
+    titles = [a.text() for a in window.help_menu.actions()]
+    assert "Getting started" in titles and "Documentation" in titles
+    window.act_guide.trigger()
+    guide = window.help_window.browser.toPlainText()
+    for words in ("epsilon", "Teaching mode", "Release mode", "Public inputs"):
+        assert words in guide
+    # the guide's figures are the noise that runs: all of epsilon 1 (0.1) on one count
+    assert f"at most {discrete_laplace_half_width(1.0)}" in guide
+    assert f"at most {discrete_laplace_half_width(10.0)}" in guide
+    docs = {a.text(): a for a in window.doc_actions}
+    assert "The studio" in docs
+    docs["The studio"].trigger()
+    assert window.help_window.shown.name == "gui.md"
+    assert "Help, guidance and accessibility" in window.help_window.browser.toPlainText()
+    assert Path(window.help_window.shown).is_file()

@@ -7,15 +7,26 @@ from PySide6 import QtWidgets
 from dpstudio.gui.widgets.ledger_view import COLUMNS, LedgerView
 
 
-def test_ledger_columns_show_their_whole_titles(qtbot):
+def test_ledger_columns_show_their_whole_titles_beside_the_tree(qtbot):
+    from dpstudio.core.budget import Ledger
+
+    ledger = Ledger(1)
+    for i in range(4):
+        ledger.spend(f"step {i}: choose a specialization", "exponential mechanism", "1/8", sensitivity=1,
+                     scale=16.0, note="a note")
     view = LedgerView()
     qtbot.addWidget(view)
-    view.resize(420, 300)  # narrow, as beside the tree
+    view.resize(472, 300)  # its width beside the tree at 1280 x 800 (seen: "scale" cut to "sca")
     view.show()
-    header = view.table.horizontalHeader()
+    view.set_ledger(ledger)
+    qtbot.wait(20)
+    header, table = view.table.horizontalHeader(), view.table
     fm = header.fontMetrics()
-    for c, name in enumerate(COLUMNS[:-1]):
-        assert header.sectionSize(c) >= fm.horizontalAdvance(name) + 12, name
+    shown = [c for c in range(len(COLUMNS)) if not table.isColumnHidden(c)]
+    assert sum(header.sectionSize(c) for c in shown) <= table.viewport().width()  # nothing off the edge
+    for c in shown:
+        assert header.sectionSize(c) >= fm.horizontalAdvance(COLUMNS[c]) + 8, COLUMNS[c]
+    assert "a note" in table.item(0, 0).toolTip()  # the hidden note column is each row's tooltip
 
 
 def test_closing_the_message_bar_does_not_shift_the_panels(qtbot, window):

@@ -28,7 +28,6 @@ class LedgerView(QtWidgets.QWidget):
         self.table.setAccessibleName("Budget ledger")
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setAlternatingRowColors(True)
         self._fit_columns()
         lay.addWidget(self.gauge)
@@ -39,12 +38,20 @@ class LedgerView(QtWidgets.QWidget):
         self.set_entries([], 0.0, 1.0)
 
     def _fit_columns(self) -> None:
-        """Each column at least as wide as its title and a typical value (seen: "scale" cut to "sca")."""
-        fm = self.table.horizontalHeader().fontMetrics()
-        samples = {"step": "count level 10", "mechanism": "discrete Laplace", "parallel group": "level 10"}
-        for c, name in enumerate(COLUMNS[:-1]):
-            text = max((name, samples.get(name, "0.0001234")), key=fm.horizontalAdvance)
-            self.table.horizontalHeader().resizeSection(c, fm.horizontalAdvance(text) + 24)
+        """Every column visible beside the tree (seen: "scale" cut to "sca" at the edge): the step takes
+        the room left, the others are as wide as their title and a short value; the note is each row's
+        tooltip (and every cell's full text is its tooltip)."""
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        fm = header.fontMetrics()
+        for c, name in enumerate(COLUMNS):
+            if name == "step":
+                header.setSectionResizeMode(c, QtWidgets.QHeaderView.Stretch)
+            elif name == "note":
+                self.table.setColumnHidden(c, True)
+            else:
+                header.setSectionResizeMode(c, QtWidgets.QHeaderView.Interactive)
+                header.resizeSection(c, max(fm.horizontalAdvance(name), fm.horizontalAdvance("0.0008888")) + 12)
 
     def set_ledger(self, ledger) -> None:
         if ledger is None:
@@ -70,6 +77,7 @@ class LedgerView(QtWidgets.QWidget):
             vals = (e.step, e.mechanism, _g(e.epsilon), _g(e.sensitivity), _g(e.scale), e.group or "", e.note)
             for c, v in enumerate(vals):
                 item = QtWidgets.QTableWidgetItem(str(v))
+                item.setToolTip(f"{v}\n{e.note}" if e.note and c != 6 else str(v))
                 if c in (2, 3, 4):
                     item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
                 self.table.setItem(r, c, item)

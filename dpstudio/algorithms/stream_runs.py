@@ -58,7 +58,7 @@ class StreamParams:
         try:
             return check_epsilon(self.epsilon)
         except ValueError as exc:
-            raise StreamInputError(str(exc)) from None
+            raise StreamInputError(str(exc) if "epsilon" in str(exc) else f"epsilon: {exc}") from None
 
     def validate(self, length: int) -> int:
         """Check against a stream of ``length`` timestamps; returns the horizon T."""

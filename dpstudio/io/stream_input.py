@@ -144,7 +144,7 @@ def read_ilinet(path, region: str, column: str = "ILITOTAL", start: str | None =
                                    "or 'national')")
     if start is not None:
         y0, w0 = parse_week(start)
-        keep &= (year > y0) | ((year == y0) & (week >= w0))
+        keep = keep & ((year > y0) | ((year == y0) & (week >= w0)))
     if not keep.any():
         raise StreamInputError(f"{path}: no week from {start} on")
     key = pd.Series(year[keep].astype(int) * 100 + week[keep].astype(int))

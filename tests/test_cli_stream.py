@@ -80,10 +80,11 @@ def test_seeded_run_is_marked_not_a_release_and_charges_nothing(tmp_path):
 
 @pytest.mark.parametrize("counts,options,message", [
     (COUNTS, ["--window", 13], "window 13 is larger than the stream (12 timestamps)"),
-    ([3, -1, 4], ["--window", 2], "the count at timestamp 2 is negative"),
-    ([3, 1.5, 4], ["--window", 2], "the count at timestamp 2 is not a whole number"),
+    ([3, -1, 4], ["--window", 2], "line 3: count -1 is negative"),
+    ([3, 1.5, 4], ["--window", 2], "line 3: count 1.5 is not a whole number"),
     (COUNTS, ["--window", 3, "--horizon", 11], "the horizon 11 is shorter than the stream (12 timestamps)"),
-    ([3, "x", 4], ["--window", 2], "not a number 'x'"),
+    ([3, "x", 4], ["--window", 2], "'x' is not a number"),
+    ([], ["--window", 2], "the stream is empty"),
     (COUNTS, ["--window", 3, "--groups", 2], "--groups goes with --grouping seed or approx"),
 ])
 def test_bad_inputs_exit_2_with_one_line_and_write_nothing(tmp_path, counts, options, message):
@@ -127,6 +128,13 @@ def test_neighbouring_streams_give_the_same_metadata(tmp_path, mechanism, groupi
         assert a.sidecar["ledger"] == b.sidecar["ledger"]
     assert a.stdout == b.stdout and a.stderr == b.stderr
     assert_no_exact_counts(a, {f"count {i}": c for i, c in enumerate(COUNTS)}, noisy_column="value")
+
+
+def test_npy_counts_are_checked_per_timestamp(tmp_path):
+    np.save(tmp_path / "s.npy", np.array([3.0, -2.0, 4.0]))
+    code, _, err = run_cli(["stream", "--counts", tmp_path / "s.npy", "--window", 2, "--epsilon", 1,
+                            "--out", tmp_path / "o.csv"])
+    assert code == 2 and "the count at timestamp 2 is negative (-2.0)" in err and not (tmp_path / "o.csv").exists()
 
 
 def test_data_column_ordered_by_time(tmp_path):

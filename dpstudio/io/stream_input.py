@@ -17,8 +17,6 @@ when they appear).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 
@@ -26,48 +24,15 @@ import numpy as np
 import pandas as pd
 
 from dpstudio.algorithms.stream_runs import StreamInputError, check_stream
-
-
-def _number(cell: str, where: str) -> float:
-    try:
-        return float(cell.strip())
-    except ValueError:
-        raise StreamInputError(f"{where}: not a number {cell.strip()!r}") from None
+from dpstudio.io.histogram_input import HistogramInputError, read_counts_file
 
 
 def read_counts(path) -> np.ndarray:
-    p = Path(path)
-    if not p.is_file():
-        raise StreamInputError(f"counts file {p} does not exist")
-    if p.suffix.lower() == ".npy":
-        try:
-            arr = np.load(p, allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise StreamInputError(f"{p}: not a readable .npy array ({exc})") from None
-        if arr.ndim != 1:
-            raise StreamInputError(f"{p}: expected a 1-D array of counts, got shape {arr.shape}")
-        return _checked(arr, p)
+    """The histogram's counts-file reader (``io.histogram_input``) with the stream's checks."""
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise StreamInputError(f"{p}: not a text file (use one count per line, or .npy)") from None
-    rows = [(i + 1, r) for i, r in enumerate(csv.reader(io.StringIO(text))) if r and any(c.strip() for c in r)]
-    if not rows:
-        raise StreamInputError(f"{p}: the stream is empty (no counts)")
-    col = 0
-    if not re.fullmatch(r"\s*[-+]?[\d.eE+-]+\s*", rows[0][1][0]):  # a header line
-        names = [c.strip().lower() for c in rows[0][1]]
-        if len(names) > 1:
-            if "count" not in names:
-                raise StreamInputError(f"{p}: several columns but none named 'count'")
-            col = names.index("count")
-        rows = rows[1:]
-    values = []
-    for line, r in rows:
-        if col >= len(r):
-            raise StreamInputError(f"{p}, line {line}: no count")
-        values.append(_number(r[col], f"{p}, line {line}"))
-    return _checked(np.asarray(values), p)
+        return read_counts_file(path, check=check_stream)
+    except HistogramInputError as exc:
+        raise StreamInputError(str(exc).replace("the histogram is empty", "the stream is empty")) from None
 
 
 def _checked(arr, where) -> np.ndarray:

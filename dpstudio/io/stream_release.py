@@ -65,6 +65,8 @@ def release_sidecar(result: StreamResult, ledger: Ledger, source: dict, not_a_re
             "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "parameters": params,
             "guarantee": result.guarantee,
+            "neighbouring": ("one record added or removed at one timestamp" if p.mechanism == "binary" else
+                             "one person added or removed, with at most one record at each timestamp"),
             "windows": {"count": int(result.windows.shape[0]), "first": int(result.window_ends[0]),
                         "last": int(result.window_ends[-1]),
                         "note": "windows end at t = w..n, n the timestamps given (n <= the horizon T)"},

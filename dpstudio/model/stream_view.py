@@ -74,7 +74,7 @@ def playback_of(events, params: StreamParams) -> StreamPlayback:
     """A recorded ``run_stream`` run; the guarantee comes from its result (or the parameters)."""
     events = list(events)
     result = next((e.result for e in events if isinstance(e, RunFinished)), None)
-    guarantee = result.guarantee if result is not None else params.guarantee(len(events))
+    guarantee = result.guarantee if result is not None else params.guarantee(params.horizon or "T")
     return StreamPlayback(events, guarantee, params.mechanism)
 
 

@@ -162,3 +162,19 @@ def test_ilinet_national_and_regional_streams(shared_data):
     assert whole.size == 1424 and np.count_nonzero(whole[: 1424 - 1163] == 0) == 128
     region4 = read_ilinet(path, "Region 4", "ILITOTAL", "2002-W40")
     assert region4.size == 1163 and round(region4.mean()) == 5604
+
+
+def test_ilinet_layout_options(tmp_path):
+    rows = ["REGION,YEAR,WEEK,ILITOTAL"] + [f"Region {r},2002,{w},{10 * r + w}" for w in (39, 40, 41) for r in (1, 2)]
+    (tmp_path / "ili.csv").write_text("\n".join(rows) + "\n")
+    from dpstudio.io.stream_input import read_ilinet
+
+    assert read_ilinet(tmp_path / "ili.csv", "national", "ILITOTAL", "2002-W40").tolist() == [110, 112]
+    assert read_ilinet(tmp_path / "ili.csv", "Region 2").tolist() == [59, 60, 61]
+    for options, message in ((["--region", "Region 9"], "no region 'Region 9'"),
+                             (["--region", "national", "--from", "2002-40"], "--from must look like 2002-W40"),
+                             (["--from", "2002-W40"], "--from goes with --region")):
+        code, _, err = run_cli(["stream", "--data", tmp_path / "ili.csv", "--column", "ILITOTAL", *options,
+                                "--window", 2, "--epsilon", 1, "--out", tmp_path / "o.csv"])
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+        assert not (tmp_path / "o.csv").exists() and not (tmp_path / "o.json").exists()

@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "histogram": "histogram",
     "budget": "budget",
     "anonymize": "anonymize",
+    "stream": "stream",
 }
 
 

@@ -32,9 +32,10 @@ def _parse_number(text: str, where: str) -> float:
     return value
 
 
-def read_counts_file(path) -> np.ndarray:
+def read_counts_file(path, check=check_counts) -> np.ndarray:
     """Bin counts from ``path``: ``.npy`` (a 1-D array) or text/CSV with one count per line (an optional
-    header line; with several columns, the column named ``count``). Blank lines are skipped."""
+    header line; with several columns, the column named ``count``). Blank lines are skipped. ``check``
+    validates the parsed array (``dpstudio stream`` passes its own; its errors get the file's name too)."""
     p = Path(path)
     if not p.is_file():
         raise HistogramInputError(f"counts file {p} does not exist")
@@ -48,9 +49,9 @@ def read_counts_file(path) -> np.ndarray:
         if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
             raise HistogramInputError(f"{p}: counts must be numbers, got dtype {arr.dtype}")
         try:
-            return check_counts(arr)
-        except HistogramInputError as exc:
-            raise HistogramInputError(f"{p}: {exc}") from None
+            return check(arr)
+        except ValueError as exc:
+            raise type(exc)(f"{p}: {exc}") from None
     try:
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -88,9 +89,9 @@ def read_counts_file(path) -> np.ndarray:
             raise HistogramInputError(f"{p}, line {line}: count {cell} is not a whole number")
         values.append(int(round(v)))
     try:
-        return check_counts(np.array(values, dtype=np.int64))
-    except HistogramInputError as exc:
-        raise HistogramInputError(f"{p}: {exc}") from None
+        return check(np.array(values, dtype=np.int64))
+    except ValueError as exc:
+        raise type(exc)(f"{p}: {exc}") from None
 
 
 def parse_edges(spec: str) -> np.ndarray:

@@ -1,0 +1,197 @@
+"""A stream release run (STREAMING.md): parameters, checks, the mechanism, then the Partition of every
+window (post-processing of released values), as a generator of events like the other algorithms.
+
+Public inputs: the window w, the horizon T (default: the stream's length, i.e. the number of timestamps),
+the mechanism, the grouping and its k, epsilon. Windows end at t = w..n (n = the timestamps given, n <= T):
+n - w + 1 windows, each published whole (value of every position after grouping).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from dpstudio.core.budget import Ledger, check_epsilon, fraction_text
+from dpstudio.core.events import Progress, RunFinished
+from dpstudio.core.noise import NoiseSource
+from dpstudio.core.stream_events import WindowReleased
+from dpstudio.core.stream_partition import MODES, default_groups, partition_windows
+
+from . import stream_baselines as base
+from . import stream_shp as shp
+
+MECHANISMS = {
+    "swm": "SHP1: sliding-window mechanism, every window a fresh query (eps/(T-w+1) each)",
+    "tpm": "SHP2: time-point mechanism, every count noised once with eps/T",
+    "asm": "SHP3: ASM-DP, adaptive sampling with eps g/T per sample (the corrected, private ASM)",
+    "binary": "binary mechanism (continual counting), event-level",
+    "fast": "FAST: Kalman filter and PID-controlled sampling, M = 0.15 T samples",
+    "bd": "BD (budget distribution, Kellaris et al.) with W = T",
+    "ba": "BA (budget absorption, Kellaris et al.) with W = T",
+    "uniform": "Uniform with W = T (eps/T per step; TPM's noise)",
+}
+USER_LEVEL = ("user-level epsilon-DP over the horizon T = {T} (w-event privacy with W = T): neighbouring streams "
+              "differ by one person, who contributes at most 1 to each timestamp's count")
+EVENT_LEVEL = ("event-level epsilon-DP: neighbouring streams differ by one record at one timestamp (a person "
+               "with records at several timestamps is protected per record only)")
+
+
+class StreamInputError(ValueError):
+    """A bad stream or parameter: a one-line message."""
+
+
+@dataclass(frozen=True)
+class StreamParams:
+    mechanism: str
+    epsilon: object
+    window: int
+    horizon: int | None = None  # default: the stream's length
+    grouping: str = "noisefirst"
+    groups: int | None = None  # seed / approx: exactly k groups (default w/10)
+    ratio: float = 0.4  # ASM's sampling ratio n/T
+    asm_budget: str = "gap"  # ASM-DP variant B ("gap") or A ("fixed")
+    fit: str = "wls"  # ASM-DP predictor: wls, origin, hold
+
+    def checked_epsilon(self) -> Fraction:
+        try:
+            return check_epsilon(self.epsilon)
+        except ValueError as exc:
+            raise StreamInputError(str(exc) if "epsilon" in str(exc) else f"epsilon: {exc}") from None
+
+    def validate(self, length: int) -> int:
+        """Check against a stream of ``length`` timestamps; returns the horizon T."""
+        self.checked_epsilon()
+        if self.mechanism not in MECHANISMS:
+            raise StreamInputError(f"unknown mechanism {self.mechanism!r} (one of {', '.join(MECHANISMS)})")
+        if self.grouping not in MODES:
+            raise StreamInputError(f"unknown grouping {self.grouping!r} (one of {', '.join(MODES)})")
+        horizon = length if self.horizon is None else int(self.horizon)
+        if horizon < length:
+            raise StreamInputError(f"the horizon {horizon} is shorter than the stream ({length} timestamps)")
+        w = int(self.window)
+        if w < 1:
+            raise StreamInputError(f"the window must be at least 1, got {w}")
+        if w > length:
+            raise StreamInputError(f"the window {w} is larger than the stream ({length} timestamps)")
+        if self.groups is not None:
+            if self.grouping not in ("seed", "approx"):
+                raise StreamInputError("--groups goes with --grouping seed or approx")
+            if not 1 <= int(self.groups) <= w:
+                raise StreamInputError(f"--groups must be between 1 and the window {w}, got {self.groups}")
+        if self.mechanism == "asm" and not 0 < float(self.ratio) <= 1:
+            raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
+        return horizon
+
+    def guarantee(self, horizon: int) -> str:
+        return EVENT_LEVEL if self.mechanism == "binary" else USER_LEVEL.format(T=horizon)
+
+
+def check_stream(counts) -> np.ndarray:
+    """One whole non-negative count per timestamp, at least one (specific one-line messages)."""
+    arr = np.asarray(counts)
+    if arr.ndim != 1 or arr.size == 0:
+        raise StreamInputError("the stream is empty (no counts)")
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise StreamInputError("counts must be numbers")
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+        if bad.size:
+            raise StreamInputError(f"the count at timestamp {bad[0] + 1} is not a whole number ({arr[bad[0]]})")
+    bad = np.flatnonzero(arr < 0)
+    if bad.size:
+        raise StreamInputError(f"the count at timestamp {bad[0] + 1} is negative ({arr[bad[0]]})")
+    return arr.astype(np.int64)
+
+
+@dataclass
+class StreamResult:
+    params: StreamParams
+    horizon: int
+    windows: np.ndarray  # (n - w + 1, w) published values
+    group_counts: np.ndarray  # groups per window
+    variances: np.ndarray  # public per-value variance the grouping used (windows x w)
+    is_release: bool
+    noise_label: str
+    guarantee: str
+    error: dict = field(default_factory=dict)  # expected_window_laplace_error and its note
+
+    @property
+    def window_ends(self) -> np.ndarray:
+        """The 1-based timestamp each window ends at."""
+        return np.arange(self.params.window, self.params.window + self.windows.shape[0])
+
+
+def _mechanism(x, p: StreamParams, horizon: int, noise: NoiseSource, ledger: Ledger):
+    eps = p.checked_epsilon()
+    if p.mechanism == "swm":
+        return (yield from shp.swm(x, p.window, horizon, eps, noise, ledger))
+    if p.mechanism == "tpm":
+        values, var = yield from shp.tpm(x, horizon, eps, noise, ledger)
+    elif p.mechanism == "uniform":
+        values, var = yield from base.uniform(x, horizon, eps, noise, ledger)
+    elif p.mechanism == "asm":
+        values, var = yield from shp.asm_dp(x, horizon, eps, noise, ledger, p.ratio, p.asm_budget, p.fit)
+    elif p.mechanism == "binary":
+        values, var = yield from base.binary(x, horizon, eps, noise, ledger)
+    elif p.mechanism == "fast":
+        values, var = yield from base.fast(x, horizon, eps, noise, ledger)
+    else:
+        values, var = yield from base.kellaris(x, horizon, eps, noise, ledger, p.mechanism)
+    swv = np.lib.stride_tricks.sliding_window_view
+    return swv(values, p.window), swv(var, p.window)
+
+
+def expected_window_error(p: StreamParams, horizon: int, variances: np.ndarray, group_counts) -> dict:
+    """The analytic Laplace error of one window (S2): each group adds the variance of one value, so k v for
+    k groups (w v ungrouped), with the exact discrete Laplace variance of the noise that runs. For the
+    mechanisms that publish predictions (asm, fast, bd, ba) there is no data-independent bound."""
+    w = p.window
+    if p.mechanism in ("asm", "fast", "bd", "ba"):
+        return {"expected_window_laplace_error": None,
+                "error_note": "predictions and repeated values have no data-independent error bound"}
+    v = variances.mean(axis=1)  # swm, tpm, uniform: constant; binary: by position
+    if p.grouping == "none":
+        err, how = float(v.mean() * w), "no grouping: w values of variance v each (w v)"
+    elif p.grouping in ("seed", "approx"):
+        k = p.groups or default_groups(w)
+        err, how = float(v.mean() * k), f"exactly k = {k} groups: k v"
+    else:
+        err = float(np.mean(v * group_counts))
+        how = ("noisefirst: the mean over windows of k_t v, k_t the number of groups of window t (chosen from "
+               "released values: post-processing)")
+    return {"expected_window_laplace_error": err, "expected_window_laplace_error_ungrouped": float(v.mean() * w),
+            "per_value_variance": float(v.mean()),
+            "error_note": f"analytic, exact discrete Laplace variance; {how}"}
+
+
+def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
+    """The events of one run; the last is ``RunFinished(StreamResult)``."""
+    x = check_stream(counts)
+    horizon = p.validate(x.size)
+    yield Progress(0, 2, f"{MECHANISMS[p.mechanism]}: {x.size} timestamps, horizon {horizon}, window {p.window}")
+    y, v = yield from _mechanism(x, p, horizon, noise, ledger)
+    lap = float(np.nanmean(v)) if np.isfinite(np.nanmean(v)) else 0.0
+    part = partition_windows(np.asarray(y), np.nan_to_num(np.asarray(v), nan=lap), p.grouping, p.groups, lap)
+    for i in range(part.values.shape[0]):
+        yield WindowReleased(p.window + i, part.values[i], tuple(part.bounds(i)))
+    yield Progress(2, 2, f"{part.values.shape[0]} windows released")
+    result = StreamResult(p, horizon, part.values, part.group_counts, np.asarray(v), bool(noise.is_secure),
+                          noise.label, p.guarantee(horizon))
+    result.error = expected_window_error(p, horizon, np.asarray(v), part.group_counts)
+    yield RunFinished(result)
+
+
+def release_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger) -> StreamResult:
+    """Drain ``run_stream`` and return its result."""
+    result = None
+    for ev in run_stream(counts, p, noise, ledger):
+        if isinstance(ev, RunFinished):
+            result = ev.result
+    return result
+
+
+def ledger_summary(ledger: Ledger) -> str:
+    return f"spent {fraction_text(ledger.spent, True)} of {fraction_text(ledger.total, True)}"
+

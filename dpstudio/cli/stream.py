@@ -1,0 +1,104 @@
+"""``dpstudio stream``: release a count stream over sliding windows (SHP: SWM, TPM, ASM-DP; baselines).
+
+Input: ``--counts FILE`` (one count per timestamp: one per line, a CSV with a ``count`` column, or .npy), or
+``--data CSV --column C [--time-column T]`` (one row per timestamp), or ILINet's layout with ``--region``
+(``national`` or a region name) and ``--from YYYY-Www``. Output: OUT.csv (``window,t,value``, one row per
+published window and position) and OUT.json (parameters, ledger, guarantee, expected_window_laplace_error).
+Secure OpenDP noise unless ``--seed`` (simulation noise: marked "not a release", nothing charged).
+Bad input: a one-line message, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+from dpstudio.algorithms.stream_runs import MECHANISMS
+from dpstudio.cli import CliError
+from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from dpstudio.core.stream_partition import MODES
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("stream", help="release a differentially private count stream over sliding windows",
+                       description=__doc__.splitlines()[0])
+    src = p.add_argument_group("input (one of)")
+    src.add_argument("--counts", metavar="FILE", help="one count per timestamp: one per line, CSV with a "
+                     "'count' column, or .npy")
+    src.add_argument("--data", metavar="CSV", help="a CSV with one row per timestamp (with --column)")
+    p.add_argument("--column", help="with --data: the column holding the count (ILINet: ILITOTAL)")
+    p.add_argument("--time-column", metavar="T", help="with --data: order the rows by this column")
+    p.add_argument("--region", metavar="R", help="with --data in ILINet's layout (REGION, YEAR, WEEK): "
+                   "'national' (the sum of the regions per week) or a region ('Region 4')")
+    p.add_argument("--from", dest="start", metavar="YYYY-Www", help="with --region: the first week (e.g. 2002-W40)")
+    p.add_argument("--sep", help="with --data: field separator (default ',')")
+    p.add_argument("--window", type=int, required=True, metavar="W", help="the sliding window's size")
+    p.add_argument("--horizon", type=int, metavar="T",
+                   help="the public horizon the budget covers (default: the stream's length)")
+    p.add_argument("--mechanism", choices=list(MECHANISMS), default="tpm", help="default tpm")
+    p.add_argument("--grouping", choices=list(MODES), default="noisefirst",
+                   help="how each window is grouped (post-processing; default noisefirst)")
+    p.add_argument("--groups", type=int, metavar="K", help="seed/approx grouping: exactly K groups (default W/10)")
+    p.add_argument("--ratio", type=float, default=0.4, metavar="N/T", help="asm: sampling ratio (default 0.4)")
+    p.add_argument("--asm-budget", choices=["gap", "fixed"], default="gap",
+                   help="asm: eps g/T per sample (gap, default) or eps/M for M = ratio T samples (fixed)")
+    p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
+    p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
+    p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
+    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    add_store_options(p)
+    p.set_defaults(run=run)
+
+
+def load_stream(args):
+    """(counts, source dict) from the input options."""
+    from dpstudio.io.stream_input import read_column, read_counts, read_ilinet
+
+    if bool(args.counts) == bool(args.data):
+        raise CliError("give exactly one input: --counts FILE or --data CSV --column C")
+    if args.counts:
+        if args.column or args.time_column or args.region or args.start:
+            raise CliError("--column/--time-column/--region/--from go with --data, not --counts")
+        return read_counts(args.counts), {"source": "counts file", "file": str(args.counts)}
+    if not args.column:
+        raise CliError("--data needs --column C (the count column)")
+    source = {"source": "data file", "file": str(args.data), "column": args.column}
+    if args.region:
+        if args.time_column:
+            raise CliError("--time-column does not go with --region (ILINet's weeks are in file order)")
+        source.update({"layout": "ILINet", "region": args.region, "from": args.start})
+        return read_ilinet(args.data, args.region, args.column, args.start, args.sep), source
+    if args.start:
+        raise CliError("--from goes with --region (ILINet's layout)")
+    source["time_column"] = args.time_column
+    return read_column(args.data, args.column, args.time_column, args.sep), source
+
+
+def run(args) -> int:
+    from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams, release_stream
+    from dpstudio.core.budget import BudgetExceededError, Ledger
+    from dpstudio.core.noise import SecureNoise, SimulationNoise
+    from dpstudio.io.atomic import OutputPathError
+    from dpstudio.cli.histogram import _dataset_print
+    from dpstudio.io.stream_release import check_release_paths, write_stream_release
+
+    check_store_options(args)
+    try:
+        check_release_paths(args.out, args.overwrite)
+        params = StreamParams(args.mechanism, args.epsilon, args.window, args.horizon, args.grouping,
+                              args.groups, args.ratio, args.asm_budget)
+        eps = params.checked_epsilon()
+        counts, source = load_stream(args)
+        params.validate(counts.size)  # every check before the store is charged or noise drawn
+        budget = SIMULATION_RECORD if args.seed is not None else charge_store(
+            args, lambda: _dataset_print(args, counts), eps, f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
+            args.counts or args.data)
+        noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
+        ledger = Ledger(eps)
+        result = release_stream(counts, params, noise, ledger)
+        csv_path, json_path = write_stream_release(args.out, result, ledger, source, None, args.overwrite,
+                                                   extra={"dataset_budget": budget})
+    except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
+        raise CliError(str(exc)) from None
+    del counts
+    status = "release" if result.is_release else "NOT a release"
+    print(f"wrote {csv_path} and {json_path} ({status}): {result.windows.shape[0]} windows of {args.window}, "
+          f"{args.mechanism}, grouping {args.grouping}, epsilon {eps}; {result.guarantee}")
+    return 0

@@ -36,6 +36,34 @@ def test_algorithms_load_no_qt_pandas_or_sklearn():
     assert not bad, f"dpstudio.algorithms imported {sorted(bad)}"
 
 
+def test_io_does_not_import_model_or_gui():
+    """io sits below model (it is handed what it writes: e.g. the report's ReportFacts)."""
+    import pkgutil
+
+    import dpstudio.io
+
+    mods = ["dpstudio.io." + m.name for m in pkgutil.iter_modules(dpstudio.io.__path__)]
+    loaded = _loaded_after_import(", ".join(mods))
+    bad = {m for m in loaded if m.startswith(("dpstudio.model", "dpstudio.gui"))}
+    assert not bad, f"dpstudio.io imported {sorted(bad)}"
+    # imports inside functions too (they load only when called)
+    import ast
+    from pathlib import Path
+
+    for path in Path(dpstudio.io.__path__[0]).glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                name = ("." * node.level) + (node.module or "")
+                names = [name] + [f"{name}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for n in names:
+                assert not n.startswith(("dpstudio.model", "dpstudio.gui", "..model", "..gui")), \
+                    f"{path.name} imports {n}"
+
+
 def test_pyside6_version_pin_for_python_311():
     import PySide6
 

@@ -236,10 +236,12 @@ class ExportPanel(QtWidgets.QWidget):
         extra = {"public_inputs": public_inputs,
                  "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
         from dpstudio.io.report import report_html
+        from dpstudio.model.report_facts import report_facts
 
         # the report is rendered first and written with the CSV and the sidecar: all three or none
         also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
-                                       public_inputs=public_inputs)}
+                                       public_inputs=public_inputs,
+                                       facts=report_facts(r, self.project.run_budget))}
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 

@@ -9,8 +9,9 @@ confirmed as public knowledge is refused too, naming the inputs (``Project.uncon
 (``public_inputs``) and the report record.
 
 Public methods (for the demo driver and tests):
-- ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json and
-  NAME.report.html in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
+- ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json,
+  NAME.report.html, and NAME.command.sh and NAME.reproduce.py (the equivalent ``dpstudio`` command and a
+  Python script that re-run the release's settings with fresh noise: ``dpstudio.io.reproduce``) in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
   ``confirm`` is False; raises ``ExportRefused`` (teaching mode, no run, not confirmed, simulation noise)
   or ``OutputPathError`` (a file exists, the folder is missing or not writable).
 - ``refusal_reason()``: why export is not possible now ("" when it is).
@@ -198,7 +199,8 @@ class ExportPanel(QtWidgets.QWidget):
         name = name.strip() or "release"
         if name.lower().endswith(".csv"):
             name = name[:-4]
-        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html"]
+        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html",
+                folder / f"{name}.command.sh", folder / f"{name}.reproduce.py"]
 
     def _update_files(self) -> None:
         folder = self.folder_edit.text().strip()
@@ -229,7 +231,7 @@ class ExportPanel(QtWidgets.QWidget):
                 QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
-        csv_path, json_path, html_path = paths
+        csv_path, json_path, html_path, sh_path, py_path = paths
         public_inputs = self.project.public_inputs_record()
         r = self.project.result
         ledger = self.project.run_ledger
@@ -239,9 +241,17 @@ class ExportPanel(QtWidgets.QWidget):
         from dpstudio.model.report_facts import report_facts
 
         # the report is rendered first and written with the CSV and the sidecar: all three or none
+        from dpstudio.io.reproduce import python_script, shell_script
+        from dpstudio.model.release_settings import release_settings
+
+        # the report and the re-run scripts are rendered first and written with the CSV and the sidecar:
+        # all five or none
+        settings = release_settings(self.project)
+        rerun = f"{csv_path.stem}.rerun.csv"
         also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
                                        public_inputs=public_inputs,
-                                       facts=report_facts(r, self.project.run_budget))}
+                                       facts=report_facts(r, self.project.run_budget)),
+                sh_path: shell_script(settings, rerun), py_path: python_script(settings, rerun)}
         if self._is_histogram(r):
             from dpstudio.io.histogram_release import write_histogram_release
 
@@ -251,7 +261,7 @@ class ExportPanel(QtWidgets.QWidget):
             from dpstudio.io.release import write_release
 
             written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
-        self.last_paths = [Path(written[0]), Path(written[1]), html_path]
+        self.last_paths = [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)

@@ -34,6 +34,16 @@ class ExportRefused(RuntimeError):
     """Export is not allowed now; the message says why."""
 
 
+def studio_words(exc: OutputPathError) -> OutputPathError:
+    """The error in the studio's words: an existing file is named with what to do here (the library's
+    message speaks to the command line: "pass --overwrite")."""
+    p = exc.existing
+    if p is None:
+        return exc
+    return OutputPathError(f"{p.name} already exists in {p.parent}: choose another file name or folder for "
+                           "this release (the studio never replaces release files; nothing was written)", p)
+
+
 class ExportPanel(QtWidgets.QWidget):
     exported = QtCore.Signal(list)
 
@@ -41,6 +51,7 @@ class ExportPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.project = project
         self.last_paths: list[Path] = []
+        self._exported_result = None  # the run whose files last_paths lists
         outer = QtWidgets.QVBoxLayout(self)
 
         self.banner = QtWidgets.QLabel()
@@ -119,6 +130,9 @@ class ExportPanel(QtWidgets.QWidget):
         return ""
 
     def refresh(self) -> None:
+        if self.last_paths and getattr(self.project, "result", None) is not self._exported_result:
+            self.last_paths = []  # those files belong to an earlier release: not listed under a new one
+            self.message.setText("")
         reason = self.refusal_reason()
         teaching = self.project.teaching
         self.export_button.setEnabled(not reason)
@@ -223,8 +237,11 @@ class ExportPanel(QtWidgets.QWidget):
         if reason:
             raise ExportRefused(reason)
         paths = self.paths(folder, name)
-        for p in paths:  # before asking or writing anything
-            check_output_path(p, overwrite=False)
+        try:
+            for p in paths:  # before asking or writing anything
+                check_output_path(p, overwrite=False)
+        except OutputPathError as exc:
+            raise studio_words(exc) from None
         if confirm:
             answer = QtWidgets.QMessageBox.question(
                 self, "Publish this release?", self.confirm_text(),
@@ -240,7 +257,6 @@ class ExportPanel(QtWidgets.QWidget):
         from dpstudio.io.report import report_html
         from dpstudio.model.report_facts import report_facts
 
-        # the report is rendered first and written with the CSV and the sidecar: all three or none
         from dpstudio.io.reproduce import python_script, shell_script
         from dpstudio.model.release_settings import release_settings
 
@@ -252,16 +268,21 @@ class ExportPanel(QtWidgets.QWidget):
                                        public_inputs=public_inputs,
                                        facts=report_facts(r, self.project.run_budget)),
                 sh_path: shell_script(settings, rerun), py_path: python_script(settings, rerun)}
-        if self._is_histogram(r):
-            from dpstudio.io.histogram_release import write_histogram_release
+        try:
+            if self._is_histogram(r):
+                from dpstudio.io.histogram_release import write_histogram_release
 
-            edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
-        else:
-            from dpstudio.io.release import write_release
+                edges = r.params.edges
+                written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
+            else:
+                from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
+                written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra,
+                                        also=also)
+        except OutputPathError as exc:
+            raise studio_words(exc) from None
         self.last_paths = [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]
+        self._exported_result = r
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)

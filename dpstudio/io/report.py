@@ -349,6 +349,10 @@ def report_html(result, ledger, params: dict | None = None, title: str = "dpstud
     out.append("<p>Post-processing costs no budget. Applied in this order: consistency first, then any "
                "rounding or clamping.</p>")
     out.append("<ol>" + "".join(f"<li>{_e(x)}</li>" for x in pp) + "</ol>" if pp else "<p>None.</p>")
+    if _is_histogram(result):
+        from dpstudio.io.histogram_release import counts_note
+
+        out.append(f"<p>{_e(counts_note(result.post_processing).capitalize())}.</p>")
     out.append("<h2>What this report does not contain</h2><p>No true count, no error measured against the "
                "true data, no count of dropped rows: every figure above depends only on public inputs "
                "(epsilon, its split, the taxonomies or bins, the tree shape) and the released values.</p>")

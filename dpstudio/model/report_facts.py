@@ -16,7 +16,7 @@ import numpy as np
 from dpstudio.io.report import ReportFacts
 
 #: histograms with more bins than this get no error-by-length curve (the exact computation is O(bins^2)).
-MAX_CURVE_BINS = 2048
+MAX_CURVE_BINS = 1024
 
 
 def _sizes(n: int, points: int = 9) -> list[int]:

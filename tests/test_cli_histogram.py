@@ -197,3 +197,36 @@ def test_derived_edges_mark_every_csv_row(tmp_path):
     rows = [line.split(",") for line in out.read_text().splitlines()]
     assert rows[0] == ["not_a_release", "bin", "lo", "hi", "count"] and len(rows) == 6
     assert {r[0] for r in rows[1:]} == {"bin edges derived from the data: not private"}
+
+
+def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
+    """Histogram counts are the least-squares estimates, unrounded, by default: the sidecar, the studio's
+    report and --help say so (and say it differently when --round/--clamp are asked for)."""
+    import json
+
+    import numpy as np
+
+    from dpstudio.cli import main
+
+    counts = tmp_path / "c.txt"
+    np.savetxt(counts, np.arange(16), fmt="%d")
+    base = ["histogram", "--counts", str(counts), "--algorithm", "hb", "--epsilon", "1", "--seed", "3",
+            "--budget-store", "none"]
+    assert main([*base, "--out", str(tmp_path / "a.csv")]) == 0
+    note = json.loads((tmp_path / "a.json").read_text())["counts_note"]
+    assert "neither rounded nor clamped (the default)" in note
+    assert main([*base, "--round", "--out", str(tmp_path / "b.csv")]) == 0
+    note = json.loads((tmp_path / "b.json").read_text())["counts_note"]
+    assert "rounded to whole numbers (asked for)" in note and "clamped" not in note
+    with pytest.raises(SystemExit):
+        main(["histogram", "--help"])
+    assert "by default they are NOT rounded" in " ".join(capsys.readouterr().out.split())
+
+    from dpstudio.algorithms.interval_trees import run_interval_tree
+    from dpstudio.core.budget import Ledger
+    from dpstudio.core.noise import SimulationNoise
+    from dpstudio.io.report import report_html
+
+    ledger = Ledger(1)
+    result = list(run_interval_tree(np.arange(16), IntervalTreeParams("hb", 1, 4), SimulationNoise(0), ledger))[-1].result
+    assert "neither rounded nor clamped (the default)" in report_html(result, ledger)

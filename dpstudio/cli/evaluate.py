@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
 from . import CliError
@@ -135,6 +136,8 @@ def run(args) -> int:
         raise CliError(f"--results {args.results} is a folder, not a file")
 
     setup = _setup(args)
+    for note in setup.notes:
+        print(f"dpstudio evaluate: {note}", file=sys.stderr)
     if args.range_error:
         return _range_error(args, setup, algorithms, epsilons, steps)
     return _accuracy(args, setup, algorithms, epsilons, steps)

@@ -47,8 +47,11 @@ def add_parser(sub) -> None:
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
-    p.add_argument("--round", action="store_true", help="round released counts to whole numbers (after consistency)")
-    p.add_argument("--clamp", action="store_true", help="clamp negative released counts to 0 (after consistency)")
+    p.add_argument("--round", action="store_true",
+                   help="round released counts to whole numbers (after consistency); by default they are NOT "
+                        "rounded: the least-squares estimates, decimals (the sidecar's counts_note says so)")
+    p.add_argument("--clamp", action="store_true",
+                   help="clamp negative released counts to 0 (after consistency); by default negatives are kept")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
     p.set_defaults(run=run)

@@ -273,8 +273,10 @@ def run(args) -> int:
     also = None
     if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
         from ..io.report import report_html
+        from ..model.report_facts import report_facts
 
-        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name])}
+        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name],
+                                               facts=report_facts(result, budget))}
     try:
         csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
                                             expand_records=args.expand_records, simulation=simulation,

@@ -18,7 +18,7 @@ import os
 import statistics
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -51,6 +51,7 @@ class Setup:
     class_column: str
     numeric: tuple
     attributes: tuple
+    notes: list = field(default_factory=list)  # lines about how the input was read (e.g. labels' dots removed)
 
     def baselines(self) -> dict:
         raw = raw_accuracy(self.train, self.test, self.attributes, self.numeric, self.class_column)
@@ -80,7 +81,8 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> 
     from ..io.adult import CLASS_COLUMN, CLASS_LABELS, load_adult
     from ..io.encoding import encode_table
 
-    train, test = load_adult(data_dir)
+    notes: list[str] = []
+    train, test = load_adult(data_dir, notes)
     taxonomies, bounds = read_taxonomy_folder(taxonomy_dir)
     if numeric_grids is not None:
         grids, _ = read_taxonomy_folder(numeric_grids)
@@ -94,7 +96,7 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> 
     data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS,  # adult.names: public
                         types=types)
     numeric = tuple(a.name for a in data.attributes if a.kind == "numeric")
-    return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes))
+    return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes), notes)
 
 
 def read_taxonomy_folder(folder=None) -> tuple[dict, dict]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dpstudio.gui.excepthook import install_excepthook  # noqa: F401  (also imported from here by tests)
+
 
 #: Qt messages that say nothing to a user (the offscreen plugin repeats this one for every top-level window)
 QUIET_QT_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
@@ -34,30 +36,6 @@ def make_app():
     except FileNotFoundError:
         pass
     return app
-
-
-def install_excepthook(window, also=None):
-    """Route exceptions that escape a Qt slot to the window's error bar (one line, no traceback there);
-    the traceback still goes to stderr for a bug report. ``also(message)`` is called too, if given."""
-    import traceback
-
-    def hook(exc_type, exc, tb):
-        if issubclass(exc_type, KeyboardInterrupt):
-            sys.__excepthook__(exc_type, exc, tb)
-            return
-        from dpstudio.gui.worker import user_message
-
-        traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
-        message = f"internal error, please report it: {user_message(exc)}"
-        try:
-            window.show_error(message)
-        except RuntimeError:  # the window is gone
-            pass
-        if also is not None:
-            also(message)
-
-    sys.excepthook = hook
-    return hook
 
 
 def run_app(args) -> int:

@@ -74,7 +74,7 @@ class Demo:
         self.window.resize(1440, 900)
         self.window.show()
         self._old_hook = sys.excepthook
-        from dpstudio.gui.app import install_excepthook
+        from dpstudio.gui.excepthook import install_excepthook
 
         install_excepthook(self.window, self._escaped)
         self.steps = int(steps)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dpstudio.io.class_labels import ClassLabelError, normalise_class_labels
 from dpstudio.io.datasets import Dataset, DatasetError, Progress, load_table
 
 CLASS_COLUMN = "Y"  # what the header rows of adult.data / adult.test call the income class
@@ -60,7 +61,7 @@ def _adult_dir(data_dir) -> Path:
     return d
 
 
-def _complete(dataset: Dataset) -> pd.DataFrame:
+def _complete(dataset: Dataset, notes: list[str] | None = None) -> pd.DataFrame:
     if dataset.columns != list(COLUMNS):
         if dataset.columns == [f"col{i}" for i in range(1, len(COLUMNS) + 1)]:
             dataset = dataset.renamed(dict(zip(dataset.columns, COLUMNS)))
@@ -68,21 +69,25 @@ def _complete(dataset: Dataset) -> pd.DataFrame:
             raise DatasetError(f"{dataset.path}: expected the Adult columns {', '.join(COLUMNS)}")
     complete, _ = dataset.drop_missing()
     frame = complete.frame
-    frame[CLASS_COLUMN] = frame[CLASS_COLUMN].str.rstrip(".")
-    unexpected = set(frame[CLASS_COLUMN].unique()) - set(CLASS_LABELS)
-    if unexpected:
-        raise DatasetError(f"{dataset.path}: unexpected class labels {sorted(unexpected)}")
+    try:
+        frame[CLASS_COLUMN], note = normalise_class_labels(frame[CLASS_COLUMN], CLASS_LABELS, dataset.path.name if dataset.path else "the table")
+    except ClassLabelError as exc:
+        raise DatasetError(str(exc)) from None
+    if note and notes is not None:
+        notes.append(note)
     return frame
 
 
-def load_adult(data_dir) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_adult(data_dir, notes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(train, test): the complete rows of adult.data and adult.test, test labels without the dot.
+
+    ``notes``: a list that receives one line per file whose labels were read without their trailing dot.
 
     ``data_dir`` is the folder holding adult.data and adult.test (or its parent, e.g. ../shared/data).
     Numeric columns are int64, the others text; the class column is :data:`CLASS_COLUMN`.
     """
     d = _adult_dir(data_dir)
-    return _complete(load_table(d / "adult.data")), _complete(load_table(d / "adult.test"))
+    return _complete(load_table(d / "adult.data"), notes), _complete(load_table(d / "adult.test"), notes)
 
 
 def load_bundled_adult() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -10,7 +10,12 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 class OutputPathError(ValueError):
-    """The output path exists (and overwriting was not asked for) or cannot be written."""
+    """The output path exists (and overwriting was not asked for) or cannot be written. ``existing``: the
+    file that exists, if that is the reason (the studio words its own message from it)."""
+
+    def __init__(self, message: str, existing: Path | None = None):
+        super().__init__(message)
+        self.existing = existing
 
 
 def check_output_path(path, overwrite: bool = False) -> Path:
@@ -19,7 +24,7 @@ def check_output_path(path, overwrite: bool = False) -> Path:
     if p.exists() and p.is_dir():
         raise OutputPathError(f"{p} is a folder, not a file")
     if p.exists() and not overwrite:
-        raise OutputPathError(f"{p} already exists (refusing to overwrite; pass --overwrite to replace it)")
+        raise OutputPathError(f"{p} already exists (refusing to overwrite; pass --overwrite to replace it)", p)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OutputPathError(f"folder {parent} does not exist")
@@ -63,7 +68,7 @@ def atomic_write_many(files: dict, overwrite: bool = False, encoding: str = "utf
         if not overwrite:
             for _, p in staged:
                 if p.exists():
-                    raise OutputPathError(f"{p} appeared while writing (refusing to overwrite)")
+                    raise OutputPathError(f"{p} appeared while writing (refusing to overwrite)", p)
         for tmp, p in staged:
             os.replace(tmp, p)
     except BaseException:

@@ -69,6 +69,18 @@ def release_csv(result: IntervalTreeResult, edges=None, labels=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def counts_note(post_processing: dict) -> str:
+    """What the released counts are, in words: whether they were rounded and clamped (by default neither)."""
+    rounded, clamped = bool(post_processing.get("rounded")), bool(post_processing.get("clamped"))
+    if not rounded and not clamped:
+        return ("the released counts are the least-squares estimates, neither rounded nor clamped (the "
+                "default): decimals that may be negative, unbiased and consistent; rounding (--round) and "
+                "clamping negatives to 0 (--clamp) are optional post-processing")
+    done = " and ".join(w for w, on in (("rounded to whole numbers", rounded), ("negatives clamped to 0", clamped))
+                        if on)
+    return f"the released counts are the least-squares estimates, then {done} (asked for)"
+
+
 def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | None = None,
                     not_a_release: list[str] | None = None, extra: dict | None = None) -> dict:
     plan = result.plan
@@ -99,6 +111,7 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
         "notes": plan.notes,
         "ledger": ledger.to_dict(),
         "post_processing": result.post_processing,
+        "counts_note": counts_note(result.post_processing),
         "expected_all_range_mse": mse,
         "expected_all_range_rmse": math.sqrt(mse),
         "expected_raw_tree_all_range_mse": raw,

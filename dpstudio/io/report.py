@@ -8,14 +8,21 @@ an error measured against the truth, or a count of dropped rows: the inputs are 
 carries none) and its ledger. A run on simulation noise is marked "NOT A RELEASE".
 
 The split of epsilon and the expected errors describe the split that ran, taken from the run itself (one
-source of truth): a table run's plan is rebuilt from the engine parameters in ``result.params`` (the
-explicit fractions a custom split or ``--count-share`` set included), an interval tree's is
-``result.plan``.
+source of truth): a table run's plan is rebuilt (in ``dpstudio.model.report_facts``) from the engine
+parameters in ``result.params`` (the explicit fractions a custom split or ``--count-share`` set included),
+an interval tree's is ``result.plan``.
 
 ``public_inputs`` (the studio's ``Project.public_inputs_record()``) adds where each public input came from
 and the user's confirmation of any input derived from the data.
 
-``report_html(result, ledger, params=None, title=..., files=None, public_inputs=None) -> str``;
+The page opens with a summary a non-expert can read: what was released, the guarantee in one sentence,
+the budget used and what remains on this dataset (the budget store's charge), the expected error in plain
+words, and two inline SVG charts (the split of epsilon; the expected error by query size); the technical
+tables follow. Numbers print as decimals (exact fractions stay in the sidecar). What io cannot compute
+without the model layer (the planned split, its error figures, the error by query size) is handed in as
+:class:`ReportFacts`, built by ``dpstudio.model.report_facts.report_facts(result, budget)``.
+
+``report_html(result, ledger, params=None, title=..., files=None, public_inputs=None, facts=None) -> str``;
 ``write_report(path, ...)`` writes it atomically and refuses to overwrite (``OutputPathError``).
 """
 
@@ -24,12 +31,15 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
+from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from dpstudio.core.budget import NEIGHBOURING
 from dpstudio.io.atomic import atomic_write
+from dpstudio.io.report_svg import bars_svg, curve_svg
 
 STYLE = """
 body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#202020;line-height:1.4}
@@ -37,11 +47,45 @@ h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.warn{background:#f0a020;padding:.5em;font-weight:bold}
 .ok{background:#e3f3e8;padding:.5em}.small{color:#555;font-size:.9em}
+.summary{border:1px solid #9cc;padding:.2em 1em;margin:1em 0;background:#f6fbfb}.summary li{margin:.3em 0}
 """
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """What the report shows that io does not compute (all data-independent; see the module docstring).
+
+    ``split``: (part, epsilon) of the planned split of a table run (the technical tables); ``figures``:
+    (label, value, how) expected-error figures of that split; ``error_by_size``: (query size, root-mean-
+    square error) in ``size_unit``, computed as ``error_how`` says; ``budget``: the sidecar's
+    ``dataset_budget`` entry (the budget store's charge, or why nothing was charged)."""
+
+    split: list = field(default_factory=list)
+    figures: list = field(default_factory=list)
+    error_by_size: list = field(default_factory=list)
+    size_unit: str = ""
+    error_how: str = ""
+    budget: dict | None = None
 
 
 def _e(x) -> str:
     return html.escape(str(x), quote=True)
+
+
+def _plain(v):
+    """A parameter value for display: fractions (and "p/q" strings) as decimals, lists element by element."""
+    if isinstance(v, Fraction):
+        return _num(v)
+    if isinstance(v, str) and v.count("/") == 1:
+        try:
+            return _num(Fraction(v))
+        except (ValueError, ZeroDivisionError):
+            return v
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(str(_plain(x)) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_plain(x)}" for k, x in v.items()) + "}"
+    return v
 
 
 def _num(x) -> str:
@@ -92,37 +136,19 @@ def _parameters(result, params: dict | None) -> list[tuple[str, str]]:
         if k not in d and k not in ("budget_split",):
             d[k] = v
     d.pop("edges", None)
-    return [(k, v if not isinstance(v, (list, tuple)) or len(v) < 12 else f"{len(v)} values")
+    return [(k, _plain(v) if not isinstance(v, (list, tuple)) or len(v) < 12 else f"{len(v)} values")
             for k, v in d.items()]
 
 
-def run_plan(result):
-    """(plan, figure parameters) of a DiffGen-family run, rebuilt from the engine parameters it ran with;
-    (None, None) for an interval-tree run (its plan is ``result.plan``)."""
-    from dpstudio.model.budget_plan import table_plan
-
-    if _is_histogram(result) or not hasattr(getattr(result, "params", None), "steps"):
-        return None, None
-    n_numeric = sum(1 for k in getattr(result, "kinds", ()) if k == "numeric")
-    return table_plan(result.params, n_numeric), {"steps": int(result.params.steps),
-                                                  "numeric_attributes": n_numeric}
-
-
-def _error_section(result) -> str:
+def _error_section(result, facts: "ReportFacts") -> str:
     parts = []
-    plan, fig_params = run_plan(result)
-    if plan is not None:
-        from dpstudio.model.budget_plan import expected_error
-
+    if facts.split and not _is_histogram(result):
         parts.append("<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
                      "errors it implies. The engine gives any budget a step did not need (fewer split points, an "
                      "early stop, a shallower tree) to the counts, so the ledger above, not this plan, is what "
                      "was spent; the figures after this plan are the run's own.</p>")
-        parts.append(_table(["share", "epsilon"], [(n, float(s)) for n, s in zip(plan.names, plan.shares)],
-                            numeric_cols=(1,)))
-        figs = expected_error(plan, fig_params)
-        parts.append(_table(["quantity", "value", "how"], [(f.label, f.value, f.explanation) for f in figs],
-                            numeric_cols=(1,)))
+        parts.append(_table(["share", "epsilon"], facts.split, numeric_cols=(1,)))
+        parts.append(_table(["quantity", "value", "how"], facts.figures, numeric_cols=(1,)))
     if _is_histogram(result):
         tp = result.plan
         rows = [("bins", tp.tree.n_bins), ("tree nodes", tp.tree.n_nodes),
@@ -173,9 +199,103 @@ def _post_processing(result) -> list[str]:
     return []
 
 
+def _what_was_released(result) -> str:
+    if _is_histogram(result):
+        return f"a histogram of {result.plan.tree.n_bins} bins: one noisy count per bin"
+    parts = int(result.leaf_values.shape[0])
+    classes = [str(c) for c in result.classes]
+    attrs = ", ".join(str(a) for a in result.attributes)
+    return (f"a table of noisy counts: {parts} groups of records (each a combination of generalized values of "
+            f"{attrs}) x {len(classes)} classes of {result.class_name} ({', '.join(classes)}), "
+            f"{parts * len(classes)} counts in all")
+
+
+def _budget_words(budget: dict | None, ledger) -> str:
+    spent, total = _num(ledger.spent), _num(ledger.total)
+    if budget and budget.get("tracked"):
+        return (f"This release used epsilon = {_num(Fraction(budget['charged']))} of the lifetime budget of "
+                f"dataset {_e(budget.get('dataset'))} ({_num(Fraction(budget['dataset_total']))}); "
+                f"{_num(Fraction(budget['dataset_spent']))} has been spent on it so far, "
+                f"<b>{_num(Fraction(budget['dataset_remaining']))} remains</b> for further releases.")
+    if budget:
+        return (f"This run spent epsilon = {spent} of its budget of {total}. The budget store did not charge "
+                f"it: {_e(budget.get('note', 'not tracked'))}.")
+    return f"This run spent epsilon = {spent} of its budget of {total}."
+
+
+def _error_words(facts: "ReportFacts") -> str:
+    pts = facts.error_by_size
+    if not pts:
+        return ("The expected error of each released count is in the tables below (data-independent; no "
+                "curve by query size for this release).")
+    k1, e1 = pts[0]
+    text = (f"A released count is typically off from the true count by about &plusmn;{e1:.3g} (root-mean-"
+            f"square error, before rounding); about 19 counts in 20 are within &plusmn;{2 * e1:.3g}.")
+    if len(pts) > 1:
+        k, e = pts[-1]
+        text += (f" A count over {_num(k)} {_e(facts.size_unit)} is typically off by about &plusmn;{e:.3g} "
+                 "(the chart below shows the sizes in between).")
+    return text + (" Counts much larger than the error are useful; counts about as small as the error are "
+                   "mostly noise.")
+
+
+def spent_by_step(ledger, max_bars: int = 12) -> list[tuple[str, float]]:
+    """(what, epsilon charged) in ledger order: each spend, a parallel block as one item charged its largest
+    branch (the ledger's own composition, so the items sum to ``ledger.spent``); with more than ``max_bars``
+    items, summed by mechanism instead."""
+    items: list[list] = []  # [label, mechanism, charge]
+    blocks: dict = {}
+    for e in ledger.entries:
+        if e.group is None:
+            items.append([e.step, e.mechanism, Fraction(e.epsilon)])
+            continue
+        key = (e.group, e.block)
+        if key not in blocks:
+            blocks[key] = {"item": [e.group, e.mechanism, Fraction(0)], "branches": {}}
+            items.append(blocks[key]["item"])
+        b = blocks[key]
+        branch = e.branch if e.branch is not None else id(e)
+        b["branches"][branch] = b["branches"].get(branch, Fraction(0)) + Fraction(e.epsilon)
+        b["item"][2] = max(b["branches"].values())
+    if len(items) <= max_bars:
+        return [(label, float(c)) for label, _, c in items]
+    by_mechanism: dict = {}
+    for _, mechanism, c in items:
+        name = mechanism.split(" (")[0]
+        by_mechanism[name] = by_mechanism.get(name, Fraction(0)) + c
+    return [(name, float(c)) for name, c in by_mechanism.items()]
+
+
+def _summary(result, ledger, facts: "ReportFacts", secure: bool) -> list[str]:
+    eps = float(ledger.spent)
+    if secure:
+        guarantee = (f"Whether or not any one record is in the data changes the probability of any outcome of "
+                     f"this release by at most a factor of e<sup>&epsilon;</sup> = {math.exp(eps):.3g} "
+                     f"(&epsilon; = {_num(eps)}, pure differential privacy; neighbouring tables: "
+                     f"{_e(NEIGHBOURING)}).")
+    else:
+        guarantee = ("None: this run used seeded simulation noise, which anyone can reproduce. It is NOT A "
+                     "RELEASE and must not be published.")
+    out = ["<div class='summary'><h2>Summary</h2><ul>",
+           f"<li><b>What was released:</b> {_e(_what_was_released(result))}.</li>",
+           f"<li><b>The guarantee:</b> {guarantee}</li>",
+           f"<li><b>Budget:</b> {_budget_words(facts.budget, ledger)}</li>",
+           f"<li><b>Expected error:</b> {_error_words(facts)}</li></ul>"]
+    if ledger.entries:
+        out.append(bars_svg(spent_by_step(ledger), f"where epsilon = {_num(ledger.spent)} was spent (the ledger)"))
+    if facts.error_by_size:
+        out.append(curve_svg(facts.error_by_size, "expected error by query size", facts.size_unit,
+                             "typical error (RMSE)"))
+        out.append(f"<p class='small'>{_e(facts.error_how)}; data-independent.</p>")
+    out.append("</div>")
+    return out
+
+
 def report_html(result, ledger, params: dict | None = None, title: str = "dpstudio release report",
-                files: list | None = None, public_inputs: list | None = None) -> str:
+                files: list | None = None, public_inputs: list | None = None,
+                facts: ReportFacts | None = None) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
+    facts = facts or ReportFacts()
     secure, noise_label = _noise(result)
     algo = getattr(getattr(result, "params", None), "algorithm", "")
     spent = float(ledger.spent)
@@ -192,6 +312,7 @@ def report_html(result, ledger, params: dict | None = None, title: str = "dpstud
                f" by dpstudio.</p>")
     if files:
         out.append("<p>Files: " + ", ".join(f"<code>{_e(Path(f).name)}</code>" for f in files) + "</p>")
+    out += _summary(result, ledger, facts, secure)
 
     out.append("<h2>Guarantee</h2>")
     out.append(_table(["", ""], [
@@ -217,17 +338,21 @@ def report_html(result, ledger, params: dict | None = None, title: str = "dpstud
             for e in ledger.entries]
     out.append(_table(["step", "mechanism", "epsilon", "sensitivity", "noise scale", "parallel group", "note"],
                       rows, numeric_cols=(2, 3, 4)))
-    out.append(f"<p>Total spent: <b>{_num(spent)}</b> (exact: {_e(ledger.spent)}); remaining "
+    out.append(f"<p>Total spent: <b>{_num(spent)}</b> (exact fractions: in the sidecar); remaining "
                f"{_num(float(ledger.remaining))}.</p>")
 
     out.append("<h2>Expected error (data-independent)</h2>")
-    out.append(_error_section(result))
+    out.append(_error_section(result, facts))
 
     out.append("<h2>Post-processing</h2>")
     pp = _post_processing(result)
     out.append("<p>Post-processing costs no budget. Applied in this order: consistency first, then any "
                "rounding or clamping.</p>")
     out.append("<ol>" + "".join(f"<li>{_e(x)}</li>" for x in pp) + "</ol>" if pp else "<p>None.</p>")
+    if _is_histogram(result):
+        from dpstudio.io.histogram_release import counts_note
+
+        out.append(f"<p>{_e(counts_note(result.post_processing).capitalize())}.</p>")
     out.append("<h2>What this report does not contain</h2><p>No true count, no error measured against the "
                "true data, no count of dropped rows: every figure above depends only on public inputs "
                "(epsilon, its split, the taxonomies or bins, the tree shape) and the released values.</p>")
@@ -237,7 +362,7 @@ def report_html(result, ledger, params: dict | None = None, title: str = "dpstud
 
 def write_report(path, result, ledger, params: dict | None = None, overwrite: bool = False,
                  title: str = "dpstudio release report", files: list | None = None,
-                 public_inputs: list | None = None) -> Path:
+                 public_inputs: list | None = None, facts: ReportFacts | None = None) -> Path:
     """Write ``report_html(...)`` atomically; OutputPathError if ``path`` exists and not ``overwrite``."""
-    return atomic_write(path, report_html(result, ledger, params, title, files, public_inputs),
+    return atomic_write(path, report_html(result, ledger, params, title, files, public_inputs, facts),
                         overwrite=overwrite)

@@ -465,3 +465,18 @@ def classification_scores(result, test, class_column: str, numeric=(), train=Non
     raw = raw_accuracy(train, test, attrs, [a for a in attrs if a in set(numeric)], class_column)
     maj = majority_accuracy(train[class_column], test[class_column])
     return ClassificationScores(rel.accuracy, maj, raw.accuracy, rel.n_test, "training rows")
+
+
+def prepare_test_table(test, columns, class_column: str, classes) -> tuple:
+    """(the test table's ``columns`` without incomplete rows, its class labels read as the release's
+    ``classes``; a one-line note or None). Labels that equal a class after dropping one trailing "." (the
+    UCI ``adult.test``'s ``<=50K.``) are read as that class and the note says so; a label that is no class
+    raises ``ClassLabelError`` (``dpstudio.io.class_labels``, shared with ``dpstudio evaluate``)."""
+    from dpstudio.io.class_labels import normalise_class_labels
+
+    missing = [c for c in columns if c not in test.columns]
+    if missing:
+        raise ValueError(f"the test file has no column(s) {', '.join(missing)}")
+    test = test[list(columns)].dropna().copy()
+    test[class_column], note = normalise_class_labels(test[class_column], classes)
+    return test, note

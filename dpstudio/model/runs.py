@@ -95,14 +95,18 @@ def encode_table(project: Project):
         raise RunInputError(str(exc)) from None
 
 
+def histogram_attribute(project: Project) -> str | None:
+    """The attribute a histogram bins when none is named: the first numeric quasi-identifier with bounds."""
+    return next((a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
+                 and project.roles.get(a) == QUASI_IDENTIFIER), None)
+
+
 def histogram_counts(project: Project, attribute: str | None, bins: int) -> tuple[np.ndarray, np.ndarray, str]:
     """(counts, edges, attribute): equal-width bins over the public bounds of a numeric attribute."""
     if attribute is None:
-        candidates = [a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
-                      and project.roles.get(a) == QUASI_IDENTIFIER]
-        if not candidates:
+        attribute = histogram_attribute(project)
+        if attribute is None:
             raise RunInputError("a histogram needs a numeric quasi-identifier with public bounds (Data panel)")
-        attribute = candidates[0]
     if project.types.get(attribute) != NUMERIC or attribute not in project.bounds:
         raise RunInputError(f"{attribute} needs to be numeric with public bounds for a histogram")
     bins = int(bins)
@@ -182,4 +186,4 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "run_plan", "used_frame"]
+__all__ = ["RunInputError", "encode_table", "histogram_attribute", "histogram_counts", "make_job", "run_plan", "used_frame"]

@@ -22,7 +22,7 @@ def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path, _budget_stor
         # the release run spent the whole budget once, with secure noise, and could be exported
         assert project.mode == "release" and project.can_export
         assert project.release_ledger.spent == project.epsilon
-        assert len(demo.exported) == 3
+        assert len(demo.exported) == 5  # CSV, sidecar, report, command, Python script
     finally:
         demo.close()
     text = out.getvalue()

@@ -52,7 +52,8 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
     w = make_panel(qtbot, p)
     assert w.export_button.isEnabled()
     paths = w.export_to(tmp_path, "adult")
-    assert [x.name for x in paths] == ["adult.csv", "adult.json", "adult.report.html"]
+    assert [x.name for x in paths] == ["adult.csv", "adult.json", "adult.report.html", "adult.command.sh",
+                                      "adult.reproduce.py"]
     assert len(yes) == 1 and f"epsilon = {float(p.run_ledger.spent):g}" in yes[0]
     frame = pd.read_csv(paths[0])
     assert list(frame.columns) == ["age", "sex", "work", "income", "count"]
@@ -70,7 +71,8 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
 
     shot(w, "export_release_done")
     # no temporary files left behind
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["adult.csv", "adult.json", "adult.report.html"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["adult.command.sh", "adult.csv", "adult.json",
+                                                          "adult.report.html", "adult.reproduce.py"]
 
 
 def test_never_overwrites(qtbot, tmp_path, yes):
@@ -85,7 +87,7 @@ def test_never_overwrites(qtbot, tmp_path, yes):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["hist.report.html"]
     assert (tmp_path / "hist.report.html").read_text() == "mine"
     paths = w.export_to(tmp_path, "hist2")
-    assert len(paths) == 3 and all(x.exists() for x in paths)
+    assert len(paths) == 5 and all(x.exists() for x in paths)
     with pytest.raises(OutputPathError):
         w.export_to(tmp_path, "hist2")
     # the button path shows the reason instead of raising

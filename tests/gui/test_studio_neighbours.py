@@ -80,3 +80,7 @@ def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_p
     assert a_side["dataset_budget"]["tracked"] is True and a_side["public_inputs"]
     assert without(a_side, RELEASE_MECHANISM_OUTPUTS) == without(b_side, RELEASE_MECHANISM_OUTPUTS)
     assert report_structure(a_html) == report_structure(b_html) and report_structure(a_html)
+    # the re-run scripts hold public inputs only: the same for both tables, but for the data file's folder
+    for script in ("release.command.sh", "release.reproduce.py"):
+        a, b = ((tmp_path / n / "out" / script).read_text().replace(str(tmp_path / n), "FOLDER") for n in ("d", "d1"))
+        assert a == b and "FOLDER" in a

@@ -417,10 +417,7 @@ class ComparePanel(QtWidgets.QWidget):
         p = self.project
         cls = p.class_attribute
         cols = p.attributes(QUASI_IDENTIFIER) + [cls]
-        missing = [c for c in cols if c not in test.columns]
-        if missing:
-            raise ValueError(f"the test file has no column(s) {', '.join(missing)}")
-        test = test[cols].dropna()
+        test, note = cmp.prepare_test_table(test, cols, cls, self.result.classes)
         numeric = [a for a in cols if p.types.get(a) == NUMERIC]
         self._clear_classification()
         if self.release_view():
@@ -439,5 +436,5 @@ class ComparePanel(QtWidgets.QWidget):
         self.acc_bars.setOpts(x=list(range(len(heights))), height=heights, width=0.6,
                               brushes=[pg.mkBrush(b) for b in brushes])
         self.acc_plot.setYRange(max(0.0, min(heights) - 0.05), 1.0)
-        self.class_label.setText(text)
+        self.class_label.setText(text + (f"\n{note}" if note else ""))
         return s

@@ -9,8 +9,9 @@ confirmed as public knowledge is refused too, naming the inputs (``Project.uncon
 (``public_inputs``) and the report record.
 
 Public methods (for the demo driver and tests):
-- ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json and
-  NAME.report.html in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
+- ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json,
+  NAME.report.html, and NAME.command.sh and NAME.reproduce.py (the equivalent ``dpstudio`` command and a
+  Python script that re-run the release's settings with fresh noise: ``dpstudio.io.reproduce``) in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
   ``confirm`` is False; raises ``ExportRefused`` (teaching mode, no run, not confirmed, simulation noise)
   or ``OutputPathError`` (a file exists, the folder is missing or not writable).
 - ``refusal_reason()``: why export is not possible now ("" when it is).
@@ -33,6 +34,16 @@ class ExportRefused(RuntimeError):
     """Export is not allowed now; the message says why."""
 
 
+def studio_words(exc: OutputPathError) -> OutputPathError:
+    """The error in the studio's words: an existing file is named with what to do here (the library's
+    message speaks to the command line: "pass --overwrite")."""
+    p = exc.existing
+    if p is None:
+        return exc
+    return OutputPathError(f"{p.name} already exists in {p.parent}: choose another file name or folder for "
+                           "this release (the studio never replaces release files; nothing was written)", p)
+
+
 class ExportPanel(QtWidgets.QWidget):
     exported = QtCore.Signal(list)
 
@@ -40,6 +51,7 @@ class ExportPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.project = project
         self.last_paths: list[Path] = []
+        self._exported_result = None  # the run whose files last_paths lists
         outer = QtWidgets.QVBoxLayout(self)
 
         self.banner = QtWidgets.QLabel()
@@ -118,6 +130,9 @@ class ExportPanel(QtWidgets.QWidget):
         return ""
 
     def refresh(self) -> None:
+        if self.last_paths and getattr(self.project, "result", None) is not self._exported_result:
+            self.last_paths = []  # those files belong to an earlier release: not listed under a new one
+            self.message.setText("")
         reason = self.refusal_reason()
         teaching = self.project.teaching
         self.export_button.setEnabled(not reason)
@@ -198,7 +213,8 @@ class ExportPanel(QtWidgets.QWidget):
         name = name.strip() or "release"
         if name.lower().endswith(".csv"):
             name = name[:-4]
-        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html"]
+        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html",
+                folder / f"{name}.command.sh", folder / f"{name}.reproduce.py"]
 
     def _update_files(self) -> None:
         folder = self.folder_edit.text().strip()
@@ -221,35 +237,52 @@ class ExportPanel(QtWidgets.QWidget):
         if reason:
             raise ExportRefused(reason)
         paths = self.paths(folder, name)
-        for p in paths:  # before asking or writing anything
-            check_output_path(p, overwrite=False)
+        try:
+            for p in paths:  # before asking or writing anything
+                check_output_path(p, overwrite=False)
+        except OutputPathError as exc:
+            raise studio_words(exc) from None
         if confirm:
             answer = QtWidgets.QMessageBox.question(
                 self, "Publish this release?", self.confirm_text(),
                 QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
-        csv_path, json_path, html_path = paths
+        csv_path, json_path, html_path, sh_path, py_path = paths
         public_inputs = self.project.public_inputs_record()
         r = self.project.result
         ledger = self.project.run_ledger
         extra = {"public_inputs": public_inputs,
                  "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
         from dpstudio.io.report import report_html
+        from dpstudio.model.report_facts import report_facts
 
-        # the report is rendered first and written with the CSV and the sidecar: all three or none
+        from dpstudio.io.reproduce import python_script, shell_script
+        from dpstudio.model.release_settings import release_settings
+
+        # the report and the re-run scripts are rendered first and written with the CSV and the sidecar:
+        # all five or none
+        settings = release_settings(self.project)
+        rerun = f"{csv_path.stem}.rerun.csv"
         also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
-                                       public_inputs=public_inputs)}
-        if self._is_histogram(r):
-            from dpstudio.io.histogram_release import write_histogram_release
+                                       public_inputs=public_inputs,
+                                       facts=report_facts(r, self.project.run_budget)),
+                sh_path: shell_script(settings, rerun), py_path: python_script(settings, rerun)}
+        try:
+            if self._is_histogram(r):
+                from dpstudio.io.histogram_release import write_histogram_release
 
-            edges = r.params.edges
-            written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
-        else:
-            from dpstudio.io.release import write_release
+                edges = r.params.edges
+                written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
+            else:
+                from dpstudio.io.release import write_release
 
-            written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
-        self.last_paths = [Path(written[0]), Path(written[1]), html_path]
+                written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra,
+                                        also=also)
+        except OutputPathError as exc:
+            raise studio_words(exc) from None
+        self.last_paths = [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]
+        self._exported_result = r
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)

@@ -1,0 +1,218 @@
+"""Reproducible releases: the `dpstudio release` / `dpstudio histogram` command and a Python script that
+re-run a release's settings with fresh noise (as DP Wizard exports notebooks).
+
+``release_command(settings)`` returns ``(command, notes)``: the argument list of ``dpstudio`` (public inputs
+written to files in ``$TAX``); ``shell_script`` and ``python_script`` wrap it with those files embedded
+(taxonomies as JSON, the class values, histogram edges), so the two scripts stand alone. The settings are
+public inputs and parameters only: the data file's path (not its contents), the class and its declared
+values, the taxonomies, bounds and numeric kinds, the algorithm, epsilon and the engine's options. No count,
+no row of data and no error against the truth is ever written. A re-run spends epsilon again and is
+charged to the budget store like any ``dpstudio release`` (same dataset name); its noise is new.
+
+What the command line cannot say is returned as ``notes`` (and written at the top of both scripts): a
+custom split of epsilon dragged in the studio, whose explicit fractions have no CLI option, and the
+studio's "keep missing values" (the CLI labels them "?", the studio "Missing").
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from dpstudio.io.taxonomy_formats import format_json
+
+@dataclass
+class ReleaseSettings:
+    """A release's public inputs and the engine parameters it ran with (``result.params``).
+
+    Tables: ``class_attribute``, ``classes``, ``taxonomies`` (attribute -> Taxonomy, in release order),
+    ``bounds`` (attribute -> (lo, hi)), ``types`` (attribute -> "integer" / "continuous[:R]"),
+    ``automatic_steps`` (h was chosen from epsilon), ``n_numeric``. Histograms: ``column`` and ``edges``.
+    ``missing``: "drop" or "keep"; ``dataset_name``: the budget store's name for the data."""
+
+    data: str
+    params: object
+    class_attribute: str | None = None
+    classes: list = field(default_factory=list)
+    taxonomies: dict = field(default_factory=dict)
+    bounds: dict = field(default_factory=dict)
+    types: dict = field(default_factory=dict)
+    automatic_steps: bool = False
+    n_numeric: int = 0
+    column: str | None = None
+    edges: tuple | None = None
+    missing: str = "drop"
+    dataset_name: str | None = None
+
+    @property
+    def is_histogram(self) -> bool:
+        return hasattr(self.params, "noise_root")
+
+
+def _number(x) -> str:
+    v = float(x)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def _default_split(params, n_numeric: int) -> bool:
+    """Whether the table engine's explicit fractions give the split its preset gives without them."""
+    from dataclasses import replace
+
+    from dpstudio.algorithms.diffgen import plan_budget
+
+    plain = replace(params, selection_fractions=None, split_fraction=None, level_fractions=None)
+    a, b = plan_budget(params, n_numeric), plan_budget(plain, n_numeric)
+    return (list(a.step_epsilons), a.split_total, a.count_epsilon, a.level_weights) == \
+        (list(b.step_epsilons), b.split_total, b.count_epsilon, b.level_weights)
+
+
+def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
+    p = s.params
+    args = ["release", "--data", "$DATA", "--class", s.class_attribute, "--classes-file", "$TAX/classes.txt"]
+    for i, a in enumerate(s.taxonomies):
+        args += ["--taxonomy", f"{a}=$TAX/taxonomy{i}.json"]
+    for a, (lo, hi) in s.bounds.items():
+        args += ["--bounds", f"{a}={_number(lo)}:{_number(hi)}"]
+    for a, t in s.types.items():
+        args += ["--type", f"{a}={t}"]
+    args += ["--algorithm", p.algorithm, "--epsilon", str(p.epsilon)]
+    if not s.automatic_steps:
+        args += ["--steps", str(int(p.steps))]
+    args += ["--score", p.score, "--score-scope", p.score_scope, "--grid-bins", str(int(p.grid_bins))]
+    if p.algorithm == "maxgddp":
+        args += ["--fanout", _number(p.fanout)]
+    if p.algorithm == "diffgen-consistent":
+        args += ["--consistency", p.consistency, "--node-budget", p.node_budget,
+                 "--post-processing", "projection" if p.tree_projection else "clamp"]
+    if p.count_fraction is not None:
+        args += ["--count-share", str(p.count_fraction)]
+    elif p.algorithm == "maxgddp" and p.selection_fractions is None:
+        args += ["--tree-fraction", str(p.tree_fraction)]
+    if not p.clamp_negative:
+        args.append("--no-clamp")
+    if not p.round_counts:
+        args.append("--no-round")
+    if any(x is not None for x in (p.selection_fractions, p.split_fraction, p.level_fractions)) and \
+            not _default_split(p, s.n_numeric):
+        notes.append("the release used a custom split of epsilon (drawn in the studio) that no command-line "
+                     "option sets: this command runs the algorithm's default split")
+    if s.missing != "drop":
+        args += ["--missing", "category"]
+        notes.append("missing values are kept as a category: the command line labels them '?', the studio "
+                     "'Missing'; the taxonomies must cover the label used")
+    return args
+
+
+def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
+    p = s.params
+    args = ["histogram", "--data", "$DATA", "--column", s.column, "--edges", "@$TAX/edges.txt",
+            "--algorithm", p.algorithm, "--epsilon", str(p.epsilon)]
+    if p.branching is not None:
+        args += ["--branching", str(int(p.branching))]
+    if p.algorithm == "luedp" and p.shape != "regular":
+        args += ["--shape", p.shape]
+    if not p.noise_root:
+        args.append("--no-root")
+    if s.missing == "drop":
+        args.append("--drop-missing")
+    if p.round_counts:
+        args.append("--round")
+    if p.clamp_negative:
+        args.append("--clamp")
+    if p.level_fractions is not None and len(set(p.level_fractions)) > 1:
+        notes.append("the release used a custom split of epsilon over the tree levels (drawn in the studio) "
+                     "that no command-line option sets: this command splits it equally")
+    return args
+
+
+def release_command(s: ReleaseSettings) -> tuple[list[str], list[str]]:
+    """(arguments of ``dpstudio``, notes on what they cannot reproduce); ``$DATA``, ``$OUT`` and ``$TAX``
+    stand for the data file, the output CSV and the folder of the embedded public-input files."""
+    notes: list[str] = []
+    args = _histogram_args(s, notes) if s.is_histogram else _table_args(s, notes)
+    args += ["--out", "$OUT"]
+    if s.dataset_name:
+        args += ["--dataset-name", s.dataset_name]
+    return args, notes
+
+
+def input_files(s: ReleaseSettings) -> dict[str, str]:
+    """{file name in $TAX: text}: the public inputs the command reads."""
+    if s.is_histogram:
+        return {"edges.txt": "\n".join(repr(float(e)) for e in s.edges) + "\n"}
+    files = {"classes.txt": "".join(f"{c}\n" for c in s.classes)}
+    for i, tax in enumerate(s.taxonomies.values()):
+        files[f"taxonomy{i}.json"] = format_json(tax, indent=None) + "\n"
+    return files
+
+
+def _header(s: ReleaseSettings, notes: list, comment: str) -> list[str]:
+    what = "dpstudio histogram" if s.is_histogram else "dpstudio release"
+    lines = [f"Re-runs this release's settings with `{what}`: the same public inputs and parameters, fresh",
+             f"noise. It spends epsilon = {s.params.epsilon} again, charged to the budget store like any release.",
+             "It holds public inputs only (no data, no count). Arguments: [DATA [OUT.csv]]."]
+    lines += [f"NOTE: {n}." for n in notes]
+    return [f"{comment} {ln}" for ln in lines]
+
+
+def shell_script(s: ReleaseSettings, out_name: str) -> str:
+    """A POSIX shell script: the public-input files (here-documents) and the ``dpstudio`` command line."""
+    args, notes = release_command(s)
+    lines = ["#!/bin/sh", *_header(s, notes, "#"), "# DPSTUDIO=path/to/dpstudio picks the program.", "set -eu",
+             f"DATA=\"${{1:-{s.data}}}\"", f"OUT=\"${{2:-{out_name}}}\"",
+             'TAX="$(mktemp -d)"', "trap 'rm -rf \"$TAX\"' EXIT"]
+    for name, text in input_files(s).items():
+        marker = "DPSTUDIO_END_OF_FILE"
+        lines += [f"cat > \"$TAX/{name}\" <<'{marker}'", text.rstrip("\n"), marker]
+
+    def quoted(a: str) -> str:
+        # keep $DATA, $OUT, $TAX expandable, everything else literal
+        for var in ("$DATA", "$OUT", "$TAX"):
+            if var in a:
+                head, _, tail = a.partition(var)
+                return (shlex.quote(head) if head else "") + f"\"{var}\"" + (quoted(tail) if tail else "")
+        return shlex.quote(a)
+
+    exe = "${DPSTUDIO:-dpstudio}"
+    words = [quoted(a) for a in args]
+    command = [f"\"{exe}\" {words[0]}"]
+    for w in words[1:]:  # one option (and its value) per line
+        if w.startswith("--"):
+            command.append(w)
+        else:
+            command[-1] += f" {w}"
+    lines.append(" \\\n    ".join(command))
+    return "\n".join(lines) + "\n"
+
+
+def python_script(s: ReleaseSettings, out_name: str) -> str:
+    """A Python script: writes the public-input files to a temporary folder and calls ``dpstudio.cli.main``
+    (the same code path as the command line, budget store included)."""
+    args, notes = release_command(s)
+    files = input_files(s)
+    return "\n".join([
+        '"""' + "\n".join(ln[2:] for ln in _header(s, notes, "#")) + '\n"""',
+        "import sys",
+        "import tempfile",
+        "from pathlib import Path",
+        "",
+        "from dpstudio.cli import main",
+        "",
+        f"DATA = sys.argv[1] if len(sys.argv) > 1 else {s.data!r}",
+        f"OUT = sys.argv[2] if len(sys.argv) > 2 else {out_name!r}",
+        f"INPUTS = {files!r}",
+        f"ARGS = {args!r}",
+        "",
+        "with tempfile.TemporaryDirectory() as tax:",
+        "    for name, text in INPUTS.items():",
+        "        Path(tax, name).write_text(text, encoding='utf-8')",
+        "    values = {'$DATA': DATA, '$OUT': OUT, '$TAX': tax}",
+        "    args = []",
+        "    for a in ARGS:",
+        "        for key, value in values.items():",
+        "            a = a.replace(key, value)",
+        "        args.append(a)",
+        "    code = main(args)",
+        "sys.exit(code)",
+        "",
+    ])

@@ -1,0 +1,127 @@
+"""Export: the equivalent `dpstudio release` / `histogram` command and Python script re-run the release's
+settings with fresh noise, charge the budget store, and hold no data and no exact count."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dpstudio.cli import main
+from dpstudio.gui.panels.export import ExportPanel
+from dpstudio.io.taxonomy_formats import format_json, read_taxonomy
+from tests.cli_outputs import integers_in
+from tests.gui.export_fixtures import histogram_data_project, run, table_project
+
+#: engine fields that carry the studio's explicit split; equal to the CLI's default split here (checked by
+#: comparing the ledgers' budgets per step kind below)
+SPLIT_FIELDS = ("selection_fractions", "split_fraction", "level_fractions", "count_fraction")
+
+
+def _export(qtbot, project, folder: Path, name: str) -> list[Path]:
+    frame_path = folder / "data.csv"
+    project.frame.to_csv(frame_path, index=False)
+    project.data_path = frame_path  # the file the re-run reads (the project's own data)
+    project.set_mode("release")
+    run(project)
+    w = ExportPanel(project)
+    qtbot.addWidget(w)
+    return w.export_to(folder / "out", name, confirm=False)
+
+
+def _rerun(script: Path, data: Path, out: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DPSTUDIO": str(Path(sys.executable).with_name("dpstudio"))}
+    cmd = ["sh", str(script)] if script.suffix == ".sh" else [sys.executable, str(script)]
+    return subprocess.run([*cmd, str(data), str(out)], capture_output=True, text=True, env=env, timeout=300)
+
+
+def _no_data_no_counts(texts, project, sidecar):
+    frame = project.frame
+    exact = {len(frame)} | {int(v) for v in frame[project.class_attribute].value_counts()}
+    for text in texts:
+        assert not (integers_in(text) & exact), "an exact count in an exported script"
+    assert sidecar["leaf_partitions"]  # (what the scripts must not need: they hold inputs only)
+
+
+def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qtbot, tmp_path):
+    (tmp_path / "out").mkdir()
+    p = table_project(n=300, steps=3)
+    paths = _export(qtbot, p, tmp_path, "rel")
+    sh, py = paths[3], paths[4]
+    assert (sh.name, py.name) == ("rel.command.sh", "rel.reproduce.py")
+    first = json.loads(paths[1].read_text())
+    texts = [sh.read_text(), py.read_text()]
+    _no_data_no_counts(texts, p, first)
+    assert "dpstudio}\" release" in texts[0] and "--epsilon 1 " in texts[0] and "NOTE" not in texts[0]
+    # the store's lifetime budget of this data is spent: raise it deliberately, as a data owner would
+    assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "3"]) == 0
+    for i, script in enumerate((sh, py)):
+        out = tmp_path / f"again{i}.csv"
+        done = _rerun(script, tmp_path / "data.csv", out)
+        assert done.returncode == 0, done.stderr
+        again = json.loads(out.with_suffix(".json").read_text())
+        for key in ("algorithm", "class_attribute", "classes", "attributes", "not_a_release", "noise"):
+            assert again[key] == first[key], key
+        strip = {k: v for k, v in first["parameters"].items() if k not in SPLIT_FIELDS}
+        assert {k: v for k, v in again["parameters"].items() if k not in SPLIT_FIELDS} == strip
+        assert again["ledger"]["total"] == first["ledger"]["total"] == "1"
+        assert again["dataset_budget"]["dataset"] == first["dataset_budget"]["dataset"]
+        assert again["dataset_budget"]["dataset_spent"] == str(2 + i)  # charged: 1 by the studio, 1 per re-run
+    # the embedded taxonomies are the project's own
+    from dpstudio.io.reproduce import input_files
+    from dpstudio.model.release_settings import release_settings
+
+    files = input_files(release_settings(p))
+    for i, a in enumerate(["age", "sex", "work"]):
+        path = tmp_path / f"t{i}.json"
+        path.write_text(files[f"taxonomy{i}.json"])
+        assert format_json(read_taxonomy(path)) == format_json(p.taxonomies[a])
+
+
+def test_histogram_command_reproduces_the_settings(qtbot, tmp_path):
+    (tmp_path / "out").mkdir()
+    p = histogram_data_project(bins=16)
+    paths = _export(qtbot, p, tmp_path, "hist")
+    first = json.loads(paths[1].read_text())
+    text = paths[3].read_text()
+    assert "dpstudio}\" histogram" in text
+    _no_data_no_counts([text, paths[4].read_text()], p, {"leaf_partitions": 1})
+    assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "2"]) == 0
+    out = tmp_path / "again.csv"
+    done = _rerun(paths[3], tmp_path / "data.csv", out)
+    assert done.returncode == 0, done.stderr
+    again = json.loads(out.with_suffix(".json").read_text())
+    for key in ("algorithm", "parameters", "tree", "expected_all_range_mse"):
+        if key in first:
+            assert again[key] == first[key], key
+    assert again["dataset_budget"]["dataset_spent"] == "2"
+
+
+def test_a_custom_split_is_named_as_not_reproduced(qtbot, tmp_path):
+    from fractions import Fraction
+
+    from dpstudio.model import budget_plan as bp
+
+    (tmp_path / "out").mkdir()
+    p = table_project(steps=3)
+    params = {**p.params, "numeric_attributes": 1}
+    plan = bp.default_plan(p.algorithm, params, p.epsilon)
+    levels = len(plan.level_shares())
+    shares = [Fraction(1, 10), Fraction(1, 10)] + [Fraction(8, 10) / levels] * levels
+    p.set_algorithm(p.algorithm, {**p.params, **plan.with_shares(shares).to_params()})
+    paths = _export(qtbot, p, tmp_path, "custom")
+    for path in paths[3:]:
+        assert "NOTE: the release used a custom split of epsilon" in path.read_text()
+
+
+@pytest.mark.parametrize("name", ["a b", "o'brien"])
+def test_paths_with_spaces_and_quotes_survive_the_shell(qtbot, tmp_path, name):
+    folder = tmp_path / name
+    (folder / "out").mkdir(parents=True)
+    p = table_project(n=120, steps=2)
+    paths = _export(qtbot, p, folder, "r")
+    assert main(["budget", "set-total", json.loads(paths[1].read_text())["dataset_budget"]["dataset"], "2"]) == 0
+    done = _rerun(paths[3], folder / "data.csv", folder / "again.csv")
+    assert done.returncode == 0, done.stderr

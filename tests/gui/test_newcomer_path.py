@@ -88,7 +88,7 @@ def test_newcomer_opens_the_sample_runs_releases_exports_and_reads_the_report(qt
     monkeypatch.setattr(QtWidgets.QMessageBox, "question", lambda *a, **k: QtWidgets.QMessageBox.Yes)
     click(qtbot, export.export_button)
     written = {x.suffix: x for x in export.last_paths}
-    assert set(written) == {".csv", ".json", ".html"} and all(x.is_file() for x in written.values())
+    assert set(written) == {".csv", ".json", ".html", ".sh", ".py"} and all(x.is_file() for x in written.values())
 
     # 5. open the report: it states what was released and the budget it spent
     report = written[".html"].read_text(encoding="utf-8")

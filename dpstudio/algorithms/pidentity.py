@@ -10,8 +10,8 @@ bin j), bin j's own count gets discrete Laplace noise of scale 1 / e_j with e_j 
 (rounded down to the grid of ``interval_budgets.round_down_to_grid``). Every bin's total is at most eps:
 the strategy is eps-DP, one ledger spend of eps. All scales come from ``core.scales.noise_scale``.
 
-Planning: HDMM's continuous p-Identity A = [I; Theta] D^-1 (Theta >= 0, D the column sums, so the L1
-sensitivity is 1) is optimised by L-BFGS-B (scipy, planning only) on the exact expected error of a
+Planning (scipy, threadpoolctl): HDMM's continuous p-Identity A = [I; Theta] D^-1 (Theta >= 0, D the column sums, so the L1
+sensitivity is 1) is optimised by L-BFGS-B (one BLAS thread) on the exact expected error of a
 uniformly random range after least squares, from a block start (row k sums the k-th block of n / p bins);
 then M = floor(R * Theta / D). The expected error the plan reports is exact for the integer strategy that
 runs, with the exact discrete Laplace variances 2 q / (1 - q)^2, q = exp(-1 / scale)
@@ -105,11 +105,13 @@ def block_start(n: int, p: int) -> np.ndarray:
 def optimise_theta(n_bins: int, p: int | None = None, max_iter: int = MAX_ITER) -> np.ndarray:
     """Theta >= 0 (p x n) minimising the continuous p-Identity's all-range error (L-BFGS-B, scipy)."""
     from scipy.optimize import minimize
+    from threadpoolctl import threadpool_limits
 
     n = int(n_bins)
     p = n_rows(n) if p is None else int(p)
-    res = minimize(_objective, block_start(n, p).ravel(), args=(p, n), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, None)] * (p * n), options={"maxiter": int(max_iter)})
+    with threadpool_limits(1):  # p x n products: threads cost more than they save (3x slower at n = 1024)
+        res = minimize(_objective, block_start(n, p).ravel(), args=(p, n), jac=True, method="L-BFGS-B",
+                       bounds=[(0.0, None)] * (p * n), options={"maxiter": int(max_iter)})
     return res.x.reshape(p, n)
 
 

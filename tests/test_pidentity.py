@@ -97,7 +97,8 @@ def test_release_spends_epsilon_once_and_post_processes_like_the_trees():
     assert abs(res.released.sum() - counts.sum()) < 300  # noise of a few units per bin, not the counts
 
 
-@pytest.mark.parametrize("kw, msg", [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root")])
-def test_refuses_tree_options(kw, msg):
+@pytest.mark.parametrize("kw, msg", [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root"),
+                                     ({"epsilon": "1e12"}, "too large")])
+def test_refuses_tree_options_and_vanishing_noise(kw, msg):
     with pytest.raises(HistogramInputError, match=msg):
-        IntervalTreeParams("pidentity", 1, **kw).validate()
+        plan_interval_tree(40, IntervalTreeParams(**{"algorithm": "pidentity", "epsilon": 1, **kw}))

@@ -217,7 +217,11 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
     if n < MIN_BINS:
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
     if params.algorithm == "pidentity":
-        return plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
+        plan = plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
+        if not (plan.row_variance > 0 and np.all(plan.bin_variances > 0)):
+            raise HistogramInputError(f"epsilon {params.epsilon} is too large for p-Identity: its noise "
+                                      "variance is 0 in double precision (least squares needs it positive)")
+        return plan
     eps = float(params.checked_epsilon())
     algo = params.algorithm
     notes = []

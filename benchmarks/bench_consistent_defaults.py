@@ -46,6 +46,9 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilons", default="0.1,0.25,1")
     ap.add_argument("--steps", default="4,10,13,16")
     ap.add_argument("--no-old", action="store_true", help="skip the old defaults of diffgen-consistent")
+    ap.add_argument("--leaf-only", action="store_true",
+                    help="only maxgddp and diffgen (automatic h, and diffgen at --steps): the leaf projection "
+                         "(default) against the old clamping")
     args = ap.parse_args(argv)
     epsilons = [float(e) for e in args.epsilons.split(",")]
     steps = [int(h) for h in args.steps.split(",")]
@@ -59,6 +62,12 @@ def main(argv=None) -> int:
         print(f"| {name} | {eps:g} | {h} | {100 * m:.2f} | {' / '.join(f'{100 * a:.2f}' for a in accs)} | "
               f"{t:.3f} ({' / '.join(f'{x:.3f}' for x in totals)}) | {sec:.2f} |", flush=True)
 
+    if args.leaf_only:
+        for eps in epsilons:
+            for alg, h in [("maxgddp", automatic_steps("maxgddp", eps)[0])] + [("diffgen", h) for h in steps]:
+                row(alg, eps, h)
+                row(f"{alg} (old: clamp)", eps, h, tree_projection=False)
+        return 0
     for alg in ("maxgddp", "diffgen-consistent"):
         for eps in epsilons:
             row(f"{alg} (automatic h)", eps, automatic_steps(alg, eps)[0])

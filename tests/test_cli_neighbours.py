@@ -89,7 +89,7 @@ def write_counts(folder, counts):
     (folder / "counts.txt").write_text("\n".join(map(str, counts)) + "\n")
 
 
-@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedp", "hopt", None])
+@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedp", "hopt", "pidentity", None])
 def test_histogram_from_counts_metadata_is_the_same_for_neighbours(tmp_path, algorithm):
     counts = [5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8, 30, 2, 2]
     write_counts(tmp_path / "d", counts)

@@ -275,3 +275,16 @@ def test_seed_marks_every_csv_row_and_evaluate_still_reads_it(files, capsys):
     capsys.readouterr()
     assert main(["evaluate", "--release", str(tmp / "s.csv"), "--query", "country=Asian"]) == 0
     assert "not a release" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "maxgddp"])
+def test_leaf_only_release_projects_by_default_and_clamps_on_request(files, algorithm):
+    tmp, data, tax = files
+    steps = {}
+    for name, extra in (("p", ()), ("c", ("--post-processing", "clamp"))):
+        a = args(data, tax, tmp / f"{name}.csv", "--seed", "3", *extra)
+        a[a.index("--algorithm") + 1] = algorithm
+        assert main(a) == 0
+        steps[name] = [s["step"] for s in json.loads((tmp / f"{name}.json").read_text())["post_processing"]]
+    assert steps["p"] == ["projection", "rounding"]
+    assert steps["c"][-1] == "clamping" and "projection" not in steps["c"]

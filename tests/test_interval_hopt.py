@@ -101,7 +101,8 @@ def test_choice_is_the_candidate_with_the_lowest_expected_error(n):
 
 def test_choice_honours_no_root():
     _, reason = choose_algorithm(74, 1, noise_root=False)
-    for algo in AUTO_CANDIDATES:
+    assert "pidentity" in reason["left_out"]
+    for algo in set(AUTO_CANDIDATES) - {"pidentity"}:
         assert not plan_interval_tree(74, IntervalTreeParams(algo, 1, None, False)).noised[0]
     assert reason["expected_all_range_rmse"]["hb"] == pytest.approx(
         math.sqrt(plan_interval_tree(74, IntervalTreeParams("hb", 1, None, False)).expected_consistent_mse))
@@ -115,8 +116,8 @@ def test_cli_without_algorithm_says_which_and_why(tmp_path, capsys):
     assert code == 0
     side = json.loads(out.with_suffix(".json").read_text())
     choice = side["algorithm_choice"]
-    assert side["algorithm"] == choice["chosen"] == "hopt"
-    assert choice["expected_all_range_rmse"]["hopt"] == pytest.approx(side["expected_all_range_rmse"])
+    assert side["algorithm"] == choice["chosen"] == "pidentity"
+    assert choice["expected_all_range_rmse"]["pidentity"] == pytest.approx(side["expected_all_range_rmse"])
     assert "lowest expected" in choice["rule"]
     given = main(["histogram", "--counts", str(tmp_path / "c.txt"), "--epsilon", "1", "--out",
                   str(tmp_path / "g.csv"), "--seed", "2", "--budget-store", "none", "--algorithm", "hb"])

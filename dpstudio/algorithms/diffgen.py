@@ -9,7 +9,10 @@
   the attribute's public lattice inside the interval (``dpstudio.core.lattice``: lo + k * resolution, from
   the bounds and the declared kind; eps' per choice; sibling intervals hold disjoint records, so one eps'
   covers a step's new intervals); leaf partition x class counts get
-  discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2).
+  discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2); by default
+  the leaves are then made non-negative by the top-down projection over the released tree, whose nodes
+  are the sums of the noisy leaves (post-processing: the total stays the unbiased sum of the noisy leaves
+  instead of being inflated by clamping).
 - ``diffgen-consistent`` (seed 000 section 3): the same tree, but every node of the partition tree is
   noised (per class): by default with per-level budgets chosen for the released tree's shape
   (``diffgen_levels``; an internal node at depth d gets eps_d, a leaf eps_d + ... + eps_(L-1), so every
@@ -22,7 +25,7 @@
   interval, every public grid split point inside it), report-noisy-max with scale Du/eps_l (Max is
   monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
   r = fanout^(1/3) (fanout 3 as in the paper); default eps1 = eps2 = eps/2 (the seed leaves the split
-  open; DiffGen's half-and-half). Leaf counts Lap(1/eps2).
+  open; DiffGen's half-and-half). Leaf counts Lap(1/eps2), then the same leaf projection as diffgen.
 
 Every option can be combined with the others (``DiffGenParams``). Privacy facts, for any options: the
 selection steps compose sequentially (each acts on all records); the split points of one step's new
@@ -77,12 +80,12 @@ NO_CONSISTENCY = "none"
 
 PRESETS = {
     "diffgen": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen", numeric_splits="exponential",
-                    counts="leaves", consistency=NO_CONSISTENCY),
+                    counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
     "diffgen-consistent": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen",
                                numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES,
                                node_budget="optimized", tree_projection=True),
     "maxgddp": dict(score=sc.MAX, selection=NOISY_MAX, budget="geometric", numeric_splits="grid",
-                    counts="leaves", consistency=NO_CONSISTENCY),
+                    counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
 }
 
 
@@ -99,9 +102,10 @@ class DiffGenParams:
     longest path through it / eps_c) | "optimized" (per-level shares chosen for the released tree's shape,
     ``diffgen_levels``; a leaf takes the levels below it); consistency (tree): "least_squares" |
     "hay_generalized" | "none"; round_counts / clamp_negative: post-processing applied after consistency.
-    tree_projection (tree, with consistency and clamp_negative): instead of clamping, the top-down
-    projection of ``core.tree_projection`` (non-negative, consistent, total kept; with round_counts
-    integral by largest-remainder rounding within each family).
+    tree_projection (with clamp_negative; tree counts with consistency, or leaf counts): instead of
+    clamping, the top-down projection of ``core.tree_projection`` (non-negative, consistent, total kept;
+    with round_counts integral by largest-remainder rounding within each family); for leaf counts the
+    released tree's nodes are the sums of the noisy leaves (post-processing, no budget).
 
     Explicit budget split (all fractions of epsilon, exact; None = the preset's formula; see
     ``plan_budget``): ``selection_fractions`` one per selection step (h values); ``split_fraction`` the
@@ -811,15 +815,8 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         sensitivity = 1.0
     else:
         n = parents.size
-        true = np.zeros((n, K), dtype=np.int64)
-        true[eng.leaf_tree] = leaf_true
-        by_depth = np.argsort(depth, kind="stable")
-        bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max()) + 2))
-        levels = [by_depth[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
-        for nodes in reversed(levels[1:]):
-            par = parents[nodes]
-            for k in range(K):
-                true[:, k] += np.bincount(par, weights=true[nodes, k], minlength=n).astype(np.int64)
+        levels = _levels_of(depth)
+        true = _subtree_sums(parents, levels, eng.leaf_tree, leaf_true)
         L = int(depth.max()) + 1
         sensitivity = float(L)
         level_eps = None
@@ -881,8 +878,18 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         estimates = est[eng.leaf_tree]
         variances = None if var_all is None else var_all[eng.leaf_tree]
     counts = estimates.copy()
-    if params.counts == "tree" and params.tree_projection and params.clamp_negative \
-            and params.consistency != NO_CONSISTENCY:
+    projected = params.tree_projection and params.clamp_negative and (
+        params.counts == "leaves" or params.consistency != NO_CONSISTENCY)
+    if projected and params.counts == "leaves":
+        # the released tree's nodes as sums of the noisy leaves (post-processing), variance per leaf below
+        levels = _levels_of(depth)
+        sums = _subtree_sums(parents, levels, eng.leaf_tree, estimates)
+        weights = _subtree_sums(parents, levels, eng.leaf_tree, variances[:, None])[:, 0]
+        counts = project_tree(parents, sums, weights, integral=params.round_counts)[eng.leaf_tree]
+        post.append({"step": "projection", "method": LEAF_PROJECTION_NOTE})
+        if params.round_counts:
+            post.append({"step": "rounding", "method": ROUNDING_NOTE})
+    elif projected:
         weights = var_all if var_all is not None and np.all(np.isfinite(var_all) & (var_all > 0)) else None
         counts = project_tree(parents, tree.estimates, weights, integral=params.round_counts)[eng.leaf_tree]
         post.append({"step": "projection", "method": PROJECTION_NOTE})
@@ -891,8 +898,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
     elif params.round_counts and not np.all(counts == np.round(counts)):
         counts = np.round(counts)
         post.append({"step": "rounding", "method": "nearest integer"})
-    if params.tree_projection and params.counts == "tree" and params.consistency != NO_CONSISTENCY \
-            and params.clamp_negative:
+    if projected:
         pass
     elif params.clamp_negative and (counts < 0).any():
         counts = np.maximum(counts, 0)
@@ -955,6 +961,30 @@ def _split_domain(eng: _Engine, a: int) -> dict:
     return d
 
 
+def _levels_of(depth: np.ndarray) -> list:
+    """Node indices by depth, root first."""
+    by_depth = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max()) + 2))
+    return [by_depth[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
+
+
+def _subtree_sums(parents, levels: list, leaf_nodes, leaf_values) -> np.ndarray:
+    """Every node's sum of ``leaf_values`` (leaves x columns) over the leaves below it; integer values
+    stay integers."""
+    vals = np.asarray(leaf_values)
+    out = np.zeros((parents.size, vals.shape[1]), dtype=vals.dtype)
+    out[leaf_nodes] = vals
+    for nodes in reversed(levels[1:]):
+        par = parents[nodes]
+        for k in range(vals.shape[1]):
+            out[:, k] += np.bincount(par, weights=out[nodes, k], minlength=parents.size).astype(vals.dtype)
+    return out
+
+
+LEAF_PROJECTION_NOTE = ("top-down over the released tree, whose nodes are the sums of the noisy leaves below "
+                        "them: the root keeps the sum of all noisy leaves (negative -> 0, rounded), each node's "
+                        "value is split over its children by the projection of their sums onto non-negative "
+                        "values with that sum (weighted by their variances); the total is not inflated")
 PROJECTION_NOTE = ("top-down over the tree: the root keeps its estimate (negative -> 0, rounded to the nearest "
                    "integer); each node's value is split over its children by the projection of their "
                    "estimates onto non-negative values with that sum (weighted by their variances)")

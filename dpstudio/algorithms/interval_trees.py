@@ -45,6 +45,7 @@ from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
 from .interval_budgets import (SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid,
                                uniform_budgets)
 from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
+from .pidentity import PIdentityPlan, plan_pidentity
 
 ALGORITHMS = {
     "flat": "Flat (Dwork): Lap(1/eps) on every bin",
@@ -53,13 +54,17 @@ ALGORITHMS = {
     "luedp": "LUEDPTree (seed 003, 3.4): per-node budgets by coverage probability, weighted least squares",
     "hopt": ("H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
              "the root included, may be left un-noised), weighted least squares"),
+    "pidentity": ("p-Identity (HDMM, McKenna et al. 2018): the bins plus p optimised weighted sums on integer "
+                  "queries, exact weighted least squares"),
 }
 
 #: What ``choose_algorithm`` compares (SC is left out: its greedy partition is slow at large n and it never
 #: beat H_b without root after least squares in benchmarks/RESULTS.md).
-AUTO_CANDIDATES = ("flat", "hb", "luedp", "hopt")
+AUTO_CANDIDATES = ("flat", "hb", "luedp", "hopt", "pidentity")
 #: ``choose_algorithm`` leaves H_opt out above this many bins (its search would take minutes).
 AUTO_HOPT_MAX_BINS = 1 << 16
+#: ... and p-Identity above this many (its plan takes seconds there and H_opt wins, benchmarks/RESULTS.md).
+AUTO_PIDENTITY_MAX_BINS = 2048
 
 MIN_BINS = 2
 
@@ -113,8 +118,12 @@ class IntervalTreeParams:
             raise HistogramInputError(f"shape must be 'regular' or 'sc', got {self.shape!r}")
         if self.shape == "sc" and self.algorithm != "luedp":
             raise HistogramInputError("shape 'sc' is for LUEDPTree (use algorithm 'sc' for SC itself)")
+        if self.algorithm == "pidentity" and self.branching is not None:
+            raise HistogramInputError("p-Identity has no tree: it takes no branching")
+        if self.algorithm == "pidentity" and not self.noise_root:
+            raise HistogramInputError("p-Identity's weighted sums may add up to the total: it takes no --no-root")
         if self.level_fractions is not None:
-            if self.algorithm in ("luedp", "hopt"):
+            if self.algorithm in ("luedp", "hopt", "pidentity"):
                 raise HistogramInputError(f"{self.algorithm}'s budgets are optimised: it takes no level split")
             try:
                 fr = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
@@ -200,12 +209,19 @@ class TreePlan:
         return out
 
 
-def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan:
-    """Shape, budgets and noise of a run over ``n_bins`` public bins (no data involved)."""
+def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PIdentityPlan:
+    """Shape, budgets and noise of a run over ``n_bins`` public bins (no data involved); for "pidentity"
+    the strategy's plan (``algorithms.pidentity``)."""
     params.validate()
     n = int(n_bins)
     if n < MIN_BINS:
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
+    if params.algorithm == "pidentity":
+        plan = plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
+        if not (plan.row_variance > 0 and np.all(plan.bin_variances > 0)):
+            raise HistogramInputError(f"epsilon {params.epsilon} is too large for p-Identity: its noise "
+                                      "variance is 0 in double precision (least squares needs it positive)")
+        return plan
     eps = float(params.checked_epsilon())
     algo = params.algorithm
     notes = []
@@ -280,6 +296,12 @@ def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str
     for algo in AUTO_CANDIDATES:
         if algo == "hopt" and n > AUTO_HOPT_MAX_BINS:
             left_out[algo] = f"more than {AUTO_HOPT_MAX_BINS} bins: its search would take minutes"
+            continue
+        if algo == "pidentity" and not noise_root:
+            left_out[algo] = "its weighted sums may add up to the total (the root)"
+            continue
+        if algo == "pidentity" and n > AUTO_PIDENTITY_MAX_BINS:
+            left_out[algo] = f"more than {AUTO_PIDENTITY_MAX_BINS} bins: its plan takes seconds and H_opt wins"
             continue
         params = IntervalTreeParams(algo, epsilon, None, noise_root)
         found[algo] = math.sqrt(plan_interval_tree(n, params).expected_consistent_mse)
@@ -365,6 +387,15 @@ def sample_tree_noise(true_node_counts, plan: TreePlan, noise: NoiseSource) -> n
     return out
 
 
+def sample_noise_by_scale(counts, scales, noise: NoiseSource) -> np.ndarray:
+    """Discrete Laplace noise on each count with its own scale, one sampler call per distinct scale."""
+    out = np.zeros(len(counts), dtype=np.int64)
+    for s in np.unique(scales):
+        sel = np.flatnonzero(scales == s)
+        out[sel] = noise.laplace_counts(np.asarray(counts)[sel], float(s))
+    return out
+
+
 def post_process(leaves: np.ndarray, round_counts: bool, clamp_negative: bool):
     """Consistency first (already done), then clamping negatives to 0 and/or rounding to whole numbers."""
     out = np.asarray(leaves, dtype=float).copy()
@@ -390,6 +421,9 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
         raise HistogramInputError("teaching mode shows true counts: it needs simulation noise")
     c = check_counts(counts)
     plan = plan_interval_tree(c.size, params)
+    if isinstance(plan, PIdentityPlan):
+        yield from _run_pidentity(c, params, plan, noise, ledger)
+        return
     tree = plan.tree
     eps = params.checked_epsilon()
     node_true = tree.node_counts(c)
@@ -445,6 +479,31 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
     yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure),
                                          noise.label, info))
+
+
+def _run_pidentity(c: np.ndarray, params: IntervalTreeParams, plan: PIdentityPlan, noise: NoiseSource,
+                   ledger: Ledger) -> Iterator[Event]:
+    """The p-Identity strategy: one spend of eps, noise on the bins and the weighted sums, exact least
+    squares, then the same post-processing as the trees (``post_process``)."""
+    eps = params.checked_epsilon()
+    s = plan.strategy_summary()
+    spend = ledger.spend(
+        "p-Identity strategy", "discrete Laplace on every bin and every weighted sum", eps, sensitivity=1,
+        note=(f"{c.size} bins and {plan.n_rows} weighted sums; a record's bin is charged at most eps over "
+              f"all rows (max {s['max_path_sum']:.12g})"))
+    yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
+    noisy_bins = sample_noise_by_scale(c, plan.bin_scales, noise)
+    noisy_rows = noise.laplace_counts(plan.weights @ c, plan.row_scale)
+    yield Progress(2, 5, "noise added")
+    est = plan.least_squares(noisy_bins, noisy_rows)
+    nodes = np.concatenate([[est.sum()], est])  # the flat tree's order: the total, then the bins
+    yield ConsistencyDone("least_squares", tuple(nodes.tolist()), 1)
+    released, info = post_process(est, params.round_counts, params.clamp_negative)
+    info["order"][0] = "exact weighted least squares of the bins from the bins and the weighted sums"
+    leaves = plan.tree.leaf_of_bin
+    yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
+    yield RunFinished(IntervalTreeResult(params, plan, np.concatenate([noisy_bins, noisy_rows]), nodes,
+                                         released, bool(noise.is_secure), noise.label, info))
 
 
 def release_histogram(counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger,

@@ -1,4 +1,4 @@
-"""``dpstudio histogram``: release a histogram through an interval tree (flat, H_b, SC, LUEDPTree, H_opt).
+"""``dpstudio histogram``: release a histogram (interval trees: flat, H_b, SC, LUEDPTree, H_opt; p-Identity).
 
 Input: ``--counts FILE`` (one count per line, CSV with a ``count`` column, or .npy), or ``--data CSV
 --column NAME --edges SPEC`` (public bin edges). Output: OUT.csv (one released count per bin, column
@@ -157,7 +157,8 @@ def run(args) -> int:
         raise CliError(str(exc)) from None
     del counts
     plan = result.plan
-    shape = f"b={plan.branching}" if plan.branching else plan.tree.name
+    shape = (f"b={plan.branching}" if plan.branching else f"p={plan.n_rows}" if params.algorithm == "pidentity"
+             else plan.tree.name)
     status = "release" if (result.is_release and not reasons) else "NOT a release"
     print(f"wrote {csv_path} and {json_path} ({status}): {plan.tree.n_bins} bins, {params.algorithm} ({shape}), "
           f"epsilon {params.checked_epsilon()}, expected RMSE of a random range "

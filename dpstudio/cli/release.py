@@ -65,8 +65,9 @@ def add_parser(subparsers) -> None:
                    help="diffgen-consistent: per-node count budgets (default optimized: per-level shares "
                         "chosen for the released tree's shape)")
     p.add_argument("--post-processing", choices=("projection", "clamp"), default=None,
-                   help="diffgen-consistent: projection (default: non-negative, consistent, total kept) or "
-                        "clamp (negative counts set to 0 after rounding)")
+                   help="projection (default: non-negative, consistent over the released tree, total kept; "
+                        "diffgen and maxgddp project the sums of their noisy leaves) or clamp (negative counts "
+                        "set to 0 after rounding)")
     p.add_argument("--grid-bins", type=int, default=16,
                    help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
     p.add_argument("--tree-fraction", default=None, help="maxgddp: share of epsilon for the tree (eps1; default 1/2)")
@@ -250,8 +251,8 @@ def run(args) -> int:
                  "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
     if count_share is not None:
         overrides["count_fraction"] = count_share
-    if (args.node_budget or args.post_processing) and args.algorithm != "diffgen-consistent":
-        raise CliError("--node-budget and --post-processing apply to --algorithm diffgen-consistent only")
+    if args.node_budget and args.algorithm != "diffgen-consistent":
+        raise CliError("--node-budget applies to --algorithm diffgen-consistent only")
     if args.node_budget is not None:
         overrides["node_budget"] = args.node_budget
     if args.post_processing is not None:

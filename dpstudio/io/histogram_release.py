@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS, IntervalTreeResult
+from dpstudio.algorithms.pidentity import PIdentityPlan
 from dpstudio.core.budget import NEIGHBOURING, Ledger
 from dpstudio.core.taxonomy import number_text
 from dpstudio.io.atomic import atomic_write_many, check_output_path, neutralise_cell
@@ -89,10 +90,22 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
     if not result.is_release:
         reasons.insert(0, f"simulation noise ({result.noise_label})")
     mse = plan.expected_consistent_mse
-    raw = plan.expected_raw_mse
-    tree = plan.tree.describe()
-    tree.update({"branching": plan.branching, "root_noised": bool(plan.noised[0]),
-                 "split_rule": "near-equal contiguous children, larger first"})
+    if isinstance(plan, PIdentityPlan):
+        structure = {"strategy": plan.strategy_summary(),
+                     "privacy": ("every record lies in one bin j; bin j's count gets discrete Laplace noise of "
+                                 "scale 1/e_j, weighted sum k (weight M[k, j] <= resolution) gets scale "
+                                 "row_scale >= resolution/epsilon, and e_j + sum_k M[k, j]/row_scale is at most "
+                                 f"epsilon for every bin (max {plan.strategy_summary()['max_path_sum']:.12g})")}
+        raw = {}
+    else:
+        tree = plan.tree.describe()
+        tree.update({"branching": plan.branching, "root_noised": bool(plan.noised[0]),
+                     "split_rule": "near-equal contiguous children, larger first"})
+        structure = {"privacy": ("every record lies in one bin, so it changes the counts on one root-to-leaf "
+                                 "path; each noised node x gets discrete Laplace noise of scale 1/eps_x and every "
+                                 f"path sums to at most epsilon ({plan.budget_summary()['max_path_sum']:.12g})"),
+                     "tree": tree, "budgets": plan.budget_summary()}
+        raw = {"expected_raw_tree_all_range_mse": plan.expected_raw_mse}
     return {**(extra or {}),
         "format": FORMAT,
         "release": not reasons,
@@ -102,19 +115,15 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
         "algorithm_description": ALGORITHMS[params.algorithm],
         "epsilon": str(params.checked_epsilon()),
         "neighbouring": NEIGHBOURING,
-        "privacy": ("every record lies in one bin, so it changes the counts on one root-to-leaf path; each "
-                    "noised node x gets discrete Laplace noise of scale 1/eps_x and every path sums to at "
-                    f"most epsilon ({plan.budget_summary()['max_path_sum']:.12g})"),
         "noise": result.noise_label,
-        "tree": tree,
-        "budgets": plan.budget_summary(),
+        **structure,
         "notes": plan.notes,
         "ledger": ledger.to_dict(),
         "post_processing": result.post_processing,
         "counts_note": counts_note(result.post_processing),
         "expected_all_range_mse": mse,
         "expected_all_range_rmse": math.sqrt(mse),
-        "expected_raw_tree_all_range_mse": raw,
+        **raw,
         "error_note": ("analytic and data-independent: expected squared error of a uniformly random range "
                        "[l, r] of the n bins (n(n+1)/2 ranges), with the exact variance of the discrete "
                        "Laplace noise; 'raw tree' = the noisy tree before consistency, answered by canonical "

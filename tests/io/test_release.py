@@ -82,7 +82,7 @@ def test_refuses_to_overwrite_either_file(tmp_path):
 
 
 def test_teaching_run_writes_no_true_counts(tmp_path):
-    params = preset("diffgen", 0.05, 3)
+    params = preset("diffgen", 0.05, 3, tree_projection=False)  # leaves clamped: comparable to the events
     evs, result = run(params, SimulationNoise(3), teaching=True)
     truth = {e.node: e.true_count for e in evs if isinstance(e, NodeNoised)}
     noisy = {e.node: e.noisy for e in evs if isinstance(e, NodeNoised)}

@@ -54,6 +54,20 @@ def used_frame(project: Project, columns: list[str]):
     return sub
 
 
+def _missing_domains(project: Project, qis: list[str]) -> str:
+    """One message naming every quasi-identifier without its public domain ("" when none lacks one)."""
+    no_tax = [a for a in qis if project.types.get(a) != NUMERIC and a not in project.taxonomies]
+    no_bounds = [a for a in qis if project.types.get(a) == NUMERIC and a not in project.bounds]
+    parts = []
+    if no_tax:
+        parts.append(f"{len(no_tax)} attribute{'s have' if len(no_tax) > 1 else ' has'} no taxonomy "
+                     f"({', '.join(no_tax)}; Taxonomy panel)")
+    if no_bounds:
+        parts.append(f"{len(no_bounds)} numeric attribute{'s need' if len(no_bounds) > 1 else ' needs'} "
+                     f"public bounds ({', '.join(no_bounds)}; Data panel)")
+    return "; ".join(parts) + (" (or set them to ignore in the Data panel)" if parts else "")
+
+
 def encode_table(project: Project):
     """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds.
 
@@ -68,18 +82,17 @@ def encode_table(project: Project):
         raise RunInputError("no attribute is a quasi-identifier (set roles in the Data panel)")
     if cls is None:
         raise RunInputError("no attribute is the class (set roles in the Data panel)")
+    missing = _missing_domains(project, qis)
+    if missing:
+        raise RunInputError(missing)
     taxonomies, bounds = {}, {}
     for a in qis:
         tax = project.taxonomies.get(a)
         if project.types.get(a) == NUMERIC:
-            if a not in project.bounds:
-                raise RunInputError(f"{a} is numeric and needs public bounds (Data panel)")
             bounds[a] = tuple(float(v) for v in project.bounds[a])
             if tax is not None and tax.is_numeric:
                 taxonomies[a] = tax  # its interval ends inside the bounds are the public split grid
         else:
-            if tax is None:
-                raise RunInputError(f"{a} has no taxonomy (Taxonomy panel)")
             if tax.is_numeric:
                 raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
                                     "numeric in the Data panel or import a categorical taxonomy")

@@ -147,3 +147,22 @@ def test_a_fractional_age_is_refused_unless_declared_continuous():
     assert encode_table(p).attributes[0].split_lattice.kind == "continuous"
     with pytest.raises(Exception, match="integer, continuous"):
         p.set_numeric_type("age", "decimal")
+
+
+def test_missing_domains_are_all_named_in_one_message():
+    df = pd.DataFrame({"age": [20, 30, 45], "hours": [10, 40, 50], "edu": ["a", "b", "a"],
+                       "work": ["x", "y", "x"], "sex": ["F", "M", "F"], "cls": ["y", "n", "y"]})
+    p = Project()
+    p.set_data(df, None, types={"age": "numeric", "hours": "numeric", "edu": "categorical",
+                                "work": "categorical", "sex": "categorical", "cls": "categorical"})
+    p.set_role("cls", CLASS)
+    root = Node("*")
+    root.add(Node("F"))
+    root.add(Node("M"))
+    p.set_taxonomy("sex", Taxonomy(root))
+    p.set_bounds("age", 0, 100)
+    with pytest.raises(RunInputError) as err:
+        encode_table(p)
+    msg = str(err.value)
+    assert "2 attributes have no taxonomy (edu, work;" in msg and "1 numeric attribute needs public bounds (hours;" in msg
+    assert "\n" not in msg and "sex" not in msg and "age" not in msg

@@ -124,6 +124,24 @@ class TaxonomyPanel(QtWidgets.QWidget):
             glay.addWidget(w)
         glay.addWidget(self.gen_button)
 
+        self.offered: Path | None = None
+        self.offer_bar = QtWidgets.QWidget()
+        olay = QtWidgets.QHBoxLayout(self.offer_bar)
+        olay.setContentsMargins(0, 0, 0, 0)
+        self.offer_label = QtWidgets.QLabel()
+        self.offer_label.setWordWrap(True)
+        self.offer_button = QtWidgets.QPushButton("Import them")
+        self.offer_button.setAccessibleName("Import the taxonomy folder found beside the data")
+        self.offer_button.clicked.connect(self._import_offered)
+        olay.addWidget(self.offer_label, 1)
+        olay.addWidget(self.offer_button)
+        self.offer_bar.hide()
+        self.last_summary = ""
+        self.summary_label = QtWidgets.QLabel()
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setAccessibleName("Summary of the last folder import")
+        self.summary_label.hide()
+
         self.error_label = QtWidgets.QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
@@ -134,6 +152,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         rlay.addWidget(self.title)
         rlay.addWidget(self.source_label)
         rlay.addLayout(files)
+        rlay.addWidget(self.offer_bar)
+        rlay.addWidget(self.summary_label)
         rlay.addWidget(self.editor_stack, 1)
         rlay.addWidget(gen_box)
         rlay.addWidget(self.error_label)
@@ -312,6 +332,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
             attr = self.current_attribute()
             if attr:
                 self._show_source(attr)
+            if not self.without_taxonomy():
+                self.offer_bar.hide()
             return
         if field == "data":
             self._coverage.clear()
@@ -319,7 +341,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
                 self.editor_stack.removeWidget(ed)
                 ed.deleteLater()
             self.editors.clear()
+            self.summary_label.hide()
         self.refresh()
+        if field in ("data", "roles", "types"):
+            self.offer_folder_beside_data()
 
     def refresh(self) -> None:
         current = self.current_attribute()
@@ -398,29 +423,64 @@ class TaxonomyPanel(QtWidgets.QWidget):
         return True
 
     def import_folder(self, folder) -> list[str]:
-        """Import every file in ``folder`` whose name ends with an attribute's name (``age.csv``,
-        ``adult_hierarchy_age.csv``). Returns the attributes imported; errors are shown, others go on."""
+        """Import every file in ``folder`` named after an attribute (``age.csv``, ``adult_hierarchy_age.csv``;
+        ``model.taxonomy_folder``). Returns the attributes imported; errors are shown, others go on. The
+        summary (what matched, what did not, which attributes still lack a taxonomy) is in ``summary_label``
+        and ``last_summary``."""
+        from dpstudio.model.taxonomy_folder import match_folder
+
         folder = Path(folder)
         if not folder.is_dir():
             self.show_error(f"{folder} is not a folder")
             return []
-        done, errors = [], []
-        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in
-                       {".csv", ".tsv", ".json", ".txt", ".brace"})
-        for attr in self.attributes():
-            match = [p for p in files if p.stem == attr or p.stem.endswith("_hierarchy_" + attr)
-                     or p.stem.endswith("_" + attr)]
-            if not match:
-                continue
-            if self.import_file(match[0], attribute=attr):
+        try:
+            found = match_folder(folder, self.attributes(), exclude=[self.project.data_path] if self.project.data_path else [])
+        except OSError as exc:
+            self.show_error(f"could not read {folder}: {exc}")
+            return []
+        done, failed, errors = [], [], []
+        for attr, path in found.matched.items():
+            if self.import_file(path, attribute=attr):
                 done.append(attr)
             else:
+                failed.append(attr)
                 errors.append(self.last_error)
+        self.offer_bar.hide()
+        self.last_summary = found.summary(done, failed, self.without_taxonomy())
+        self.summary_label.setText(self.last_summary)
+        self.summary_label.show()
         if errors:
             self.show_error("; ".join(errors))
         elif not done:
             self.show_error(f"no file in {folder} is named after an attribute ({', '.join(self.attributes())})")
         return done
+
+    def without_taxonomy(self) -> list[str]:
+        """Quasi-identifiers that still need a taxonomy (categorical ones without a tree)."""
+        p = self.project
+        return [a for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) != NUMERIC and a not in p.taxonomies]
+
+    def offer_folder_beside_data(self) -> None:
+        """Offer a taxonomy folder beside the data whose file names match the attributes (not imported
+        until the user says so: a file is a public input only when chosen)."""
+        from dpstudio.model.taxonomy_folder import folder_beside
+
+        self.offered = None
+        self.offer_bar.hide()
+        if self.project.frame is None or not self.without_taxonomy():
+            return
+        found = folder_beside(self.project.data_path, self.attributes())
+        if found is None:
+            return
+        self.offered = found.folder
+        self.offer_label.setText(f"{found.folder} holds taxonomies named after {len(found.matched)} "
+                                 f"attribute{'s' if len(found.matched) != 1 else ''} "
+                                 f"({', '.join(found.matched)}). Import them?")
+        self.offer_bar.show()
+
+    def _import_offered(self) -> None:
+        if self.offered is not None:
+            self.import_folder(self.offered)
 
     def export_file(self, path, format: str | None = None, attribute: str | None = None,
                     overwrite: bool = False) -> bool:

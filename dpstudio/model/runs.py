@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from dpstudio.model import provenance as pv
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
 
 MISSING_LABEL = "Missing"
@@ -90,8 +91,8 @@ def encode_table(project: Project):
         tax = project.taxonomies.get(a)
         if project.types.get(a) == NUMERIC:
             bounds[a] = tuple(float(v) for v in project.bounds[a])
-            if tax is not None and tax.is_numeric:
-                taxonomies[a] = tax  # its interval ends inside the bounds are the public split grid
+            if tax is not None:
+                taxonomies[a] = tax  # its cut points inside the bounds are the public split grid
         else:
             if tax.is_numeric:
                 raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
@@ -103,7 +104,9 @@ def encode_table(project: Project):
                             "classes, so declare every value the class can take (Data panel, Class values) before a release run")
     sub = used_frame(project, qis + [cls])
     try:
-        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types)
+        sources = {a: f"the cut points of the taxonomy of {a} ({project.provenance_of(pv.key(pv.TAXONOMY, a)).source})"
+                   for a in bounds if a in taxonomies}
+        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources)
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 

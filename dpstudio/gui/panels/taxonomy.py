@@ -81,6 +81,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.title = QtWidgets.QLabel()
         self.source_label = QtWidgets.QLabel()
         self.source_label.setWordWrap(True)
+        self.grid_label = QtWidgets.QLabel()
+        self.grid_label.setWordWrap(True)
+        self.grid_label.setAccessibleName("How the chosen algorithm uses this numeric taxonomy")
+        self.grid_label.hide()
         self.editor_stack = QtWidgets.QStackedWidget()
         self.empty_label = QtWidgets.QLabel("Open data first (Data panel), then give each attribute a taxonomy: "
                                             "import a file, generate intervals, or build one here.")
@@ -151,6 +155,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addWidget(self.title)
         rlay.addWidget(self.source_label)
+        rlay.addWidget(self.grid_label)
         rlay.addLayout(files)
         rlay.addWidget(self.offer_bar)
         rlay.addWidget(self.summary_label)
@@ -168,7 +173,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         lay.addWidget(split)
         self.splitter = split
 
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies")
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies", "algorithm")
         self.refresh()
 
     # -- messages ------------------------------------------------------------------------------------------------
@@ -219,6 +224,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.editor_stack.setCurrentWidget(self.empty_label)
             self.title.setText("")
             self.source_label.setText("")
+            self._show_grid(None)
             self._show_coverage(None)
             return
         ed = self.editor(attr)
@@ -235,7 +241,16 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.flat_button.setEnabled(not numeric)
         self._show_coverage(attr)
 
+    def _show_grid(self, attr: str | None) -> None:
+        from dpstudio.model.numeric_taxonomy import grid_note
+
+        usable, text = grid_note(self.project, attr) if attr else (True, "")
+        self.grid_label.setText(text)
+        self.grid_label.setStyleSheet("color:#616161;" if usable else "color:#ef6c00; font-weight:bold;")
+        self.grid_label.setVisible(bool(text))
+
     def _show_source(self, attr: str) -> None:
+        self._show_grid(attr)
         src = self.project.taxonomy_sources.get(attr, "")
         prov = self.project.provenance.get(pv.key(pv.TAXONOMY, attr))
         if prov is not None and prov.unconfirmed:
@@ -318,6 +333,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
     # -- refresh from the project --------------------------------------------------------------------------------------
     def _on_project(self, field: str) -> None:
         if self._pushing:
+            return
+        if field == "algorithm":
+            self._show_grid(self.current_attribute())
             return
         if field == "taxonomies":
             for attr, ed in self.editors.items():

@@ -111,6 +111,31 @@ def encode_table(project: Project):
         raise RunInputError(str(exc)) from None
 
 
+DEFAULT_BINS = 256
+MAX_INTEGER_BINS = 4096  # one bin per whole number up to this many
+
+
+def integer_kind(project: Project, attribute: str) -> bool:
+    """The attribute's numeric kind is integer: declared, or the default from whole-number public bounds."""
+    kind = project.numeric_types.get(attribute) or project.default_numeric_type(attribute)
+    return str(kind).startswith("integer")
+
+
+def default_bins(project: Project, attribute: str | None = None) -> int:
+    """The histogram's default number of bins, from public inputs only: one bin per whole number when the
+    attribute is integer with whole-number bounds [lo, hi) and hi - lo <= MAX_INTEGER_BINS (age [17, 91): 74
+    bins, one per year), else DEFAULT_BINS."""
+    if attribute is None:
+        found = [a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
+                 and project.roles.get(a) == QUASI_IDENTIFIER]
+        attribute = found[0] if found else None
+    if attribute is None or attribute not in project.bounds or not integer_kind(project, attribute):
+        return DEFAULT_BINS
+    lo, hi = (float(v) for v in project.bounds[attribute])
+    span = hi - lo
+    return int(span) if lo.is_integer() and hi.is_integer() and 2 <= span <= MAX_INTEGER_BINS else DEFAULT_BINS
+
+
 def histogram_counts(project: Project, attribute: str | None, bins: int) -> tuple[np.ndarray, np.ndarray, str]:
     """(counts, edges, attribute): equal-width bins over the public bounds of a numeric attribute."""
     if attribute is None:
@@ -177,7 +202,7 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
 
         params = dict(project.params or {})
-        bins = params.get("bins", 256)
+        bins = params.get("bins") or default_bins(project, params.get("attribute"))
         try:
             bins = int(bins)
         except (TypeError, ValueError):
@@ -198,4 +223,4 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "encode_table", "histogram_counts", "make_job", "run_plan", "used_frame"]
+__all__ = ["RunInputError", "default_bins", "encode_table", "histogram_counts", "make_job", "run_plan", "used_frame"]

@@ -46,3 +46,21 @@ def test_a_tree_of_words_on_a_numeric_attribute_is_flagged(panel, tmp_path):
     assert "cannot be used as split points" in panel.grid_label.text()
     panel.select_attribute("sex")
     assert not panel.grid_label.isVisibleTo(panel)
+
+
+def test_equal_width_intervals_of_an_integer_attribute_have_whole_number_edges(panel):
+    panel.select_attribute("age")
+    panel.gen_lo.setText("1")
+    panel.gen_hi.setText("100")
+    panel.gen_fanout.setValue(2)
+    panel.gen_depth.setValue(3)
+    panel.gen_button.click()
+    tax = panel.project.taxonomies["age"]
+    leaves = sorted(zip(tax.lo[tax.leaves], tax.hi[tax.leaves]))
+    assert leaves[0] == (1, 13)  # not [1,13.375)
+    expected = [int(1 + 99 * k / 8 + 0.5) for k in range(9)]  # independent: edges rounded half up
+    assert [lo for lo, _ in leaves] + [leaves[-1][1]] == expected
+    panel.project.set_numeric_type("age", "continuous")
+    assert panel.generate_numeric(1, 100, 2, 3, attribute="age")
+    tax = panel.project.taxonomies["age"]
+    assert sorted(tax.hi[tax.leaves])[0] == 13.375  # a continuous attribute keeps the exact widths

@@ -560,7 +560,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     # -- generators -----------------------------------------------------------------------------------------------------
     def generate_numeric(self, lo, hi, fanout: int, depth: int, attribute: str | None = None) -> bool:
-        """Equal-width intervals over the public bounds [lo, hi)."""
+        """Equal-width intervals over the public bounds [lo, hi); whole-number edges for an integer attribute
+        (declared, or by default when the bounds are whole numbers)."""
         from dpstudio.core.taxonomy_generators import numeric_equal_width
 
         attr = attribute or self._need_attribute()
@@ -574,8 +575,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         except ValueError:
             self.show_error(f"bounds for {attr}'s intervals must be numbers, got {lo!r} and {hi!r}")
             return False
+        declared = self.project.numeric_types.get(attr)  # integer attributes get whole-number edges
+        integer = str(declared).startswith("integer") if declared else (lo_f.is_integer() and hi_f.is_integer())
         try:
-            tax = numeric_equal_width(lo_f, hi_f, int(fanout), int(depth), attr)
+            tax = numeric_equal_width(lo_f, hi_f, int(fanout), int(depth), attr, integer=integer)
         except TaxonomyError as exc:
             self.show_error(f"could not generate intervals for {attr}: {exc}")
             return False

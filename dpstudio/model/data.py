@@ -23,8 +23,9 @@ def bundled_sample_path() -> Path:
     return resource(*BUNDLED_SAMPLE)
 
 
-def load_dataset(path: str | os.PathLike, progress: Progress = None):
-    """Load a data file into a ``dpstudio.io.datasets.Dataset``; errors are specific ValueErrors/OSErrors."""
+def load_dataset(path: str | os.PathLike, progress: Progress = None, encoding: str = "utf-8"):
+    """Load a data file into a ``dpstudio.io.datasets.Dataset`` (CSV/TSV text read with ``encoding``);
+    errors are specific ValueErrors/OSErrors."""
     from dpstudio.io.datasets import load_table
 
     path = Path(path)
@@ -32,7 +33,8 @@ def load_dataset(path: str | os.PathLike, progress: Progress = None):
         raise IsADirectoryError(21, "is a folder", str(path))
     if not path.exists():
         raise FileNotFoundError(2, "no such file", str(path))
-    return with_records_print(load_table(path) if progress is None else load_table(path, progress=progress))
+    kw = {} if progress is None else {"progress": progress}
+    return with_records_print(load_table(path, encoding=encoding, **kw))
 
 
 def load_bundled_sample(progress: Progress = None):

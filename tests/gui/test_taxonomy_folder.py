@@ -71,3 +71,20 @@ def test_a_taxonomy_folder_beside_the_data_is_offered_then_imported_on_click(qtb
 def test_no_offer_without_a_matching_folder(panel, tmp_path):
     panel.project.set_data(DATA.copy(), tmp_path / "people.csv")
     assert not panel.offer_bar.isVisibleTo(panel)
+
+
+def test_badge_list_shows_every_badge_whole_at_a_narrow_width(qtbot, panel):
+    from PySide6 import QtCore
+
+    panel.project.set_bounds("age", 0, 1500000)  # the longest badge: "no taxonomy: intervals grow from ..."
+    panel.resize(900, 600)
+    qtbot.wait(50)
+    lst = panel.attr_list
+    fm = lst.fontMetrics()
+    width = lst.viewport().width()
+    for r in range(lst.count()):
+        item = lst.item(r)
+        attr = item.data(Qt.UserRole)
+        assert panel.badge(attr)[1] in item.text().replace("\n", " ")  # the whole badge, never elided
+        need = fm.boundingRect(QtCore.QRect(0, 0, width, 10000), Qt.TextWordWrap, item.text()).height()
+        assert lst.visualItemRect(item).height() >= need, (attr, item.text())

@@ -57,6 +57,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
         # left: attributes with badges, coverage details
         self.attr_list = QtWidgets.QListWidget()
+        self.attr_list.setAccessibleName("Attributes and whether their taxonomy covers the data")
+        # two lines per attribute (name, then its badge), wrapped: readable at any width, never cut off
+        self.attr_list.setWordWrap(True)
+        self.attr_list.setTextElideMode(Qt.ElideNone)
+        self.attr_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.attr_list.setMinimumWidth(300)
         self.attr_list.currentItemChanged.connect(self._on_current)
         cov_box = QtWidgets.QGroupBox("Coverage of the data")
         clay = QtWidgets.QVBoxLayout(cov_box)
@@ -74,8 +80,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         llay.setContentsMargins(0, 0, 0, 0)
         attr_box = QtWidgets.QGroupBox("Attributes")
         QtWidgets.QVBoxLayout(attr_box).addWidget(self.attr_list)
-        llay.addWidget(attr_box, 1)
-        llay.addWidget(cov_box, 1)
+        llay.addWidget(attr_box, 3)
+        llay.addWidget(cov_box, 2)
 
         # right: the editor of the selected attribute, file and generator tools
         self.title = QtWidgets.QLabel()
@@ -325,7 +331,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
             item = self.attr_list.item(r)
             attr = item.data(Qt.UserRole)
             state, text = self.badge(attr)
-            item.setText(f"{attr}    {text}")
+            item.setText(f"{attr}\n    {text}")
+            item.setToolTip(f"{attr}: {text}")
             item.setForeground(QtGui.QColor(BADGE_COLOURS[state]))
             item.setData(Qt.UserRole + 1, state)
         self._show_coverage(self.current_attribute())

@@ -28,8 +28,10 @@ def grid_note(project: Project, attribute: str) -> tuple[bool, str]:
     except SplitGridError as exc:
         return False, f"This taxonomy cannot be used as split points: {exc}."
     b = project.bounds.get(attribute)
-    if b is not None:
-        cuts = cuts[(cuts > b[0]) & (cuts < b[1])]
+    if b is None:
+        return False, (f"{attribute} needs public bounds (Data panel) before this taxonomy's cut points "
+                       f"({_points(cuts)}) can be its split grid.")
+    cuts = cuts[(cuts > b[0]) & (cuts < b[1])]
     if not cuts.size:
         return False, "No cut point of this taxonomy lies inside the public bounds: the attribute cannot be split."
     name = bp.ALGORITHMS.get(project.algorithm, project.algorithm)

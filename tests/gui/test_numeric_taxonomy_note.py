@@ -36,6 +36,9 @@ def test_an_imported_age_hierarchy_is_named_as_the_split_grid_or_as_unused(panel
     assert "H_b interval tree does not use this taxonomy" in text and "equal-width" in text
     panel.project.set_algorithm("maxgddp")
     assert "MAXGDDP splits age only at" in panel.grid_label.text()
+    panel.project.clear_bounds("age")
+    panel.select_attribute("age")
+    assert "age needs public bounds (Data panel)" in panel.grid_label.text()
 
 
 def test_a_tree_of_words_on_a_numeric_attribute_is_flagged(panel, tmp_path):

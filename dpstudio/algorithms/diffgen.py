@@ -7,7 +7,8 @@
   picks a specialization with the exponential mechanism (eps'); numeric attributes grow a tree of intervals
   from their public bounds, split points chosen by the discrete exponential mechanism over the points of
   the attribute's public lattice inside the interval (``dpstudio.core.lattice``: lo + k * resolution, from
-  the bounds and the declared kind; eps' per choice; sibling intervals hold disjoint records, so one eps'
+  the bounds and the declared kind; or, when the attribute has a taxonomy, its cut points:
+  ``core.split_grid.GridLattice``; eps' per choice; sibling intervals hold disjoint records, so one eps'
   covers a step's new intervals); leaf partition x class counts get
   discrete Laplace noise of scale 1/eps_left, eps_left = all that is left (at least eps/2); by default
   the leaves are then made non-negative by the top-down projection over the released tree, whose nodes
@@ -949,7 +950,8 @@ def _split_domain(eng: _Engine, a: int) -> dict:
         return d
     attr = eng.data.attributes[a]
     if attr.grid is not None:
-        source = "the interval ends of the attribute's numeric taxonomy"
+        source = getattr(eng.lattices[a], "source", "the cut points of the attribute's taxonomy")
+        d.pop("grid_source", None)
     else:
         source = f"{eng.params.grid_bins} equal-width bins of the public bounds"
         if attr.integer:

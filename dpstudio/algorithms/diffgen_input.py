@@ -33,7 +33,7 @@ class NumericAttribute:
     ``grid``: public split points strictly inside (lo, hi), used when split points come from a grid
     (MAXGDDP); ``None`` lets the engine build an equal-width grid (rounded to whole numbers when
     ``integer``). ``lattice``: the public lattice DiffGen's split points lie on (``core.lattice``, from the
-    bounds and the declared kind); ``None``: integer lattice if ``integer``, else continuous with the
+    bounds and the declared kind, or a taxonomy's cut points as a ``core.split_grid.GridLattice``); ``None``: integer lattice if ``integer``, else continuous with the
     default resolution (both from public inputs only). ``integer`` is the declared kind, never read from
     the values.
     """

@@ -242,7 +242,10 @@ def run(args) -> int:
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:
-        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types)
+        sources = {a: f"the cut points of the taxonomy file {Path(tax_files[a]).name}" for a in taxonomies
+                   if a in bounds or taxonomies[a].is_numeric}
+        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types,
+                            grid_sources=sources)
     except EncodingError as exc:
         raise CliError(str(exc)) from None
 

@@ -6,9 +6,14 @@
   taxonomy does not cover is an ``EncodingError`` naming the attribute, the values and the row count;
   rows are never dropped here);
 - an attribute with a numeric taxonomy: numeric, bounds = the taxonomy's root interval (or ``bounds`` if
-  given), public split grid = every interval end point strictly inside the root (used by MAXGDDP);
-- an attribute with only ``bounds`` (lo, hi): numeric, DiffGen grows its intervals from the bounds;
-  values must satisfy lo <= x <= hi (the upper bound is inclusive);
+  given), public split grid = every interval end point strictly inside the bounds;
+- an attribute with ``bounds`` and a categorical taxonomy whose leaves are numbers (ARX's age
+  hierarchy): numeric, public split grid = the boundaries between its groups
+  (``core.split_grid.taxonomy_cut_points``);
+- the split grid serves DiffGen (its split points are chosen among the grid points inside the interval:
+  the attribute's lattice is a ``core.split_grid.GridLattice``) and MAXGDDP (its candidates);
+- an attribute with only ``bounds`` (lo, hi): numeric, DiffGen grows its intervals from the bounds on
+  the lattice of its declared kind; values must satisfy lo <= x <= hi (the upper bound is inclusive);
 - the class attribute: ``classes`` is its public, ordered domain (a declared input like a taxonomy; at
   least two values, compared as stripped text). A record whose class is outside it is an
   ``EncodingError``; a class no record holds stays in the release with its (noisy) cells. With
@@ -42,6 +47,7 @@ import pandas as pd
 
 from ..algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from ..core.lattice import INTEGER, Lattice, LatticeError
+from ..core.split_grid import GridLattice, SplitGridError, taxonomy_cut_points
 from ..core.taxonomy import Taxonomy, TaxonomyError
 
 
@@ -157,10 +163,11 @@ def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattic
 
 def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
                  bounds: dict | None = None, info: dict | None = None, classes=None,
-                 types: dict | None = None) -> DiffGenInput:
+                 types: dict | None = None, grid_sources: dict | None = None) -> DiffGenInput:
     """Code ``frame`` for the engine. See the module docstring for the rules. ``classes``: the public class
     domain (None: the data's values, not for a release). ``types``: attribute -> declared numeric type
-    ("integer" | "continuous" | "continuous:RESOLUTION")."""
+    ("integer" | "continuous" | "continuous:RESOLUTION"). ``grid_sources``: attribute -> where its
+    taxonomy (and so its split grid) came from, for the sidecar."""
     declared = None if classes is None else check_classes(classes)
     taxonomies = dict(taxonomies or {})
     bounds = dict(bounds or {})
@@ -205,10 +212,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
     names = [c for c in frame.columns if c in taxonomies or c in bounds]
     for name in names:
         tax: Taxonomy | None = taxonomies.get(name)
-        if tax is not None and not tax.is_numeric:
-            if name in bounds:
-                raise EncodingError(f"attribute {name!r} has a categorical taxonomy and numeric bounds; "
-                                    "give one of them")
+        if tax is not None and not tax.is_numeric and name not in bounds:
             try:
                 leaf_ids = _map_categorical(name, frame[name], tax)
             except TaxonomyError as exc:
@@ -220,20 +224,25 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             continue
         x = _numeric_values(frame, name)
         grid = None
-        if tax is not None:
-            lo, hi = float(tax.lo[0]), float(tax.hi[0])
-            ends = np.unique(np.concatenate([tax.lo, tax.hi]))
-            if name in bounds:
-                lo, hi = bounds[name]
-            grid = ends[(ends > lo) & (ends < hi)]
-        else:
+        if name in bounds:
             lo, hi = bounds[name]
+        else:
+            lo, hi = float(tax.lo[0]), float(tax.hi[0])
+        if tax is not None:
+            try:
+                ends = taxonomy_cut_points(tax)
+            except SplitGridError as exc:
+                raise EncodingError(str(exc)) from None
+            grid = ends[(ends > lo) & (ends < hi)]
         _check_bounds(name, x, lo, hi)
         lattice = numeric_lattice(name, float(lo), float(hi), types.get(name))
         try:
             lattice.check_values(name, x)
         except LatticeError as exc:
             raise EncodingError(str(exc)) from None
+        if grid is not None:
+            source = (grid_sources or {}).get(name) or f"the cut points of the taxonomy of {name}"
+            lattice = GridLattice(lattice, tuple(grid), source)
         attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid, lattice.kind == INTEGER, lattice))
     data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}))
     try:

@@ -23,8 +23,9 @@ def bundled_sample_path() -> Path:
     return resource(*BUNDLED_SAMPLE)
 
 
-def load_dataset(path: str | os.PathLike, progress: Progress = None):
-    """Load a data file into a ``dpstudio.io.datasets.Dataset``; errors are specific ValueErrors/OSErrors."""
+def load_dataset(path: str | os.PathLike, progress: Progress = None, encoding: str = "utf-8"):
+    """Load a data file into a ``dpstudio.io.datasets.Dataset`` (CSV/TSV text read with ``encoding``);
+    errors are specific ValueErrors/OSErrors."""
     from dpstudio.io.datasets import load_table
 
     path = Path(path)
@@ -32,7 +33,8 @@ def load_dataset(path: str | os.PathLike, progress: Progress = None):
         raise IsADirectoryError(21, "is a folder", str(path))
     if not path.exists():
         raise FileNotFoundError(2, "no such file", str(path))
-    return with_records_print(load_table(path) if progress is None else load_table(path, progress=progress))
+    kw = {} if progress is None else {"progress": progress}
+    return with_records_print(load_table(path, encoding=encoding, **kw))
 
 
 def load_bundled_sample(progress: Progress = None):
@@ -57,9 +59,11 @@ def with_records_print(dataset):
 def declare_bundled_sample(project) -> list[str]:
     """Declare the bundled Adult sample's documented public inputs in ``project`` (just opened): each
     column's type (adult.names lists the continuous attributes and the values of the others), the income
-    class values ("<=50K", ">50K", published in adult.names) and integer kinds for its numeric attributes
-    (the published files hold whole numbers). Returns the inputs declared, e.g. ["type:age", "classes:Y",
-    "kind:age"]. Bounds and taxonomies are declared elsewhere (the Data panel, the bundled taxonomies)."""
+    class values ("<=50K", ">50K", published in adult.names), integer kinds for its numeric attributes
+    (the published files hold whole numbers) and the shipped taxonomies of its categorical attributes
+    (resources/taxonomies/adult, built from adult.names's value lists, never from the records). Returns the
+    inputs declared, e.g. ["type:age", "classes:Y", "kind:age", "taxonomy:sex"]. The public bounds are
+    declared by the Data panel (resources/taxonomies/adult/bounds.json)."""
     from dpstudio.io.adult import CATEGORICAL_COLUMNS, CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
     from dpstudio.model import provenance as pv
 
@@ -77,4 +81,19 @@ def declare_bundled_sample(project) -> list[str]:
         if project.types.get(c) == "numeric":
             project.set_numeric_type(c, "integer", pv.ADULT_KINDS)
             done.append(pv.key(pv.KIND, c))
+    for c, tax in bundled_taxonomies().items():
+        if project.types.get(c) == "categorical" and c != project.class_attribute:
+            project.set_taxonomy(c, tax, pv.ADULT_TAXONOMIES)
+            done.append(pv.key(pv.TAXONOMY, c))
     return done
+
+
+def bundled_taxonomies() -> dict:
+    """attribute -> Taxonomy: the categorical hierarchies shipped for the Adult sample (public inputs)."""
+    from dpstudio.io.adult import CATEGORICAL_COLUMNS
+    from dpstudio.io.taxonomy_formats import read_taxonomy
+    from dpstudio.resources import resource
+
+    folder = resource("taxonomies", "adult")
+    return {c: read_taxonomy(folder / f"{c}.csv", attribute=c) for c in CATEGORICAL_COLUMNS
+            if (folder / f"{c}.csv").is_file()}

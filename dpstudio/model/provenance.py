@@ -31,6 +31,8 @@ CLASSES_UNDECLARED = "not declared (a teaching run reads the class values presen
 KIND_FROM_DATA = "read from the data's values (all whole numbers: integer, else continuous)"
 ADULT_CLASSES = "declared: published in adult.names"
 ADULT_TYPES = "declared: adult.names lists each attribute as continuous (numeric) or by its values (categorical)"
+ADULT_TAXONOMIES = ("declared by the sample's documentation: dpstudio's Adult taxonomies "
+                    "(resources/taxonomies/adult), built from the value lists of adult.names")
 ADULT_KINDS = ("declared: the published UCI Adult files hold whole numbers here (adult.names calls these "
                "attributes numeric, 'continuous')")
 
@@ -82,4 +84,4 @@ def default_wording(input_key: str, prov: Provenance) -> str:
 __all__ = ["Provenance", "describe", "default_wording", "key", "TAXONOMY", "BOUNDS", "CLASSES", "TYPE",
            "KIND", "DERIVED_NOTE", "FLAT_FROM_DATA", "ADDED_FROM_DATA", "TYPE_FROM_DATA",
            "BOUNDS_FROM_DATA", "CLASSES_FROM_DATA", "CLASSES_UNDECLARED", "KIND_FROM_DATA", "ADULT_CLASSES",
-           "ADULT_KINDS", "ADULT_TYPES"]
+           "ADULT_KINDS", "ADULT_TAXONOMIES", "ADULT_TYPES"]

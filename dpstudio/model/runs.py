@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from dpstudio.model import provenance as pv
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
 
 MISSING_LABEL = "Missing"
@@ -54,6 +55,20 @@ def used_frame(project: Project, columns: list[str]):
     return sub
 
 
+def _missing_domains(project: Project, qis: list[str]) -> str:
+    """One message naming every quasi-identifier without its public domain ("" when none lacks one)."""
+    no_tax = [a for a in qis if project.types.get(a) != NUMERIC and a not in project.taxonomies]
+    no_bounds = [a for a in qis if project.types.get(a) == NUMERIC and a not in project.bounds]
+    parts = []
+    if no_tax:
+        parts.append(f"{len(no_tax)} attribute{'s have' if len(no_tax) > 1 else ' has'} no taxonomy "
+                     f"({', '.join(no_tax)}; Taxonomy panel)")
+    if no_bounds:
+        parts.append(f"{len(no_bounds)} numeric attribute{'s need' if len(no_bounds) > 1 else ' needs'} "
+                     f"public bounds ({', '.join(no_bounds)}; Data panel)")
+    return "; ".join(parts) + (" (or set them to ignore in the Data panel)" if parts else "")
+
+
 def encode_table(project: Project):
     """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds.
 
@@ -68,18 +83,17 @@ def encode_table(project: Project):
         raise RunInputError("no attribute is a quasi-identifier (set roles in the Data panel)")
     if cls is None:
         raise RunInputError("no attribute is the class (set roles in the Data panel)")
+    missing = _missing_domains(project, qis)
+    if missing:
+        raise RunInputError(missing)
     taxonomies, bounds = {}, {}
     for a in qis:
         tax = project.taxonomies.get(a)
         if project.types.get(a) == NUMERIC:
-            if a not in project.bounds:
-                raise RunInputError(f"{a} is numeric and needs public bounds (Data panel)")
             bounds[a] = tuple(float(v) for v in project.bounds[a])
-            if tax is not None and tax.is_numeric:
-                taxonomies[a] = tax  # its interval ends inside the bounds are the public split grid
+            if tax is not None:
+                taxonomies[a] = tax  # its cut points inside the bounds are the public split grid
         else:
-            if tax is None:
-                raise RunInputError(f"{a} has no taxonomy (Taxonomy panel)")
             if tax.is_numeric:
                 raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
                                     "numeric in the Data panel or import a categorical taxonomy")
@@ -90,7 +104,9 @@ def encode_table(project: Project):
                             "classes, so declare every value the class can take (Data panel, Class values) before a release run")
     sub = used_frame(project, qis + [cls])
     try:
-        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types)
+        sources = {a: f"the cut points of the taxonomy of {a} ({project.provenance_of(pv.key(pv.TAXONOMY, a)).source})"
+                   for a in bounds if a in taxonomies}
+        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources)
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 
@@ -99,6 +115,29 @@ def histogram_attribute(project: Project) -> str | None:
     """The attribute a histogram bins when none is named: the first numeric quasi-identifier with bounds."""
     return next((a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
                  and project.roles.get(a) == QUASI_IDENTIFIER), None)
+
+
+DEFAULT_BINS = 256
+MAX_INTEGER_BINS = 4096  # one bin per whole number up to this many
+
+
+def integer_kind(project: Project, attribute: str) -> bool:
+    """The attribute's numeric kind is integer: declared, or the default from whole-number public bounds."""
+    kind = project.numeric_types.get(attribute) or project.default_numeric_type(attribute)
+    return str(kind).startswith("integer")
+
+
+def default_bins(project: Project, attribute: str | None = None) -> int:
+    """The histogram's default number of bins, from public inputs only: one bin per whole number when the
+    attribute is integer with whole-number bounds [lo, hi) and hi - lo <= MAX_INTEGER_BINS (age [17, 91): 74
+    bins, one per year), else DEFAULT_BINS."""
+    if attribute is None:
+        attribute = histogram_attribute(project)
+    if attribute is None or attribute not in project.bounds or not integer_kind(project, attribute):
+        return DEFAULT_BINS
+    lo, hi = (float(v) for v in project.bounds[attribute])
+    span = hi - lo
+    return int(span) if lo.is_integer() and hi.is_integer() and 2 <= span <= MAX_INTEGER_BINS else DEFAULT_BINS
 
 
 def histogram_counts(project: Project, attribute: str | None, bins: int) -> tuple[np.ndarray, np.ndarray, str]:
@@ -165,7 +204,7 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
 
         params = dict(project.params or {})
-        bins = params.get("bins", 256)
+        bins = params.get("bins") or default_bins(project, params.get("attribute"))
         try:
             bins = int(bins)
         except (TypeError, ValueError):
@@ -186,4 +225,5 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "encode_table", "histogram_attribute", "histogram_counts", "make_job", "run_plan", "used_frame"]
+__all__ = ["RunInputError", "default_bins", "encode_table", "histogram_attribute", "histogram_counts", "make_job",
+           "run_plan", "used_frame"]

@@ -147,3 +147,51 @@ def test_a_fractional_age_is_refused_unless_declared_continuous():
     assert encode_table(p).attributes[0].split_lattice.kind == "continuous"
     with pytest.raises(Exception, match="integer, continuous"):
         p.set_numeric_type("age", "decimal")
+
+
+def test_missing_domains_are_all_named_in_one_message():
+    df = pd.DataFrame({"age": [20, 30, 45], "hours": [10, 40, 50], "edu": ["a", "b", "a"],
+                       "work": ["x", "y", "x"], "sex": ["F", "M", "F"], "cls": ["y", "n", "y"]})
+    p = Project()
+    p.set_data(df, None, types={"age": "numeric", "hours": "numeric", "edu": "categorical",
+                                "work": "categorical", "sex": "categorical", "cls": "categorical"})
+    p.set_role("cls", CLASS)
+    root = Node("*")
+    root.add(Node("F"))
+    root.add(Node("M"))
+    p.set_taxonomy("sex", Taxonomy(root))
+    p.set_bounds("age", 0, 100)
+    with pytest.raises(RunInputError) as err:
+        encode_table(p)
+    msg = str(err.value)
+    assert "2 attributes have no taxonomy (edu, work;" in msg and "1 numeric attribute needs public bounds (hours;" in msg
+    assert "\n" not in msg and "sex" not in msg and "age" not in msg
+
+
+def test_a_numeric_attributes_taxonomy_is_its_split_grid_in_the_studio():
+    """An ARX-style age tree (ages grouped by decade) on a numeric attribute: DiffGen's split points are
+    its decade boundaries, named with the taxonomy's provenance (it used to be ignored)."""
+    from dpstudio.core.split_grid import GridLattice
+
+    rng = np.random.default_rng(1)
+    age = rng.integers(20, 80, 2000)
+    df = pd.DataFrame({"age": age, "cls": np.where(age >= 50, "y", "n")})
+    p = Project()
+    p.set_data(df, None, types={"age": "numeric", "cls": "categorical"})
+    p.set_role("cls", CLASS)
+    p.set_bounds("age", 20, 80)
+    root = Node("*")
+    for d in range(20, 80, 10):
+        group = root.add(Node(f"{d}-{d + 9}"))
+        for v in range(d, d + 10):
+            group.add(Node(str(v)))
+    p.set_taxonomy("age", Taxonomy(root), "ages.csv")
+    p.set_algorithm("diffgen", {"steps": 3})
+    p.set_epsilon("20")
+    (age_attr,) = encode_table(p).attributes
+    assert isinstance(age_attr.lattice, GridLattice) and age_attr.lattice.grid == (30, 40, 50, 60, 70)
+    assert "ages.csv" in age_attr.lattice.source
+    job, _setup = make_job(p)
+    result = [e for e in job() if isinstance(e, RunFinished)][0].result
+    ends = {e for lo, hi, _ in result.intervals["age"] for e in (lo, hi)}
+    assert ends <= {20, 30, 40, 50, 60, 70, 80} and len(ends) > 2

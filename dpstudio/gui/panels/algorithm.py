@@ -39,6 +39,7 @@ from dpstudio.model import budget_plan as bp
 from dpstudio.model.accuracy import count_accuracy, simulated_preview
 from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
 from dpstudio.model.readiness import readiness, refusal_text
+from dpstudio.model.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
@@ -476,6 +477,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.param_widgets = {}
         for spec in bp.PARAMS[self.algorithm]:
             v = values.get(spec.key, spec.default)
+            if spec.key == "bins" and not values.get("bins"):  # one bin per whole number of small integer bounds
+                v = default_bins(self.project, values.get("attribute"))
             if spec.kind == "int":
                 w = QtWidgets.QSpinBox()
                 w.setRange(spec.lo, spec.hi)

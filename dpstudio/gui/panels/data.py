@@ -67,6 +67,22 @@ def adult_public_bounds() -> dict[str, tuple[float, float]]:
     return out
 
 
+ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16")
+FILE_FILTER = ("Tables (*.csv *.csv.gz *.tsv *.tsv.gz *.txt *.data *.xlsx *.parquet);;CSV/TSV text (*.csv *.csv.gz "
+               "*.tsv *.tsv.gz *.txt *.data);;Excel (*.xlsx);;Parquet (*.parquet);;All files (*)")
+
+
+def encoding_combo() -> QtWidgets.QComboBox:
+    """The text encoding a CSV/TSV file is read with (Excel and Parquet files carry their own)."""
+    w = QtWidgets.QComboBox()
+    w.setEditable(True)  # any encoding Python knows, e.g. "cp1250"
+    w.addItems(ENCODINGS)
+    w.setAccessibleName("Text encoding of CSV files")
+    w.setToolTip("How the bytes of a CSV/TSV file are read as text (UTF-8 unless the file says otherwise; "
+                 "older Windows files are often latin-1 or cp1252). Excel and Parquet files ignore it.")
+    return w
+
+
 class StartPage(QtWidgets.QWidget):
     """Shown before any data is loaded: open a file, the bundled sample, or drop a file."""
 
@@ -88,6 +104,13 @@ class StartPage(QtWidgets.QWidget):
             row.addWidget(b)
         row.addStretch(1)
         lay.addLayout(row)
+        enc_row = QtWidgets.QHBoxLayout()
+        enc_row.addStretch(1)
+        self.encoding_combo = encoding_combo()
+        enc_row.addWidget(QtWidgets.QLabel("Text encoding of CSV files:"))
+        enc_row.addWidget(self.encoding_combo)
+        enc_row.addStretch(1)
+        lay.addLayout(enc_row)
         hint = QtWidgets.QLabel("or drop a CSV file anywhere on this window")
         hint.setAlignment(Qt.AlignCenter)
         hint.setStyleSheet("color:#757575;")
@@ -118,6 +141,8 @@ class DataPanel(QtWidgets.QWidget):
         self.start_page.sample_button.clicked.connect(self.open_sample)
         self.stack.addWidget(self.start_page)
         self.stack.addWidget(self._build_data_page())
+        for combo in (self.start_page.encoding_combo, self.encoding_combo):  # one choice, shown on both pages
+            combo.currentTextChanged.connect(self.set_encoding)
         self.error_label = QtWidgets.QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
@@ -139,7 +164,10 @@ class DataPanel(QtWidgets.QWidget):
         self.file_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.open_button = QtWidgets.QPushButton("Open another file\u2026")
         self.open_button.clicked.connect(self.open_dialog)
+        self.encoding_combo = encoding_combo()
         head.addWidget(self.file_label, 1)
+        head.addWidget(QtWidgets.QLabel("Text encoding:"))
+        head.addWidget(self.encoding_combo)
         head.addWidget(self.open_button)
         lay.addLayout(head)
 
@@ -311,18 +339,32 @@ class DataPanel(QtWidgets.QWidget):
     def open_dialog(self) -> None:
         settings = QtCore.QSettings()
         start = str(settings.value("last_data_dir", str(Path.home())))
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open data", start,
-                                                        "Tables (*.csv *.csv.gz *.txt *.data *.tsv);;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open data", start, FILE_FILTER)
         if path:
             settings.setValue("last_data_dir", str(Path(path).parent))
             self.open_file(path)
 
+    @property
+    def encoding(self) -> str:
+        return self.encoding_combo.currentText().strip() or "utf-8"
+
+    def set_encoding(self, name: str) -> None:
+        """The text encoding CSV/TSV files are opened with (both pages show the same choice)."""
+        for combo in (self.start_page.encoding_combo, self.encoding_combo):
+            if combo.currentText() != name:
+                combo.blockSignals(True)
+                combo.setCurrentText(name)
+                combo.blockSignals(False)
+
     def open_file(self, path) -> Worker | None:
-        """Load ``path`` in the worker; on success the project adopts it, on failure a message is shown."""
+        """Load ``path`` in the worker with the chosen text encoding; on success the project adopts it, on
+        failure a message is shown."""
         from dpstudio.model.data import load_dataset
 
         path = Path(path)
-        worker = Worker(lambda progress: load_dataset(path, progress), function=True, name=f"loading {path.name}")
+        encoding = self.encoding
+        worker = Worker(lambda progress: load_dataset(path, progress, encoding), function=True,
+                        name=f"loading {path.name}")
         worker.signals.finished.connect(lambda ds: self._adopt(ds, path))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
         return self._start(worker, f"loading {path.name}")
@@ -343,6 +385,9 @@ class DataPanel(QtWidgets.QWidget):
 
     def _load_failed(self, path: Path, message: str) -> None:
         text = message if str(path.name) in message else f"{path.name}: {message}"
+        text = text.replace("or load it with its encoding, e.g. encoding='latin-1'",
+                            f"or choose its text encoding (e.g. latin-1; now {self.encoding}) beside the Open "
+                            "button and open it again")
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 

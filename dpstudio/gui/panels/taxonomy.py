@@ -57,6 +57,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
         # left: attributes with badges, coverage details
         self.attr_list = QtWidgets.QListWidget()
+        self.attr_list.setAccessibleName("Attributes and whether their taxonomy covers the data")
+        # two lines per attribute (name, then its badge), wrapped: readable at any width, never cut off
+        self.attr_list.setWordWrap(True)
+        self.attr_list.setTextElideMode(Qt.ElideNone)
+        self.attr_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.attr_list.setMinimumWidth(300)
         self.attr_list.currentItemChanged.connect(self._on_current)
         cov_box = QtWidgets.QGroupBox("Coverage of the data")
         clay = QtWidgets.QVBoxLayout(cov_box)
@@ -74,13 +80,17 @@ class TaxonomyPanel(QtWidgets.QWidget):
         llay.setContentsMargins(0, 0, 0, 0)
         attr_box = QtWidgets.QGroupBox("Attributes")
         QtWidgets.QVBoxLayout(attr_box).addWidget(self.attr_list)
-        llay.addWidget(attr_box, 1)
-        llay.addWidget(cov_box, 1)
+        llay.addWidget(attr_box, 3)
+        llay.addWidget(cov_box, 2)
 
         # right: the editor of the selected attribute, file and generator tools
         self.title = QtWidgets.QLabel()
         self.source_label = QtWidgets.QLabel()
         self.source_label.setWordWrap(True)
+        self.grid_label = QtWidgets.QLabel()
+        self.grid_label.setWordWrap(True)
+        self.grid_label.setAccessibleName("How the chosen algorithm uses this numeric taxonomy")
+        self.grid_label.hide()
         self.editor_stack = QtWidgets.QStackedWidget()
         self.empty_label = QtWidgets.QLabel("Open data first (Data panel), then give each attribute a taxonomy: "
                                             "import a file, generate intervals, or build one here.")
@@ -124,6 +134,24 @@ class TaxonomyPanel(QtWidgets.QWidget):
             glay.addWidget(w)
         glay.addWidget(self.gen_button)
 
+        self.offered: Path | None = None
+        self.offer_bar = QtWidgets.QWidget()
+        olay = QtWidgets.QHBoxLayout(self.offer_bar)
+        olay.setContentsMargins(0, 0, 0, 0)
+        self.offer_label = QtWidgets.QLabel()
+        self.offer_label.setWordWrap(True)
+        self.offer_button = QtWidgets.QPushButton("Import them")
+        self.offer_button.setAccessibleName("Import the taxonomy folder found beside the data")
+        self.offer_button.clicked.connect(self._import_offered)
+        olay.addWidget(self.offer_label, 1)
+        olay.addWidget(self.offer_button)
+        self.offer_bar.hide()
+        self.last_summary = ""
+        self.summary_label = QtWidgets.QLabel()
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setAccessibleName("Summary of the last folder import")
+        self.summary_label.hide()
+
         self.error_label = QtWidgets.QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
@@ -133,7 +161,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addWidget(self.title)
         rlay.addWidget(self.source_label)
+        rlay.addWidget(self.grid_label)
         rlay.addLayout(files)
+        rlay.addWidget(self.offer_bar)
+        rlay.addWidget(self.summary_label)
         rlay.addWidget(self.editor_stack, 1)
         rlay.addWidget(gen_box)
         rlay.addWidget(self.error_label)
@@ -148,7 +179,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         lay.addWidget(split)
         self.splitter = split
 
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies")
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies", "algorithm")
         self.refresh()
 
     # -- messages ------------------------------------------------------------------------------------------------
@@ -199,6 +230,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.editor_stack.setCurrentWidget(self.empty_label)
             self.title.setText("")
             self.source_label.setText("")
+            self._show_grid(None)
             self._show_coverage(None)
             return
         ed = self.editor(attr)
@@ -215,7 +247,16 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.flat_button.setEnabled(not numeric)
         self._show_coverage(attr)
 
+    def _show_grid(self, attr: str | None) -> None:
+        from dpstudio.model.numeric_taxonomy import grid_note
+
+        usable, text = grid_note(self.project, attr) if attr else (True, "")
+        self.grid_label.setText(text)
+        self.grid_label.setStyleSheet("color:#616161;" if usable else "color:#ef6c00; font-weight:bold;")
+        self.grid_label.setVisible(bool(text))
+
     def _show_source(self, attr: str) -> None:
+        self._show_grid(attr)
         src = self.project.taxonomy_sources.get(attr, "")
         prov = self.project.provenance.get(pv.key(pv.TAXONOMY, attr))
         if prov is not None and prov.unconfirmed:
@@ -290,7 +331,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
             item = self.attr_list.item(r)
             attr = item.data(Qt.UserRole)
             state, text = self.badge(attr)
-            item.setText(f"{attr}    {text}")
+            item.setText(f"{attr}\n    {text}")
+            item.setToolTip(f"{attr}: {text}")
             item.setForeground(QtGui.QColor(BADGE_COLOURS[state]))
             item.setData(Qt.UserRole + 1, state)
         self._show_coverage(self.current_attribute())
@@ -298,6 +340,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
     # -- refresh from the project --------------------------------------------------------------------------------------
     def _on_project(self, field: str) -> None:
         if self._pushing:
+            return
+        if field == "algorithm":
+            self._show_grid(self.current_attribute())
             return
         if field == "taxonomies":
             for attr, ed in self.editors.items():
@@ -312,6 +357,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
             attr = self.current_attribute()
             if attr:
                 self._show_source(attr)
+            if not self.without_taxonomy():
+                self.offer_bar.hide()
             return
         if field == "data":
             self._coverage.clear()
@@ -319,7 +366,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
                 self.editor_stack.removeWidget(ed)
                 ed.deleteLater()
             self.editors.clear()
+            self.summary_label.hide()
         self.refresh()
+        if field in ("data", "roles", "types"):
+            self.offer_folder_beside_data()
 
     def refresh(self) -> None:
         current = self.current_attribute()
@@ -398,29 +448,64 @@ class TaxonomyPanel(QtWidgets.QWidget):
         return True
 
     def import_folder(self, folder) -> list[str]:
-        """Import every file in ``folder`` whose name ends with an attribute's name (``age.csv``,
-        ``adult_hierarchy_age.csv``). Returns the attributes imported; errors are shown, others go on."""
+        """Import every file in ``folder`` named after an attribute (``age.csv``, ``adult_hierarchy_age.csv``;
+        ``model.taxonomy_folder``). Returns the attributes imported; errors are shown, others go on. The
+        summary (what matched, what did not, which attributes still lack a taxonomy) is in ``summary_label``
+        and ``last_summary``."""
+        from dpstudio.model.taxonomy_folder import match_folder
+
         folder = Path(folder)
         if not folder.is_dir():
             self.show_error(f"{folder} is not a folder")
             return []
-        done, errors = [], []
-        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in
-                       {".csv", ".tsv", ".json", ".txt", ".brace"})
-        for attr in self.attributes():
-            match = [p for p in files if p.stem == attr or p.stem.endswith("_hierarchy_" + attr)
-                     or p.stem.endswith("_" + attr)]
-            if not match:
-                continue
-            if self.import_file(match[0], attribute=attr):
+        try:
+            found = match_folder(folder, self.attributes(), exclude=[self.project.data_path] if self.project.data_path else [])
+        except OSError as exc:
+            self.show_error(f"could not read {folder}: {exc}")
+            return []
+        done, failed, errors = [], [], []
+        for attr, path in found.matched.items():
+            if self.import_file(path, attribute=attr):
                 done.append(attr)
             else:
+                failed.append(attr)
                 errors.append(self.last_error)
+        self.offer_bar.hide()
+        self.last_summary = found.summary(done, failed, self.without_taxonomy())
+        self.summary_label.setText(self.last_summary)
+        self.summary_label.show()
         if errors:
             self.show_error("; ".join(errors))
         elif not done:
             self.show_error(f"no file in {folder} is named after an attribute ({', '.join(self.attributes())})")
         return done
+
+    def without_taxonomy(self) -> list[str]:
+        """Quasi-identifiers that still need a taxonomy (categorical ones without a tree)."""
+        p = self.project
+        return [a for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) != NUMERIC and a not in p.taxonomies]
+
+    def offer_folder_beside_data(self) -> None:
+        """Offer a taxonomy folder beside the data whose file names match the attributes (not imported
+        until the user says so: a file is a public input only when chosen)."""
+        from dpstudio.model.taxonomy_folder import folder_beside
+
+        self.offered = None
+        self.offer_bar.hide()
+        if self.project.frame is None or not self.without_taxonomy():
+            return
+        found = folder_beside(self.project.data_path, self.attributes())
+        if found is None:
+            return
+        self.offered = found.folder
+        self.offer_label.setText(f"{found.folder} holds taxonomies named after {len(found.matched)} "
+                                 f"attribute{'s' if len(found.matched) != 1 else ''} "
+                                 f"({', '.join(found.matched)}). Import them?")
+        self.offer_bar.show()
+
+    def _import_offered(self) -> None:
+        if self.offered is not None:
+            self.import_folder(self.offered)
 
     def export_file(self, path, format: str | None = None, attribute: str | None = None,
                     overwrite: bool = False) -> bool:
@@ -482,7 +567,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     # -- generators -----------------------------------------------------------------------------------------------------
     def generate_numeric(self, lo, hi, fanout: int, depth: int, attribute: str | None = None) -> bool:
-        """Equal-width intervals over the public bounds [lo, hi)."""
+        """Equal-width intervals over the public bounds [lo, hi); whole-number edges for an integer attribute
+        (declared, or by default when the bounds are whole numbers)."""
         from dpstudio.core.taxonomy_generators import numeric_equal_width
 
         attr = attribute or self._need_attribute()
@@ -496,8 +582,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         except ValueError:
             self.show_error(f"bounds for {attr}'s intervals must be numbers, got {lo!r} and {hi!r}")
             return False
+        declared = self.project.numeric_types.get(attr)  # integer attributes get whole-number edges
+        integer = str(declared).startswith("integer") if declared else (lo_f.is_integer() and hi_f.is_integer())
         try:
-            tax = numeric_equal_width(lo_f, hi_f, int(fanout), int(depth), attr)
+            tax = numeric_equal_width(lo_f, hi_f, int(fanout), int(depth), attr, integer=integer)
         except TaxonomyError as exc:
             self.show_error(f"could not generate intervals for {attr}: {exc}")
             return False

@@ -1,0 +1,42 @@
+"""LUEDPTree and the other histograms default to one bin per whole number on small integer bounds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dpstudio.gui.panels.algorithm import AlgorithmPanel
+from dpstudio.model.project import Project
+
+
+def age_project(lo=17, hi=91, kind=None):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(17, 91, 500).astype(float), "income": rng.choice(["a", "b"], 500)})
+    p = Project()
+    p.set_data(df, None, types={"age": "numeric", "income": "categorical"})
+    p.set_bounds("age", lo, hi)
+    if kind:
+        p.set_numeric_type("age", kind)
+    p.set_algorithm("luedptree", {})
+    return p
+
+
+def test_default_bins_from_the_public_bounds_and_kind():
+    from dpstudio.model.runs import default_bins
+
+    assert default_bins(age_project()) == 74  # one bin per year of [17, 91)
+    assert default_bins(age_project(kind="continuous")) == 256
+    assert default_bins(age_project(0, 100000)) == 256  # too many whole numbers for one bin each
+    assert default_bins(age_project(16.5, 91)) == 256
+
+
+def test_luedptree_panel_shows_and_runs_one_bin_per_year(qtbot):
+    project = age_project()
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    panel.set_algorithm("luedptree")
+    assert panel.param_widgets["bins"].value() == 74
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished" and project.result.plan.tree.n_bins == 74
+    assert np.array_equal(project.result.params.edges, np.arange(17, 92))  # bins [17,18), ..., [90,91)

@@ -31,6 +31,11 @@ def _export(qtbot, project, folder: Path, name: str) -> list[Path]:
     return w.export_to(folder / "out", name, confirm=False)
 
 
+def _without_sources(attributes):
+    wording = ("grid_source", "split_points")
+    return [{**a, "lattice": {k: v for k, v in a.get("lattice", {}).items() if k not in wording}} for a in attributes]
+
+
 def _rerun(script: Path, data: Path, out: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "DPSTUDIO": str(Path(sys.executable).with_name("dpstudio"))}
     cmd = ["sh", str(script)] if script.suffix == ".sh" else [sys.executable, str(script)]
@@ -62,8 +67,10 @@ def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qt
         done = _rerun(script, tmp_path / "data.csv", out)
         assert done.returncode == 0, done.stderr
         again = json.loads(out.with_suffix(".json").read_text())
-        for key in ("algorithm", "class_attribute", "classes", "attributes", "not_a_release", "noise"):
+        for key in ("algorithm", "class_attribute", "classes", "not_a_release", "noise"):
             assert again[key] == first[key], key
+        # the grid's source names where it was read (the studio's provenance, the script's taxonomy file)
+        assert _without_sources(again["attributes"]) == _without_sources(first["attributes"])
         strip = {k: v for k, v in first["parameters"].items() if k not in SPLIT_FIELDS}
         assert {k: v for k, v in again["parameters"].items() if k not in SPLIT_FIELDS} == strip
         assert again["ledger"]["total"] == first["ledger"]["total"] == "1"

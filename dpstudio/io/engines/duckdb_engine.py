@@ -13,7 +13,7 @@ from .sql import EngineProgress, SqlEngine, combine_prints, literal, partial_pri
 
 #: DuckDB's own memory limit (it spills beyond it); $DPSTUDIO_DUCKDB_MEMORY overrides
 MEMORY_LIMIT = "2GB"
-CHUNK_ROWS = 1 << 20
+CHUNK_VECTORS = 512  # x 2048 rows per streamed chunk
 
 
 class DuckDBEngine(SqlEngine):
@@ -76,8 +76,16 @@ class DuckDBEngine(SqlEngine):
         sql, numeric = self.print_query(source, progress)
 
         def run():
-            reader = self.con.sql(sql).to_arrow_reader(CHUNK_ROWS)
-            return combine_prints([partial_print((b.to_pandas() for b in reader), numeric)])
+            result = self.con.execute(sql)
+
+            def chunks():
+                while True:
+                    chunk = result.fetch_df_chunk(CHUNK_VECTORS)
+                    if chunk.empty:
+                        return
+                    yield chunk
+
+            return combine_prints([partial_print(chunks(), numeric)])
 
         return self.watched(run, progress, "fingerprinting the table for the budget store")
 

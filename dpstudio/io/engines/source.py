@@ -31,12 +31,14 @@ def describe(path, missing=ds.DEFAULT_MISSING) -> Source:
     missing = frozenset(str(m).strip() for m in missing)
     suffix = p.suffix.lower()
     if suffix in ds.PARQUET_SUFFIXES:
-        import pyarrow.parquet as pq
+        import duckdb
 
         try:
-            names = tuple(str(n) for n in pq.read_schema(p).names)
-        except Exception as exc:  # pyarrow: ArrowInvalid / OSError for a damaged file
-            raise EngineError(f"cannot read the Parquet file {p.name}: {exc}") from None
+            with duckdb.connect() as con:
+                names = tuple(str(r[0]) for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)",
+                                                             [str(p)]).fetchall())
+        except duckdb.Error as exc:
+            raise EngineError(f"cannot read the Parquet file {p.name}: {str(exc).splitlines()[0]}") from None
         return Source(p, "parquet", names, missing=missing)
     if suffix in ds.EXCEL_SUFFIXES or suffix == ".xls":
         raise EngineError(f"{p.name}: the DuckDB and Spark engines read CSV/TSV and Parquet; use --engine numpy "

@@ -31,11 +31,17 @@ class SparkEngine(SqlEngine):
         builder = SparkSession.builder.appName("dpstudio")
         master = master or os.environ.get("SPARK_MASTER") or _defaults().get("spark.master") or "local[*]"
         builder = builder.master(master)
-        if master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
-            os.environ["PYSPARK_PYTHON"] = sys.executable  # local workers: this environment's packages
+        if master.startswith("local"):
+            if not os.environ.get("PYSPARK_PYTHON"):
+                os.environ["PYSPARK_PYTHON"] = sys.executable  # local workers: this environment's packages
+            # one machine: a few shuffle partitions, not the cluster default of 200
+            builder = builder.config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
         builder = (builder.config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC")
                    .config("spark.sql.ansi.enabled", "false"))
+        from pyspark import SparkContext
+
+        self._owns = SparkContext._active_spark_context is None  # stop on close only a session we started
         try:
             self.spark = builder.getOrCreate()
         except Exception as exc:  # no Java, a master that does not answer
@@ -110,8 +116,10 @@ class SparkEngine(SqlEngine):
         return self.watched(run, progress, "fingerprinting the table for the budget store")
 
     def close(self) -> None:
-        # the session is shared in the process (getOrCreate); stop it so the JVM does not outlive the run
-        self.spark.stop()
+        # a session this engine started is stopped (its JVM does not outlive the run); one that was
+        # already running in the process (a notebook's, a test's) is left to its owner
+        if self._owns:
+            self.spark.stop()
 
 
 def _partition_sums(rows, columns, numeric):

@@ -92,9 +92,11 @@ class SqlEngine:
         cancelled = False
         while worker.is_alive():
             worker.join(POLL_SECONDS)
-            if worker.is_alive() and not cancelled and progress(self.fraction_done() or 0.0, what) is False:
+            if not worker.is_alive():
+                break
+            if cancelled or progress(self.fraction_done() or 0.0, what) is False:
                 cancelled = True
-                self.interrupt()
+                self.interrupt()  # again at every poll: a query may start after the first interrupt
         if cancelled:
             raise Cancelled(f"{self.name}: {what} was cancelled")
         if "error" in box:

@@ -4,6 +4,7 @@ pyspark or Java is missing."""
 
 import gzip
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -217,3 +218,60 @@ def test_spark_release_fingerprint_and_cancel(spark_session, adult, tmp_path, ca
     assert seen and 0.0 <= seen[0] <= 1.0
     assert spark_session.frame("SELECT 41 + 1 AS x")["x"].iloc[0] == 42
 
+
+
+@pytest.mark.parametrize("extra", [["--column", "age", "--edges", "17:91:2", "--algorithm", "hb"],
+                                   ["--column", "workclass", "--drop-missing", "--categories",
+                                    "Private,Self-emp-not-inc,Self-emp-inc,Federal-gov,Local-gov,State-gov,"
+                                    "Without-pay,Never-worked"]], ids=["edges", "categories"])
+def test_duckdb_histogram_is_byte_identical_to_numpy(adult, tmp_path, capsys, extra):
+    csv, _ = adult
+    got = []
+    for engine in ("numpy", "duckdb"):
+        out = tmp_path / f"{engine}.csv"
+        code, cap = run(["histogram", "--data", csv, "--epsilon", "1", "--seed", "5", "--out", out,
+                         "--budget-store", "none", "--engine", engine, *extra], capsys)
+        assert code == 0, cap.err
+        sidecar = json.loads(out.with_suffix(".json").read_text())
+        sidecar.pop("created_utc")  # the time of writing
+        got.append((out.read_bytes(), sidecar))
+    assert got[0] == got[1]
+
+
+def test_duckdb_histogram_input_errors_and_budget_fingerprint_match_numpy(adult, tmp_path, capsys):
+    csv, _ = adult
+    errs = []
+    for engine in ("numpy", "duckdb"):  # missing workclass values without --drop-missing: the same line
+        code, cap = run(["histogram", "--data", csv, "--column", "workclass", "--categories", "Private,x",
+                         "--epsilon", "1", "--out", tmp_path / "o.csv", "--engine", engine], capsys)
+        assert code == 2 and not (tmp_path / "o.csv").exists()
+        errs.append(cap.err)
+    assert errs[0] == errs[1] and "rows have a missing value" in errs[0]
+    store = tmp_path / "store.sqlite"
+    for i, engine in enumerate(("numpy", "duckdb")):  # one dataset in the store: both charge it
+        code, cap = run(["histogram", "--data", csv, "--column", "age", "--edges", "17:91:2", "--epsilon", "0.5",
+                         "--out", tmp_path / f"h{i}.csv", "--budget-store", store, "--dataset-budget", "1",
+                         "--engine", engine], capsys)
+        assert code == 0, cap.err
+    code, cap = run(["histogram", "--data", csv, "--column", "age", "--edges", "17:91:2", "--epsilon", "0.5",
+                     "--out", tmp_path / "h3.csv", "--budget-store", store, "--engine", "duckdb"], capsys)
+    assert code == 2 and not (tmp_path / "h3.csv").exists()  # the lifetime budget is spent whichever engine
+
+
+@pytest.mark.parametrize("added", [("China", 33, "Maybe"), ("?", 33, "N")], ids=["unseen-class", "missing-value"])
+def test_duckdb_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, added):
+    """Secure noise, D and D + one record read by DuckDB: the same non-noisy metadata (as with numpy,
+    tests/test_cli_neighbours.py), and no exact count in any artefact."""
+    from tests.cli_outputs import assert_no_exact_counts, report_structure, run_writer, without
+    from tests.test_cli_neighbours import (RELEASE_MECHANISM_OUTPUTS, mask_mechanism_outputs, release_argv,
+                                           table_rows, write_table)
+
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [added])
+    a, b = (run_writer(tmp_path / name, release_argv("maxgddp") + ["--engine", "duckdb"], report="out.html")
+            for name in ("d", "d1"))
+    assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
+    assert report_structure(a.report) == report_structure(b.report)
+    assert a.stderr == b.stderr and mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
+    assert_no_exact_counts(b, {"rows": len(rows) + 1, **{f"class {k}": sum(r[2] == k for r in rows) for k in "NY"}})

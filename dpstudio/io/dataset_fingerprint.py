@@ -64,8 +64,10 @@ def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _row_sum(frame: pd.DataFrame, key: str) -> int:
+def _row_sum(frame: pd.DataFrame, key: str, weights: np.ndarray | None = None) -> int:
     hashes = pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy(dtype=np.uint64)
+    if weights is not None:  # a row standing for w identical rows adds its hash w times (wrapping)
+        hashes = hashes * np.asarray(weights, dtype=np.uint64)
     return int(hashes.sum(dtype=np.uint64))  # numpy's unsigned sum wraps: modulo 2^64
 
 
@@ -96,13 +98,15 @@ def table_print_chunks(chunks) -> DatasetPrint:
 
 def add_row_sums(chunks) -> tuple[tuple | None, list[int], int]:
     """(sorted column names, row-hash sums under each key, rows) of chunks: part of a print, to combine
-    with other parts (``combine_sums``, ``print_from_sums``)."""
+    with other parts (``combine_sums``, ``print_from_sums``). A chunk is a frame, or (frame, counts) when
+    its rows are distinct rows each standing for ``counts[i]`` identical rows (a data engine's GROUP BY)."""
     names, sums, rows = None, [0] * len(HASH_KEYS), 0
-    for frame in chunks:
+    for chunk in chunks:
+        frame, weights = chunk if isinstance(chunk, tuple) else (chunk, None)
         canon = _canonical(frame)
         names = tuple(canon.columns)
-        sums = combine_sums(sums, [_row_sum(canon, key) for key in HASH_KEYS])
-        rows += len(canon)
+        sums = combine_sums(sums, [_row_sum(canon, key, weights) for key in HASH_KEYS])
+        rows += len(canon) if weights is None else int(np.sum(weights))
     return names, sums, rows
 
 

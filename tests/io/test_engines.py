@@ -104,10 +104,14 @@ def test_duckdb_fingerprint_of_a_neighbour_differs(adult, tmp_path):
     shuffled.write_text(lines[0] + "".join(reversed(lines[1:])))
     neighbour = tmp_path / "neighbour.csv"
     neighbour.write_text("".join(lines[:-1]))
+    doubled = tmp_path / "doubled.csv"  # every record twice: identical rows are hashed once, counted twice
+    doubled.write_text(lines[0] + "".join(lines[1:]) * 2)
     with engines.open_engine("duckdb") as eng:
         base = eng.table_print(describe(csv))
         assert eng.table_print(describe(shuffled)) == base
         assert eng.table_print(describe(neighbour)).fingerprint != base.fingerprint
+        twice = eng.table_print(describe(doubled))
+    assert twice == table_print(load_table(doubled).frame) and twice.fingerprint != base.fingerprint
 
 
 @pytest.mark.parametrize("bad,message", [

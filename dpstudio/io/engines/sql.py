@@ -4,9 +4,10 @@
   release's columns with how many records hold each (text trimmed, the missing tokens as NULL, as
   ``io.datasets.load_table`` reads them). The driver maps them to taxonomy leaves, checks them against the
   public domains and runs the algorithms on them as weighted records.
-- ``table_print``: the budget store's fingerprint of the whole table (``io.dataset_fingerprint``), its row
-  hashes summed chunk by chunk (DuckDB streams the chunks to the driver, Spark sums on its executors):
-  the same print as the numpy engine's, so a dataset is charged once whichever engine reads it.
+- ``table_print``: the budget store's fingerprint of the whole table (``io.dataset_fingerprint``): the
+  table's distinct rows with their counts (``GROUP BY`` every column), each row's hash times its count,
+  summed chunk by chunk (DuckDB streams the chunks to the driver, Spark sums on its executors): the same
+  print as the numpy engine's, so a dataset is charged once whichever engine reads it.
 
 Progress and cancel: ``progress(fraction, what)`` is called about five times a second while a query runs;
 returning False interrupts the query and raises ``io.datasets.Cancelled`` (nothing is returned).
@@ -27,6 +28,7 @@ from .source import Source
 
 EngineProgress = Callable[[float, str], object]
 POLL_SECONDS = 0.2
+COUNT = "dpstudio_records"
 
 
 def literal(text: str) -> str:
@@ -114,10 +116,9 @@ class SqlEngine:
         kinds = self.register(source)
         exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in columns]
         keys = ", ".join(str(i + 1) for i in range(len(columns)))
-        sql = (f"SELECT {', '.join(exprs)}, COUNT(*) AS dpstudio_records FROM src "
-               f"GROUP BY {keys} ORDER BY {keys}")
+        sql = f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys} ORDER BY {keys}"
         out = self.watched(lambda: self.frame(sql), progress, "counting records per distinct value")
-        counts = out.pop("dpstudio_records").to_numpy(dtype=np.int64)
+        counts = out.pop(COUNT).to_numpy(dtype=np.int64)
         for c in columns:
             if kinds[c]:
                 out[c] = out[c].astype(object).where(out[c].notna(), np.nan)
@@ -140,7 +141,9 @@ class SqlEngine:
         kinds = self.register(source)
         numeric = self.watched(lambda: self.numeric_columns(source, kinds), progress, "reading column kinds")
         exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in source.names]
-        return f"SELECT {', '.join(exprs)} FROM src", numeric
+        keys = ", ".join(str(i + 1) for i in range(len(exprs)))
+        # identical rows hashed once and counted: sum of row hashes = sum over distinct rows of hash x count
+        return f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys}", numeric
 
     def table_print(self, source: Source, progress: EngineProgress | None = None) -> DatasetPrint:
         raise NotImplementedError
@@ -159,7 +162,13 @@ def as_loaded(chunk: pd.DataFrame, numeric: set[str]) -> pd.DataFrame:
 
 
 def partial_print(chunks: Iterator[pd.DataFrame], numeric: set[str]):
-    return add_row_sums(as_loaded(c, numeric) for c in chunks)
+    """Row-hash sums of chunks of ``print_query``'s distinct rows with their counts (column ``COUNT``)."""
+    def loaded():
+        for chunk in chunks:
+            counts = chunk.pop(COUNT).to_numpy(dtype=np.int64)
+            yield as_loaded(chunk, numeric), counts
+
+    return add_row_sums(loaded())
 
 
 def combine_prints(parts) -> DatasetPrint:

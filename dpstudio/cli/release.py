@@ -294,7 +294,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types):
     if engine is None:
         frame = _load(args.data)
         loaded = frame  # the whole parsed table: the dataset the budget is for (fingerprinted if tracked)
-        columns = frame.columns
+        _check_columns(args, frame.columns, used)
 
         def fingerprint():
             return table_print(loaded)
@@ -307,8 +307,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types):
             source = describe(args.data)
         except EngineError as exc:
             raise CliError(str(exc)) from None
-        columns = source.names
-        _check_columns(args, columns, used)
+        _check_columns(args, source.names, used)
         try:
             frame, weights = engine.group_counts(source, used, progress=_progress_printer(args))
         except (EngineError, Cancelled) as exc:
@@ -319,7 +318,6 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types):
                 return engine.table_print(source, progress=_progress_printer(args))
             except (EngineError, Cancelled) as exc:
                 raise CliError(str(exc)) from None
-    _check_columns(args, columns, used)
     if len(frame) == 0:
         raise CliError(f"{args.data}: the table is empty (no rows)")
     frame = frame[used]

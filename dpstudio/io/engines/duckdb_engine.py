@@ -7,6 +7,7 @@ import tempfile
 
 import pandas as pd
 
+from .. import datasets as ds
 from . import EngineError
 from .source import Source
 from .sql import EngineProgress, SqlEngine, combine_prints, literal, partial_print
@@ -44,7 +45,8 @@ class DuckDBEngine(SqlEngine):
         else:
             columns = ", ".join(f"{literal(n)}: {literal(self.text_type)}" for n in source.names)
             scan = (f"read_csv({path}, delim={literal(source.delimiter)}, header={str(source.header).lower()}, "
-                    f"quote='\"', escape='\"', auto_detect=false, columns={{{columns}}})")
+                    f"quote='\"', escape='\"', auto_detect=false, columns={{{columns}}}, "
+                    f"compression={literal('gzip' if ds._is_gzip(source.path) else 'none')})")
         try:
             self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT * FROM {scan}")
             types = self.con.execute("DESCRIBE SELECT * FROM src").fetchall()

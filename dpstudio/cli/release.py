@@ -356,7 +356,7 @@ def _progress_printer(args):
         return None
 
     def show(fraction, what):
-        print(f"\r{what}: {fraction:4.0%}", end="", file=sys.stderr, flush=True)
+        print(f"\r{what}: {fraction:4.0%}", end="\n" if fraction >= 1 else "", file=sys.stderr, flush=True)
         return True
 
     return show

@@ -279,3 +279,19 @@ def test_duckdb_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, a
     assert report_structure(a.report) == report_structure(b.report)
     assert a.stderr == b.stderr and mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
     assert_no_exact_counts(b, {"rows": len(rows) + 1, **{f"class {k}": sum(r[2] == k for r in rows) for k in "NY"}})
+
+
+def test_duckdb_histogram_metadata_is_the_same_for_neighbouring_tables(tmp_path):
+    from tests.cli_outputs import run_writer, without
+    from tests.test_cli_neighbours import HISTOGRAM_VARYING, table_rows
+
+    values = [str(a) for _, a, _ in table_rows(300)]
+    for name, column in (("d", values), ("d1", values + ["?"])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "d.csv").write_text("age\n" + "\n".join(column) + "\n")
+    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
+            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv", "--engine", "duckdb"]
+    a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
+    assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
+    assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
+    assert a.stdout == b.stdout and a.stderr == b.stderr

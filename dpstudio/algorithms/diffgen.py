@@ -423,6 +423,7 @@ class _Engine:
         self.K = len(data.classes)
         self.N = data.n_records
         self.y = np.asarray(data.y, dtype=np.int64)
+        self.w = None if data.weights is None else np.asarray(data.weights, dtype=np.int64)
         self.du = sc.sensitivity(params.score, self.K)
         self.cur: list[np.ndarray] = []
         self.intervals: dict[int, _Intervals] = {}
@@ -454,8 +455,8 @@ class _Engine:
                 else:
                     # each record's lattice cell, once: a per-record rule (x < c_k iff cell < k)
                     uniq, inv = np.unique(lattice.index(x), return_inverse=True)
-                    vc = np.bincount(inv.reshape(-1) * self.K + self.y,
-                                     minlength=uniq.size * self.K).reshape(-1, self.K)
+                    vc = sc.count_keys(inv.reshape(-1) * self.K + self.y, uniq.size * self.K,
+                                       self.w).reshape(-1, self.K)
                     self.value_counts[a] = (uniq, vc)
         self.part = np.zeros(self.N, dtype=np.int64)
         self.leaf_vals = np.zeros((1, self.A), dtype=np.int32)  # node ids per attribute (int32: memory)
@@ -554,7 +555,7 @@ class _Engine:
                 local[kids] = np.arange(len(kids))
                 cand_of_child = np.repeat(np.arange(len(cands)), [len(tax.children[v]) for v in cands])
                 s = sc.candidate_scores_all(self.params.score, local[self.child_node[a]], pcy, cand_of_child,
-                                            len(cands), n_part, self.K)
+                                            len(cands), n_part, self.K, self.w)
                 for v in cands:
                     labels.append(f"{attr.name}={tax.labels[v]}")
                     specs.append((a, v, None))
@@ -571,7 +572,7 @@ class _Engine:
                 child = np.where(idx >= 0, 2 * idx + (attr.values >= split[cur]), 2 * len(cands))
                 cand_of_child = np.repeat(np.arange(len(cands)), 2)
                 s = sc.candidate_scores_all(self.params.score, child, pcy, cand_of_child, len(cands), n_part,
-                                            self.K)
+                                            self.K, self.w)
                 for v in cands:
                     labels.append(f"{attr.name}={iv.label(v)} at {split[v]:g}")
                     specs.append((a, v, float(split[v])))
@@ -613,7 +614,8 @@ class _Engine:
             else:
                 m = (pc >= start) & (pc < stop)
             key = ((pc[m] - start) * nb + bins[m]) * self.K + self.y[m]
-            dense = np.bincount(key, minlength=(stop - start) * nb * self.K).reshape(stop - start, nb, self.K)
+            w = None if self.w is None else self.w[m]
+            dense = sc.count_keys(key, (stop - start) * nb * self.K, w).reshape(stop - start, nb, self.K)
             cum = np.zeros((stop - start, nb + 1, self.K))
             np.cumsum(dense, axis=1, out=cum[:, 1:, :])
             num, n_v = sc.grid_split_terms(self.params.score, cum, blo, bhi, cut)
@@ -685,7 +687,8 @@ class _Engine:
         info["values"] = every attribute's generalized value; true_count in teaching mode only."""
         if not self.detail:
             return
-        counts = np.bincount(self.part, minlength=self.leaf_tree.size)[positions] if self.teaching else None
+        counts = (sc.count_keys(self.part, self.leaf_tree.size, self.w)[positions] if self.teaching
+                  else None)
         nodes = self.leaf_tree[positions]
         depth = self.leaf_depth[positions].tolist()
         parent = np.concatenate(self.tree_parent)[nodes].tolist()
@@ -795,7 +798,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
 def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_early: bool) -> Iterator[Event]:
     params, noise, K = eng.params, eng.noise, eng.K
     P = eng.leaf_tree.size
-    leaf_true = np.bincount(eng.part * K + eng.y, minlength=P * K).reshape(P, K)
+    leaf_true = sc.count_keys(eng.part * K + eng.y, P * K, eng.w).reshape(P, K)
     parents = np.concatenate(eng.tree_parent)
     depth = np.concatenate(eng.tree_depth)
     values = np.concatenate(eng.tree_vals)

@@ -57,16 +57,23 @@ class NumericAttribute:
 
 @dataclass(frozen=True)
 class DiffGenInput:
-    """Coded records: one array per attribute (aligned), the class codes ``y`` in 0..len(classes)-1."""
+    """Coded records: one array per attribute (aligned), the class codes ``y`` in 0..len(classes)-1.
+
+    ``weights``: None (one row per record), or how many records each row stands for (whole numbers >= 1),
+    as the data engines (``dpstudio.io.engines``) hand over their group-by aggregates: rows are then the
+    distinct coded records. Every count the algorithms take is the same either way.
+    """
 
     attributes: tuple
     class_name: str
     classes: tuple
     y: np.ndarray
     info: dict = field(default_factory=dict)
+    weights: np.ndarray | None = None
 
     @property
     def n_records(self) -> int:
+        """Rows of the coded arrays (distinct records when ``weights`` is given; 0 iff no record)."""
         return int(self.y.size)
 
     def validate(self) -> "DiffGenInput":
@@ -75,6 +82,10 @@ class DiffGenInput:
             raise ValueError(f"the class attribute {self.class_name!r} needs at least two values")
         if n and (self.y.min() < 0 or self.y.max() >= len(self.classes)):
             raise ValueError("class codes out of range")
+        if self.weights is not None:
+            w = self.weights
+            if w.shape != (n,) or w.dtype.kind not in "iu" or (n and w.min() < 1):
+                raise ValueError("record weights must be one whole number >= 1 per row")
         names = [a.name for a in self.attributes]
         if len(set(names)) != len(names):
             raise ValueError(f"attribute names repeat: {names}")

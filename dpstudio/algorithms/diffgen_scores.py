@@ -51,8 +51,16 @@ def _impurity(counts: np.ndarray) -> np.ndarray:
     return xlog2x(counts.sum(axis=-1)) - xlog2x(counts).sum(axis=-1)
 
 
+def count_keys(keys: np.ndarray, minlength: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """``np.bincount`` of record keys as whole numbers; ``weights``: records per row (None: one each)."""
+    if weights is None:
+        return np.bincount(keys, minlength=minlength)
+    return np.bincount(keys, weights=weights, minlength=minlength).astype(np.int64)
+
+
 def group_class_counts(child: np.ndarray, part: np.ndarray, y: np.ndarray, n_child: int, n_part: int,
-                       n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                       n_classes: int, weights: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Class counts of the non-empty (child, partition) groups of the given records.
 
     Returns (group_child, group_part, counts[groups, classes]).
@@ -60,24 +68,25 @@ def group_class_counts(child: np.ndarray, part: np.ndarray, y: np.ndarray, n_chi
     key = child.astype(np.int64) * n_part + part
     size = n_child * n_part
     if size * n_classes <= DENSE_LIMIT:
-        table = np.bincount(key * n_classes + y, minlength=size * n_classes).reshape(size, n_classes)
+        table = count_keys(key * n_classes + y, size * n_classes, weights).reshape(size, n_classes)
         nz = np.flatnonzero(table.any(axis=1))
         gkey, counts = nz, table[nz]
     else:
         gkey, inv = np.unique(key, return_inverse=True)
-        counts = np.bincount(inv.reshape(-1) * n_classes + y,
-                             minlength=gkey.size * n_classes).reshape(-1, n_classes)
+        counts = count_keys(inv.reshape(-1) * n_classes + y, gkey.size * n_classes,
+                            weights).reshape(-1, n_classes)
     return gkey // n_part, gkey % n_part, counts
 
 
 def candidate_scores(score: str, child: np.ndarray, part: np.ndarray, y: np.ndarray,
-                     cand_of_child: np.ndarray, n_cand: int, n_part: int, n_classes: int) -> np.ndarray:
+                     cand_of_child: np.ndarray, n_cand: int, n_part: int, n_classes: int,
+                     weights: np.ndarray | None = None) -> np.ndarray:
     """Score of every candidate from records' child codes (child >= 0 only) and partition codes.
 
-    ``cand_of_child[c]`` is the candidate a child code belongs to.
+    ``cand_of_child[c]`` is the candidate a child code belongs to; ``weights``: records per row.
     """
     n_child = cand_of_child.size
-    gchild, gpart, counts = group_class_counts(child, part, y, n_child, n_part, n_classes)
+    gchild, gpart, counts = group_class_counts(child, part, y, n_child, n_part, n_classes, weights)
     gcand = cand_of_child[gchild]
     if score == MAX:
         return np.bincount(gcand, weights=counts.max(axis=1), minlength=n_cand).astype(float)
@@ -95,7 +104,8 @@ def candidate_scores(score: str, child: np.ndarray, part: np.ndarray, y: np.ndar
 
 
 def candidate_scores_all(score: str, child: np.ndarray, pcy: np.ndarray, cand_of_child: np.ndarray,
-                         n_cand: int, n_part: int, n_classes: int) -> np.ndarray:
+                         n_cand: int, n_part: int, n_classes: int,
+                         weights: np.ndarray | None = None) -> np.ndarray:
     """``candidate_scores`` for ALL records at once: ``child`` in 0..C, where C (= cand_of_child.size)
     marks records under no candidate; ``pcy`` = partition * n_classes + class. No boolean masking: one
     dense bincount when the table fits, else the grouped path on the records that count."""
@@ -105,8 +115,8 @@ def candidate_scores_all(score: str, child: np.ndarray, pcy: np.ndarray, cand_of
         keep = child < C
         sel = pcy[keep]
         return candidate_scores(score, child[keep], sel // n_classes, sel % n_classes, cand_of_child,
-                                n_cand, n_part, n_classes)
-    table = np.bincount(child * block + pcy, minlength=(C + 1) * block)[: C * block]
+                                n_cand, n_part, n_classes, None if weights is None else weights[keep])
+    table = count_keys(child * block + pcy, (C + 1) * block, weights)[: C * block]
     table = table.reshape(C, n_part, n_classes)
     if score == MAX:
         return np.bincount(cand_of_child, weights=table.max(axis=2).sum(axis=1), minlength=n_cand).astype(float)

@@ -14,6 +14,7 @@ import math
 
 from dpstudio.cli import CliError
 from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
 
@@ -54,14 +55,22 @@ def add_parser(sub) -> None:
                    help="clamp negative released counts to 0 (after consistency); by default negatives are kept")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
+    add_engine_options(p)
     p.set_defaults(run=run)
 
 
-def _load(args):
-    """(counts, edges, domain dict, not-a-release reasons)."""
+def _load(args, engine=None):
+    """(counts, edges, domain dict, not-a-release reasons). ``engine``: a SQL data engine reading --data
+    (None: pandas)."""
     from dpstudio.io.histogram_input import (DERIVED_NOT_PRIVATE, derive_edges, histogram_from_categories,
                                              histogram_from_values, parse_edges, read_column,
-                                             read_counts_file)
+                                             read_column_counts, read_counts_file)
+
+    def column(numeric):
+        how = "drop" if args.drop_missing else "error"
+        if engine is None:
+            return (*read_column(args.data, args.column, args.sep, how, numeric=numeric), None)
+        return read_column_counts(engine, args.data, args.column, args.sep, how, numeric=numeric)
 
     if bool(args.counts) == bool(args.data):
         raise CliError("give exactly one input: --counts FILE or --data CSV --column NAME --edges SPEC")
@@ -80,13 +89,12 @@ def _load(args):
         domain["missing"] = MISSING_DROPPED
     reasons = []
     if args.categories:
-        values, _ = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error",
-                                numeric=False)
+        values, _, weights = column(False)
         cats = [c.strip() for c in args.categories.split(",") if c.strip()]
-        counts = histogram_from_categories(values, cats, args.column)
+        counts = histogram_from_categories(values, cats, args.column, weights)
         domain.update({"source": "public categories", "categories": cats})
         return counts, None, domain, reasons
-    values, _ = read_column(args.data, args.column, args.sep, "drop" if args.drop_missing else "error")
+    values, _, weights = column(True)
     if args.edges:
         edges = parse_edges(args.edges)
         domain.update({"source": "public edges given by the user", "edges": args.edges})
@@ -96,17 +104,26 @@ def _load(args):
         edges, mark = derive_edges(values, args.derive_edges)
         domain.update({"source": mark})
         reasons.append(f"bin edges {DERIVED_NOT_PRIVATE}")
-    counts = histogram_from_values(values, edges, args.column)
+    counts = histogram_from_values(values, edges, args.column, weights)
     return counts, edges, domain, reasons
 
 
-def _dataset_print(args, counts):
+def _dataset_print(args, counts, engine=None):
     """The budget store's key: the whole parsed table behind --data (as ``dpstudio release`` reads it, so
-    both commands charge one dataset), or the parsed counts of --counts."""
+    both commands charge one dataset; by the data engine when one reads --data), or the parsed counts of
+    --counts."""
     from dpstudio.io.dataset_fingerprint import counts_print, table_print
 
     if args.counts:
         return counts_print(counts)
+    if engine is not None:
+        from dpstudio.io.engines import EngineError
+        from dpstudio.io.engines.source import describe
+
+        try:
+            return engine.table_print(describe(args.data))
+        except EngineError as exc:
+            raise CliError(str(exc)) from None
     from dpstudio.io.datasets import DatasetError, load_table
 
     try:
@@ -133,19 +150,25 @@ def run(args) -> int:
         params = IntervalTreeParams(args.algorithm or "hb", args.epsilon, args.branching, not args.no_root,
                                     round_counts=args.round, clamp_negative=args.clamp, shape=args.shape)
         params.validate()
-        counts, edges, domain, reasons = _load(args)
-        check_counts(counts)
-        if args.algorithm is None:  # public inputs only: the number of bins and epsilon
-            args.algorithm, choice = choose_algorithm(counts.size, params.checked_epsilon(), not args.no_root)
-        if edges is not None or choice is not None:
-            params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
-                                        round_counts=args.round, clamp_negative=args.clamp,
-                                        edges=None if edges is None else tuple(float(e) for e in edges),
-                                        shape=args.shape)
-        plan_interval_tree(counts.size, params)  # shape and budgets before any noise
-        budget = SIMULATION_RECORD if args.seed is not None else charge_store(
-            args, lambda: _dataset_print(args, counts), params.checked_epsilon(),
-            f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}", args.counts or args.data)
+        engine_name = chosen_engine(args) if args.data else "numpy"
+        engine = None if engine_name == "numpy" else open_chosen(args, engine_name)
+        try:
+            counts, edges, domain, reasons = _load(args, engine)
+            check_counts(counts)
+            if args.algorithm is None:  # public inputs only: the number of bins and epsilon
+                args.algorithm, choice = choose_algorithm(counts.size, params.checked_epsilon(), not args.no_root)
+            if edges is not None or choice is not None:
+                params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
+                                            round_counts=args.round, clamp_negative=args.clamp,
+                                            edges=None if edges is None else tuple(float(e) for e in edges),
+                                            shape=args.shape)
+            plan_interval_tree(counts.size, params)  # shape and budgets before any noise
+            budget = SIMULATION_RECORD if args.seed is not None else charge_store(
+                args, lambda: _dataset_print(args, counts, engine), params.checked_epsilon(),
+                f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}", args.counts or args.data)
+        finally:
+            if engine is not None:
+                engine.close()
         noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
         ledger = Ledger(params.checked_epsilon())
         result = release_histogram(counts, params, noise, ledger)

@@ -8,6 +8,7 @@
                      [--post-processing projection|clamp] [--overwrite]
                      [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
                      [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
+                     [--engine auto|numpy|duckdb|spark] [--spark-master URL]
 
 Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither
 --taxonomy nor --bounds (and not the class) are left out. The class domain is a public input like a
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from . import CliError
 from .budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from .engines import add_engine_options, chosen_engine, open_chosen
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
 CONSISTENCY = {"ls": "least_squares", "least_squares": "least_squares", "hay": "hay_generalized",
@@ -83,6 +85,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
+    add_engine_options(p)
     p.set_defaults(run=run)
 
 
@@ -162,12 +165,11 @@ def _parse_steps(text) -> int | None:
 
 
 def run(args) -> int:
-    from ..algorithms.diffgen import preset, run_to_result
+    from ..algorithms.diffgen import run_to_result
     from ..core.budget import Ledger, as_fraction
     from ..core.noise import SecureNoise, SimulationNoise
     from ..io.atomic import OutputPathError, check_output_path
-    from ..io.dataset_fingerprint import table_print
-    from ..io.encoding import EncodingError, check_classes, encode_table, parse_bounds
+    from ..io.encoding import EncodingError, check_classes, parse_bounds
     from ..io.release import sidecar_path, write_release
 
     eps = _parse_epsilon(args.epsilon)
@@ -218,59 +220,19 @@ def run(args) -> int:
 
     taxonomies = read_taxonomies(tax_files)
 
-    frame = _load(args.data)
     simulation = args.seed is not None
-    loaded = frame  # the whole parsed table: the dataset the budget is for (fingerprinted if tracked)
     used = [args.class_attr, *taxonomies, *[b for b in bounds if b not in taxonomies]]
-    missing_cols = [c for c in used if c not in frame.columns]
-    if args.class_attr not in frame.columns:
-        raise CliError(f"class attribute {args.class_attr!r} is not a column of {args.data} "
-                       f"(columns: {', '.join(map(str, frame.columns))})")
-    if missing_cols:
-        raise CliError(f"{', '.join(map(repr, missing_cols))} not a column of {args.data}")
-    if len(frame) == 0:
-        raise CliError(f"{args.data}: the table is empty (no rows)")
-    frame = frame[used]
-    if args.missing == "drop":
-        frame = frame.loc[~frame.isna().any(axis=1)].reset_index(drop=True)
-    else:
-        frame = frame.copy()
-        for c in used:
-            if c in bounds or (c in taxonomies and taxonomies[c].is_numeric) or c == args.class_attr:
-                continue
-            frame[c] = frame[c].astype(object).where(frame[c].notna(), "?")
-    if len(frame) == 0:
-        raise CliError("the table is empty after dropping rows with missing values")
+    engine_name = chosen_engine(args)
+    engine = None if engine_name == "numpy" else open_chosen(args, engine_name)
     try:
         sources = {a: f"the cut points of the taxonomy file {Path(tax_files[a]).name}" for a in taxonomies
                    if a in bounds or taxonomies[a].is_numeric}
-        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types,
-                            grid_sources=sources)
-    except EncodingError as exc:
-        raise CliError(str(exc)) from None
-
-    overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
-                 "tree_fraction": tree_fraction, "fanout": args.fanout,
-                 "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
-    if count_share is not None:
-        overrides["count_fraction"] = count_share
-    if args.node_budget and args.algorithm != "diffgen-consistent":
-        raise CliError("--node-budget applies to --algorithm diffgen-consistent only")
-    if args.node_budget is not None:
-        overrides["node_budget"] = args.node_budget
-    if args.post_processing is not None:
-        overrides["tree_projection"] = args.post_processing == "projection"
-    if args.consistency is not None:
-        if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
-            raise CliError("--consistency applies to --algorithm diffgen-consistent only")
-        overrides["consistency"] = CONSISTENCY[args.consistency]
-    try:
-        params = preset(args.algorithm, eps, steps, **overrides)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    budget = (SIMULATION_RECORD if simulation else
-              charge_store(args, lambda: table_print(loaded), eps,
-                           f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
+        data, fingerprint = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
+        params, budget = _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, count_share,
+                                             simulation, out)
+    finally:
+        if engine is not None:
+            engine.close()
     noise = SimulationNoise(args.seed) if simulation else SecureNoise()
     ledger = Ledger(eps)
     result = run_to_result(data, params, noise, ledger)
@@ -296,6 +258,113 @@ def run(args) -> int:
           f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
     print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
     return 0
+
+
+def _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, count_share, simulation, out):
+    """(params, the budget store's record): the parameters checked, the store charged before any noise."""
+    from ..algorithms.diffgen import preset
+
+    overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
+                 "tree_fraction": tree_fraction, "fanout": args.fanout,
+                 "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
+    if count_share is not None:
+        overrides["count_fraction"] = count_share
+    if args.node_budget and args.algorithm != "diffgen-consistent":
+        raise CliError("--node-budget applies to --algorithm diffgen-consistent only")
+    if args.node_budget is not None:
+        overrides["node_budget"] = args.node_budget
+    if args.post_processing is not None:
+        overrides["tree_projection"] = args.post_processing == "projection"
+    if args.consistency is not None:
+        if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
+            raise CliError("--consistency applies to --algorithm diffgen-consistent only")
+        overrides["consistency"] = CONSISTENCY[args.consistency]
+    try:
+        params = preset(args.algorithm, eps, steps, **overrides)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    budget = (SIMULATION_RECORD if simulation else
+              charge_store(args, fingerprint, eps,
+                           f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
+    return params, budget
+
+
+def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_sources):
+    """(the coded input, a function giving the data's fingerprint): read by numpy (the whole table in
+    memory) or by a SQL engine (its group-by counts of the used columns only; docs/scale.md)."""
+    from ..io.dataset_fingerprint import table_print
+    from ..io.encoding import EncodingError, encode_table
+
+    weights = None
+    if engine is None:
+        frame = _load(args.data)
+        loaded = frame  # the whole parsed table: the dataset the budget is for (fingerprinted if tracked)
+        _check_columns(args, frame.columns, used)
+
+        def fingerprint():
+            return table_print(loaded)
+    else:
+        from ..io.datasets import Cancelled
+        from ..io.engines import EngineError
+        from ..io.engines.source import describe
+
+        try:
+            source = describe(args.data)
+        except EngineError as exc:
+            raise CliError(str(exc)) from None
+        _check_columns(args, source.names, used)
+        try:
+            frame, weights = engine.group_counts(source, used, progress=_progress_printer(args))
+        except (EngineError, Cancelled) as exc:
+            raise CliError(str(exc)) from None
+
+        def fingerprint():
+            try:
+                return engine.table_print(source, progress=_progress_printer(args))
+            except (EngineError, Cancelled) as exc:
+                raise CliError(str(exc)) from None
+    if len(frame) == 0:
+        raise CliError(f"{args.data}: the table is empty (no rows)")
+    frame = frame[used]
+    if args.missing == "drop":
+        keep = ~frame.isna().any(axis=1)
+        frame = frame.loc[keep].reset_index(drop=True)
+        weights = None if weights is None else weights[keep.to_numpy()]
+    else:
+        frame = frame.copy()
+        for c in used:
+            if c in bounds or (c in taxonomies and taxonomies[c].is_numeric) or c == args.class_attr:
+                continue
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), "?")
+    if len(frame) == 0:
+        raise CliError("the table is empty after dropping rows with missing values")
+    try:
+        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types,
+                            grid_sources=grid_sources, weights=weights)
+    except EncodingError as exc:
+        raise CliError(str(exc)) from None
+    return data, fingerprint
+
+
+def _check_columns(args, columns, used) -> None:
+    missing_cols = [c for c in used if c not in columns]
+    if args.class_attr not in columns:
+        raise CliError(f"class attribute {args.class_attr!r} is not a column of {args.data} "
+                       f"(columns: {', '.join(map(str, columns))})")
+    if missing_cols:
+        raise CliError(f"{', '.join(map(repr, missing_cols))} not a column of {args.data}")
+
+
+def _progress_printer(args):
+    """Progress of a SQL engine's query on stderr (when it is a terminal); Ctrl-C cancels the query."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(fraction, what):
+        print(f"\r{what}: {fraction:4.0%}", end="\n" if fraction >= 1 else "", file=sys.stderr, flush=True)
+        return True
+
+    return show
 
 
 def read_taxonomies(tax_files: dict) -> dict:

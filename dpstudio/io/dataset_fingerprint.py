@@ -64,8 +64,10 @@ def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _row_sum(frame: pd.DataFrame, key: str) -> int:
+def _row_sum(frame: pd.DataFrame, key: str, weights: np.ndarray | None = None) -> int:
     hashes = pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy(dtype=np.uint64)
+    if weights is not None:  # a row standing for w identical rows adds its hash w times (wrapping)
+        hashes = hashes * np.asarray(weights, dtype=np.uint64)
     return int(hashes.sum(dtype=np.uint64))  # numpy's unsigned sum wraps: modulo 2^64
 
 
@@ -81,10 +83,40 @@ def _digest(kind: str, names, sums) -> str:
 
 def table_print(frame: pd.DataFrame) -> DatasetPrint:
     """The fingerprint of a table's records (all its columns, missing cells included)."""
-    canon = _canonical(frame)
-    sums = [_row_sum(canon, key) for key in HASH_KEYS]
-    names = tuple(canon.columns)
-    return DatasetPrint(_digest("table", names, sums), names, approximate_size(len(canon)))
+    return table_print_chunks([frame])
+
+
+def table_print_chunks(chunks) -> DatasetPrint:
+    """``table_print`` of the rows of several frames (same columns) taken together: the row hashes are
+    summed, so a table streamed in chunks (the data engines, ``dpstudio.io.engines``) gets the same print
+    as the whole table loaded at once."""
+    names, sums, rows = add_row_sums(chunks)
+    if names is None:
+        raise ValueError("no rows to fingerprint")
+    return print_from_sums(names, sums, rows)
+
+
+def add_row_sums(chunks) -> tuple[tuple | None, list[int], int]:
+    """(sorted column names, row-hash sums under each key, rows) of chunks: part of a print, to combine
+    with other parts (``combine_sums``, ``print_from_sums``). A chunk is a frame, or (frame, counts) when
+    its rows are distinct rows each standing for ``counts[i]`` identical rows (a data engine's GROUP BY)."""
+    names, sums, rows = None, [0] * len(HASH_KEYS), 0
+    for chunk in chunks:
+        frame, weights = chunk if isinstance(chunk, tuple) else (chunk, None)
+        canon = _canonical(frame)
+        names = tuple(canon.columns)
+        sums = combine_sums(sums, [_row_sum(canon, key, weights) for key in HASH_KEYS])
+        rows += len(canon) if weights is None else int(np.sum(weights))
+    return names, sums, rows
+
+
+def combine_sums(a, b) -> list[int]:
+    return [(x + y) % (1 << 64) for x, y in zip(a, b)]
+
+
+def print_from_sums(names, sums, rows: int) -> DatasetPrint:
+    """The ``DatasetPrint`` of a table from its sorted column names and its combined row-hash sums."""
+    return DatasetPrint(_digest("table", tuple(names), sums), tuple(names), approximate_size(rows))
 
 
 def counts_print(counts) -> DatasetPrint:

@@ -101,8 +101,9 @@ def check_classes(classes) -> tuple[str, ...]:
     return out
 
 
-def _map_categorical(name: str, col: pd.Series, tax: Taxonomy) -> np.ndarray:
-    """Leaf ids of a column through a categorical taxonomy, mapping only its distinct values."""
+def _map_categorical(name: str, col: pd.Series, tax: Taxonomy, weights: np.ndarray | None = None) -> np.ndarray:
+    """Leaf ids of a column through a categorical taxonomy, mapping only its distinct values. ``weights``
+    (records per row): the error message counts records (its rows are repeated that often)."""
     codes, uniques = factorize_column(col)
     if uniques:
         per_unique = np.asarray(tax.map_values(np.asarray(uniques + [None], dtype=object)[:-1]).leaf_ids,
@@ -111,7 +112,11 @@ def _map_categorical(name: str, col: pd.Series, tax: Taxonomy) -> np.ndarray:
         per_unique = np.zeros(0, dtype=np.int64)
     seen = np.bincount(codes + 1, minlength=len(uniques) + 1)  # seen[0]: missing values
     if seen[0] or (per_unique[seen[1:] > 0] < 0).any():
-        return tax.map_values_strict(col.to_numpy())  # raises with the taxonomy's own message
+        values = col.to_numpy()
+        if weights is not None:  # the uncovered rows, once per record they stand for
+            bad = (codes < 0) | (np.append(per_unique, -1)[codes] < 0)
+            values = np.repeat(values[bad], weights[bad])
+        return tax.map_values_strict(values)  # raises with the taxonomy's own message
     return per_unique[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 
 
@@ -133,22 +138,27 @@ def parse_bounds(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _numeric_values(frame: pd.DataFrame, name: str) -> np.ndarray:
+def _records(mask: np.ndarray, weights: np.ndarray | None) -> int:
+    """How many records the rows in ``mask`` stand for (for the data owner's error messages)."""
+    return int(mask.sum()) if weights is None else int(weights[mask].sum())
+
+
+def _numeric_values(frame: pd.DataFrame, name: str, weights: np.ndarray | None = None) -> np.ndarray:
     col = frame[name]
     x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
     bad = np.isnan(x)
     if bad.any():
         raw = col[bad]
         examples = ", ".join(repr(v) for v in pd.unique(raw.astype(str))[:5])
-        raise EncodingError(f"attribute {name!r} is numeric but {int(bad.sum())} rows hold missing or "
+        raise EncodingError(f"attribute {name!r} is numeric but {_records(bad, weights)} rows hold missing or "
                             f"non-numeric values ({examples})")
     return x
 
 
-def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float) -> None:
+def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float, weights: np.ndarray | None = None) -> None:
     out = (x < lo) | (x > hi)
     if out.any():
-        n = int(out.sum())
+        n = _records(out, weights)
         raise EncodingError(f"attribute {name!r}: {n} row{'s' if n != 1 else ''} with values outside the public bounds "
                             f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds")
 
@@ -163,11 +173,16 @@ def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattic
 
 def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
                  bounds: dict | None = None, info: dict | None = None, classes=None,
-                 types: dict | None = None, grid_sources: dict | None = None) -> DiffGenInput:
+                 types: dict | None = None, grid_sources: dict | None = None,
+                 weights: np.ndarray | None = None) -> DiffGenInput:
     """Code ``frame`` for the engine. See the module docstring for the rules. ``classes``: the public class
     domain (None: the data's values, not for a release). ``types``: attribute -> declared numeric type
     ("integer" | "continuous" | "continuous:RESOLUTION"). ``grid_sources``: attribute -> where its
-    taxonomy (and so its split grid) came from, for the sidecar."""
+    taxonomy (and so its split grid) came from, for the sidecar. ``weights``: records per row when ``frame``
+    holds a data engine's group-by counts (``dpstudio.io.engines``); kept in the input and used in the
+    messages' counts."""
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.int64)
     declared = None if classes is None else check_classes(classes)
     taxonomies = dict(taxonomies or {})
     bounds = dict(bounds or {})
@@ -188,7 +203,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             raise EncodingError(f"{name!r} is the class attribute; it cannot also be a quasi-identifier")
     cls = frame[class_attribute]
     if cls.isna().any():
-        raise EncodingError(f"class attribute {class_attribute!r} has {int(cls.isna().sum())} rows with a "
+        raise EncodingError(f"class attribute {class_attribute!r} has {_records(cls.isna().to_numpy(), weights)} rows with a "
                             "missing value")
     codes, uniques = factorize_column(cls)
     texts = [_class_text(v) for v in uniques]
@@ -196,7 +211,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
         outside = sorted({t for t in texts} - set(declared))
         if outside:
             is_outside = np.asarray([t in outside for t in texts] + [False], dtype=bool)
-            n = int(is_outside[codes].sum())
+            n = _records(is_outside[codes], weights)
             shown = ", ".join(map(repr, outside[:5])) + (", ..." if len(outside) > 5 else "")
             raise EncodingError(f"class attribute {class_attribute!r}: {n} row{'s' if n != 1 else ''} hold "
                                 f"{'a value' if len(outside) == 1 else 'values'} outside the public classes "
@@ -214,7 +229,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
         tax: Taxonomy | None = taxonomies.get(name)
         if tax is not None and not tax.is_numeric and name not in bounds:
             try:
-                leaf_ids = _map_categorical(name, frame[name], tax)
+                leaf_ids = _map_categorical(name, frame[name], tax, weights)
             except TaxonomyError as exc:
                 msg = str(exc)
                 if tax.attribute != name:
@@ -222,7 +237,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
                 raise EncodingError(msg) from None
             attrs.append(CategoricalAttribute(name, tax, np.asarray(leaf_ids, dtype=np.int64)))
             continue
-        x = _numeric_values(frame, name)
+        x = _numeric_values(frame, name, weights)
         grid = None
         if name in bounds:
             lo, hi = bounds[name]
@@ -234,7 +249,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             except SplitGridError as exc:
                 raise EncodingError(str(exc)) from None
             grid = ends[(ends > lo) & (ends < hi)]
-        _check_bounds(name, x, lo, hi)
+        _check_bounds(name, x, lo, hi, weights)
         lattice = numeric_lattice(name, float(lo), float(hi), types.get(name))
         try:
             lattice.check_values(name, x)
@@ -244,7 +259,7 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             source = (grid_sources or {}).get(name) or f"the cut points of the taxonomy of {name}"
             lattice = GridLattice(lattice, tuple(grid), source)
         attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid, lattice.kind == INTEGER, lattice))
-    data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}))
+    data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}), weights)
     try:
         return data.validate()
     except ValueError as exc:

@@ -144,40 +144,98 @@ def read_column(path, column: str, sep: str | None = None, missing: str = "error
     if column not in names:
         raise HistogramInputError(f"{p}: no column {column!r} (columns: {', '.join(names)})")
     raw = df[names[column]].astype(str).str.strip()
-    is_missing = raw.isin(["", "?", "NA", "NaN", "nan"])
-    n_missing = int(is_missing.sum())
+    values, n_missing, _ = column_values(raw, column, missing, numeric)
+    return values, n_missing
+
+
+MISSING_TOKENS = ("", "?", "NA", "NaN", "nan")
+
+
+def column_values(raw, column: str, missing: str = "error", numeric: bool = True, weights=None):
+    """``read_column``'s checks on stripped texts ``raw`` (a pandas Series; None/NaN: missing), each row
+    standing for ``weights[i]`` records when given (a data engine's counts per distinct value). Returns
+    (values, records dropped as missing, the kept rows' weights or None)."""
+    import pandas as pd
+
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    is_missing = (raw.isna() | raw.isin(MISSING_TOKENS)).to_numpy()
+    n_missing = int(is_missing.sum() if w is None else w[is_missing].sum())
     if n_missing and missing != "drop":
         raise HistogramInputError(f"column {column!r}: {n_missing} rows have a missing value "
                                   "(pass --drop-missing to leave them out)")
     raw = raw[~is_missing]
+    w = None if w is None else w[~is_missing]
     if not numeric:
-        return raw.tolist(), n_missing
+        return raw.tolist(), n_missing, w
     values = pd.to_numeric(raw, errors="coerce")
-    bad = values.isna()
+    bad = values.isna().to_numpy()
     if bad.any():
         examples = ", ".join(repr(v) for v in raw[bad].unique()[:3])
-        raise HistogramInputError(f"column {column!r}: {int(bad.sum())} values are not numbers (e.g. {examples})")
-    return values.to_numpy(dtype=float), n_missing
+        n_bad = int(bad.sum() if w is None else w[bad].sum())
+        raise HistogramInputError(f"column {column!r}: {n_bad} values are not numbers (e.g. {examples})")
+    return values.to_numpy(dtype=float), n_missing, w
 
 
-def histogram_from_values(values, edges, column: str = "value") -> np.ndarray:
+def read_column_counts(engine, path, column: str, sep: str | None = None, missing: str = "error",
+                       numeric: bool = True, progress=None):
+    """``read_column`` through a data engine (``dpstudio.io.engines``): the column's distinct values and
+    their record counts (the only thing the engine returns). Returns (values, records dropped, weights)."""
+    import dataclasses
+
+    from .engines import EngineError
+    from .engines.source import describe
+
+    try:
+        source = describe(path, missing=MISSING_TOKENS)
+        delimiter = sep or ","
+        with open(source.path, "rb") as fh:  # read_column: the first line names the columns, split at sep
+            first = fh.readline()
+        if source.kind == "csv":
+            import gzip
+
+            if first[:2] == b"\x1f\x8b":
+                with gzip.open(source.path, "rb") as gz:
+                    first = gz.readline()
+            names = tuple(n.strip() for n in first.decode("utf-8-sig").rstrip("\r\n").split(delimiter))
+            source = dataclasses.replace(source, names=names, delimiter=delimiter, header=True)
+        if column not in source.names:
+            raise HistogramInputError(f"{path}: no column {column!r} (columns: {', '.join(source.names)})")
+        frame, counts = engine.group_counts(source, [column], progress=progress)
+    except EngineError as exc:
+        raise HistogramInputError(str(exc)) from None
+    raw = frame[column]
+    if raw.dtype.kind in "iuf":  # a Parquet column of numbers: as text, like read_column's strings
+        raw = raw.map(lambda v: v if v != v else (str(int(v)) if float(v).is_integer() else str(v)))
+    return column_values(raw, column, missing, numeric, counts)
+
+
+def histogram_from_values(values, edges, column: str = "value", weights=None) -> np.ndarray:
     """Counts of ``values`` in the bins [e_i, e_i+1) (the last bin also holds e_n). Values outside the bins
-    are an error naming how many rows and which values."""
+    are an error naming how many rows and which values. ``weights``: records per value (None: one each)."""
     v = np.asarray(values, dtype=float)
     e = np.asarray(edges, dtype=float)
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
     outside = (v < e[0]) | (v > e[-1]) | ~np.isfinite(v)
     if outside.any():
         ex = ", ".join(f"{x:g}" for x in np.unique(v[outside])[:5])
+        n_out = int(outside.sum() if w is None else w[outside].sum())
         raise HistogramInputError(
-            f"column {column!r}: {int(outside.sum())} rows lie outside the bins [{e[0]:g}, {e[-1]:g}] "
+            f"column {column!r}: {n_out} rows lie outside the bins [{e[0]:g}, {e[-1]:g}] "
             f"(values {ex}); extend the edges or map them explicitly")
     idx = np.searchsorted(e, v, side="right") - 1
     idx = np.minimum(idx, e.size - 2)
-    return check_counts(np.bincount(idx, minlength=e.size - 1).astype(np.int64))
+    return check_counts(_count(idx, e.size - 1, w))
 
 
-def histogram_from_categories(values, categories, column: str = "value") -> np.ndarray:
-    """Counts of an ordinal column over its public, ordered categories (one bin each; none repeated)."""
+def _count(idx, n: int, weights) -> np.ndarray:
+    if weights is None:
+        return np.bincount(idx, minlength=n).astype(np.int64)
+    return np.bincount(idx, weights=weights, minlength=n).astype(np.int64)
+
+
+def histogram_from_categories(values, categories, column: str = "value", weights=None) -> np.ndarray:
+    """Counts of an ordinal column over its public, ordered categories (one bin each; none repeated).
+    ``weights``: records per value (None: one each)."""
     cats = [str(c) for c in categories]
     twice = sorted({c for c in cats if cats.count(c) > 1})
     if twice:
@@ -185,11 +243,12 @@ def histogram_from_categories(values, categories, column: str = "value") -> np.n
     pos = {c: i for i, c in enumerate(cats)}
     vals = [str(x).strip() for x in values]
     unknown = sorted({x for x in vals if x not in pos})
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
     if unknown:
-        n_bad = sum(1 for x in vals if x not in pos)
+        n_bad = sum(1 if w is None else int(w[i]) for i, x in enumerate(vals) if x not in pos)
         raise HistogramInputError(f"column {column!r}: {n_bad} rows have values outside the categories "
                                   f"({', '.join(unknown[:5])})")
-    return check_counts(np.bincount([pos[x] for x in vals], minlength=len(cats)).astype(np.int64))
+    return check_counts(_count(np.asarray([pos[x] for x in vals], dtype=np.int64), len(cats), w))
 
 
 def derive_edges(values, n_bins: int):

@@ -150,7 +150,10 @@ def test_tree_of_5000_nodes_draws(panel, tmp_path):
     panel.seek_end()
     pos, states = _drawn(panel)
     assert len(pos) == panel.state.n_nodes > 5000
-    assert panel.tree.visible_label_count() == 0  # no labels for a large tree at full view
+    # at full view only the labels that fit (the top levels), none overlapping another
+    rects = panel.tree.label_rects()
+    assert 0 < panel.tree.visible_label_count() == len(rects) <= 80
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
     panel.tree.setXRange(0, 6)
     panel.tree.setYRange(-7.5, -5.5)
     panel.tree._update_labels()

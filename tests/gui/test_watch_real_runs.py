@@ -1,6 +1,7 @@
 """The Watch panel on the studio's own h = 10 runs on the bundled Adult sample (about 7,800 nodes in
 teaching mode, 15,500 in release mode): readable labels after "Fit", a replay of about 30 s by steps."""
 
+import numpy as np
 import pytest
 
 from dpstudio.gui.panels.watch import REPLAY_SECONDS, WatchPanel
@@ -59,3 +60,91 @@ def test_full_replay_at_the_default_speed_takes_about_thirty_seconds(panel, mode
         t += 0.03
     assert panel.replay.at_end
     assert REPLAY_SECONDS - 1 <= t <= REPLAY_SECONDS + 1
+
+
+def _click_node(qtbot, tree, nid):
+    """Click node ``nid`` where it is drawn (a real mouse click on the view)."""
+    from PySide6 import QtCore
+
+    tree.redraw()
+    x, y = tree.positions()[nid]
+    scene = tree.getViewBox().mapViewToScene(QtCore.QPointF(x, y))
+    qtbot.mouseClick(tree.viewport(), QtCore.Qt.LeftButton, pos=tree.mapFromScene(scene))
+
+
+def _interval_reference(scale):
+    """The 95 % half-width found by summing the noise distribution (independent of the closed form)."""
+    p = np.exp(-1.0 / scale)
+    k = np.arange(0, 200000)
+    pmf = (1 - p) / (1 + p) * p ** k
+    inside = np.concatenate([[pmf[0]], pmf[0] + 2 * np.cumsum(pmf[1:])])  # P(|X| <= k)
+    return int(np.argmax(inside >= 1 - 0.05))
+
+
+@pytest.mark.parametrize("mode", [TEACHING, RELEASE])
+def test_clicking_a_noisy_count_explains_its_ledger_line_scale_and_sensitivity(panel, qtbot, mode):
+    from dpstudio.core.scales import noise_scale
+
+    _load(panel, mode)
+    panel.seek_end()
+    st = panel.state
+    internal = [n for n in st.order if 0 < st.nodes[n].depth < 4 and st.nodes[n].consistent is not None]
+    nid = internal[0]
+    panel.tree.fit()
+    _click_node(qtbot, panel.tree, nid)
+    exp = panel.explanation
+    assert exp is not None and exp.node == nid
+    nd = st.nodes[nid]
+    # the ledger line: the count spend of this node's level (in the run's own ledger, numbered from 1)
+    [line] = exp.ledger
+    spend = st.spends[line.number - 1].spend
+    assert spend.step == f"counts: level {nd.depth} of the DiffGen tree x class" == line.step
+    assert exp.sensitivity == spend.sensitivity == 1
+    assert exp.scale == pytest.approx(noise_scale(1, spend.epsilon), rel=1e-9)
+    assert exp.half_width == _interval_reference(exp.scale)
+    text = panel.details.text()
+    for part in (f"ledger line {line.number}", f"scale {exp.scale:.4g}", "sensitivity 1", line.step,
+                 f"[-{exp.half_width}, {exp.half_width}]"):
+        assert part in text, part
+    assert panel.noise_chart.isVisible() and panel.noise_chart.explanation is exp
+
+
+def _private_words(text):
+    return [w for w in ("true", "TEACHING", "realised", "score", "probab") if w in text]
+
+
+def test_teaching_shows_true_count_and_realised_noise_only_when_asked(panel, qtbot):
+    _load(panel, TEACHING)
+    panel.seek_end()
+    nid = panel.state.order[3]
+    panel.tree.fit()
+    _click_node(qtbot, panel.tree, nid)
+    assert _private_words(panel.details.text()) == [] and panel.noise_chart.marked is None
+    panel.chk_true.setChecked(True)
+    nd = panel.state.nodes[nid]
+    true, noisy = tuple(nd.true_count), tuple(nd.noisy)
+    assert panel.explanation.true_count == true
+    assert f"realised noise ({noisy[0] - true[0]}, {noisy[1] - true[1]})" in panel.details.text()
+    assert panel.noise_chart.marked == noisy[0] - true[0]
+    panel.chk_true.setChecked(False)
+    assert _private_words(panel.details.text()) == []
+
+
+def test_release_mode_never_shows_a_true_count_score_or_probability(panel, qtbot):
+    events = _load(panel, RELEASE)
+    assert not panel.chk_true.isEnabled()
+    panel.chk_true.setChecked(True)  # even forced on: nothing private to show
+    chart = panel.candidates
+    for k in [*panel.replay.step_starts()[1:], len(events)]:
+        panel.seek(k)
+        panel.tree.redraw()
+        labels = [t.textItem.toPlainText() for t in panel.tree._labels if t.isVisible()]
+        assert not any("(" in t.split("\n", 1)[-1] for t in labels)  # no "(true)" after the counts
+        scored = panel.state.candidates
+        if scored is not None:  # the chart draws placeholders: the probabilities and scores are not released
+            assert chart.hidden and np.all(np.isnan(scored.probabilities)) and np.all(np.isnan(scored.scores))
+            assert "p =" not in chart.plotItem.titleLabel.text
+    for nid in panel.state.order[:: max(1, panel.state.n_nodes // 25)]:
+        panel.tree.select(nid)
+        panel._show_node(nid)
+        assert _private_words(panel.details.text()) == [] and panel.noise_chart.marked is None

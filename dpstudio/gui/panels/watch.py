@@ -23,7 +23,9 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
 from dpstudio.gui.widgets.ledger_view import LedgerView
+from dpstudio.gui.widgets.noise_chart import NoiseChart
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeView, node_text
+from dpstudio.model.explain import explain_count
 from dpstudio.model.replay import Replay
 
 TICK_MS = 30
@@ -111,9 +113,12 @@ class WatchPanel(QtWidgets.QWidget):
         self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
         self.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
         right.addWidget(self.details)
+        self.noise_chart = NoiseChart()
+        self.noise_chart.setVisible(False)
+        right.addWidget(self.noise_chart)
         self.ledger = LedgerView()
         right.addWidget(self.ledger)
-        right.setSizes([260, 90, 220])
+        right.setSizes([240, 130, 120, 200])
         split.addWidget(right)
         split.setSizes([700, 420])
         outer.addWidget(split, 1)
@@ -130,9 +135,12 @@ class WatchPanel(QtWidgets.QWidget):
         self.slider.valueChanged.connect(self._on_slider)
         self.speed_box.currentIndexChanged.connect(lambda _i: self.set_speed_factor(self.speed_box.currentData()))
         self.chk_true.toggled.connect(self.tree.set_show_true)
+        self.chk_true.toggled.connect(lambda _on: self._selected is not None and self._show_node(self._selected))
         self.btn_fit.clicked.connect(self.tree.fit)
         self.tree.nodeSelected.connect(self._show_node)
         self._selected: int | None = None
+        self.explanation = None  # the CountExplanation shown for the selected node
+        self._explained = None
         self._steps_cache = (0, False)
         self._step_key = None
         self._ledger_key = None
@@ -399,8 +407,19 @@ class WatchPanel(QtWidgets.QWidget):
         if nd is None:
             self.details.setText("the selected node does not exist at this step")
             return
-        text = node_text(nd, show_true=bool(self.teaching))
-        self.details.setText(f"node {nid} (depth {nd.depth})\n{text}")
+        show_true = bool(self.teaching) and self.chk_true.isChecked()
+        key = (nid, id(self.replay.events), self.position, show_true)
+        if key == self._explained:
+            return
+        self._explained = key
+        self.explanation = explain_count(self.replay.state, nid, bool(self.teaching), show_true)
+        self.noise_chart.set_explanation(self.explanation)
+        self.noise_chart.setVisible(self.explanation is not None)
+        if self.explanation is None:
+            text = node_text(nd, show_true=show_true)
+            self.details.setText(f"node {nid} (depth {nd.depth})\n{text}\nno noisy count yet")
+            return
+        self.details.setText(f"node {nid} (depth {nd.depth})\n" + "\n".join(self.explanation.lines()))
 
     def _load_from_project(self) -> None:
         p = self.project

@@ -148,3 +148,35 @@ def test_release_mode_never_shows_a_true_count_score_or_probability(panel, qtbot
         panel.tree.select(nid)
         panel._show_node(nid)
         assert _private_words(panel.details.text()) == [] and panel.noise_chart.marked is None
+
+
+def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_words(panel, qtbot):
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+
+    chart = panel.candidates
+    _load(panel, RELEASE)
+    panel.seek(panel.replay.step_end(3))  # a release split point: "candidates not shown"
+    assert "not shown" in chart.getAxis("bottom").labelText
+    events = _load(panel, TEACHING)
+    panel.seek(0)  # a teaching stream: nothing left of the release caption
+    assert chart.getAxis("bottom").labelText == "selection probability" and not chart.hidden
+    for k in panel.replay.step_starts()[1:]:
+        if not isinstance(events[k], CandidatesScored):
+            continue
+        end = panel.replay.step_end(panel.replay.steps_done(k) + 1)
+        panel.seek(end)
+        qtbot.wait(1)
+        scored, winner = panel.state.candidates, panel.state.winner
+        assert isinstance(winner, WinnerChosen)
+        # every bar drawn has its own label; the plot is no wider than the chart
+        assert len(chart.bar_labels()) == len(chart.shown) > 1
+        assert chart.plotItem.minimumWidth() <= chart.width()
+        probs = np.asarray(scored.probabilities)
+        runner_up = np.max(np.delete(probs, winner.index))
+        if runner_up == 0:
+            words = "all the probability"
+        else:
+            ratio = probs[winner.index] / runner_up
+            words = f"{ratio:.2g} times likelier" if ratio >= 1 else f"{1 / ratio:.2g} times less likely"
+        assert words in chart.caption and chart.caption.replace("<br>", " ") in " ".join(
+            chart.plotItem.titleLabel.text.replace("<br>", " ").split())

@@ -28,7 +28,7 @@ from PySide6 import QtCore, QtGui
 
 MAX_LABELS = 80
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
-LABEL_TRIES = 600
+LABEL_TRIES = 300
 REDRAW_MS = 30
 DEDUPE_MIN = 4096
 _PIXEL_OFFSET = 1 << 20
@@ -307,6 +307,8 @@ class TreeView(pg.PlotWidget):
         self.scene().sigMouseClicked.connect(self._on_scene_click)
         self._labels: list[pg.TextItem] = []
         self._label_font = QtGui.QFont("Sans", 7)
+        self._label_key = None
+        self._placed_rects: list = []
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -477,10 +479,16 @@ class TreeView(pg.PlotWidget):
         if st is None or self._x.size == 0 or not hasattr(self, "_par") or self._par.size != self._x.size:
             for t in self._labels:
                 t.setVisible(False)
+            self._label_key = None
             return
         vb = self.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         w, h = vb.width(), vb.height()
+        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true)
+        if key == self._label_key:
+            self._label_rects = self._placed_rects
+            return  # the same view of the same state: the labels placed last time stand
+        self._label_key = key
         sx, sy = w / max(x1 - x0, 1e-12), h / max(y1 - y0, 1e-12)
         vis = np.flatnonzero((self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1))
         metrics = QtGui.QFontMetricsF(self._label_font)
@@ -508,12 +516,14 @@ class TreeView(pg.PlotWidget):
             self.addItem(t)
             self._labels.append(t)
         for t, (i, text) in zip(self._labels, shown):
-            t.setText(text)
+            if getattr(t, "_shown_text", None) != text:  # laying out a text item is the costly part
+                t.setText(text)
+                t._shown_text = text
             t.setPos(float(self._x[i]), float(self._y[i]) - 5 / sy)
             t.setVisible(True)
         for t in self._labels[len(shown):]:
             t.setVisible(False)
-        self._label_rects = placed
+        self._label_rects = self._placed_rects = placed
 
     def label_rects(self) -> list:
         """The view-pixel rectangles of the labels shown (none overlap; all inside the view)."""

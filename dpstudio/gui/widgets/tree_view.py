@@ -476,7 +476,8 @@ class TreeView(pg.PlotWidget):
         unless it would overlap a label already placed or leave the view (at most ``MAX_LABELS``)."""
         st = self.state
         self._label_rects = []
-        if st is None or self._x.size == 0 or not hasattr(self, "_par") or self._par.size != self._x.size:
+        # labels only for the state the layout was made for (a range change may come before the redraw)
+        if st is None or self._x.size == 0 or self._layout_key != (id(st), st.structure_version, st.n_nodes):
             for t in self._labels:
                 t.setVisible(False)
             self._label_key = None

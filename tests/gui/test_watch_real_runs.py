@@ -4,19 +4,12 @@ teaching mode, 15,500 in release mode): readable labels after "Fit", a replay of
 import numpy as np
 import pytest
 
-from dpstudio.gui.panels.watch import REPLAY_SECONDS, WatchPanel
+from dpstudio.gui.panels.watch import REPLAY_SECONDS
 from dpstudio.model.project import RELEASE, TEACHING
 from tests.gui.sample_runs import sample_runs
 
 
-@pytest.fixture
-def panel(qtbot):
-    w = WatchPanel(None)
-    w.resize(1200, 750)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+from tests.gui.test_watch_panel import panel  # noqa: E402,F401  (the Watch panel fixture, shown)
 
 
 def _load(panel, mode):

@@ -285,3 +285,18 @@ def test_chart_follows_every_selection_of_a_real_run(panel, teaching):
             assert not teaching and chart.winner is None and chart.shown == []
             assert "split point" in chart.plotItem.titleLabel.text and e.label[:20] in chart.plotItem.titleLabel.text
     assert seen_split == (not teaching)
+
+
+def test_labels_wait_for_the_layout_of_a_new_state(panel):
+    """A view-range change between set_state (a smaller tree) and its redraw labels nothing stale."""
+    events = list(diffgen_like(steps=8, seed=4))
+    panel.load_events(events, teaching=True)
+    panel.seek_end()
+    panel.tree.redraw()
+    assert panel.tree.visible_label_count() > 0
+    panel.replay.seek(2)  # a new, smaller state, not drawn yet
+    panel.tree.set_state(panel.replay.state)
+    panel.tree._update_labels()  # what a range change does before the next redraw
+    assert panel.tree.visible_label_count() == 0 and panel.tree.label_rects() == []
+    panel.tree.redraw()
+    assert 0 < panel.tree.visible_label_count() <= panel.replay.state.n_nodes

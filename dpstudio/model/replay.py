@@ -9,10 +9,17 @@ from scratch and is what the incremental path is tested against.
 True counts (``NodeCreated.true_count``, ``NodeNoised.true_count``) are present only in teaching-mode
 streams; the state keeps them so a teaching view can overlay them, and ``TreeState.has_true_counts`` says
 whether there are any.
+
+Replay moves by *steps*, not events (``step_starts``): one step is one selection (a DiffGen specialization or
+a numeric split point: its candidates, the spend that paid for it, the winner and the partitions it made),
+the noising or budgeting of one level of the tree, a run of ledger spends, the consistency pass, the
+release of the leaves or the end of the run. A replay of any size therefore has a few dozen to a few
+hundred steps, and its length at a given speed does not grow with the number of nodes.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -164,6 +171,7 @@ class Replay:
         self.events: list[Event] = list(events)
         self.state = TreeState()
         self._undo: list[list] = []
+        self._steps = StepIndex()
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -220,8 +228,34 @@ class Replay:
     def reset(self, events: Iterable[Event] | None = None) -> None:
         if events is not None:
             self.events = list(events)
+            self._steps = StepIndex()
         self.state = TreeState()
         self._undo = []
+
+    # -- steps (the unit of playback) ---------------------------------------------------------------
+    def step_starts(self) -> list[int]:
+        """First event index of every step of the events so far (see ``StepIndex``)."""
+        return self._steps.scan(self.events)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.step_starts())
+
+    def steps_done(self, position: int | None = None) -> int:
+        """How many steps are complete at ``position`` (default: the cursor): 0 at the start, ``n_steps``
+        at the end."""
+        pos = self.position if position is None else position
+        starts = self.step_starts()
+        if pos >= len(self.events):
+            return len(starts)
+        return max(0, bisect.bisect_right(starts, pos) - 1)
+
+    def step_end(self, k: int) -> int:
+        """The position after the first ``k`` steps (clamped to [0, len(events)])."""
+        starts = self.step_starts()
+        if k <= 0:
+            return 0
+        return starts[k] if k < len(starts) else len(self.events)
 
     def next_index_of(self, kinds: tuple[type, ...]) -> int | None:
         """Index (position after applying it) of the next event of one of ``kinds``, or None."""
@@ -229,6 +263,72 @@ class Replay:
             if isinstance(self.events[i], kinds):
                 return i + 1
         return None
+
+
+#: events that always begin a new step
+_STEP_OPENERS = (CandidatesScored, ConsistencyDone, LeavesReleased, RunFinished)
+_NODE_EVENTS = (NodeCreated, NodeNoised, BudgetAssigned)
+
+
+class StepIndex:
+    """Where each replay step begins in an event list, found incrementally as events arrive (live runs).
+
+    ``starts`` holds the first event index of every step (``starts[0] == 0`` once there is an event);
+    step ``i`` is ``events[starts[i]:starts[i + 1]]`` (the last one runs to the end)."""
+
+    def __init__(self):
+        self.starts: list[int] = []
+        self._scanned = 0
+        self._depth: dict[int, int] = {}
+        self._selection = None  # "scored" / "chosen" inside a selection: its spend and partitions belong to it
+        self._key = None  # (kind, depth) of the running group of node events, or "spend"
+        self._substance = False  # the step under way has more than progress messages
+
+    def scan(self, events: Sequence[Event]) -> list[int]:
+        for i in range(self._scanned, len(events)):
+            ev = events[i]
+            if not self.starts:
+                self.starts.append(i)
+            if self._opens(ev) and self._substance:
+                self.starts.append(i)
+                self._substance = False
+            self._substance = self._substance or not isinstance(ev, Progress)
+        self._scanned = len(events)
+        return self.starts
+
+    def _opens(self, ev: Event) -> bool:
+        if isinstance(ev, NodeCreated):
+            self._depth[ev.node] = ev.depth
+        if isinstance(ev, _STEP_OPENERS):
+            self._selection = "scored" if isinstance(ev, CandidatesScored) else None
+            self._key = None
+            return True
+        if isinstance(ev, WinnerChosen):
+            if self._selection == "scored":
+                self._selection = "chosen"
+            return False
+        if isinstance(ev, BudgetSpent):
+            if self._selection == "scored":
+                return False  # the spend that pays for the selection
+            self._selection = None
+            opened = self._key != "spend"
+            self._key = "spend"
+            return opened
+        if isinstance(ev, _NODE_EVENTS):
+            if self._selection is not None and isinstance(ev, NodeCreated):
+                return False  # the partitions a selection made are part of its step
+            self._selection = None
+            kind, depth = type(ev), self._depth.get(ev.node, -1)
+            # levels are made, budgeted and noised top down: a new kind or a deeper level opens a step
+            opened = not (isinstance(self._key, tuple) and self._key[0] is kind and depth <= self._key[1])
+            self._key = (kind, depth if opened else max(depth, self._key[1]))
+            return opened
+        return False
+
+
+def step_starts(events: Sequence[Event]) -> list[int]:
+    """The first event index of every replay step of ``events`` (see ``StepIndex``)."""
+    return StepIndex().scan(events)
 
 
 def state_at(events: Sequence[Event], k: int) -> TreeState:

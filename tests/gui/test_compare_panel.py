@@ -278,3 +278,43 @@ def test_release_mode_big_tree_gets_its_analytic_curves_from_the_worker(qtbot, m
     for m in an.values:
         np.testing.assert_allclose(w.plot.series[f"{m} (analytic)"]["y"], an.values[m])
     np.testing.assert_allclose(w.mc_curves.values[cmp.LEAST_SQUARES], mc.values[cmp.LEAST_SQUARES])
+
+
+def _geomean(y):
+    y = np.asarray(y, dtype=float)
+    y = y[y > 0]
+    return float(np.exp(np.log(y).mean()))
+
+
+def test_compare_says_in_words_which_release_errs_more_why_and_what_to_export(panel, qtbot):
+    """Histogram (H_b): the verdict's ratios are those of the analytic curves plotted; the tree's levels
+    are counted from the released shape; the recommendation is the lowest analytic error."""
+    from dpstudio.core.consistency import TreeLevels
+    from dpstudio.model.compare_verdict import NOTABLE
+
+    text = panel.verdict.text()
+    errs = {m: _geomean(panel.plot.series[f"{m} (analytic)"]["y"]) for m in
+            (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.LEAST_SQUARES)}
+    best = min(errs, key=errs.get)
+    assert text.endswith(f"Recommended for export: {best} (the lowest expected error over these query sizes; "
+                         "data-independent figures).")
+    for m, e in errs.items():
+        ratio = e / errs[best]
+        assert (f"{m}: expected error {ratio:.3g} times that of {best}, because" in text) == (
+            m != best and ratio >= NOTABLE)
+    assert panel.tree_levels() == len(TreeLevels(np.asarray(panel.project.result.plan.tree.parents)).levels)
+
+
+def test_compare_verdict_for_a_release_table_names_the_tree_height(qtbot):
+    """A release-mode DiffGen with per-level count budgets: the tree's noise is worse than leaf-only for the
+    plotted boxes, and the verdict says why with the tree's height."""
+    from dpstudio.model.compare_verdict import verdict
+
+    levels = 11
+    values = {cmp.LEAF_ONLY: np.array([2.0, 4.0]), cmp.LEAST_SQUARES: np.array([30.0, 50.0])}
+    text = verdict(values, levels, "table")
+    ratio = np.sqrt(30 * 50) / np.sqrt(2 * 4)
+    assert f"{cmp.LEAST_SQUARES}: expected error {ratio:.3g} times that of {cmp.LEAF_ONLY}" in text
+    assert "shared by the 11 levels" in text and "121 times larger" in text
+    assert text.endswith(f"Recommended for export: {cmp.LEAF_ONLY} (the lowest expected error over these query "
+                         "sizes; data-independent figures).")

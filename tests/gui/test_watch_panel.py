@@ -7,7 +7,7 @@ from dpstudio.core.events import CandidatesScored, NodeNoised, WinnerChosen
 from dpstudio.gui.panels.watch import WatchPanel
 from dpstudio.gui.widgets.tree_view import CONSISTENT, CREATED, NOISED, RELEASED, WINNER, tree_layout
 from dpstudio.model.project import Project
-from dpstudio.model.replay import state_at
+from dpstudio.model.replay import state_at, step_starts
 from tests.gui.synthetic_streams import diffgen_like, interval_tree
 
 
@@ -30,11 +30,13 @@ def test_buttons_forward_and_back_equal_recomputed_state(panel, qtbot):
     events = list(diffgen_like(steps=5, seed=11))
     panel.load_events(events, teaching=True)
     assert panel.position == 0
-    for k in range(1, len(events) + 1):
+    ends = step_starts(events)[1:] + [len(events)]  # the buttons move by whole steps
+    assert 1 < len(ends) < len(events)
+    for k in ends:
         panel.btn_fwd.click()
         assert panel.state.snapshot() == state_at(events, k).snapshot()
     assert not panel.step_forward()
-    for k in range(len(events) - 1, -1, -1):
+    for k in [*ends[-2::-1], 0]:
         panel.btn_back.click()
         assert panel.state.snapshot() == state_at(events, k).snapshot()
         # the widgets show that state: slider, ledger rows, node count drawn
@@ -66,11 +68,11 @@ def test_slider_seek_and_drawn_positions_follow_layout(panel, qtbot):
 def test_play_advances_at_speed_and_stops_at_end(panel):
     events = list(diffgen_like(steps=3, seed=2))
     panel.load_events(events, teaching=True)
-    panel.set_speed(100)
+    panel.set_speed(100)  # steps per second
     panel.play()
     assert panel.playing
-    assert panel.tick(0.05) == 5
-    assert panel.position == 5
+    panel.tick(0.05)
+    assert panel.position == step_starts(events)[5]
     panel.tick(10.0)
     assert panel.position == len(events) and not panel.playing
     panel.play()  # from the end: restarts
@@ -148,7 +150,10 @@ def test_tree_of_5000_nodes_draws(panel, tmp_path):
     panel.seek_end()
     pos, states = _drawn(panel)
     assert len(pos) == panel.state.n_nodes > 5000
-    assert panel.tree.visible_label_count() == 0  # no labels for a large tree at full view
+    # at full view only the labels that fit (the top levels), none overlapping another
+    rects = panel.tree.label_rects()
+    assert 0 < panel.tree.visible_label_count() == len(rects) <= 80
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
     panel.tree.setXRange(0, 6)
     panel.tree.setYRange(-7.5, -5.5)
     panel.tree._update_labels()
@@ -280,3 +285,18 @@ def test_chart_follows_every_selection_of_a_real_run(panel, teaching):
             assert not teaching and chart.winner is None and chart.shown == []
             assert "split point" in chart.plotItem.titleLabel.text and e.label[:20] in chart.plotItem.titleLabel.text
     assert seen_split == (not teaching)
+
+
+def test_labels_wait_for_the_layout_of_a_new_state(panel):
+    """A view-range change between set_state (a smaller tree) and its redraw labels nothing stale."""
+    events = list(diffgen_like(steps=8, seed=4))
+    panel.load_events(events, teaching=True)
+    panel.seek_end()
+    panel.tree.redraw()
+    assert panel.tree.visible_label_count() > 0
+    panel.replay.seek(2)  # a new, smaller state, not drawn yet
+    panel.tree.set_state(panel.replay.state)
+    panel.tree._update_labels()  # what a range change does before the next redraw
+    assert panel.tree.visible_label_count() == 0 and panel.tree.label_rects() == []
+    panel.tree.redraw()
+    assert 0 < panel.tree.visible_label_count() <= panel.replay.state.n_nodes

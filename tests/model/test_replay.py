@@ -117,3 +117,66 @@ def test_replay_unnumbered_winner_of_another_step_is_not_paired():
            WinnerChosen(2, 1, "b"), WinnerChosen(3, 0, "x split at 4")]
     assert state_at(evs, 2).winner is evs[1]
     assert state_at(evs, 3).winner is None and state_at(evs, 3).candidates is evs[0]
+
+
+# -- replay by steps -------------------------------------------------------------------------------------------
+from dpstudio.core.events import CandidatesScored, ConsistencyDone, LeavesReleased, RunFinished, WinnerChosen  # noqa: E402
+from dpstudio.model.replay import StepIndex, step_starts  # noqa: E402
+
+
+@pytest.mark.parametrize("teaching", [True, False])
+def test_a_selection_is_one_step_with_its_spend_winner_and_partitions(teaching):
+    from tests.algorithms.test_diffgen_events import events as diffgen_events
+
+    events, _ = diffgen_events("diffgen-consistent", teaching, seed=4, steps=4)
+    starts = step_starts(events)
+    bounds = starts[1:] + [len(events)]
+    selections = [i for i, e in enumerate(events) if isinstance(e, CandidatesScored)]
+    assert set(selections) <= set(starts)
+    for i in selections:
+        end = bounds[starts.index(i)]
+        kinds = {type(e) for e in events[i:end]}
+        assert WinnerChosen in kinds and BudgetSpent in kinds  # paid for and decided in the same step
+        assert sum(isinstance(e, CandidatesScored) for e in events[i:end]) == 1
+        # the partitions this selection made come with it (none of them comes later)
+        made = {e.node for e in events[i:end] if isinstance(e, NodeCreated)}
+        assert not made & {e.node for e in events[end:] if isinstance(e, NodeCreated)}
+    created = [i for i, e in enumerate(events) if isinstance(e, NodeCreated)]
+    assert all(any(s < i < b and isinstance(events[s], CandidatesScored) for s, b in zip(starts, bounds))
+               for i in created[1:])
+    for kind in (ConsistencyDone, LeavesReleased, RunFinished):
+        assert all(i in starts for i, e in enumerate(events) if isinstance(e, kind))
+
+
+def test_step_count_follows_the_tree_height_not_its_size():
+    small = list(interval_tree(n_bins=27, b=3, seed=1))
+    big = list(interval_tree(n_bins=3 ** 7, b=3, seed=1))
+    n_small, n_big = len(step_starts(small)), len(step_starts(big))
+    assert len(big) > 50 * len(small)
+    # nodes made and noised level by level: two steps per level more for four levels more
+    assert n_big - n_small == 2 * (7 - 3)
+    # one level is noised in one step: its events are all NodeNoised of that depth
+    depth = {e.node: e.depth for e in big if isinstance(e, NodeCreated)}
+    starts = step_starts(big) + [len(big)]
+    levels = [{depth[e.node] for e in big[a:b] if isinstance(e, NodeNoised)} for a, b in zip(starts, starts[1:])]
+    assert sorted(len(s) for s in levels if s) == [1] * 8
+
+
+def test_steps_found_while_events_arrive_equal_steps_of_the_whole_stream():
+    events = list(diffgen_like(steps=5, seed=8))
+    index = StepIndex()
+    for k in range(0, len(events), 7):
+        index.scan(events[:k + 7])
+    assert index.starts == step_starts(events)
+
+
+def test_replay_moves_by_steps():
+    events = list(diffgen_like(steps=4, seed=2))
+    r = Replay(events)
+    starts = r.step_starts()
+    assert r.steps_done() == 0 and r.step_end(0) == 0
+    assert r.step_end(len(starts)) == len(events) and r.step_end(1) == starts[1]
+    r.seek(starts[2] + 1)  # inside the third step
+    assert r.steps_done() == 2
+    r.seek_end()
+    assert r.steps_done() == r.n_steps == len(starts)

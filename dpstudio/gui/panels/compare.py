@@ -32,6 +32,7 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.model import comparison as cmp
+from dpstudio.model.compare_verdict import verdict
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b",
            cmp.SEED_RULE: "#9467bd"}
@@ -126,6 +127,10 @@ class ComparePanel(QtWidgets.QWidget):
         split.addWidget(right)
         split.setSizes([650, 450])
         outer.addWidget(split, 1)
+        self.verdict = QtWidgets.QLabel()
+        self.verdict.setWordWrap(True)
+        self.verdict.setStyleSheet("font-weight:bold;")
+        outer.addWidget(self.verdict)
         self.note = QtWidgets.QLabel(cmp.SIMULATION_LABEL)
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color:#8a5a00;")
@@ -180,6 +185,7 @@ class ComparePanel(QtWidgets.QWidget):
     def refresh(self) -> None:
         """Re-read the project's last run: analytic curves and the node scatter."""
         self.curves = None
+        self.verdict.setText("")
         self.mc_curves = None
         self.scores = None
         self.last_error = None
@@ -212,6 +218,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.curves = cmp.histogram_analytic(plan)
             for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+            self._say_verdict()
         elif release:
             r = self.result
             self.plot.setLabel("bottom", "query size (share of the domain)")
@@ -233,6 +240,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.curves = cmp.noise_only_curves(res)[0]
             for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+            self._say_verdict()
         else:
             r = self.result
             self.plot.setLabel("bottom", "query size (share of records)")
@@ -242,6 +250,19 @@ class ComparePanel(QtWidgets.QWidget):
                                 "and consistent releases on random boxes against the true counts")
             self.note.setText(cmp.TEACHING_TABLE_LABEL)
         self._refresh_scatter()
+
+    def tree_levels(self) -> int:
+        """Levels of the released tree (its shape is public: released with the counts)."""
+        r = self.result
+        tree = r.plan.tree if self._kind() == "histogram" else r.tree
+        from dpstudio.core.consistency import TreeLevels
+
+        parents = np.asarray(tree.parents, dtype=np.int64)
+        return len(TreeLevels(parents).levels) if parents.size else 0
+
+    def _say_verdict(self) -> None:
+        """The analytic (data-independent) curves in words: only they back a recommendation."""
+        self.verdict.setText(verdict(self.curves.values, self.tree_levels(), self._kind()) if self.curves else "")
 
     def _refresh_scatter(self) -> None:
         events = getattr(self.project, "events", None) or []
@@ -350,6 +371,7 @@ class ComparePanel(QtWidgets.QWidget):
                 self.curves = analytic
                 for m, y in _drawing_order(analytic.values):
                     self.plot.set_series(f"{m} (analytic)", analytic.x, y, dashed=True, colour=COLOURS[m])
+                self._say_verdict()
         self.mc_curves = curves
         for m, y in _drawing_order(curves.values):
             self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])

@@ -23,13 +23,19 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
 from dpstudio.gui.widgets.ledger_view import LedgerView
+from dpstudio.gui.widgets.noise_chart import NoiseChart
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeView, node_text
+from dpstudio.model.explain import explain_count
 from dpstudio.model.replay import Replay
 
 TICK_MS = 30
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
 APPLY_BUDGET_S = 0.012
-SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 20000)
+#: a whole replay at the default speed (x1) takes this long, whatever the size of the run
+REPLAY_SECONDS = 30.0
+#: the slowest default: no step is shown for more than this many seconds
+MAX_STEP_SECONDS = 3.0
+SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
 
 
 class WatchPanel(QtWidgets.QWidget):
@@ -44,7 +50,9 @@ class WatchPanel(QtWidgets.QWidget):
         self.playing = False
         self.live = False
         self.follow = False  # while live: jump to the newest event on every tick
-        self.speed = 20.0  # events per second
+        self.speed_factor = 1.0  # multiple of the default speed (``default_speed``)
+        self._speed_fixed: float | None = None  # steps per second set by ``set_speed``
+        self._target = 0  # playback position aimed at (reached over several ticks on huge steps)
         self._carry = 0.0
         self._last_tick = None
 
@@ -56,8 +64,8 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_play = QtWidgets.QToolButton(text="Play")
         self.btn_fwd = QtWidgets.QToolButton(text=">")
         self.btn_end = QtWidgets.QToolButton(text=">|")
-        for b, tip in ((self.btn_start, "to the start"), (self.btn_back, "one event back"),
-                       (self.btn_play, "play / pause (Space)"), (self.btn_fwd, "one event forward"),
+        for b, tip in ((self.btn_start, "to the start"), (self.btn_back, "one step back"),
+                       (self.btn_play, "play / pause (Space)"), (self.btn_fwd, "one step forward"),
                        (self.btn_end, "to the end")):
             b.setToolTip(tip)
             bar.addWidget(b)
@@ -69,8 +77,10 @@ class WatchPanel(QtWidgets.QWidget):
         bar.addWidget(QtWidgets.QLabel("speed"))
         self.speed_box = QtWidgets.QComboBox()
         for s in SPEEDS:
-            self.speed_box.addItem(f"{s} events/s", s)
-        self.speed_box.setCurrentIndex(SPEEDS.index(20))
+            self.speed_box.addItem(f"x{s:g}" + (f" ({REPLAY_SECONDS:g} s)" if s == 1 else ""), s)
+        self.speed_box.setCurrentIndex(SPEEDS.index(1))
+        self.speed_box.setToolTip(f"x1 plays the whole run in about {REPLAY_SECONDS:g} s, one selection step or "
+                                  "one level of the tree at a time")
         bar.addWidget(self.speed_box)
         self.chk_true = QtWidgets.QCheckBox("show true counts")
         self.chk_true.setToolTip("teaching mode only: overlay the true counts")
@@ -104,9 +114,12 @@ class WatchPanel(QtWidgets.QWidget):
         self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
         self.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
         right.addWidget(self.details)
+        self.noise_chart = NoiseChart()
+        self.noise_chart.setVisible(False)
+        right.addWidget(self.noise_chart)
         self.ledger = LedgerView()
         right.addWidget(self.ledger)
-        right.setSizes([260, 90, 220])
+        right.setSizes([240, 130, 120, 200])
         split.addWidget(right)
         split.setSizes([700, 420])
         outer.addWidget(split, 1)
@@ -121,11 +134,14 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_fwd.clicked.connect(self.step_forward)
         self.btn_end.clicked.connect(self.seek_end)
         self.slider.valueChanged.connect(self._on_slider)
-        self.speed_box.currentIndexChanged.connect(lambda _i: self.set_speed(self.speed_box.currentData()))
+        self.speed_box.currentIndexChanged.connect(lambda _i: self.set_speed_factor(self.speed_box.currentData()))
         self.chk_true.toggled.connect(self.tree.set_show_true)
+        self.chk_true.toggled.connect(lambda _on: self._selected is not None and self._show_node(self._selected))
         self.btn_fit.clicked.connect(self.tree.fit)
         self.tree.nodeSelected.connect(self._show_node)
         self._selected: int | None = None
+        self.explanation = None  # the CountExplanation shown for the selected node
+        self._explained = None
         self._steps_cache = (0, False)
         self._step_key = None
         self._ledger_key = None
@@ -158,6 +174,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.live = False
         self.replay.reset(list(events))
         self._steps_cache = (0, False)
+        self._target = 0
         self._set_meta(teaching, epsilon)
         self.tree._auto_fit = True
         self._refresh()
@@ -167,6 +184,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.pause()
         self.replay.reset([])
         self._steps_cache = (0, False)
+        self._target = 0
         self.live = True
         self.follow = True
         self._set_meta(teaching, epsilon)
@@ -200,25 +218,53 @@ class WatchPanel(QtWidgets.QWidget):
     def toggle_play(self) -> None:
         self.pause() if self.playing else self.play()
 
-    def set_speed(self, events_per_second: float) -> None:
-        self.speed = max(0.1, float(events_per_second))
+    def default_speed(self) -> float:
+        """Steps per second of x1: the whole run in ``REPLAY_SECONDS`` (a short run: one step every
+        ``MAX_STEP_SECONDS`` at most)."""
+        return max(self.replay.n_steps / REPLAY_SECONDS, 1.0 / MAX_STEP_SECONDS)
+
+    @property
+    def speed(self) -> float:
+        """Playback speed in steps per second."""
+        if self._speed_fixed is not None:
+            return self._speed_fixed
+        return self.speed_factor * self.default_speed()
+
+    def set_speed(self, steps_per_second: float) -> None:
+        """A fixed speed in steps per second (the speed box sets multiples of the default instead)."""
+        self._speed_fixed = max(0.01, float(steps_per_second))
+
+    def set_speed_factor(self, factor: float) -> None:
+        self.speed_factor = max(0.01, float(factor))
+        self._speed_fixed = None
 
     def step_forward(self) -> bool:
+        """One step forward: a whole selection, one level of the tree, the consistency pass..."""
         self.pause()
         self.follow = False
-        moved = self.replay.step_forward()
+        replay = self.replay
+        start = replay.position
+        replay.seek(replay.step_end(replay.steps_done() + 1))
+        self._target = replay.position
         self._refresh()
-        return moved
+        return replay.position != start
 
     def step_back(self) -> bool:
+        """Back to the start of the step before (or of the one under way)."""
         self.pause()
         self.follow = False
-        moved = self.replay.step_back()
+        replay = self.replay
+        start = replay.position
+        done = replay.steps_done()
+        back = done - 1 if replay.step_end(done) == start else done
+        replay.seek(replay.step_end(back))
+        self._target = replay.position
         self._refresh()
-        return moved
+        return replay.position != start
 
     def seek(self, k: int):
         self.replay.seek(k)
+        self._target = self.replay.position
         self._refresh()
         return self.replay.state
 
@@ -233,16 +279,19 @@ class WatchPanel(QtWidgets.QWidget):
         return self.seek(len(self.replay))
 
     def tick(self, seconds: float) -> int:
-        """Advance playback by ``seconds`` at the current speed (or catch up with a live run); returns the
-        number of events applied. At most ``APPLY_BUDGET_S`` of work per call, so a run with tens of
-        thousands of events never freezes the window: the view catches up over the next ticks."""
+        """Advance playback by ``seconds`` at the current speed in steps (or catch up with a live run);
+        returns the number of events applied. At most ``APPLY_BUDGET_S`` of work per call, so a step of tens
+        of thousands of events never freezes the window: the view catches up over the next ticks."""
+        replay = self.replay
         if self.follow and not self.playing:
-            target = len(self.replay)
+            target = len(replay)
         else:
             self._carry += self.speed * seconds
             steps = int(self._carry)
             self._carry -= steps
-            target = min(len(self.replay), self.position + steps)
+            if steps:
+                self._target = replay.step_end(replay.steps_done(max(self._target, self.position)) + steps)
+            target = min(len(replay), self._target)
         start = self.position
         if target < start:
             self.replay.seek(target)
@@ -359,8 +408,19 @@ class WatchPanel(QtWidgets.QWidget):
         if nd is None:
             self.details.setText("the selected node does not exist at this step")
             return
-        text = node_text(nd, show_true=bool(self.teaching))
-        self.details.setText(f"node {nid} (depth {nd.depth})\n{text}")
+        show_true = bool(self.teaching) and self.chk_true.isChecked()
+        key = (nid, id(self.replay.events), self.position, show_true)
+        if key == self._explained:
+            return
+        self._explained = key
+        self.explanation = explain_count(self.replay.state, nid, bool(self.teaching), show_true)
+        self.noise_chart.set_explanation(self.explanation)
+        self.noise_chart.setVisible(self.explanation is not None)
+        if self.explanation is None:
+            text = node_text(nd, show_true=show_true)
+            self.details.setText(f"node {nid} (depth {nd.depth})\n{text}\nno noisy count yet")
+            return
+        self.details.setText(f"node {nid} (depth {nd.depth})\n" + "\n".join(self.explanation.lines()))
 
     def _load_from_project(self) -> None:
         p = self.project

@@ -7,10 +7,17 @@ At most ``MAX_BARS`` candidates are drawn (the most probable, plus the winner).
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pyqtgraph as pg
+from PySide6 import QtGui
 
-MAX_BARS = 30  # at most; fewer when the chart is short (about 15 px per bar)
+MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
+BAR_PX = 20
+LABEL_CHARS = 32
+TITLE_CHARS = 46  # title lines are wrapped: a long line would widen the chart beyond its pane
+TICK_FONT_PT = 8
 
 
 class CandidatesChart(pg.PlotWidget):
@@ -20,7 +27,15 @@ class CandidatesChart(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
         self.setLabel("bottom", "selection probability")
         self.getAxis("bottom").enableAutoSIPrefix(False)
-        self.getAxis("left").setWidth(190)
+        font = QtGui.QFont()
+        font.setPointSize(TICK_FONT_PT)
+        for side in ("left", "bottom"):
+            # every bar keeps its label (pyqtgraph drops labels once they fill 80 % of the axis)
+            self.getAxis(side).setStyle(tickFont=font, autoExpandTextSpace=True, textFillLimits=[(0, 1.0)])
+        self.caption = ""  # the selection in words (teaching mode only)
+        self._bar_texts: list[pg.TextItem] = []
+        self._label_font = font
+        self.getAxis("left").setWidth(8)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#4a7fc1", pen=None)
         self.winner_bar = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#f0a020", pen=None)
         self.addItem(self.bars)
@@ -37,7 +52,12 @@ class CandidatesChart(pg.PlotWidget):
         self.bars.setOpts(x0=[], y=[], height=[], width=[])
         self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
         self.getAxis("left").setTicks([[]])
-        self.setTitle("candidates")
+        self._set_bar_labels([])
+        self.setLabel("bottom", "selection probability")  # no caption of an earlier (release) stream stays
+        self.getAxis("bottom").setTicks(None)
+        self.hidden = False
+        self.caption = ""
+        self._set_title("candidates")
 
     def set_step(self, scored, winner=None) -> None:
         """Draw a ``CandidatesScored`` event; ``winner`` is the matching ``WinnerChosen`` (or None)."""
@@ -54,7 +74,7 @@ class CandidatesChart(pg.PlotWidget):
             probs = np.full(probs.size, 1.0 / probs.size)
         probs = np.where(np.isfinite(probs), probs, 0.0)
         w = int(winner.index) if _pairs(scored, winner) and 0 <= int(winner.index) < probs.size else None
-        fit = max(5, min(MAX_BARS, (self.height() - 90) // 15)) if self.height() > 0 else MAX_BARS
+        fit = max(5, min(MAX_BARS, (self.height() - 120) // BAR_PX)) if self.height() > 0 else MAX_BARS
         order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
             order[-1] = w
@@ -73,11 +93,12 @@ class CandidatesChart(pg.PlotWidget):
         ticks = []
         for k, i in enumerate(order):
             label = scored.labels[i]
-            if len(label) > 28:
-                label = label[:26] + "..."
+            if len(label) > LABEL_CHARS:  # a longer tick label would not fit the axis and be dropped
+                label = label[:LABEL_CHARS - 2] + ".."
             score = scored.scores[i]
             ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({score:.3g})"))
-        self.getAxis("left").setTicks([ticks])
+        self.getAxis("left").setTicks([[]])
+        self._set_bar_labels(ticks)
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
         title = f"{_what(scored)}: {len(probs)} {'intervals' if 'interval' in scored.mechanism else 'candidates'}"
@@ -86,14 +107,47 @@ class CandidatesChart(pg.PlotWidget):
         if w is not None:
             chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
             title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
+        self.caption = "" if hidden or w is None else odds_caption(probs, w)
+        if self.caption:
+            title += f"<br>{self.caption}"
         bottom = self.getAxis("bottom")
         if hidden:
-            self.setLabel("bottom", "release: probabilities depend on the data, not shown")
+            self.setLabel("bottom", "release: probabilities not shown")
             bottom.setTicks([[]])
         else:
             self.setLabel("bottom", "selection probability")
             bottom.setTicks(None)
+        self._set_title(title)
+
+    def _set_bar_labels(self, ticks) -> None:
+        """One text per bar, written over the bar's start (axis tick labels are dropped by pyqtgraph
+        whenever they crowd the axis, which left bars unlabelled)."""
+        while len(self._bar_texts) < len(ticks):
+            t = pg.TextItem(color="#101010", anchor=(0, 0.5))
+            t.setFont(self._label_font)
+            t.setZValue(5)
+            self.addItem(t)
+            self._bar_texts.append(t)
+        for t, (y, text) in zip(self._bar_texts, ticks):
+            t.setText(text)
+            t.setPos(0.0, float(y))
+            t.setVisible(True)
+        for t in self._bar_texts[len(ticks):]:
+            t.setVisible(False)
+
+    def bar_labels(self) -> list[str]:
+        return [t.textItem.toPlainText() for t in self._bar_texts if t.isVisible()]
+
+    def _set_title(self, title: str) -> None:
+        """The title on as many lines as it has (pyqtgraph keeps room for one line only)."""
+        lines = [part for line in title.split("<br>") for part in textwrap.wrap(line, TITLE_CHARS)]
+        title = "<br>".join(lines)
         self.setTitle(title, size="9pt")
+        lines = len(lines)
+        height = 10 + 17 * lines
+        self.plotItem.titleLabel.setMaximumHeight(height)  # pyqtgraph caps it at one line (30 px)
+        self.plotItem.layout.setRowFixedHeight(0, height)
+        self.plotItem.titleLabel.setMinimumWidth(0)  # wrapped above: the chart may be narrower than a line
 
     def _set_unreleased(self, scored, winner) -> None:
         """A release-mode split point: its candidates are groups of public lattice points cut by data
@@ -102,13 +156,38 @@ class CandidatesChart(pg.PlotWidget):
         self.bars.setOpts(x0=[], y=[], height=[], width=[])
         self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
         self.getAxis("left").setTicks([[]])
+        self._set_bar_labels([])
         self.getAxis("bottom").setTicks([[]])
-        self.setLabel("bottom", "release: split-point groups and their scores depend on the data, not shown")
+        self.setLabel("bottom", "release: candidates not shown")
         title = f"{_what(scored)}: candidates not shown"
         if _pairs(scored, winner):
             chosen = winner.label if len(winner.label) <= 40 else winner.label[:38] + "..."
             title += f"<br>chosen: {chosen}"
-        self.setTitle(title, size="9pt")
+        self.caption = ""
+        self._set_title(title)
+
+
+def odds_caption(probs, w: int) -> str:
+    """The selection in words (teaching mode: the probabilities depend on the data): how much likelier the
+    winner was than the best other candidate."""
+    probs = np.asarray(probs, dtype=float)
+    if probs.size < 2:
+        return "a single candidate: chosen for sure"
+    others = np.delete(probs, w)
+    best = float(others.max())
+    if best <= 0:
+        return "the winner had all the probability"
+    ratio = float(probs[w]) / best
+    if ratio < 1:
+        return (f"the winner was {1 / ratio:.2g} times less likely than the best other candidate: "
+                "the noise chose it")
+    if ratio < 1.5:
+        verdict = "with this budget the choice is close to random"
+    elif ratio < 10:
+        verdict = "the budget favours the better scores, but not by much"
+    else:
+        verdict = "the budget makes the best score the clear choice"
+    return f"the winner was {ratio:.2g} times likelier than the runner-up: {verdict}"
 
 
 def _pairs(scored, winner) -> bool:

@@ -27,6 +27,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 MAX_LABELS = 80
+#: at most this many visible nodes are tried for a label per redraw (in priority order)
+LABEL_TRIES = 300
 REDRAW_MS = 30
 DEDUPE_MIN = 4096
 _PIXEL_OFFSET = 1 << 20
@@ -304,6 +306,9 @@ class TreeView(pg.PlotWidget):
             self.layers.append(item)
         self.scene().sigMouseClicked.connect(self._on_scene_click)
         self._labels: list[pg.TextItem] = []
+        self._label_font = QtGui.QFont("Sans", 7)
+        self._label_key = None
+        self._placed_rects: list = []
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -451,30 +456,79 @@ class TreeView(pg.PlotWidget):
     def _on_manual_range(self, *args) -> None:
         self._auto_fit = False
 
+    def _label_candidates(self, st, vis: np.ndarray) -> np.ndarray:
+        """Visible node positions in labelling order: the selected node and its path to the root, the
+        latest step's new partitions, then level by level from the root (left to right)."""
+        first = np.zeros(self._x.size, dtype=bool)
+        if self.selected is not None and self.selected in st.index:
+            i = st.index[self.selected]
+            while i >= 0 and not first[i]:
+                first[i] = True
+                i = int(self._par[i])
+        if hasattr(self, "_states") and self._states.size == first.size:
+            first |= self._states == WINNER
+        depth = -self._y[vis]
+        order = np.lexsort((self._x[vis], depth, ~first[vis]))
+        return vis[order[:LABEL_TRIES]]
+
     def _update_labels(self) -> None:
+        """Labels wherever they fit: candidates in ``_label_candidates`` order, each placed below its node
+        unless it would overlap a label already placed or leave the view (at most ``MAX_LABELS``)."""
         st = self.state
-        if st is None or self._x.size == 0:
+        self._label_rects = []
+        # labels only for the state the layout was made for (a range change may come before the redraw)
+        if st is None or self._x.size == 0 or self._layout_key != (id(st), st.structure_version, st.n_nodes):
             for t in self._labels:
                 t.setVisible(False)
+            self._label_key = None
             return
-        (x0, x1), (y0, y1) = self.getViewBox().viewRange()
+        vb = self.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = vb.width(), vb.height()
+        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true)
+        if key == self._label_key:
+            self._label_rects = self._placed_rects
+            return  # the same view of the same state: the labels placed last time stand
+        self._label_key = key
+        sx, sy = w / max(x1 - x0, 1e-12), h / max(y1 - y0, 1e-12)
         vis = np.flatnonzero((self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1))
-        px_per_unit = self.getViewBox().width() / max(x1 - x0, 1e-9)
-        if vis.size > MAX_LABELS or px_per_unit < 40:
-            vis = vis[:0]
-        compact = px_per_unit < 110
-        while len(self._labels) < vis.size:
-            t = pg.TextItem(color="#202020", anchor=(0.5, -0.25))
-            t.setFont(QtGui.QFont("Sans", 7))
+        metrics = QtGui.QFontMetricsF(self._label_font)
+        placed: list[QtCore.QRectF] = []
+        shown = []
+        for i in self._label_candidates(st, vis).tolist():
+            nd = st.nodes[int(self._ids[i])]
+            text = node_text(nd, self.show_true, compact=True)
+            lines = text.split("\n")
+            tw = max(metrics.horizontalAdvance(line) for line in lines) + 8  # the text item's margins
+            th = metrics.lineSpacing() * len(lines) + 8
+            px, py = (self._x[i] - x0) * sx, (y1 - self._y[i]) * sy
+            rect = QtCore.QRectF(px - tw / 2, py + 5, tw, th)
+            if rect.left() < 0 or rect.right() > w or rect.bottom() > h:
+                continue
+            if any(rect.intersects(r) for r in placed):
+                continue
+            placed.append(rect)
+            shown.append((i, text))
+            if len(shown) >= MAX_LABELS:
+                break
+        while len(self._labels) < len(shown):
+            t = pg.TextItem(color="#202020", anchor=(0.5, 0.0))
+            t.setFont(self._label_font)
             self.addItem(t)
             self._labels.append(t)
-        for t, i in zip(self._labels, vis):
-            nd = st.nodes[int(self._ids[i])]
-            t.setText(node_text(nd, self.show_true, compact))
-            t.setPos(float(self._x[i]), float(self._y[i]))
+        for t, (i, text) in zip(self._labels, shown):
+            if getattr(t, "_shown_text", None) != text:  # laying out a text item is the costly part
+                t.setText(text)
+                t._shown_text = text
+            t.setPos(float(self._x[i]), float(self._y[i]) - 5 / sy)
             t.setVisible(True)
-        for t in self._labels[vis.size:]:
+        for t in self._labels[len(shown):]:
             t.setVisible(False)
+        self._label_rects = self._placed_rects = placed
+
+    def label_rects(self) -> list:
+        """The view-pixel rectangles of the labels shown (none overlap; all inside the view)."""
+        return list(getattr(self, "_label_rects", []))
 
     def visible_label_count(self) -> int:
         return sum(1 for t in self._labels if t.isVisible())

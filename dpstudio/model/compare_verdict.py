@@ -1,0 +1,66 @@
+"""The Compare panel's figures in words: which release errs more, by how much, why, and which to export.
+
+Qt-free. Works on data-independent curves only (the analytic expected errors: they follow from the noise
+scales and the released tree's public shape), so the recommendation reveals nothing more about the data
+than the release itself. Ratios are of the geometric mean of the expected squared error over the query sizes
+plotted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE
+
+#: a method is said to err more when its mean error exceeds the best one's by this factor
+NOTABLE = 1.5
+
+
+def mean_errors(values: dict) -> dict:
+    """Geometric mean of each method's expected squared error over the query sizes (zeros skipped)."""
+    out = {}
+    for m, y in values.items():
+        y = np.asarray(y, dtype=float)
+        y = y[np.isfinite(y) & (y > 0)]
+        if y.size:
+            out[m] = float(np.exp(np.mean(np.log(y))))
+    return out
+
+
+def _why(worse: str, better: str, levels: int, kind: str) -> str:
+    tree_methods = (RAW_TREE, LEAST_SQUARES) if kind == "histogram" else ()
+    if worse == LEAF_ONLY:
+        return ("leaf-only adds one noisy count per cell a query covers, so its error grows with the query's "
+                "size, while a tree answers a large range from a few nodes")
+    if better == LEAF_ONLY and (worse in tree_methods or kind == "table"):
+        return (f"the count budget is shared by the {levels} levels of the tree (a person is in one node per "
+                f"level), so each count gets noise about {levels} times larger than leaf-only counts, a variance "
+                f"about {levels * levels} times larger; combining the levels wins back only part of it")
+    if worse == RAW_TREE and better == LEAST_SQUARES:
+        return ("the raw tree uses each noisy node once; least squares combines every estimate of the same "
+                "range (a node, its parent and its children), which lowers the variance")
+    return "their noise scales and the number of noisy counts each query adds up differ"
+
+
+def verdict(values: dict, levels: int, kind: str) -> str:
+    """A few sentences on the analytic curves ``values`` ({method: expected error by query size});
+    ``levels``: the released tree's number of levels (public: its shape is released); ``kind``:
+    "histogram" or "table"."""
+    means = mean_errors(values)
+    if len(means) < 2:
+        return ""
+    best = min(means, key=means.get)
+    parts = []
+    for m in sorted(means, key=means.get, reverse=True):
+        ratio = means[m] / means[best]
+        if m != best and ratio >= NOTABLE:
+            parts.append(f"{m}: expected error {ratio:.3g} times that of {best}, because "
+                         f"{_why(m, best, levels, kind)}.")
+    if not parts:
+        parts.append(f"the releases' expected errors are within a factor {NOTABLE:g} of each other.")
+    parts.append(f"Recommended for export: {best} (the lowest expected error over these query sizes; "
+                 "data-independent figures).")
+    return " ".join(parts)
+
+
+__all__ = ["NOTABLE", "mean_errors", "verdict"]

@@ -18,7 +18,7 @@ import pandas as pd
 from ..algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
 from ..algorithms.mondrian import run_mondrian
 from ..core import syntactic_metrics as sm
-from ..core.events import RunFinished
+from ..core.events import Progress, RunFinished
 from ..core.syntactic_models import LDiversity, TCloseness
 from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
                             mondrian_table, with_tree, write_outputs)
@@ -74,7 +74,7 @@ class AnonymizeSettings:
         models = self.models()
         if models and not self.sensitive:
             raise AnonymizeError("l-diversity and t-closeness need a sensitive attribute")
-        if self.sensitive in self.qi:
+        if models and self.sensitive in self.qi:
             raise AnonymizeError("the sensitive attribute cannot also be a quasi-identifier")
         if self.mondrian:
             if models:
@@ -245,6 +245,24 @@ def run_to_outcome(frame, taxonomies, settings, missing: str = "drop", source: s
         if isinstance(ev, RunFinished):
             out = ev.result
     return out
+
+
+def run_with_progress(frame, taxonomies, settings: AnonymizeSettings, missing: str = "drop",
+                      source: str = "studio", every: int = 32):
+    """``run_anonymize`` for the studio's worker: the search's events thinned to a Progress every ``every``
+    steps (total: the lattice's nodes; 0 for Mondrian, whose number of cuts is not known ahead), then
+    RunFinished(AnonymizeOutcome)."""
+    total = 0
+    if not settings.mondrian and all(a in taxonomies for a in settings.qi):
+        total = int(np.prod([taxonomies[a].height + 1 for a in settings.qi]))
+    done = 0
+    for ev in run_anonymize(frame, taxonomies, settings, missing, source):
+        if isinstance(ev, RunFinished):
+            yield ev
+            return
+        done += 1
+        if done % every == 0:
+            yield Progress(done, max(total, done) if total else 0, f"{settings.algorithm}: {done:,} steps")
 
 
 def export(outcome: AnonymizeOutcome, path, overwrite: bool = False):

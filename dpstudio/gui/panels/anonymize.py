@@ -158,6 +158,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.node_info.setWordWrap(True)
         self.node_info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         lt.addWidget(self.node_info)
+        for two_lines in (self.summary, self.node_info):
+            two_lines.setMinimumHeight(2 * two_lines.fontMetrics().lineSpacing() + 6)
         self.result_tabs.addTab(lattice_tab, "Lattice")
         self.size_plot = pg.PlotWidget(background="w")
         self.size_plot.setLabel("bottom", "equivalence class size (rows)")
@@ -188,6 +190,9 @@ class AnonymizePanel(QtWidgets.QWidget):
             for j, v in enumerate(r):
                 self.sweeney.setItem(i, j, QtWidgets.QTableWidgetItem(str(v)))
         self.sweeney.resizeColumnsToContents()
+        self.sweeney.verticalHeader().setDefaultSectionSize(self.sweeney.fontMetrics().height() + 4)
+        self.sweeney.setMinimumHeight(self.sweeney.horizontalHeader().sizeHint().height() + 4
+                                      + len(teach.SWEENEY_ROWS) * (self.sweeney.fontMetrics().height() + 4))
         al.addWidget(self.sweeney, 1)
         steps_col = QtWidgets.QVBoxLayout()
         self.steps = teach.homogeneity_steps()
@@ -204,10 +209,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         nav.addWidget(self.back_button)
         nav.addWidget(self.next_button)
         steps_col.addWidget(self.step_title)
+        self.step_text.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         steps_col.addWidget(self.step_text, 1)
         steps_col.addLayout(nav)
         al.addLayout(steps_col, 1)
-        lay.addWidget(attack, 1)
+        lay.addWidget(attack, 3)
 
         contrast = QtWidgets.QGroupBox("Neighbours: remove one record (the settings of the Anonymize tab, on the "
                                        "loaded data)")
@@ -237,7 +243,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.contrast_plot.setLabel("bottom", "noisy count of the removed record's class")
         self.contrast_plot.addLegend(offset=(5, 5))
         cl.addWidget(self.contrast_plot, 1)
-        lay.addWidget(contrast, 1)
+        lay.addWidget(contrast, 2)
         self.step = 0
         self.show_step(0)
         return tab
@@ -364,9 +370,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         s = out.settings
         parts = [f"<b>{s.algorithm}</b>: {s.metric} = {out.metric:,.6g}", f"{out.classes:,} equivalence classes",
                  f"{out.suppressed:,} rows suppressed", f"{len(out.table):,} rows released"]
+        text = "; ".join(parts)
         if out.levels is not None:
-            parts.append("levels " + ", ".join(f"{a}={v}" for a, v in zip(s.qi, out.levels)))
-        self.summary.setText("; ".join(parts))
+            text += "<br>levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, out.levels))
+        self.summary.setText(text)
         values, counts = out.size_histogram()
         self.size_bars.setOpts(x=values.astype(float), height=counts.astype(float),
                                width=max(0.8, float(np.ptp(values)) / 80 if len(values) else 0.8))
@@ -403,9 +410,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         s = self.outcome.settings
         state = self.lattice.status.get(tuple(levels), UNKNOWN)
         self.node_info.setText(
-            f"<b>node {tuple(levels)}</b> ({state}): " + ", ".join(f"{a} at level {v}" for a, v in zip(s.qi, levels))
-            + f"; {'satisfies' if r.satisfies else 'does not satisfy'} the model; {s.metric} = {r.metric:,.6g}; "
-            f"{r.classes:,} classes; {r.suppressed:,} rows suppressed")
+            f"<b>node {tuple(levels)}</b> ({state}): {'satisfies' if r.satisfies else 'does not satisfy'} the "
+            f"model; {s.metric} = {r.metric:,.6g}; {r.classes:,} classes; {r.suppressed:,} rows suppressed<br>"
+            "levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, levels)))
         self.node_result = r
 
     # -- export -----------------------------------------------------------------------------------------------
@@ -479,8 +486,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         if len(c.changed) > 6:
             lines.append(f"&nbsp;&nbsp;... and {len(c.changed) - 6} more")
         lines.append(f"A DP count of that class (Laplace, epsilon = {c.epsilon:g}): the densities on D and D' "
-                     f"differ by a factor of at most {c.max_ratio:.4f} = e^{c.epsilon:g} anywhere: an observer "
-                     f"cannot tell which table was used.")
+                     f"differ by a factor of at most {c.max_ratio:.4f} = e^{c.epsilon:g} anywhere: no output is "
+                     f"more than that much likelier with the record than without it.")
         self.contrast_text.setText("<br>".join(lines))
         self.contrast_plot.clear()
         self.contrast_plot.plot(c.grid, c.density_d, pen=pg.mkPen("#1f5fbf", width=2), name="D")

@@ -147,3 +147,26 @@ def test_teaching_tab_attack_steps_and_neighbour_contrast(panel, qtbot):
     assert c.max_ratio <= math.exp(0.5) * (1 + 1e-12)
     assert len(panel.contrast_plot.getPlotItem().listDataItems()) == 2
     shot(panel, "anonymize-teaching")
+
+
+def test_cancel_leaves_no_result_and_run_usable_again(panel, qtbot, window):
+    every = [a for a in window.project.attributes("quasi-identifier") if a in window.project.taxonomies]
+    assert len(every) >= 7
+    panel.set_qi(every)
+    panel.algorithm_combo.setCurrentText("optimal")
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+        window.cancel_work()
+    assert panel.outcome is None and panel.run_button.isEnabled()
+    _run(panel, qtbot, qi=("race", "sex"), k=2)
+    assert panel.outcome is not None and panel.outcome.settings.qi == ("race", "sex")
+
+
+def test_samarati_draws_unevaluated_nodes(panel, qtbot):
+    _run(panel, qtbot, qi=("education", "marital-status", "workclass"), k=10, algorithm="samarati")
+    out = panel.outcome
+    states = set(panel.lattice.status.values())
+    assert "not evaluated" in states and panel.lattice.status[out.levels] == "chosen"
+    evaluated = {r.levels for r in out.search.evaluated}
+    assert all(panel.lattice.status[n] == "not evaluated" for n in panel.lattice.status if n not in evaluated
+               and n not in out.search.satisfying)

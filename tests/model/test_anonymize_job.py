@@ -127,3 +127,15 @@ def test_neighbour_contrast_changes_the_removed_record_class(algorithm):
     assert c.count == Counter(map(tuple, c.before.table[["a", "b"]].astype(str).to_numpy().tolist()))[
         tuple(label.split(" | "))]
     assert c.max_ratio <= math.exp(0.5) * (1 + 1e-12) and c.max_ratio >= math.exp(0.5) * (1 - 1e-9)
+
+
+@needs_arx
+def test_run_with_progress_reports_lattice_steps(arx):
+    from dpstudio.core.events import Progress, RunFinished
+    from dpstudio.model.anonymize_job import run_with_progress
+
+    frame, tax = arx
+    events = list(run_with_progress(frame, tax, AnonymizeSettings(QI4, 10, "optimal", "dm", 0.01), every=8))
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert isinstance(events[-1], RunFinished) and events[-1].result.levels == (0, 0, 1, 2)
+    assert [p.done for p in progress] == list(range(8, 61, 8)) and {p.total for p in progress} == {60}

@@ -340,7 +340,7 @@ class AnonymizePanel(QtWidgets.QWidget):
                         name=f"anonymizing ({settings.algorithm})", pause_gc=True)
         worker.signals.finished.connect(self._done)
         worker.signals.failed.connect(self._failed)
-        worker.signals.cancelled.connect(self.finished.emit)
+        worker.signals.cancelled.connect(self._cancelled)
         self._worker = worker
         self.run_button.setEnabled(False)
         started = self._start(worker, f"anonymizing ({settings.algorithm})")
@@ -352,6 +352,10 @@ class AnonymizePanel(QtWidgets.QWidget):
     def cancel(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
+
+    def _cancelled(self) -> None:
+        self.run_button.setEnabled(True)
+        self.finished.emit()
 
     def _failed(self, message: str) -> None:
         self.run_button.setEnabled(True)

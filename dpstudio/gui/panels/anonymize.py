@@ -318,23 +318,27 @@ class AnonymizePanel(QtWidgets.QWidget):
             self.show_error(str(exc))
             return None
 
-    def _inputs(self):
-        frame = self.project.frame
-        if frame is None:
-            raise AnonymizeError("open data first (Data panel)")
-        return frame, dict(self.project.taxonomies), self.project.missing
+    def _inputs(self, done: QtCore.SignalInstance):
+        """(frame, taxonomies, missing, settings) checked; on bad input: the message, ``done`` emitted, None."""
+        try:
+            frame = self.project.frame
+            if frame is None:
+                raise AnonymizeError("open data first (Data panel)")
+            settings = self.settings()
+            settings.check(frame, dict(self.project.taxonomies))
+        except AnonymizeError as exc:
+            self.show_error(str(exc))
+            done.emit()
+            return None
+        self.clear_error()
+        return frame, dict(self.project.taxonomies), self.project.missing, settings
 
     def run(self) -> Worker | None:
         """Run the settings in the worker; the result arrives in ``outcome`` (``finished`` is emitted)."""
-        try:
-            frame, taxonomies, missing = self._inputs()
-            settings = self.settings()
-            settings.check(frame, taxonomies)
-        except AnonymizeError as exc:
-            self.show_error(str(exc))
-            self.finished.emit()
+        inputs = self._inputs(self.finished)
+        if inputs is None:
             return None
-        self.clear_error()
+        frame, taxonomies, missing, settings = inputs
         name = self.project.data_path.name if self.project.data_path is not None else "studio"
         worker = Worker(lambda: aj.run_with_progress(frame, taxonomies, settings, missing, name),
                         name=f"anonymizing ({settings.algorithm})", pause_gc=True)
@@ -457,14 +461,10 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     def run_contrast(self) -> Worker | None:
         """D against D minus one record with the Anonymize tab's settings, in the worker."""
-        try:
-            frame, taxonomies, missing = self._inputs()
-            settings = self.settings()
-            settings.check(frame, taxonomies)
-        except AnonymizeError as exc:
-            self.show_error(str(exc))
-            self.contrast_finished.emit()
+        inputs = self._inputs(self.contrast_finished)
+        if inputs is None:
             return None
+        frame, taxonomies, missing, settings = inputs
         eps = self.contrast_eps.value()
         worker = Worker(lambda _progress: teach.neighbour_contrast(frame, taxonomies, settings, missing, eps),
                         function=True, name="neighbour contrast")

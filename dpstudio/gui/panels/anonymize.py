@@ -1,0 +1,504 @@
+"""The Anonymize panel: syntactic anonymization (k-anonymity, l-diversity, t-closeness) on the project's loaded
+data and taxonomies, and the teaching tab of SYNTACTIC.md K11 (what a syntactic guarantee does not promise).
+
+Nothing here is differentially private: the output is a deterministic function of the data and shows exact
+counts (classes, suppressed rows, class sizes); no noise is drawn, no epsilon spent, the budget store is not
+charged. The label "syntactic anonymization: no differential-privacy guarantee" is always on screen, and
+every export carries it (``io.anonymize.write_outputs``: atomic, never overwrites). The computation is
+``model.anonymize_job`` (the one ``dpstudio anonymize`` runs), off the GUI thread in the window's worker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtCore import Qt
+
+from dpstudio.core.events import RunFinished
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+from dpstudio.gui.widgets.lattice_view import CHOSEN, COLOURS, FAILING, MINIMAL, SATISFYING, UNKNOWN, LatticeView
+from dpstudio.gui.worker import TaskRunner, Worker, user_message
+from dpstudio.io.anonymize import LABEL, AnonymizeError
+from dpstudio.io.atomic import OutputPathError
+from dpstudio.model import anonymize_job as aj
+from dpstudio.model import anonymize_teaching as teach
+from dpstudio.model.project import QUASI_IDENTIFIER, Project
+
+NONE = "(none)"
+OFF = "off"
+
+
+def _named(widget: QtWidgets.QWidget, name: str, tip: str = "") -> QtWidgets.QWidget:
+    widget.setAccessibleName(name)
+    if tip:
+        widget.setToolTip(tip)
+    return widget
+
+
+class AnonymizePanel(QtWidgets.QWidget):
+    """See the module docstring. ``outcome``: the last run's ``AnonymizeOutcome`` (None before a run)."""
+
+    finished = QtCore.Signal()  # a run ended (outcome set) or failed
+    contrast_finished = QtCore.Signal()
+
+    def __init__(self, project: Project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.outcome: aj.AnonymizeOutcome | None = None
+        self.contrast: teach.NeighbourContrast | None = None
+        self.last_error = ""
+        self._runner: TaskRunner | None = None
+        self._worker: Worker | None = None
+
+        layout = QtWidgets.QVBoxLayout(self)
+        self.label = QtWidgets.QLabel(LABEL)
+        self.label.setObjectName("not-dp-label")
+        self.label.setStyleSheet("color: #a00000; font-weight: bold;")
+        self.label.setAlignment(Qt.AlignCenter)
+        layout.addWidget(self.label)
+        self.error = QtWidgets.QLabel()
+        self.error.setStyleSheet("color: #a00000;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        layout.addWidget(self.error)
+        self.tabs = _named(QtWidgets.QTabWidget(), "anonymize views")
+        layout.addWidget(self.tabs, 1)
+        self.tabs.addTab(self._build_run_tab(), "Anonymize")
+        self.tabs.addTab(self._build_teaching_tab(), "What it does not promise")
+        project.subscribe(self._on_project, "data", "roles", "taxonomies", "types")
+        self.refresh()
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def _build_run_tab(self) -> QtWidgets.QWidget:
+        tab = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(tab)
+        form_box = QtWidgets.QGroupBox("Settings")
+        form = QtWidgets.QFormLayout(form_box)
+        self.qi_list = _named(QtWidgets.QListWidget(), "quasi-identifiers",
+                              "the project's quasi-identifiers; a lattice search needs a taxonomy for each one")
+        self.qi_list.setMaximumHeight(140)
+        form.addRow("Quasi-identifiers", self.qi_list)
+        self.k_spin = _named(QtWidgets.QSpinBox(), "k", "every released class has at least k rows")
+        self.k_spin.setRange(1, 1_000_000)
+        self.k_spin.setValue(5)
+        form.addRow("k", self.k_spin)
+        self.sensitive_combo = _named(QtWidgets.QComboBox(), "sensitive attribute",
+                                      "the attribute l-diversity and t-closeness protect")
+        form.addRow("Sensitive attribute", self.sensitive_combo)
+        self.l_kind = _named(QtWidgets.QComboBox(), "l-diversity kind")
+        self.l_kind.addItems([OFF, *aj.L_KINDS])
+        self.l_value = _named(QtWidgets.QDoubleSpinBox(), "l", "l of l-diversity (distinct and recursive: whole)")
+        self.l_value.setRange(1, 1000)
+        self.l_value.setValue(2)
+        self.c_value = _named(QtWidgets.QDoubleSpinBox(), "c of recursive l-diversity")
+        self.c_value.setRange(0.01, 1000)
+        self.c_value.setValue(3)
+        l_row = QtWidgets.QHBoxLayout()
+        for w, text in ((self.l_kind, None), (QtWidgets.QLabel("l"), None), (self.l_value, None),
+                        (QtWidgets.QLabel("c"), None), (self.c_value, None)):
+            l_row.addWidget(w)
+        form.addRow("l-diversity", l_row)
+        self.t_kind = _named(QtWidgets.QComboBox(), "t-closeness kind")
+        self.t_kind.addItems([OFF, *aj.T_KINDS])
+        self.t_value = _named(QtWidgets.QDoubleSpinBox(), "t", "largest distance of a class's sensitive "
+                              "distribution to the whole table's")
+        self.t_value.setRange(0, 1)
+        self.t_value.setDecimals(3)
+        self.t_value.setSingleStep(0.05)
+        self.t_value.setValue(0.2)
+        t_row = QtWidgets.QHBoxLayout()
+        t_row.addWidget(self.t_kind)
+        t_row.addWidget(QtWidgets.QLabel("t"))
+        t_row.addWidget(self.t_value)
+        form.addRow("t-closeness", t_row)
+        self.suppression = _named(QtWidgets.QDoubleSpinBox(), "suppression limit",
+                                  "share of rows that may be removed (MaxSup = floor(x n))")
+        self.suppression.setRange(0, 0.99)
+        self.suppression.setDecimals(3)
+        self.suppression.setSingleStep(0.01)
+        form.addRow("Suppression limit", self.suppression)
+        self.algorithm_combo = _named(QtWidgets.QComboBox(), "algorithm")
+        self.algorithm_combo.addItems(list(aj.ALGORITHMS))
+        form.addRow("Algorithm", self.algorithm_combo)
+        self.metric_combo = _named(QtWidgets.QComboBox(), "metric", "dm: discernibility; dm-star: sum of squared class "
+                             "sizes; entropy: non-uniform entropy; cm: classification (the class attribute); "
+                             "avg: average class size; loss")
+        self.metric_combo.addItems(list(aj.METRICS))
+        form.addRow("Metric", self.metric_combo)
+        buttons = QtWidgets.QHBoxLayout()
+        self.run_button = _named(QtWidgets.QPushButton("Run"), "run anonymization")
+        self.run_button.clicked.connect(self.run)
+        self.export_button = _named(QtWidgets.QPushButton("Export..."), "export anonymized table")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self._export_clicked)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.export_button)
+        form.addRow(buttons)
+        form_box.setMaximumWidth(430)
+        row.addWidget(form_box)
+
+        right = QtWidgets.QVBoxLayout()
+        self.summary = QtWidgets.QLabel("Run to see the anonymized table.")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        right.addWidget(self.summary)
+        self.result_tabs = _named(QtWidgets.QTabWidget(), "anonymization results")
+        lattice_tab = QtWidgets.QWidget()
+        lt = QtWidgets.QVBoxLayout(lattice_tab)
+        legend = "  ".join(f'<span style="color:{COLOURS[s] if s != UNKNOWN else "#808080"}">&#9679;</span> {s}'
+                           for s in (CHOSEN, MINIMAL, SATISFYING, FAILING, UNKNOWN))
+        self.legend = QtWidgets.QLabel(legend)
+        lt.addWidget(self.legend)
+        self.lattice = LatticeView()
+        self.lattice.node_clicked.connect(self.show_node)
+        lt.addWidget(self.lattice, 1)
+        self.node_info = QtWidgets.QLabel("Click a node to see its levels and metric.")
+        self.node_info.setWordWrap(True)
+        self.node_info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        lt.addWidget(self.node_info)
+        for two_lines in (self.summary, self.node_info):
+            two_lines.setMinimumHeight(2 * two_lines.fontMetrics().lineSpacing() + 6)
+        self.result_tabs.addTab(lattice_tab, "Lattice")
+        self.size_plot = pg.PlotWidget(background="w")
+        self.size_plot.setLabel("bottom", "equivalence class size (rows)")
+        self.size_plot.setLabel("left", "classes")
+        self.size_plot.setAccessibleName("equivalence class size histogram")
+        self.size_bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush="#4a7fc1", pen=None)
+        self.size_plot.addItem(self.size_bars)
+        self.result_tabs.addTab(self.size_plot, "Class sizes")
+        self.table_view = _named(QtWidgets.QTableView(), "anonymized table preview")
+        self.table_model = DataFrameModel(parent=self)
+        self.table_view.setModel(self.table_model)
+        self.result_tabs.addTab(self.table_view, "Table")
+        right.addWidget(self.result_tabs, 1)
+        row.addLayout(right, 1)
+        return tab
+
+    def _build_teaching_tab(self) -> QtWidgets.QWidget:
+        tab = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(tab)
+        attack = QtWidgets.QGroupBox("The homogeneity attack on the seed's 2-anonymous table (Sweeney)")
+        al = QtWidgets.QHBoxLayout(attack)
+        self.sweeney = _named(QtWidgets.QTableWidget(len(teach.SWEENEY_ROWS), len(teach.SWEENEY_COLUMNS)),
+                              "Sweeney table")
+        self.sweeney.setHorizontalHeaderLabels(list(teach.SWEENEY_COLUMNS))
+        self.sweeney.setVerticalHeaderLabels([f"t{i + 1}" for i in range(len(teach.SWEENEY_ROWS))])
+        self.sweeney.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        for i, r in enumerate(teach.SWEENEY_ROWS):
+            for j, v in enumerate(r):
+                self.sweeney.setItem(i, j, QtWidgets.QTableWidgetItem(str(v)))
+        self.sweeney.resizeColumnsToContents()
+        self.sweeney.verticalHeader().setDefaultSectionSize(self.sweeney.fontMetrics().height() + 4)
+        self.sweeney.setMinimumHeight(self.sweeney.horizontalHeader().sizeHint().height() + 4
+                                      + len(teach.SWEENEY_ROWS) * (self.sweeney.fontMetrics().height() + 4))
+        al.addWidget(self.sweeney, 1)
+        steps_col = QtWidgets.QVBoxLayout()
+        self.steps = teach.homogeneity_steps()
+        self.step_title = QtWidgets.QLabel()
+        self.step_title.setStyleSheet("font-weight: bold;")
+        self.step_text = QtWidgets.QLabel()
+        self.step_text.setWordWrap(True)
+        self.step_text.setMinimumWidth(320)
+        nav = QtWidgets.QHBoxLayout()
+        self.back_button = _named(QtWidgets.QPushButton("Back"), "previous attack step")
+        self.next_button = _named(QtWidgets.QPushButton("Next"), "next attack step")
+        self.back_button.clicked.connect(lambda: self.show_step(self.step - 1))
+        self.next_button.clicked.connect(lambda: self.show_step(self.step + 1))
+        nav.addWidget(self.back_button)
+        nav.addWidget(self.next_button)
+        steps_col.addWidget(self.step_title)
+        self.step_text.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        steps_col.addWidget(self.step_text, 1)
+        steps_col.addLayout(nav)
+        al.addLayout(steps_col, 1)
+        lay.addWidget(attack, 3)
+
+        contrast = QtWidgets.QGroupBox("Neighbours: remove one record (the settings of the Anonymize tab, on the "
+                                       "loaded data)")
+        cl = QtWidgets.QHBoxLayout(contrast)
+        left = QtWidgets.QVBoxLayout()
+        ctl = QtWidgets.QHBoxLayout()
+        self.contrast_eps = _named(QtWidgets.QDoubleSpinBox(), "contrast epsilon",
+                                   "epsilon of the DP count drawn for comparison (densities only: nothing is spent)")
+        self.contrast_eps.setRange(0.01, 10)
+        self.contrast_eps.setValue(1.0)
+        self.contrast_button = _named(QtWidgets.QPushButton("Remove one record and run again"),
+                                      "run neighbour contrast")
+        self.contrast_button.clicked.connect(self.run_contrast)
+        ctl.addWidget(QtWidgets.QLabel("DP count at epsilon"))
+        ctl.addWidget(self.contrast_eps)
+        ctl.addWidget(self.contrast_button)
+        left.addLayout(ctl)
+        self.contrast_text = QtWidgets.QLabel(
+            "A syntactic output is a deterministic function of the data: removing one record changes it in a "
+            "way anyone comparing the two outputs sees. A DP output's distribution moves by at most e^epsilon.")
+        self.contrast_text.setWordWrap(True)
+        self.contrast_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        left.addWidget(self.contrast_text, 1)
+        cl.addLayout(left, 1)
+        self.contrast_plot = pg.PlotWidget(background="w")
+        self.contrast_plot.setAccessibleName("DP count densities on D and D'")
+        self.contrast_plot.setLabel("bottom", "noisy count of the removed record's class")
+        self.contrast_plot.addLegend(offset=(5, 5))
+        cl.addWidget(self.contrast_plot, 1)
+        lay.addWidget(contrast, 2)
+        self.step = 0
+        self.show_step(0)
+        return tab
+
+    # -- project ----------------------------------------------------------------------------------------------
+    def _on_project(self, _field: str) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Quasi-identifiers (checked: those with a taxonomy, as before) and the sensitive attribute choices."""
+        p = self.project
+        before = {self.qi_list.item(i).text(): self.qi_list.item(i).checkState() for i in range(self.qi_list.count())}
+        self.qi_list.clear()
+        for a in p.attributes(QUASI_IDENTIFIER):
+            item = QtWidgets.QListWidgetItem(a)
+            has = a in p.taxonomies
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(before.get(a, Qt.Checked if has else Qt.Unchecked))
+            item.setToolTip("has a taxonomy" if has else "no taxonomy: Mondrian only (numeric), or add one in "
+                            "the Taxonomy panel")
+            self.qi_list.addItem(item)
+        current = self.sensitive_combo.currentText()
+        self.sensitive_combo.clear()
+        self.sensitive_combo.addItem(NONE)
+        self.sensitive_combo.addItems([str(c) for c in p.columns])
+        want = current if current not in ("", NONE) else (p.class_attribute or NONE)
+        i = self.sensitive_combo.findText(want)
+        self.sensitive_combo.setCurrentIndex(max(i, 0))
+
+    def set_qi(self, names) -> None:
+        """Check exactly ``names`` among the quasi-identifiers."""
+        for i in range(self.qi_list.count()):
+            item = self.qi_list.item(i)
+            item.setCheckState(Qt.Checked if item.text() in names else Qt.Unchecked)
+
+    def settings(self) -> aj.AnonymizeSettings:
+        qi = tuple(self.qi_list.item(i).text() for i in range(self.qi_list.count())
+                   if self.qi_list.item(i).checkState() == Qt.Checked)
+        sensitive = self.sensitive_combo.currentText()
+        sensitive = None if sensitive in ("", NONE) else sensitive
+        lk, tk = self.l_kind.currentText(), self.t_kind.currentText()
+        l_value = self.l_value.value() if lk == "entropy" else int(round(self.l_value.value()))
+        return aj.AnonymizeSettings(
+            qi, self.k_spin.value(), self.algorithm_combo.currentText(), self.metric_combo.currentText(),
+            round(self.suppression.value(), 6), sensitive,
+            None if lk == OFF else (lk, l_value, self.c_value.value()),
+            None if tk == OFF else (tk, self.t_value.value()),
+            self.project.class_attribute if self.metric_combo.currentText() == "cm" else None)
+
+    # -- running ----------------------------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        self.last_error = message
+        win = host(self)
+        if win is not None:
+            win.show_error(message)
+        self.error.setText(message)
+        self.error.show()
+
+    def clear_error(self) -> None:
+        self.last_error = ""
+        self.error.hide()
+
+    def _start(self, worker: Worker, title: str) -> Worker | None:
+        win = host(self)
+        if win is not None:
+            return win.start_worker(worker, title)
+        if self._runner is None:
+            self._runner = TaskRunner(self)
+        try:
+            return self._runner.start(worker)
+        except RuntimeError as exc:
+            self.show_error(str(exc))
+            return None
+
+    def _inputs(self, done: QtCore.SignalInstance):
+        """(frame, taxonomies, missing, settings) checked; on bad input: the message, ``done`` emitted, None."""
+        try:
+            frame = self.project.frame
+            if frame is None:
+                raise AnonymizeError("open data first (Data panel)")
+            settings = self.settings()
+            settings.check(frame, dict(self.project.taxonomies))
+        except AnonymizeError as exc:
+            self.show_error(str(exc))
+            done.emit()
+            return None
+        self.clear_error()
+        return frame, dict(self.project.taxonomies), self.project.missing, settings
+
+    def run(self) -> Worker | None:
+        """Run the settings in the worker; the result arrives in ``outcome`` (``finished`` is emitted)."""
+        inputs = self._inputs(self.finished)
+        if inputs is None:
+            return None
+        frame, taxonomies, missing, settings = inputs
+        name = self.project.data_path.name if self.project.data_path is not None else "studio"
+        worker = Worker(lambda: aj.run_with_progress(frame, taxonomies, settings, missing, name),
+                        name=f"anonymizing ({settings.algorithm})", pause_gc=True)
+        worker.signals.finished.connect(self._done)
+        worker.signals.failed.connect(self._failed)
+        worker.signals.cancelled.connect(self._cancelled)
+        self._worker = worker
+        self.run_button.setEnabled(False)
+        started = self._start(worker, f"anonymizing ({settings.algorithm})")
+        if started is None:
+            self.run_button.setEnabled(True)
+            self.finished.emit()
+        return started
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+
+    def _cancelled(self) -> None:
+        self.run_button.setEnabled(True)
+        self.finished.emit()
+
+    def _failed(self, message: str) -> None:
+        self.run_button.setEnabled(True)
+        self.show_error(message)
+        self.finished.emit()
+
+    def _done(self, items) -> None:
+        self.run_button.setEnabled(True)
+        result = next((e.result for e in reversed(items) if isinstance(e, RunFinished)), None)
+        if result is not None:
+            self.show_outcome(result)
+        self.finished.emit()
+
+    def show_outcome(self, out: aj.AnonymizeOutcome) -> None:
+        self.outcome = out
+        s = out.settings
+        parts = [f"<b>{s.algorithm}</b>: {s.metric} = {out.metric:,.6g}", f"{out.classes:,} equivalence classes",
+                 f"{out.suppressed:,} rows suppressed", f"{len(out.table):,} rows released"]
+        text = "; ".join(parts)
+        if out.levels is not None:
+            text += "<br>levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, out.levels))
+        self.summary.setText(text)
+        values, counts = out.size_histogram()
+        self.size_bars.setOpts(x=values.astype(float), height=counts.astype(float),
+                               width=max(0.8, float(np.ptp(values)) / 80 if len(values) else 0.8))
+        self.size_plot.autoRange()
+        self.table_model.set_frame(out.table)
+        self.export_button.setEnabled(True)
+        self.lattice.clear()
+        if out.search is not None:
+            status = {}
+            for r in out.search.evaluated:
+                status[r.levels] = SATISFYING if r.satisfies else FAILING
+            for n in out.search.satisfying:
+                status[n] = SATISFYING
+            for n in out.search.minimal:
+                status[n] = MINIMAL
+            status[out.levels] = CHOSEN
+            self.lattice.show_lattice(out.heights, status)
+            self.node_info.setText("Click a node to see its levels and metric.")
+            self.result_tabs.setCurrentIndex(0)
+        else:
+            self.node_info.setText("Mondrian recodes each class on its own (multidimensional): there is no "
+                                   "lattice.")
+            self.result_tabs.setCurrentIndex(1)
+
+    def show_node(self, levels) -> None:
+        """The details of one lattice node (evaluated here: one frequency set, exact)."""
+        if self.outcome is None or self.outcome.search is None:
+            return
+        try:
+            r = self.outcome.node(levels)
+        except AnonymizeError as exc:
+            self.show_error(str(exc))
+            return
+        s = self.outcome.settings
+        state = self.lattice.status.get(tuple(levels), UNKNOWN)
+        self.node_info.setText(
+            f"<b>node {tuple(levels)}</b> ({state}): {'satisfies' if r.satisfies else 'does not satisfy'} the "
+            f"model; {s.metric} = {r.metric:,.6g}; {r.classes:,} classes; {r.suppressed:,} rows suppressed<br>"
+            "levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, levels)))
+        self.node_result = r
+
+    # -- export -----------------------------------------------------------------------------------------------
+    def export_to(self, path) -> bool:
+        """Write the last outcome (atomic; refuses an existing file). Returns True when written."""
+        if self.outcome is None:
+            self.show_error("run an anonymization first")
+            return False
+        try:
+            csv_path, json_path = aj.export(self.outcome, path)
+        except (OutputPathError, OSError) as exc:
+            self.show_error(user_message(exc))
+            return False
+        self.clear_error()
+        win = host(self)
+        if win is not None:
+            win.show_info(f"wrote {csv_path.name} and {json_path.name} ({LABEL})")
+        return True
+
+    def _export_clicked(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export anonymized table", "anonymized.csv",
+                                                        "CSV (*.csv)")
+        if path:
+            self.export_to(path)
+
+    # -- teaching ---------------------------------------------------------------------------------------------
+    def show_step(self, i: int) -> None:
+        self.step = max(0, min(i, len(self.steps) - 1))
+        st = self.steps[self.step]
+        self.step_title.setText(st.title)
+        self.step_text.setText(st.text)
+        mark = QtGui.QBrush(QtGui.QColor("#ffd27f"))
+        for r in range(self.sweeney.rowCount()):
+            for c in range(self.sweeney.columnCount()):
+                self.sweeney.item(r, c).setBackground(mark if r in st.rows else QtGui.QBrush())
+        self.back_button.setEnabled(self.step > 0)
+        self.next_button.setEnabled(self.step < len(self.steps) - 1)
+
+    def run_contrast(self) -> Worker | None:
+        """D against D minus one record with the Anonymize tab's settings, in the worker."""
+        inputs = self._inputs(self.contrast_finished)
+        if inputs is None:
+            return None
+        frame, taxonomies, missing, settings = inputs
+        eps = self.contrast_eps.value()
+        worker = Worker(lambda _progress: teach.neighbour_contrast(frame, taxonomies, settings, missing, eps),
+                        function=True, name="neighbour contrast")
+        worker.signals.finished.connect(self._contrast_done)
+        worker.signals.failed.connect(lambda m: (self.show_error(m), self.contrast_finished.emit()))
+        worker.signals.cancelled.connect(self.contrast_finished.emit)
+        started = self._start(worker, "neighbour contrast")
+        if started is None:
+            self.contrast_finished.emit()
+        return started
+
+    def _contrast_done(self, c: teach.NeighbourContrast) -> None:
+        self.contrast = c
+        s = c.before.settings
+        values = ", ".join(f"{a}={v}" for a, v in c.removed_values.items())
+        lines = [f"Removed input row {c.removed + 1} ({values}), in the smallest released class "
+                 f"({c.count} rows). {s.algorithm} on D: {c.before.classes:,} classes; on D': "
+                 f"{c.after.classes:,} classes."]
+        if c.before.levels is not None:
+            lines.append(f"Chosen levels {c.before.levels} on D, {c.after.levels} on D'.")
+        lines.append(f"{len(c.changed)} class(es) changed, the same way on every run:")
+        lines += [f"&nbsp;&nbsp;{lab}: {a} rows &rarr; {b} rows" for lab, a, b in c.changed[:6]]
+        if len(c.changed) > 6:
+            lines.append(f"&nbsp;&nbsp;... and {len(c.changed) - 6} more")
+        lines.append(f"A DP count of that class (Laplace, epsilon = {c.epsilon:g}): the densities on D and D' "
+                     f"differ by a factor of at most {c.max_ratio:.4f} = e^{c.epsilon:g} anywhere: no output is "
+                     f"more than that much likelier with the record than without it.")
+        self.contrast_text.setText("<br>".join(lines))
+        self.contrast_plot.clear()
+        self.contrast_plot.plot(c.grid, c.density_d, pen=pg.mkPen("#1f5fbf", width=2), name="D")
+        self.contrast_plot.plot(c.grid, c.density_d_prime, pen=pg.mkPen("#e07000", width=2, style=Qt.DashLine),
+                                name="D' (one record removed)")
+        self.contrast_finished.emit()
+
+    def shutdown(self) -> None:
+        if self._runner is not None:
+            self._runner.shutdown()

@@ -1,0 +1,172 @@
+"""The Anonymize panel driven through its widgets on the bundled Adult sample and its bundled taxonomies:
+the metric agrees with ``dpstudio anonymize`` on the same table, class counts are recounted with pandas,
+a lattice node is clicked, the export is atomic and refuses to overwrite; the teaching tab's attack steps
+and neighbour contrast."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from dpstudio.cli import main
+from dpstudio.gui.demo import bundled_taxonomy_folder
+from dpstudio.io.anonymize import LABEL
+
+from .conftest import shot
+
+QI5 = ("education", "marital-status", "race", "sex", "workclass")
+
+
+@pytest.fixture
+def panel(window, qtbot):
+    window.open_sample()
+    qtbot.waitUntil(lambda: window.project.frame is not None and not window.runner.busy, timeout=60000)
+    window.panel("Taxonomy").import_folder(bundled_taxonomy_folder())
+    assert set(QI5) <= set(window.project.taxonomies)
+    p = window.show_panel("Anonymize")
+    return p
+
+
+def _run(panel, qtbot, *, qi=QI5, k=5, algorithm="optimal", metric="dm", suppression=0.0):
+    panel.set_qi(qi)
+    panel.k_spin.setValue(k)
+    panel.algorithm_combo.setCurrentText(algorithm)
+    panel.metric_combo.setCurrentText(metric)
+    panel.suppression.setValue(suppression)
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+
+
+def _cli(tmp_path, frame, qi, *extra):
+    data = tmp_path / "in.csv"
+    frame.to_csv(data, index=False)
+    folder = bundled_taxonomy_folder()
+    args = ["anonymize", "--data", str(data), "--qi", ",".join(qi), "--out", str(tmp_path / "cli.csv"), *extra]
+    for a in qi:
+        args += ["--taxonomy", f"{a}={folder / (a + '.csv')}"]
+    assert main(args) == 0
+    return json.loads((tmp_path / "cli.json").read_text())
+
+
+def test_optimal_run_matches_cli_recount_lattice_click_and_export(panel, qtbot, tmp_path, window):
+    assert panel.label.text() == LABEL and panel.label.isVisible()
+    _run(panel, qtbot, suppression=0.01)
+    out = panel.outcome
+    assert out is not None and panel.last_error == ""
+    frame = window.project.frame
+    qi = out.settings.qi  # in the data's column order
+    assert set(qi) == set(QI5)
+    side = _cli(tmp_path, frame[list(qi)], qi, "--k", "5", "--suppression", "0.01")
+    assert side["metric"]["value"] == out.metric and side["levels"] == dict(zip(qi, out.levels))
+    assert (side["classes"], side["suppressed"]) == (out.classes, out.suppressed)
+    assert f"{out.classes:,} equivalence classes" in panel.summary.text()
+    # the histogram's bars: classes per size, summing to the classes and (weighted) to the released rows
+    opts = panel.size_bars.opts
+    assert sum(opts["height"]) == out.classes
+    assert sum(x * h for x, h in zip(opts["x"], opts["height"])) == len(out.table) == len(frame) - out.suppressed
+    assert panel.table_model.rowCount() == len(out.table)
+    # the lattice: every node drawn, the chosen one coloured as chosen
+    assert len(panel.lattice.items) == math.prod(window.project.taxonomies[a].height + 1 for a in QI5)
+    assert panel.lattice.status[out.levels] == "chosen"
+    assert all(panel.lattice.status[n] == "minimal" for n in out.search.minimal if n != out.levels)
+    # click the bottom node: no generalization; recount its classes with pandas
+    bottom = (0,) * len(QI5)
+    QTest.mouseClick(panel.lattice.viewport(), Qt.LeftButton, pos=panel.lattice.node_point(bottom))
+    sizes = frame.groupby(list(qi)).size()
+    small = int(sizes[sizes < 5].sum())
+    assert panel.lattice.selected == bottom
+    text = panel.node_info.text()
+    assert f"{int((sizes >= 5).sum()):,} classes" in text and f"{small:,} rows suppressed" in text
+    assert ("does not satisfy" in text) == (small > int(0.01 * len(frame)))
+    shot(panel, "anonymize-panel")
+    # export: the same table as the CLI wrote; never overwrites
+    assert panel.export_to(tmp_path / "studio.csv")
+    assert (tmp_path / "studio.csv").read_text() == (tmp_path / "cli.csv").read_text()
+    assert json.loads((tmp_path / "studio.json").read_text())["label"] == LABEL
+    before = (tmp_path / "studio.csv").read_text()
+    assert not panel.export_to(tmp_path / "studio.csv")
+    assert "already exists" in panel.last_error and (tmp_path / "studio.csv").read_text() == before
+
+
+def test_incognito_with_l_diversity_releases_diverse_classes(panel, qtbot, window, tmp_path):
+    panel.sensitive_combo.setCurrentText("occupation")
+    panel.l_kind.setCurrentText("distinct")
+    panel.l_value.setValue(3)
+    _run(panel, qtbot, qi=("education", "marital-status", "sex"), k=4, algorithm="incognito", suppression=0.02)
+    out = panel.outcome
+    assert out is not None and out.settings.l_diversity == ("distinct", 3, 3.0)
+    groups = out.table.groupby(["education", "marital-status", "sex"])
+    assert groups["occupation"].nunique().min() >= 3 and groups.size().min() >= 4
+    assert int(0.02 * len(window.project.frame)) >= out.suppressed
+    assert set(out.search.minimal) <= {n for n, s in panel.lattice.status.items() if s in ("minimal", "chosen")}
+
+
+def test_mondrian_has_no_lattice_and_agrees_with_cli(panel, qtbot, tmp_path, window):
+    _run(panel, qtbot, qi=("education", "marital-status"), k=10, algorithm="mondrian-relaxed", metric="avg")
+    out = panel.outcome
+    assert out.search is None and not panel.lattice.items and "no lattice" in panel.node_info.text()
+    frame = window.project.frame
+    side = _cli(tmp_path, frame[["education", "marital-status"]], ("education", "marital-status"), "--k", "10",
+                "--algorithm", "mondrian-relaxed", "--metric", "avg")
+    assert side["metric"]["value"] == pytest.approx(out.metric, rel=1e-12) and side["classes"] == out.classes
+
+
+def test_bad_settings_say_one_line_and_run_nothing(panel, qtbot):
+    panel.set_qi(())
+    with qtbot.waitSignal(panel.finished, timeout=5000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+    assert panel.outcome is None and "quasi-identifier" in panel.last_error and "\n" not in panel.last_error
+    panel.set_qi(("age",))  # numeric, no taxonomy: a lattice search cannot use it
+    with qtbot.waitSignal(panel.finished, timeout=5000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+    assert "'age' has no taxonomy" in panel.last_error and panel.outcome is None
+    assert not panel.export_button.isEnabled()
+
+
+def test_teaching_tab_attack_steps_and_neighbour_contrast(panel, qtbot):
+    panel.tabs.setCurrentIndex(1)
+    assert not panel.back_button.isEnabled()
+    for _ in range(3):
+        QTest.mouseClick(panel.next_button, Qt.LeftButton)
+    assert panel.step_title.text().endswith("Homogeneity") and "hypertension" in panel.step_text.text()
+    marked = {r for r in range(panel.sweeney.rowCount()) if panel.sweeney.item(r, 0).background().style() != Qt.NoBrush}
+    assert marked == {2, 3}
+    assert {panel.sweeney.item(r, 4).text() for r in marked} == {"hypertension"}
+    panel.set_qi(("education", "marital-status", "sex"))
+    panel.algorithm_combo.setCurrentText("mondrian-strict")
+    panel.k_spin.setValue(5)
+    panel.contrast_eps.setValue(0.5)
+    with qtbot.waitSignal(panel.contrast_finished, timeout=120000):
+        QTest.mouseClick(panel.contrast_button, Qt.LeftButton)
+    c = panel.contrast
+    assert c is not None and c.changed and "changed" in panel.contrast_text.text()
+    assert c.max_ratio <= math.exp(0.5) * (1 + 1e-12)
+    assert len(panel.contrast_plot.getPlotItem().listDataItems()) == 2
+    shot(panel, "anonymize-teaching")
+
+
+def test_cancel_leaves_no_result_and_run_usable_again(panel, qtbot, window):
+    every = [a for a in window.project.attributes("quasi-identifier") if a in window.project.taxonomies]
+    assert len(every) >= 7
+    panel.set_qi(every)
+    panel.algorithm_combo.setCurrentText("optimal")
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+        window.cancel_work()
+    assert panel.outcome is None and panel.run_button.isEnabled()
+    _run(panel, qtbot, qi=("race", "sex"), k=2)
+    assert panel.outcome is not None and panel.outcome.settings.qi == ("race", "sex")
+
+
+def test_samarati_draws_unevaluated_nodes(panel, qtbot):
+    _run(panel, qtbot, qi=("education", "marital-status", "workclass"), k=10, algorithm="samarati")
+    out = panel.outcome
+    states = set(panel.lattice.status.values())
+    assert "not evaluated" in states and panel.lattice.status[out.levels] == "chosen"
+    evaluated = {r.levels for r in out.search.evaluated}
+    assert all(panel.lattice.status[n] == "not evaluated" for n in panel.lattice.status if n not in evaluated
+               and n not in out.search.satisfying)

@@ -23,6 +23,7 @@ PANELS = {
     "Watch": ("watch", "WatchPanel"),
     "Compare": ("compare", "ComparePanel"),
     "Export": ("export", "ExportPanel"),
+    "Stream": ("stream", "StreamPanel"),
 }
 
 

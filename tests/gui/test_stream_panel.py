@@ -87,6 +87,8 @@ def test_teaching_run_plays_the_stream_with_truth_groups_and_the_ledger_line_by_
     assert panel.export_to(counts_file[0].parent / "t.csv") is None
     assert not (counts_file[0].parent / "t.csv").exists()
     assert spent_in_store(panel) == []  # a simulation charges nothing
+    panel.slider.setValue(panel.slider.maximum())
+    shot(panel, "stream_teaching")
 
 
 def test_play_button_slides_the_window_to_the_end(qtbot, panel):
@@ -118,6 +120,7 @@ def test_release_run_charges_the_store_first_shows_no_truth_and_exports(qtbot, p
     assert seen == [[0.5]]
     assert panel.result.is_release
     assert panel.plot.shown["truth"] is None and panel.plot.shown["groups"] is None
+    assert np.array_equal(panel.plot.shown["published"][1], panel.result.windows[-1])  # the release itself
     assert panel.ledger_list.count() == COUNTS_T - 10 + 1  # SWM: one line per window
     assert panel.export_button.isEnabled()
     csv_path, json_path = panel.export_to(tmp_path / "out.csv")

@@ -183,6 +183,7 @@ class StreamPanel(QtWidgets.QWidget):
         clay = QtWidgets.QVBoxLayout(compare)
         self.compare_plot = ErrorPlot(ylabel="squared error of one window", xlabel="epsilon")
         self.compare_plot.setMinimumHeight(180)
+        self.compare_plot.legend.setOffset((-10, 10))  # top right: the errors fall with epsilon
         clay.addWidget(self.compare_plot, 1)
         self.measure_button = QtWidgets.QPushButton("Measure (simulation)")
         self.measure_button.setAccessibleName("Measure the errors by simulation")
@@ -326,8 +327,8 @@ class StreamPanel(QtWidgets.QWidget):
         self.ledger_title.setText(f"Ledger: {len(st.ledger)} spends, \u03b5 spent {float(st.spent):.6g}"
                                   + (f" of {float(total):g}" if total is not None else
                                      f" (literal ASM: no ledger, {NOT_DP})"))
-        self.step_label.setText(f"{len(st.values)} of {self.counts.size if self.counts is not None else '?'} "
-                                f"timestamps; event {k}/{len(self.playback.events)}")
+        where = f"window ending at t = {st.window.window}" if st.window is not None else "no window yet"
+        self.step_label.setText(f"{where}; event {k}/{len(self.playback.events)}")
 
     def toggle_play(self) -> None:
         if self.timer.isActive():

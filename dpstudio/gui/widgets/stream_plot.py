@@ -3,7 +3,8 @@ teaching runs the true counts and the latest window's groups.
 
 ``show_state(state, window, teaching)`` draws a ``model.stream_view.StreamState``. What is drawn is kept in
 ``shown`` (for tests): ``released`` (t, value) arrays, ``truth`` (teaching only, else None), ``window``
-(first, last timestamp) and ``groups`` (the latest window's group means as (t, value), teaching only).
+(first, last timestamp) and ``groups`` (the latest window's group means as (t, value), teaching only) and ``published`` (the latest published
+window's values after grouping, as (t, value)).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class StreamPlot(pg.PlotWidget):
         self.addLegend(offset=(10, 10))
         self.truth_curve = self.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), name="true counts (teaching only)")
         self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="released values")
+        self.published_curve = self.plot([], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#2e7d32",
+                                         symbolPen=None, name="published window")
         self.groups_curve = self.plot([], [], pen=pg.mkPen("#d62728", width=2), name="groups of the window",
                                       connect="finite")
         self.region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 183, 77, 50))
@@ -47,13 +50,20 @@ class StreamPlot(pg.PlotWidget):
             self.region.show()
         else:
             self.region.hide()
+        published = None
+        if state.window is not None:
+            published = (np.arange(span[0], span[1] + 1, dtype=float), np.asarray(state.window.values, float))
+            self.published_curve.setData(*published)
+        else:
+            self.published_curve.setData([], [])
         groups = None
         if teaching and state.window is not None:
             groups = self._group_steps(state.window, window)
             self.groups_curve.setData(*groups)
         else:
             self.groups_curve.setData([], [])
-        self.shown = {"released": (ts, vals), "truth": truth, "window": span, "groups": groups}
+        self.shown = {"released": (ts, vals), "truth": truth, "window": span, "published": published,
+                      "groups": groups}
 
     @staticmethod
     def _group_steps(win, window: int):

@@ -183,3 +183,48 @@ def test_params_from_the_controls(panel):
     choose(panel.grouping_combo, "none")
     assert panel.params() == StreamParams("binary", "1", 10, grouping="none")
     assert "event-level" in panel.guarantee_label.text()
+
+
+PRIMES = [7919, 7927, 7933, 7937, 7949, 7951, 7963, 7993, 8009, 8011, 8017, 8039]  # findable in any text
+
+
+@pytest.mark.parametrize("mechanism", ["tpm", "asm"])
+def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs(qtbot, tmp_path, mechanism):
+    """D and D plus one record at one timestamp, exported from the panel in release mode: the same
+    metadata apart from the mechanism's outputs, and no exact count in the files or on screen."""
+    from dpstudio.gui.panels.stream import StreamPanel
+    from tests.cli_outputs import integers_in, without
+    from tests.test_cli_stream import STREAM_MECHANISM_OUTPUTS
+
+    plus_one = list(PRIMES)
+    plus_one[5] += 1
+    sides, rows = [], []
+    for tag, counts in (("d", PRIMES), ("d2", plus_one)):
+        folder = tmp_path / tag
+        folder.mkdir()
+        (folder / "s.csv").write_text("count\n" + "".join(f"{c}\n" for c in counts))
+        project = Project()
+        project.budget_store = str(folder / "budget.sqlite")
+        project.set_mode(RELEASE)
+        p = StreamPanel(project)
+        qtbot.addWidget(p)
+        assert p.set_source(StreamSource(COUNTS, folder / "s.csv"))
+        p.window_box.setValue(4)
+        choose(p.mechanism_combo, mechanism)
+        run_and_wait(qtbot, p)
+        csv_path, json_path = p.export_to(folder / "out.csv")
+        side = json.loads(json_path.read_text())
+        assert side["release"] is True and side["source"]["file"].endswith(f"{tag}/s.csv")
+        side["source"]["file"] = "s.csv"
+        sides.append(without(side, STREAM_MECHANISM_OUTPUTS))
+        table = [r.split(",") for r in csv_path.read_text().splitlines()]
+        rows.append([r[:2] for r in table])
+        screen = "\n".join([p.guarantee_label.text(), p.ledger_title.text(), p.step_label.text(),
+                            p.source_label.text(), p.export_note.text(), p.last_message]
+                           + [p.ledger_list.item(i).text() for i in range(p.ledger_list.count())])
+        keys = "\n".join(",".join(r[:2]) for r in table) + json_path.read_text()
+        for text in (screen, keys):
+            assert not (integers_in(text) & set(counts)), "an exact count is shown or written"
+        p.shutdown()
+    assert rows[0] == rows[1]
+    assert sides[0] == sides[1]

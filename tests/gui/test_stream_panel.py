@@ -228,3 +228,19 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
         p.shutdown()
     assert rows[0] == rows[1]
     assert sides[0] == sides[1]
+
+
+def test_ilinet_national_runs_through_the_main_windows_worker(qtbot, window):
+    from dpstudio.model.stream_session import bundled_ilinet
+
+    if bundled_ilinet() is None:
+        pytest.skip("../shared/data/streams/ILINet.csv is not there")
+    p = window.show_panel("Stream")
+    qtbot.mouseClick(p.ilinet_button, __import__("PySide6").QtCore.Qt.LeftButton)
+    assert p.counts.size == 1163 and "ILINet" in p.source_label.text()
+    assert "T = 1163" in p.guarantee_label.text()
+    p.window_box.setValue(200)
+    run_and_wait(qtbot, p)
+    assert not window.runner.busy or qtbot.waitUntil(lambda: not window.runner.busy, timeout=20000) is None
+    assert p.result.windows.shape == (1163 - 200 + 1, 200)
+    assert p.ledger_list.count() == 1163  # TPM: eps/T at every week

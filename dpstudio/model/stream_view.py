@@ -1,5 +1,5 @@
 """The stream view's data (Qt-free): a recorded stream run, played to any step, and the analytic errors
-the Compare panel plots for streams (issue 12; the Qt view itself is not built yet).
+the Stream panel's Compare plots (issue 12; the view is ``gui/panels/stream.py``).
 
 ``StreamPlayback(events)`` holds the events ``run_stream`` yielded. ``state(k)`` is what the view shows
 after the first k events: the released value of every timestamp so far (and its source: noisy, sample,

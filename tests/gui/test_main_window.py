@@ -17,7 +17,7 @@ from tests.gui.conftest import shot
 
 def test_all_tabs_present(window):
     titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
-    assert titles == ["Data", "Taxonomy", "Algorithm", "Watch", "Compare", "Export", "Anonymize"]
+    assert titles == ["Data", "Taxonomy", "Algorithm", "Watch", "Compare", "Export", "Anonymize", "Stream"]
     assert type(window.panels["Data"]).__name__ == "DataPanel"
     assert type(window.panels["Taxonomy"]).__name__ == "TaxonomyPanel"
 

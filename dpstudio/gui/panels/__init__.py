@@ -24,6 +24,7 @@ PANELS = {
     "Compare": ("compare", "ComparePanel"),
     "Export": ("export", "ExportPanel"),
     "Anonymize": ("anonymize", "AnonymizePanel"),
+    "Stream": ("stream", "StreamPanel"),
 }
 
 

@@ -1,0 +1,426 @@
+"""The Stream panel: release a count stream over sliding windows (issue 12, docs/stream.md) and play it.
+
+Choose a stream (the bundled ILINet national series, or a counts file), the window w, the mechanism, the
+grouping and epsilon; Run works off the GUI thread (the window's worker: progress and Cancel). The run is
+then played: the window slides, the released values appear (with the true counts and the window's groups
+in teaching mode only), the ledger fills line by line, and the guarantee is always shown.
+
+Privacy facts:
+- Teaching mode runs seeded simulation noise; nothing it produces can be exported. The literal ASM
+  (STREAMING.md S4.3) runs only here, labelled "not differentially private", and is never exportable.
+- Release mode runs secure noise and charges the persistent budget store (docs/budget.md) for the whole
+  epsilon before any noise is drawn; its events carry no true count. Export writes OUT.csv and OUT.json
+  through ``io.stream_release`` (atomic, nothing half-written).
+- Compare: the analytic per-window Laplace error by mechanism against epsilon (public inputs only); the
+  measured curves read true counts and are simulation noise: teaching mode only, labelled "simulation".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams, run_stream
+from dpstudio.core.budget import Ledger, fraction_text
+from dpstudio.core.events import RunFinished
+from dpstudio.core.noise import SecureNoise, SimulationNoise
+from dpstudio.core.stream_partition import MODES
+from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.error_plot import ErrorPlot
+from dpstudio.gui.widgets.stream_plot import StreamPlot
+from dpstudio.gui.worker import TaskRunner, Worker
+from dpstudio.model.stream_session import (COUNTS, ILINET, SIMULATION_BUDGET, StreamSource, bundled_ilinet,
+                                           charge_stream_release)
+from dpstudio.model.stream_view import NOT_DP, analytic_window_errors, literal_asm_playback, playback_of
+
+LITERAL_ASM = "asm-literal"
+COMPARE_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+ANALYTIC = ("swm", "tpm", "binary")
+MEASURED = ("swm", "tpm")
+
+
+def measured_window_errors(counts, window: int, mechanism: str, epsilons, seeds=(0, 1, 2)) -> list[float]:
+    """Simulation (teaching only: reads true counts): the mean over windows and seeds of the squared
+    error of one ungrouped window, the analogue of the analytic w v."""
+    x = np.asarray(counts)
+    swv = np.lib.stride_tricks.sliding_window_view
+    truth = swv(x.astype(float), window)
+    out = []
+    for eps in epsilons:
+        errs = []
+        for seed in seeds:
+            p = StreamParams(mechanism, eps, window, grouping="none")
+            events = list(run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon())))
+            res = next(e.result for e in events if isinstance(e, RunFinished))
+            errs.append(float(((res.windows - truth) ** 2).sum(axis=1).mean()))
+        out.append(float(np.mean(errs)))
+    return out
+
+
+class StreamPanel(QtWidgets.QWidget):
+    """See the module docstring. ``run()`` starts a run, ``show_step(k)`` shows the state after k events,
+    ``export_to(path)`` writes a release."""
+
+    def __init__(self, project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.runner = TaskRunner(self)  # used when the panel stands alone (no MainWindow)
+        self.source: StreamSource | None = None
+        self.counts: np.ndarray | None = None
+        self.playback = None
+        self.result = None
+        self.ledger: Ledger | None = None
+        self.budget_record: dict | None = None
+        self.run_params: StreamParams | None = None
+        self.run_source: StreamSource | None = None
+        self.worker: Worker | None = None
+        self._shown_ledger = 0
+        self.last_message = ""
+        self._build()
+        ilinet = bundled_ilinet()
+        if ilinet is not None:
+            self.set_source(StreamSource(ILINET, ilinet))
+        self.project.subscribe(self._on_mode, "mode")
+        self._on_mode("mode")
+
+    # -- layout ---------------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QtWidgets.QVBoxLayout(self)
+        self.guarantee_label = QtWidgets.QLabel()
+        self.guarantee_label.setObjectName("streamGuarantee")
+        self.guarantee_label.setWordWrap(True)
+        self.guarantee_label.setStyleSheet("background:#e8f5e9; padding:4px;")
+        outer.addWidget(self.guarantee_label)
+
+        form = QtWidgets.QGridLayout()
+        self.source_label = QtWidgets.QLabel("no stream: open a counts file")
+        self.ilinet_button = QtWidgets.QPushButton("ILINet national")
+        self.ilinet_button.setToolTip("The bundled CDC ILINet national series from 2002-W40 (T = 1163 weeks)")
+        self.ilinet_button.setAccessibleName("Use the bundled ILINet national stream")
+        self.ilinet_button.setEnabled(bundled_ilinet() is not None)
+        self.ilinet_button.clicked.connect(lambda: self.set_source(StreamSource(ILINET, bundled_ilinet())))
+        self.open_button = QtWidgets.QPushButton("Open counts\u2026")
+        self.open_button.setAccessibleName("Open a counts file")
+        self.open_button.setToolTip("One count per timestamp: one per line, a CSV with a 'count' column, or .npy")
+        self.open_button.clicked.connect(self.open_dialog)
+        form.addWidget(QtWidgets.QLabel("Stream:"), 0, 0)
+        form.addWidget(self.source_label, 0, 1, 1, 3)
+        form.addWidget(self.ilinet_button, 0, 4)
+        form.addWidget(self.open_button, 0, 5)
+
+        self.window_box = QtWidgets.QSpinBox()
+        self.window_box.setRange(1, 1_000_000)
+        self.window_box.setValue(52)
+        self.window_box.setAccessibleName("Window size w")
+        self.mechanism_combo = QtWidgets.QComboBox()
+        for m, text in MECHANISMS.items():
+            self.mechanism_combo.addItem(m, m)
+            self.mechanism_combo.setItemData(self.mechanism_combo.count() - 1, text, QtCore.Qt.ToolTipRole)
+        self.mechanism_combo.addItem(f"literal ASM ({NOT_DP})", LITERAL_ASM)
+        self.mechanism_combo.setCurrentIndex(self.mechanism_combo.findData("tpm"))
+        self.mechanism_combo.setAccessibleName("Mechanism")
+        self.grouping_combo = QtWidgets.QComboBox()
+        for g in MODES:
+            self.grouping_combo.addItem(g, g)
+        self.grouping_combo.setAccessibleName("Grouping of each window")
+        self.eps_edit = QtWidgets.QLineEdit("1")
+        self.eps_edit.setAccessibleName("Epsilon")
+        self.eps_edit.setMaximumWidth(90)
+        self.run_button = QtWidgets.QPushButton("Run")
+        self.run_button.setAccessibleName("Run the stream")
+        self.run_button.clicked.connect(self.run)
+        for col, (label, w) in enumerate((("Window w:", self.window_box), ("Mechanism:", self.mechanism_combo),
+                                          ("Grouping:", self.grouping_combo), ("\u03b5:", self.eps_edit))):
+            box = QtWidgets.QHBoxLayout()
+            box.addWidget(QtWidgets.QLabel(label))
+            box.addWidget(w)
+            form.addLayout(box, 1, col if col < 3 else 3)
+        form.addWidget(self.run_button, 1, 5)
+        outer.addLayout(form)
+        self.mechanism_combo.currentIndexChanged.connect(lambda _i: self._update_guarantee())
+        self.window_box.valueChanged.connect(lambda _v: self._update_compare())
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
+        split.setObjectName("streamSplitter")
+        left = QtWidgets.QWidget()
+        llay = QtWidgets.QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        self.plot = StreamPlot()
+        llay.addWidget(self.plot, 1)
+        play = QtWidgets.QHBoxLayout()
+        self.play_button = QtWidgets.QPushButton("Play")
+        self.play_button.setAccessibleName("Play the stream")
+        self.play_button.clicked.connect(self.toggle_play)
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
+        self.slider.setAccessibleName("Playback position")
+        self.slider.valueChanged.connect(self.show_step)
+        self.step_label = QtWidgets.QLabel("no run yet")
+        play.addWidget(self.play_button)
+        play.addWidget(self.slider, 1)
+        play.addWidget(self.step_label)
+        llay.addLayout(play)
+        split.addWidget(left)
+
+        right = QtWidgets.QWidget()
+        rlay = QtWidgets.QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        self.ledger_title = QtWidgets.QLabel("Ledger")
+        rlay.addWidget(self.ledger_title)
+        self.ledger_list = QtWidgets.QListWidget()
+        self.ledger_list.setAccessibleName("Ledger of the stream run")
+        rlay.addWidget(self.ledger_list, 2)
+        self.export_button = QtWidgets.QPushButton("Export release\u2026")
+        self.export_button.setAccessibleName("Export the stream release")
+        self.export_button.clicked.connect(self.export_dialog)
+        rlay.addWidget(self.export_button)
+        self.export_note = QtWidgets.QLabel()
+        self.export_note.setWordWrap(True)
+        rlay.addWidget(self.export_note)
+
+        compare = QtWidgets.QGroupBox("Compare: error of one window against \u03b5")
+        clay = QtWidgets.QVBoxLayout(compare)
+        self.compare_plot = ErrorPlot(ylabel="squared error of one window", xlabel="epsilon")
+        self.compare_plot.setMinimumHeight(180)
+        self.compare_plot.legend.setOffset((-10, 10))  # top right: the errors fall with epsilon
+        clay.addWidget(self.compare_plot, 1)
+        self.measure_button = QtWidgets.QPushButton("Measure (simulation)")
+        self.measure_button.setAccessibleName("Measure the errors by simulation")
+        self.measure_button.setToolTip("Simulation noise against the true counts: teaching mode only, "
+                                       "not a release")
+        self.measure_button.clicked.connect(self.measure)
+        clay.addWidget(self.measure_button)
+        rlay.addWidget(compare, 3)
+        split.addWidget(right)
+        split.setSizes([700, 420])
+        outer.addWidget(split, 1)
+
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(40)
+        self.timer.timeout.connect(self._tick)
+        self._update_export()
+
+    # -- inputs ---------------------------------------------------------------------------------------------
+    def _message(self, text: str) -> None:
+        h = host(self)
+        if h is not None:
+            h.show_error(text)
+        self.last_message = text
+
+    def open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a counts file", "",
+                                                        "Counts (*.csv *.txt *.npy);;All files (*)")
+        if path:
+            self.set_source(StreamSource(COUNTS, Path(path)))
+
+    def set_source(self, source: StreamSource) -> bool:
+        try:
+            counts = source.load()
+        except StreamInputError as exc:
+            self._message(str(exc))
+            return False
+        self.source, self.counts = source, counts
+        self.source_label.setText(f"{source.describe()}: {counts.size} timestamps")
+        self.window_box.setMaximum(counts.size)
+        self._update_guarantee()
+        self._update_compare()
+        return True
+
+    def params(self) -> StreamParams:
+        mech = self.mechanism_combo.currentData()
+        return StreamParams("asm" if mech == LITERAL_ASM else mech, self.eps_edit.text().strip(),
+                            self.window_box.value(), grouping=self.grouping_combo.currentData())
+
+    def _update_guarantee(self) -> None:
+        horizon = self.counts.size if self.counts is not None else "T"
+        if self.mechanism_combo.currentData() == LITERAL_ASM:
+            text = f"literal ASM: {NOT_DP}: it reads true counts to decide what to release (teaching only)"
+        else:
+            text = self.params().guarantee(horizon)
+        if self.playback is not None:
+            text = self.playback.guarantee
+        self.guarantee_label.setText(f"Guarantee: {text}")
+
+    def _on_mode(self, _field) -> None:
+        self.stop()
+        self._clear_run()  # a teaching run must never be shown or exported as a release
+        self.measure_button.setEnabled(self.project.teaching)
+        self._update_export()
+
+    def _clear_run(self) -> None:
+        self.playback = self.result = self.ledger = self.budget_record = None
+        self.slider.setRange(0, 0)
+        self.ledger_list.clear()
+        self._shown_ledger = 0
+        self.step_label.setText("no run yet")
+        self._update_guarantee()
+
+    # -- running --------------------------------------------------------------------------------------------
+    def run(self) -> Worker | None:
+        """Check everything, charge the store (release mode), then run in the worker."""
+        if self.counts is None:
+            self._message("no stream: use ILINet or open a counts file")
+            return None
+        literal = self.mechanism_combo.currentData() == LITERAL_ASM
+        teaching = self.project.teaching
+        if literal and not teaching:
+            self._message(f"the literal ASM is {NOT_DP}: it runs in teaching mode only and is never released")
+            return None
+        p = self.params()
+        try:
+            eps = p.checked_epsilon()
+            p.validate(self.counts.size)
+            budget = SIMULATION_BUDGET if teaching else charge_stream_release(
+                self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}")
+        except StreamInputError as exc:
+            self._message(str(exc))
+            return None
+        self.stop()
+        self._clear_run()
+        counts, source, seed = self.counts, self.source, self.project.seed
+        ledger = Ledger(eps)
+        if literal:
+            worker = Worker(lambda progress: literal_asm_playback(counts, eps, seed), function=True,
+                            name="literal ASM")
+        else:
+            noise = SimulationNoise(seed) if teaching else SecureNoise()
+            worker = Worker(lambda: run_stream(counts, p, noise, ledger), name=f"stream {p.mechanism}",
+                            pause_gc=True)
+        worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal))
+        worker.signals.failed.connect(self._message)
+        self.worker = worker
+        h = host(self)
+        return h.start_worker(worker, f"stream {p.mechanism}") if h is not None else self.runner.start(worker)
+
+    def _finished(self, out, p, ledger, budget, source, literal) -> None:
+        self.playback = out if literal else playback_of(out, p)
+        self.result = None if literal else next((e.result for e in out if isinstance(e, RunFinished)), None)
+        self.ledger, self.budget_record = (None, None) if literal else (ledger, budget)
+        self.run_params, self.run_source = p, source
+        self._update_guarantee()
+        self.slider.setRange(0, len(self.playback.events))
+        self.show_step(len(self.playback.events))
+        self._update_export()
+
+    # -- playback -------------------------------------------------------------------------------------------
+    def show_step(self, k: int) -> None:
+        if self.playback is None:
+            return
+        if self.slider.value() != k:
+            self.slider.setValue(k)  # comes back here through valueChanged
+            return
+        st = self.playback.state(k)
+        self.plot.show_state(st, self.run_params.window, self.playback.teaching)
+        if len(st.ledger) < self._shown_ledger:
+            self.ledger_list.clear()
+            self._shown_ledger = 0
+        for i in range(self._shown_ledger, len(st.ledger)):
+            s = st.ledger[i]
+            self.ledger_list.addItem(f"{i + 1}. \u03b5 {fraction_text(s.epsilon, True)}  sensitivity "
+                                     f"{s.sensitivity:g}  scale {s.scale if s.scale is None else format(s.scale, 'g')}  "
+                                     f"{s.note}".rstrip())
+        self._shown_ledger = len(st.ledger)
+        if st.ledger:
+            self.ledger_list.scrollToBottom()
+        total = self.ledger.total if self.ledger is not None else None
+        self.ledger_title.setText(f"Ledger: {len(st.ledger)} spends, \u03b5 spent {float(st.spent):.6g}"
+                                  + (f" of {float(total):g}" if total is not None else
+                                     f" (literal ASM: no ledger, {NOT_DP})"))
+        where = f"window ending at t = {st.window.window}" if st.window is not None else "no window yet"
+        self.step_label.setText(f"{where}; event {k}/{len(self.playback.events)}")
+
+    def toggle_play(self) -> None:
+        if self.timer.isActive():
+            self.stop()
+        elif self.playback is not None:
+            if self.slider.value() >= self.slider.maximum():
+                self.slider.setValue(0)
+            self.play_button.setText("Pause")
+            self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self.play_button.setText("Play")
+
+    def _tick(self) -> None:
+        step = max(1, self.slider.maximum() // 200)
+        k = min(self.slider.value() + step, self.slider.maximum())
+        self.slider.setValue(k)
+        if k >= self.slider.maximum():
+            self.stop()
+
+    # -- export ---------------------------------------------------------------------------------------------
+    def can_export(self) -> bool:
+        return (self.result is not None and self.result.is_release and self.playback is not None
+                and self.playback.exportable and not self.project.teaching)
+
+    def _update_export(self) -> None:
+        ok = self.can_export()
+        self.export_button.setEnabled(ok)
+        if ok:
+            self.export_note.setText("a release: export writes OUT.csv and OUT.json")
+        elif self.playback is not None and not self.playback.exportable:
+            self.export_note.setText(f"the literal ASM is {NOT_DP}: it is never exported")
+        else:
+            self.export_note.setText("export needs a run in release mode (teaching runs are not releases)")
+
+    def export_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the stream release", "stream.csv",
+                                                        "CSV (*.csv)")
+        if path:
+            self.export_to(path)
+
+    def export_to(self, path, overwrite: bool = False):
+        """Write the release (OUT.csv and OUT.json, atomically); None (and a message) when refused."""
+        from dpstudio.io.atomic import OutputPathError
+        from dpstudio.io.stream_release import write_stream_release
+
+        if not self.can_export():
+            self._message("nothing to export: only a release-mode run of a private mechanism can be exported")
+            return None
+        try:
+            return write_stream_release(path, self.result, self.ledger, self.run_source.record(), None, overwrite,
+                                        extra={"dataset_budget": self.budget_record})
+        except OutputPathError as exc:
+            self._message(str(exc))
+            return None
+
+    # -- compare --------------------------------------------------------------------------------------------
+    def _update_compare(self) -> None:
+        self.compare_plot.clear_series()
+        if self.counts is None:
+            return
+        w = min(self.window_box.value(), self.counts.size)
+        for m, ys in analytic_window_errors(ANALYTIC, self.counts.size, w, COMPARE_EPSILONS).items():
+            self.compare_plot.set_series(f"{m} (analytic)", COMPARE_EPSILONS, ys)
+
+    def measure(self) -> Worker | None:
+        """Measured curves (simulation noise against the true counts): teaching mode only."""
+        if not self.project.teaching or self.counts is None:
+            self._message("measured errors read the true counts: teaching mode only (and a stream is needed)")
+            return None
+        self._update_compare()
+        counts, w = self.counts, min(self.window_box.value(), self.counts.size)
+
+        def job(progress):
+            out = {}
+            for i, m in enumerate(MEASURED):
+                progress(i, len(MEASURED), f"simulating {m}")
+                out[m] = measured_window_errors(counts, w, m, COMPARE_EPSILONS)
+            return out
+
+        worker = Worker(job, function=True, name="stream compare (simulation)")
+        worker.signals.finished.connect(self._measured)
+        worker.signals.failed.connect(self._message)
+        h = host(self)
+        return h.start_worker(worker, "stream compare (simulation)") if h is not None else self.runner.start(worker)
+
+    def _measured(self, out: dict) -> None:
+        for m, ys in out.items():
+            self.compare_plot.set_series(f"{m} measured (simulation, not a release)", COMPARE_EPSILONS, ys,
+                                         dashed=True)
+
+    def shutdown(self) -> None:
+        self.stop()
+        self.runner.shutdown()

@@ -1,0 +1,93 @@
+"""What the studio's Stream panel needs beside ``model.stream_view`` (Qt-free): where the stream comes
+from, and the budget store's charge of a stream release.
+
+- ``StreamSource(kind, path, region, column, start)``: a counts file (``kind="counts"``) or a table in
+  ILINet's layout (``kind="ilinet"``); ``load()`` reads it with ``io.stream_input`` (StreamInputError with
+  one line otherwise), ``record()`` is the sidecar's ``source``.
+- ``bundled_ilinet()``: the ILINet file of ``../shared/data/streams`` beside the checkout, if present.
+- ``charge_stream_release(source, counts, epsilon, store)``: charges the persistent budget store
+  (docs/budget.md) for the whole epsilon of a release run; call it before any secure noise is drawn. The
+  store knows the data by the same fingerprint as ``dpstudio stream`` (the parsed counts of a counts
+  file, the whole parsed table of a data file), so the CLI and the studio spend from one lifetime budget.
+  Refusals raise StreamInputError (one line) and charge nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dpstudio.algorithms.stream_runs import StreamInputError
+
+COUNTS, ILINET = "counts", "ilinet"
+SIMULATION_BUDGET = {"tracked": False, "charged": None,
+                     "note": "simulation noise (not a release): nothing was charged to the budget store"}
+
+
+def bundled_ilinet() -> Path | None:
+    """ILINet.csv in ``shared/data/streams`` next to the checkout (None when it is not there)."""
+    root = Path(__file__).resolve().parents[2]
+    for candidate in (root.parent / "shared" / "data" / "streams" / "ILINet.csv",
+                      root / "data" / "streams" / "ILINet.csv"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class StreamSource:
+    kind: str  # COUNTS or ILINET
+    path: Path
+    region: str = "national"
+    column: str = "ILITOTAL"
+    start: str | None = "2002-W40"
+
+    def load(self) -> np.ndarray:
+        from dpstudio.io.stream_input import read_counts, read_ilinet
+
+        if self.kind == COUNTS:
+            return read_counts(self.path)
+        return read_ilinet(self.path, self.region, self.column, self.start)
+
+    def record(self) -> dict:
+        if self.kind == COUNTS:
+            return {"source": "counts file", "file": str(self.path)}
+        return {"source": "data file", "file": str(self.path), "column": self.column, "layout": "ILINet",
+                "region": self.region, "from": self.start}
+
+    def describe(self) -> str:
+        if self.kind == COUNTS:
+            return f"counts file {self.path.name}"
+        return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (f", from {self.start}" if self.start
+                                                                            else "")
+
+    def fingerprint(self, counts):
+        """The budget store's key, as ``dpstudio stream`` computes it."""
+        from dpstudio.io.dataset_fingerprint import counts_print, table_print
+        from dpstudio.io.datasets import load_table
+
+        if self.kind == COUNTS:
+            return counts_print(counts)
+        return table_print(load_table(self.path).frame)
+
+
+def charge_stream_release(source: StreamSource, counts, epsilon, store=None, dataset_name: str | None = None,
+                          what: str = "studio stream") -> dict:
+    """Charge ``epsilon`` to the budget store ``store`` (None: the default store, "none": tracking off)
+    before a release run; returns the sidecar's ``dataset_budget`` entry."""
+    from dpstudio.core.budget import BudgetExceededError
+    from dpstudio.io.budget_store import BudgetStoreError, default_dataset_name, open_store, untracked_record
+    from dpstudio.io.datasets import DatasetError
+
+    name = dataset_name or default_dataset_name(source.path)
+    try:
+        opened = open_store(store)
+        if opened is None:
+            return untracked_record(name)
+        charge = opened.charge(source.fingerprint(counts), epsilon, f"{what} on {source.path.name}", "studio",
+                               name=name)
+    except (BudgetStoreError, BudgetExceededError, DatasetError) as exc:
+        raise StreamInputError(str(exc).splitlines()[0]) from None
+    return charge.to_dict()

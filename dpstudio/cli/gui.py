@@ -14,6 +14,8 @@ def add_parser(sub) -> None:
     p.add_argument("data", nargs="?", help="a CSV file to open (default: the bundled Adult sample)")
     p.add_argument("--demo", action="store_true", help="run the whole workflow on the bundled sample and exit")
     p.add_argument("--screenshots", metavar="DIR", help="with --demo: save a PNG of each panel in DIR")
+    p.add_argument("--size", metavar="WxH", default="1440x900",
+                   help="with --demo: the window's size in pixels (default 1440x900; e.g. 1280x800, 1920x1080)")
     p.set_defaults(run=run)
 
 
@@ -22,6 +24,15 @@ def run(args) -> int:
 
     if args.screenshots and not args.demo:
         raise CliError("--screenshots needs --demo")
+    if args.size != "1440x900" and not args.demo:
+        raise CliError("--size needs --demo")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+        if width < 640 or height < 480:
+            raise ValueError
+    except ValueError:
+        raise CliError(f"--size {args.size!r}: give WIDTHxHEIGHT in pixels, at least 640x480") from None
+    args.window_size = (width, height)
     if args.demo and args.data:
         raise CliError("--demo runs on the bundled Adult sample; leave out DATA")
     from dpstudio.gui.app import run_app

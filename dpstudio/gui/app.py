@@ -49,7 +49,7 @@ def run_app(args) -> int:
     if getattr(args, "demo", False):
         from dpstudio.gui.demo import run_demo
 
-        return run_demo(app, getattr(args, "screenshots", None))
+        return run_demo(app, getattr(args, "screenshots", None), size=getattr(args, "window_size", (1440, 900)))
     from dpstudio.gui.main_window import MainWindow
 
     window = MainWindow()

@@ -58,7 +58,8 @@ class Demo:
     """Runs the steps on one MainWindow; ``log`` collects the lines it prints."""
 
     def __init__(self, app: QtWidgets.QApplication, screenshots: str | Path | None = None,
-                 out=sys.stdout, steps: int = DEMO_STEPS, monte_carlo_runs: int = MONTE_CARLO_RUNS):
+                 out=sys.stdout, steps: int = DEMO_STEPS, monte_carlo_runs: int = MONTE_CARLO_RUNS,
+                 size: tuple[int, int] = (1440, 900)):
         from dpstudio.gui.main_window import MainWindow
 
         self.app = app
@@ -71,7 +72,7 @@ class Demo:
         self.window = MainWindow(settings=settings)  # the demo leaves the user's remembered layout alone
         # and the user's budget store: its release spends from a throwaway store (removed at the end)
         self.window.project.budget_store = str(Path(self._settings_dir.name) / "demo-budget.sqlite")
-        self.window.resize(1440, 900)
+        self.window.resize(*size)
         self.window.show()
         self._old_hook = sys.excepthook
         from dpstudio.gui.excepthook import install_excepthook
@@ -287,7 +288,7 @@ class Demo:
 
 
 def run_demo(app: QtWidgets.QApplication, screenshots: str | Path | None = None, out=sys.stdout, **options) -> int:
-    """Run the demo (``options``: ``steps``, ``monte_carlo_runs``); 0 if every step worked, else 1."""
+    """Run the demo (``options``: ``steps``, ``monte_carlo_runs``, ``size``); 0 if every step worked, else 1."""
     demo = Demo(app, screenshots, out, **options)
     try:
         return demo.run()

@@ -39,6 +39,15 @@ def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path, _budget_stor
     assert not _budget_store.exists()  # the release was charged to the demo's own throwaway budget store
 
 
+def test_demo_window_takes_the_size_asked_for(qapp, monkeypatch):
+    from dpstudio.gui import demo as demo_module
+
+    seen = {}
+    monkeypatch.setattr(demo_module.Demo, "run", lambda self: seen.setdefault("size", self.window.size().toTuple()) and 0)
+    assert demo_module.run_demo(qapp, None, size=(1280, 800)) == 0
+    assert seen["size"] == (1280, 800)
+
+
 def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
     from dpstudio.gui import main_window
 
@@ -60,6 +69,9 @@ def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
     (["gui", "/no/such/file.csv"], "no such file"),
     (["gui", "--screenshots", "/tmp/x"], "--screenshots needs --demo"),
     (["gui", "--demo", "data.csv"], "leave out DATA"),
+    (["gui", "--size", "1280x800"], "--size needs --demo"),
+    (["gui", "--demo", "--size", "300x200"], "at least 640x480"),
+    (["gui", "--demo", "--size", "wide"], "WIDTHxHEIGHT"),
 ])
 def test_cli_gui_bad_arguments(capsys, argv, needle):
     from dpstudio.cli import main

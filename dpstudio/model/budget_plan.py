@@ -240,8 +240,9 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
         names += [f"level {l}" for l in range(len(weights))]
         shares += [b.count_epsilon * w / sum(weights) for w in weights]
         kinds += ["level"] * len(weights)
-    note = ("at most: a step that needs fewer split points, an early stop or a shallower tree leaves "
-            "budget that the engine gives to the counts (the ledger shows what was spent).")
+    note = ("These shares are the most each part can spend: a step that needs fewer split points, an early "
+            "stop or a shallower tree leaves budget that the engine gives to the counts (the ledger shows "
+            "what was spent).")
     notes = [note]
     if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
         notes.append("The count budget's per-level shares are chosen after the selection steps, for the "

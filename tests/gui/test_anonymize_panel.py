@@ -170,3 +170,21 @@ def test_samarati_draws_unevaluated_nodes(panel, qtbot):
     evaluated = {r.levels for r in out.search.evaluated}
     assert all(panel.lattice.status[n] == "not evaluated" for n in panel.lattice.status if n not in evaluated
                and n not in out.search.satisfying)
+
+
+def test_sample_opens_with_its_taxonomy_attributes_checked_and_a_choice_survives(window, qtbot):
+    """The sample's taxonomies arrive after its columns: the attributes that get one are checked then (they
+    stayed unchecked before), and an attribute the user unchecked stays unchecked on a later refresh."""
+    window.open_sample()
+    qtbot.waitUntil(lambda: window.project.frame is not None and not window.runner.busy, timeout=60000)
+    p = window.show_panel("Anonymize")
+    p.refresh()
+    checked = {p.qi_list.item(i).text() for i in range(p.qi_list.count())
+               if p.qi_list.item(i).checkState() == Qt.Checked}
+    assert checked == {a for a in window.project.attributes("quasi-identifier") if a in window.project.taxonomies}
+    assert "workclass" in checked and "age" not in checked
+    item = next(p.qi_list.item(i) for i in range(p.qi_list.count()) if p.qi_list.item(i).text() == "workclass")
+    item.setCheckState(Qt.Unchecked)
+    p.refresh()
+    item = next(p.qi_list.item(i) for i in range(p.qi_list.count()) if p.qi_list.item(i).text() == "workclass")
+    assert item.checkState() == Qt.Unchecked

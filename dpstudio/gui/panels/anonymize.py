@@ -255,13 +255,19 @@ class AnonymizePanel(QtWidgets.QWidget):
     def refresh(self) -> None:
         """Quasi-identifiers (checked: those with a taxonomy, as before) and the sensitive attribute choices."""
         p = self.project
-        before = {self.qi_list.item(i).text(): self.qi_list.item(i).checkState() for i in range(self.qi_list.count())}
+        # a choice is kept while the attribute's taxonomy status stays as it was when the choice was made
+        before = {}
+        for i in range(self.qi_list.count()):
+            item = self.qi_list.item(i)
+            before[item.text()] = (item.checkState(), item.data(Qt.UserRole))
         self.qi_list.clear()
         for a in p.attributes(QUASI_IDENTIFIER):
             item = QtWidgets.QListWidgetItem(a)
             has = a in p.taxonomies
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(before.get(a, Qt.Checked if has else Qt.Unchecked))
+            item.setData(Qt.UserRole, has)
+            state, had = before.get(a, (None, None))
+            item.setCheckState(state if had == has else (Qt.Checked if has else Qt.Unchecked))
             item.setToolTip("has a taxonomy" if has else "no taxonomy: Mondrian only (numeric), or add one in "
                             "the Taxonomy panel")
             self.qi_list.addItem(item)

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from dpstudio.core.range_error import discrete_laplace_half_width
 from dpstudio.core.scales import noise_scale
-from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, BudgetPlan
+from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, OPTIMIZED_SHARES_NOTE, BudgetPlan
 
 LEVEL = 0.95
 
@@ -34,6 +34,7 @@ class AccuracyLine:
     epsilon: Fraction
     plus_minus: int
     text: str
+    best_case: bool = False
 
 
 def _sentence(example: int, x: int) -> str:
@@ -63,6 +64,13 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
     leaf = "released bins" if alg in HISTOGRAM_ALGORITHMS else "released leaf counts"
     note = "" if len(levels) == 1 else " before consistency (combining the levels usually narrows it)"
     out.append(_line(leaf, levels[-1], example, note))
+    if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # not after a drag of the bar
+        # the bar's equal split is a stand-in: the run chooses the levels' shares for the released tree's
+        # shape, giving the leaves at most the whole count budget (the best case below)
+        best = _line(f"{leaf} with the shares the run chooses", sum(levels), example,
+                     "; at worst as with the equal split above (the ledger shows the shares that ran)")
+        out.append(AccuracyLine(best.what, best.epsilon, best.plus_minus,
+                                best.text.replace(": a count", ": at best a count", 1), best_case=True))
     return out
 
 

@@ -41,6 +41,9 @@ ALGORITHMS = {
     "luedptree": "LUEDPTree",
 }
 TABLE_ALGORITHMS = ("diffgen", "diffgen_consistency", "maxgddp")
+OPTIMIZED_SHARES_NOTE = ("The count budget's per-level shares are chosen after the selection steps, for the "
+                         "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
+                         "ran).")
 HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree")
 
 
@@ -245,8 +248,7 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
             "what was spent).")
     notes = [note]
     if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
-        notes.append("The count budget's per-level shares are chosen after the selection steps, for the "
-                     "released tree's shape (the bar shows an equal split; the ledger shows the shares that ran).")
+        notes.append(OPTIMIZED_SHARES_NOTE)
     return BudgetPlan(algorithm, eps, names, shares, kinds, notes=notes)
 
 

@@ -43,7 +43,7 @@ def test_half_width_matches_the_noise_that_runs_empirically():
 
 def test_lines_follow_the_split_levels_and_the_leaves():
     plan = bp.default_plan("diffgen_consistency", {"steps": 3, "numeric_attributes": 1}, 1)
-    lines = count_accuracy(plan, example=500)
+    lines = [ln for ln in count_accuracy(plan, example=500) if not ln.best_case]
     levels = plan.level_shares()
     assert [ln.epsilon for ln in lines] == levels + [levels[-1]]
     for ln in lines:
@@ -57,6 +57,7 @@ def test_lines_follow_the_split_levels_and_the_leaves():
     shares[first] -= moved
     shares[last] += moved
     dragged = count_accuracy(plan.with_shares(shares), example=500)
+    assert not any(ln.best_case for ln in dragged)  # a dragged split is the one that runs
     assert dragged[-1].plus_minus < lines[-1].plus_minus and dragged[0].plus_minus > lines[0].plus_minus
 
 
@@ -81,3 +82,16 @@ def test_simulated_preview_is_teaching_only_and_shows_true_counts(tmp_path):
     p.set_mode(RELEASE)
     with pytest.raises(ValueError, match="teaching mode only"):
         simulated_preview(p, plan)
+
+
+def test_optimized_level_shares_add_the_best_case_for_the_leaves():
+    """With per-level shares chosen after the tree is built (the default), the bar's equal split overstates
+    the leaves' noise: a last line gives the best case, the whole count budget on the leaves."""
+    plan = bp.default_plan("diffgen_consistency", {"steps": 10}, 1)
+    lines = count_accuracy(plan)
+    count_budget = sum(plan.level_shares())
+    best = lines[-1]
+    assert best.epsilon == count_budget
+    assert best.plus_minus == discrete_laplace_half_width(noise_scale(1, count_budget), 0.95)
+    assert best.best_case and best.plus_minus < lines[-2].plus_minus and "at best" in best.text
+    assert not any(ln.best_case for ln in count_accuracy(bp.default_plan("diffgen", {"steps": 10}, 1)))

@@ -103,3 +103,23 @@ def test_help_menu_shows_the_guide_and_the_local_docs(qtbot, window):
     assert window.help_window.shown.name == "gui.md"
     assert "Help, guidance and accessibility" in window.help_window.browser.toPlainText()
     assert Path(window.help_window.shown).is_file()
+
+
+def test_ledger_hides_an_empty_parallel_group_column_and_gives_its_room_to_the_step(qtbot):
+    from dpstudio.core.budget import Ledger
+
+    ledger = Ledger(1)
+    ledger.spend("counts: level 0 of the DiffGen tree x class", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
+    view = LedgerView()
+    qtbot.addWidget(view)
+    view.resize(410, 300)  # the Watch pane at 1280 x 800 (seen: "coun..." in the step column)
+    view.show()
+    view.set_ledger(ledger)
+    qtbot.wait(20)
+    group = COLUMNS.index("parallel group")
+    assert view.table.isColumnHidden(group)
+    assert view.table.horizontalHeader().sectionSize(0) >= 90  # about 40 px before
+    with ledger.parallel("cells"):
+        ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
+    view.set_ledger(ledger)
+    assert not view.table.isColumnHidden(group)

@@ -84,6 +84,8 @@ class LedgerView(QtWidgets.QWidget):
         if len(entries) > len(self.entries):
             self.table.scrollToBottom()
         self.entries = list(entries)
+        # an empty "parallel group" column only takes the step's room in a narrow pane
+        self.table.setColumnHidden(COLUMNS.index("parallel group"), not any(e.group for e in self.entries))
         self.spent, self.total = float(spent), float(total)
         frac = 0.0 if total <= 0 else min(1.0, spent / total)
         self.gauge.setValue(int(round(frac * 1000)))

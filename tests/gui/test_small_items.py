@@ -118,7 +118,7 @@ def test_ledger_hides_an_empty_parallel_group_column_and_gives_its_room_to_the_s
     qtbot.wait(20)
     group = COLUMNS.index("parallel group")
     assert view.table.isColumnHidden(group)
-    assert view.table.horizontalHeader().sectionSize(0) >= 90  # about 40 px before
+    assert view.table.horizontalHeader().sectionSize(0) >= 90  # 26 px before
     with ledger.parallel("cells"):
         ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
     view.set_ledger(ledger)

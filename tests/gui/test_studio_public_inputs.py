@@ -42,6 +42,20 @@ def test_class_values_typed_in_the_data_panel_are_a_public_input(qtbot, data_pan
     assert "at least two" in data_panel.last_error and p.classes == ["<=50K", ">50K", "unknown"]
 
 
+def test_a_class_value_holding_a_comma_is_typed_in_quotes_and_shown_back_the_same_way(qtbot, data_panel):
+    p = data_panel.project
+    data_panel.classes_edit.setFocus()
+    QTest.keyClicks(data_panel.classes_edit, '"<=50K, or less", >50K')
+    qtbot.mouseClick(data_panel.classes_button, Qt.LeftButton)
+    assert p.classes == ["<=50K, or less", ">50K"]
+    data_panel.classes_edit.clearFocus()
+    data_panel._refresh_classes()
+    assert data_panel.classes_edit.text() == '"<=50K, or less", >50K'
+    data_panel.classes_edit.setText('"<=50K, >50K')  # an unclosed quote: refused, said why, nothing changed
+    qtbot.mouseClick(data_panel.classes_button, Qt.LeftButton)
+    assert "quote" in data_panel.last_error and p.classes == ["<=50K, or less", ">50K"]
+
+
 def test_class_values_proposed_from_the_data_are_marked_until_confirmed(qtbot, data_panel, monkeypatch):
     p = data_panel.project
     qtbot.mouseClick(data_panel.classes_propose, Qt.LeftButton)

@@ -29,6 +29,7 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.dataframe_model import DataFrameModel
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.model import provenance as pv
+from dpstudio.model.class_values_text import format_class_values, parse_class_values
 from dpstudio.model.project import (
     CLASS,
     DROP_MISSING,
@@ -263,7 +264,7 @@ class DataPanel(QtWidgets.QWidget):
         clay = QtWidgets.QVBoxLayout(class_box)
         crow = QtWidgets.QHBoxLayout()
         self.classes_edit = QtWidgets.QLineEdit()
-        self.classes_edit.setPlaceholderText("every value the class can take, separated by commas")
+        self.classes_edit.setPlaceholderText('every value the class can take, separated by commas ("a, b" for a value with a comma)')
         self.classes_edit.returnPressed.connect(lambda: self.declare_classes())
         self.classes_button = QtWidgets.QPushButton("Declare")
         self.classes_button.clicked.connect(lambda: self.declare_classes())
@@ -589,7 +590,11 @@ class DataPanel(QtWidgets.QWidget):
         proposed from the data, they keep the derived mark (clear first to declare afresh)."""
         if text is not None:
             self.classes_edit.setText(text)
-        values = [v.strip() for v in self.classes_edit.text().split(",") if v.strip()]
+        try:
+            values = parse_class_values(self.classes_edit.text())
+        except ValueError as exc:
+            self.show_error(f"class values: {exc}")
+            return False
         if self.project.class_attribute is None:
             self.show_error("class values: choose the class attribute first (role 'class')")
             return False
@@ -618,7 +623,7 @@ class DataPanel(QtWidgets.QWidget):
         for w in (self.classes_edit, self.classes_button, self.classes_propose, self.classes_clear):
             w.setEnabled(cls is not None)
         if not self.classes_edit.hasFocus() or p.classes is not None:
-            self.classes_edit.setText(", ".join(p.classes or []))
+            self.classes_edit.setText(format_class_values(p.classes or []))
         prov = p.provenance_of(self._classes_key()) if cls else None
         self.classes_confirm.setEnabled(bool(cls and p.classes is not None and prov.unconfirmed))
         if cls is None:

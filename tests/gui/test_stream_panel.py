@@ -166,7 +166,7 @@ def test_compare_plots_the_analytic_errors_and_labelled_simulations(qtbot, panel
     assert np.allclose(panel.compare_plot.series["tpm (analytic)"]["y"], expected)
     panel.measure()
     qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
-    measured = panel.compare_plot.series["tpm measured (simulation, not a release)"]["y"]
+    measured = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
     # simulated against analytic (w v with the exact discrete Laplace variance): within 35 % at every eps
     assert np.all(np.abs(measured / np.asarray(expected) - 1) < 0.35)
     panel.project.set_mode(RELEASE)
@@ -264,8 +264,9 @@ def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtb
     panel.measure()
     qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
     sim = {k for k in panel.compare_plot.series if "simulation" in k}
-    assert sim == {f"{m} measured (simulation, not a release)" for m in MEASURED}
-    mae_tpm = panel.compare_plot.series["tpm measured (simulation, not a release)"]["y"]
+    assert sim == {f"{m} (simulation, not a release)" for m in MEASURED}
+    assert "simulation, not a release" in panel.compare_note.text()
+    mae_tpm = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
     assert np.all(np.abs(mae_tpm / discrete_laplace_mae(COUNTS_T / 2.0) - 1) < 0.35)
 
     choose(panel.measure_combo, "workload")  # the same simulation, the other measure: no new run
@@ -273,7 +274,7 @@ def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtb
     assert "binary (analytic)" in series
     points = grid("window", COUNTS_T, 10, 2.0)
     want = analytic_errors("workload", COUNTS_T, points)["swm"]
-    got = series["swm measured (simulation, not a release)"]["y"]
+    got = series["swm (simulation, not a release)"]["y"]
     assert np.all(np.abs(got / np.asarray(want) - 1) < 0.35)
     assert "squared" in panel.compare_plot.getAxis("left").labelText
     shot(panel, "stream_compare_window_axis")

@@ -154,7 +154,7 @@ class StreamPanel(QtWidgets.QWidget):
         rlay.addWidget(self.ledger_title)
         self.ledger_list = QtWidgets.QListWidget()
         self.ledger_list.setAccessibleName("Ledger of the stream run")
-        rlay.addWidget(self.ledger_list, 2)
+        rlay.addWidget(self.ledger_list, 1)
         self.export_button = QtWidgets.QPushButton("Export release\u2026")
         self.export_button.setAccessibleName("Export the stream release")
         self.export_button.clicked.connect(self.export_dialog)
@@ -179,7 +179,13 @@ class StreamPanel(QtWidgets.QWidget):
         clay.addLayout(choose)
         self.compare_plot = ErrorPlot(ylabel="squared error of one window", xlabel="epsilon")
         self.compare_plot.setMinimumHeight(180)
+        self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
+        self.compare_note = QtWidgets.QLabel("Solid: analytic (public inputs only). Dashed: measured with "
+                                             "simulation noise against the true counts: simulation, not a release "
+                                             "(teaching mode only).")
+        self.compare_note.setWordWrap(True)
+        clay.addWidget(self.compare_note)
         self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
         self.measure_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
         self.axis_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
@@ -415,7 +421,7 @@ class StreamPanel(QtWidgets.QWidget):
         got = self.measured
         if got is not None and got["points"] == points:
             for m, ys in got["errors"][measure].items():
-                self.compare_plot.set_series(f"{m} measured (simulation, not a release)", xs, ys, dashed=True,
+                self.compare_plot.set_series(f"{m} (simulation, not a release)", xs, ys, dashed=True,
                                              colour=MECHANISM_COLOURS[m])
 
     def measure(self) -> Worker | None:

@@ -411,7 +411,8 @@ class StreamPanel(QtWidgets.QWidget):
         points = self.compare_points()
         xs = [e if axis == "epsilon" else w for w, e in points]
         w, eps = points[0]
-        self.compare_plot.setLabel("bottom", f"epsilon (w = {w})" if axis == "epsilon" else f"window w (\u03b5 = {eps:g})")
+        self.compare_plot.setLabel("bottom", f"epsilon (w = {w})" if axis == "epsilon"
+                                   else f"window w (\u03b5 = {eps:g})")
         self.compare_plot.setLabel("left", "squared error of one window" if measure == "workload"
                                    else "mean absolute error per count")
         # errors fall with epsilon (legend top right) and grow with w (legend top left)
@@ -430,7 +431,8 @@ class StreamPanel(QtWidgets.QWidget):
             self._message("measured errors read the true counts: teaching mode only (and a stream is needed)")
             return None
         counts, points = self.counts, self.compare_points()
-        worker = Worker(lambda progress: {"points": points, "errors": measured_errors(counts, points, progress=progress)},
+        worker = Worker(lambda progress: {"points": points,
+                                          "errors": measured_errors(counts, points, progress=progress)},
                         function=True, name="stream compare (simulation)")
         worker.signals.finished.connect(self._measured)
         worker.signals.failed.connect(self._message)

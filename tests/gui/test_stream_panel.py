@@ -18,6 +18,7 @@ from dpstudio.model.stream_view import NOT_DP, analytic_window_errors
 from .conftest import shot
 
 COUNTS_T = 60
+EPSILONS_FOR_TEST = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 @pytest.fixture
@@ -165,7 +166,7 @@ def test_compare_plots_the_analytic_errors_and_labelled_simulations(qtbot, panel
     assert np.allclose(panel.compare_plot.series["tpm (analytic)"]["y"], expected)
     panel.measure()
     qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
-    measured = panel.compare_plot.series["tpm measured (simulation, not a release)"]["y"]
+    measured = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
     # simulated against analytic (w v with the exact discrete Laplace variance): within 35 % at every eps
     assert np.all(np.abs(measured / np.asarray(expected) - 1) < 0.35)
     panel.project.set_mode(RELEASE)
@@ -244,3 +245,42 @@ def test_ilinet_national_runs_through_the_main_windows_worker(qtbot, window):
     assert not window.runner.busy or qtbot.waitUntil(lambda: not window.runner.busy, timeout=20000) is None
     assert p.result.windows.shape == (1163 - 200 + 1, 200)
     assert p.ledger_list.count() == 1163  # TPM: eps/T at every week
+
+
+def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtbot, panel):
+    from dpstudio.model.stream_compare import MEASURED, analytic_errors, discrete_laplace_mae, grid, window_grid
+
+    panel.eps_edit.setText("2")
+    choose(panel.axis_combo, "window")
+    choose(panel.measure_combo, "mae")
+    series = panel.compare_plot.series
+    assert set(series) == {"swm (analytic)", "tpm (analytic)"}  # binary's MAE has no closed form
+    assert list(series["tpm (analytic)"]["x"]) == window_grid(COUNTS_T) == [10, 20, 50, 60]
+    assert np.allclose(series["tpm (analytic)"]["y"], discrete_laplace_mae(COUNTS_T / 2.0))
+    assert np.allclose(series["swm (analytic)"]["y"],
+                       [discrete_laplace_mae(w * (COUNTS_T - w + 1) / 2.0) for w in (10, 20, 50, 60)])
+    assert "window" in panel.compare_plot.getAxis("bottom").labelText
+
+    panel.measure()
+    qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
+    sim = {k for k in panel.compare_plot.series if "simulation" in k}
+    assert sim == {f"{m} (simulation, not a release)" for m in MEASURED}
+    assert "simulation, not a release" in panel.compare_note.text()
+    mae_tpm = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
+    assert np.all(np.abs(mae_tpm / discrete_laplace_mae(COUNTS_T / 2.0) - 1) < 0.35)
+
+    choose(panel.measure_combo, "workload")  # the same simulation, the other measure: no new run
+    series = panel.compare_plot.series
+    assert "binary (analytic)" in series
+    points = grid("window", COUNTS_T, 10, 2.0)
+    want = analytic_errors("workload", COUNTS_T, points)["swm"]
+    got = series["swm (simulation, not a release)"]["y"]
+    assert np.all(np.abs(got / np.asarray(want) - 1) < 0.35)
+    assert "squared" in panel.compare_plot.getAxis("left").labelText
+    shot(panel, "stream_compare_window_axis")
+
+    choose(panel.axis_combo, "epsilon")  # simulated at other points: not shown on this axis
+    assert not any("simulation" in k for k in panel.compare_plot.series)
+    assert list(panel.compare_plot.series["tpm (analytic)"]["x"]) == list(EPSILONS_FOR_TEST)
+    panel.project.set_mode(RELEASE)
+    assert panel.measured is None

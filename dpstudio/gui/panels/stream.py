@@ -11,8 +11,9 @@ Privacy facts:
 - Release mode runs secure noise and charges the persistent budget store (docs/budget.md) for the whole
   epsilon before any noise is drawn; its events carry no true count. Export writes OUT.csv and OUT.json
   through ``io.stream_release`` (atomic, nothing half-written).
-- Compare: the analytic per-window Laplace error by mechanism against epsilon (public inputs only); the
-  measured curves read true counts and are simulation noise: teaching mode only, labelled "simulation".
+- Compare (``model/stream_compare.py``): workload error or mean absolute error by mechanism, against epsilon
+  (at the window w) or against w (at epsilon). Analytic curves use public inputs only; the measured curves
+  read true counts and are simulation noise: teaching mode only, dashed, labelled "simulation, not a release".
 """
 
 from __future__ import annotations
@@ -33,30 +34,13 @@ from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.stream_session import (COUNTS, ILINET, SIMULATION_BUDGET, StreamSource, bundled_ilinet,
                                            charge_stream_release)
-from dpstudio.model.stream_view import NOT_DP, analytic_window_errors, literal_asm_playback, playback_of
+from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"
-COMPARE_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-ANALYTIC = ("swm", "tpm", "binary")
-MEASURED = ("swm", "tpm")
-
-
-def measured_window_errors(counts, window: int, mechanism: str, epsilons, seeds=(0, 1, 2)) -> list[float]:
-    """Simulation (teaching only: reads true counts): the mean over windows and seeds of the squared
-    error of one ungrouped window, the analogue of the analytic w v."""
-    x = np.asarray(counts)
-    swv = np.lib.stride_tricks.sliding_window_view
-    truth = swv(x.astype(float), window)
-    out = []
-    for eps in epsilons:
-        errs = []
-        for seed in seeds:
-            p = StreamParams(mechanism, eps, window, grouping="none")
-            events = list(run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon())))
-            res = next(e.result for e in events if isinstance(e, RunFinished))
-            errs.append(float(((res.windows - truth) ** 2).sum(axis=1).mean()))
-        out.append(float(np.mean(errs)))
-    return out
+COMPARE_EPSILONS = EPSILONS
+MECHANISM_COLOURS = {"swm": "#4a7fc1", "tpm": "#2e9e5b", "binary": "#d62728", "asm": "#f0a020",
+                     "fast": "#9467bd", "bd": "#8c564b", "ba": "#17becf"}
 
 
 class StreamPanel(QtWidgets.QWidget):
@@ -170,7 +154,7 @@ class StreamPanel(QtWidgets.QWidget):
         rlay.addWidget(self.ledger_title)
         self.ledger_list = QtWidgets.QListWidget()
         self.ledger_list.setAccessibleName("Ledger of the stream run")
-        rlay.addWidget(self.ledger_list, 2)
+        rlay.addWidget(self.ledger_list, 1)
         self.export_button = QtWidgets.QPushButton("Export release\u2026")
         self.export_button.setAccessibleName("Export the stream release")
         self.export_button.clicked.connect(self.export_dialog)
@@ -179,12 +163,33 @@ class StreamPanel(QtWidgets.QWidget):
         self.export_note.setWordWrap(True)
         rlay.addWidget(self.export_note)
 
-        compare = QtWidgets.QGroupBox("Compare: error of one window against \u03b5")
+        compare = QtWidgets.QGroupBox("Compare: error by mechanism (ungrouped windows)")
         clay = QtWidgets.QVBoxLayout(compare)
+        choose = QtWidgets.QHBoxLayout()
+        self.measure_combo = QtWidgets.QComboBox()
+        for key, text in MEASURES.items():
+            self.measure_combo.addItem(text, key)
+        self.measure_combo.setAccessibleName("Compare measure")
+        self.axis_combo = QtWidgets.QComboBox()
+        for key, text in AXES.items():
+            self.axis_combo.addItem(f"against {text}", key)
+        self.axis_combo.setAccessibleName("Compare x axis")
+        choose.addWidget(self.measure_combo, 1)
+        choose.addWidget(self.axis_combo)
+        clay.addLayout(choose)
         self.compare_plot = ErrorPlot(ylabel="squared error of one window", xlabel="epsilon")
         self.compare_plot.setMinimumHeight(180)
-        self.compare_plot.legend.setOffset((-10, 10))  # top right: the errors fall with epsilon
+        self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
+        self.compare_note = QtWidgets.QLabel("Solid: analytic (public inputs only). Dashed: measured with "
+                                             "simulation noise against the true counts: simulation, not a release "
+                                             "(teaching mode only).")
+        self.compare_note.setWordWrap(True)
+        clay.addWidget(self.compare_note)
+        self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
+        self.measure_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
+        self.axis_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
+        self.eps_edit.editingFinished.connect(self._update_compare)
         self.measure_button = QtWidgets.QPushButton("Measure (simulation)")
         self.measure_button.setAccessibleName("Measure the errors by simulation")
         self.measure_button.setToolTip("Simulation noise against the true counts: teaching mode only, "
@@ -220,7 +225,7 @@ class StreamPanel(QtWidgets.QWidget):
         except StreamInputError as exc:
             self._message(str(exc))
             return False
-        self.source, self.counts = source, counts
+        self.source, self.counts, self.measured = source, counts, None
         self.source_label.setText(f"{source.describe()}: {counts.size} timestamps")
         self.window_box.setMaximum(counts.size)
         self._update_guarantee()
@@ -246,6 +251,8 @@ class StreamPanel(QtWidgets.QWidget):
         self.stop()
         self._clear_run()  # a teaching run must never be shown or exported as a release
         self.measure_button.setEnabled(self.project.teaching)
+        self.measured = None
+        self._update_compare()
         self._update_export()
 
     def _clear_run(self) -> None:
@@ -387,39 +394,56 @@ class StreamPanel(QtWidgets.QWidget):
             return None
 
     # -- compare --------------------------------------------------------------------------------------------
+    def compare_points(self) -> list[tuple]:
+        """The (w, epsilon) pairs of the chosen x axis: public inputs (the controls and the stream's T)."""
+        try:
+            eps = float(self.params().checked_epsilon())
+        except StreamInputError:
+            eps = 1.0
+        return grid(self.axis_combo.currentData(), self.counts.size, min(self.window_box.value(), self.counts.size),
+                    eps)
+
     def _update_compare(self) -> None:
         self.compare_plot.clear_series()
         if self.counts is None:
             return
-        w = min(self.window_box.value(), self.counts.size)
-        for m, ys in analytic_window_errors(ANALYTIC, self.counts.size, w, COMPARE_EPSILONS).items():
-            self.compare_plot.set_series(f"{m} (analytic)", COMPARE_EPSILONS, ys)
+        axis, measure = self.axis_combo.currentData(), self.measure_combo.currentData()
+        points = self.compare_points()
+        xs = [e if axis == "epsilon" else w for w, e in points]
+        w, eps = points[0]
+        self.compare_plot.setLabel("bottom", f"epsilon (w = {w})" if axis == "epsilon"
+                                   else f"window w (\u03b5 = {eps:g})")
+        self.compare_plot.setLabel("left", "squared error of one window" if measure == "workload"
+                                   else "mean absolute error per count")
+        # errors fall with epsilon (legend top right) and grow with w (legend top left)
+        self.compare_plot.legend.setOffset((-10, 10) if axis == "epsilon" else (10, 10))
+        for m, ys in analytic_errors(measure, self.counts.size, points).items():
+            self.compare_plot.set_series(f"{m} (analytic)", xs, ys, colour=MECHANISM_COLOURS[m])
+        got = self.measured
+        if got is not None and got["points"] == points:
+            for m, ys in got["errors"][measure].items():
+                self.compare_plot.set_series(f"{m} (simulation, not a release)", xs, ys, dashed=True,
+                                             colour=MECHANISM_COLOURS[m])
 
     def measure(self) -> Worker | None:
-        """Measured curves (simulation noise against the true counts): teaching mode only."""
+        """Measured curves (simulation noise against the true counts) at the current points: teaching only."""
         if not self.project.teaching or self.counts is None:
             self._message("measured errors read the true counts: teaching mode only (and a stream is needed)")
             return None
-        self._update_compare()
-        counts, w = self.counts, min(self.window_box.value(), self.counts.size)
-
-        def job(progress):
-            out = {}
-            for i, m in enumerate(MEASURED):
-                progress(i, len(MEASURED), f"simulating {m}")
-                out[m] = measured_window_errors(counts, w, m, COMPARE_EPSILONS)
-            return out
-
-        worker = Worker(job, function=True, name="stream compare (simulation)")
+        counts, points = self.counts, self.compare_points()
+        worker = Worker(lambda progress: {"points": points,
+                                          "errors": measured_errors(counts, points, progress=progress)},
+                        function=True, name="stream compare (simulation)")
         worker.signals.finished.connect(self._measured)
         worker.signals.failed.connect(self._message)
         h = host(self)
         return h.start_worker(worker, "stream compare (simulation)") if h is not None else self.runner.start(worker)
 
     def _measured(self, out: dict) -> None:
-        for m, ys in out.items():
-            self.compare_plot.set_series(f"{m} measured (simulation, not a release)", COMPARE_EPSILONS, ys,
-                                         dashed=True)
+        if not self.project.teaching:
+            return  # the mode changed while it ran: simulations are shown in teaching mode only
+        self.measured = out
+        self._update_compare()
 
     def shutdown(self) -> None:
         self.stop()

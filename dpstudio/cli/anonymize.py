@@ -10,7 +10,8 @@
 Writes OUT.csv (the anonymized table; suppressed rows removed; first column ``not_a_dp_release``) and the
 sidecar OUT.json (parameters, levels, metric, classes, suppressed, lattice). This is NOT a
 differential-privacy release: "syntactic anonymization: no differential-privacy guarantee"; it does not
-charge the budget store. Rows with a missing value in a used column are dropped by default (the sidecar and
+charge the budget store. Mondrian keeps --l-diversity / --t-closeness on both halves of every cut and
+refuses a table that fails the model as a whole (it suppresses nothing). Rows with a missing value in a used column are dropped by default (the sidecar and
 the console say how many). Bad input: exit 2, one line, nothing written. See docs/anonymize.md.
 """
 
@@ -91,11 +92,11 @@ def parse_models(args) -> tuple[list, list[str]]:
 
 def run(args) -> int:
     from ..algorithms.fulldomain import SEARCHES, Evaluator, Problem, run_to_result
-    from ..algorithms.mondrian import run_mondrian
     from ..core import syntactic_metrics as sm
-    from ..core.syntactic_models import LDiversity, TCloseness
-    from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
-                                mondrian_table, sidecar_path, with_tree, write_outputs)
+    from ..core.syntactic_models import TCloseness
+    from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_table,
+                                sidecar_path, write_outputs)
+    from ..model.anonymize_job import checked_models, mondrian_run
     from ..io.atomic import OutputPathError, check_output_path
     from .release import _load, _parse_pairs, read_taxonomies
 
@@ -112,9 +113,6 @@ def run(args) -> int:
     mondrian = args.algorithm.startswith("mondrian")
     if set(sensitive) & set(qi):
         raise CliError("a sensitive attribute cannot also be a quasi-identifier")
-    if mondrian and models:
-        raise CliError("Mondrian here enforces k-anonymity only: drop --l-diversity/--t-closeness, or use a "
-                       "lattice search")
     if args.algorithm in ("samarati", "incognito") and any(
             isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
         raise CliError(f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
@@ -164,8 +162,7 @@ def run(args) -> int:
               "metric": args.metric, "class": args.class_attr, "tie": args.tie, "missing": args.missing}
     try:
         if mondrian:
-            x = mondrian_input(frame, qi, taxonomies)
-            result = run_to_result(run_mondrian(x, k, args.algorithm.split("-")[1]))
+            result = run_to_result(mondrian_run(frame, qi, taxonomies, k, args.algorithm.split("-")[1], models))
             supp = [False] * result.classes
             value = {"dm": sm.discernibility(result.sizes, supp), "dm-star": sm.discernibility_star(result.sizes),
                      "avg": sm.average_class_size(len(frame), result.classes, k)}.get(args.metric)
@@ -185,11 +182,7 @@ def run(args) -> int:
         else:
             hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
             data, labels = encode(frame, qi, taxonomies, extras, hier)
-            models = [with_tree(m, taxonomies) for m in models]
-            for m in models:
-                if isinstance(m, LDiversity) and m.l > data.extras[m.attribute][1]:
-                    raise CliError(f"--l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
-                                   f"({data.extras[m.attribute][1]} values)")
+            models = checked_models(models, taxonomies, data.extras)
             problem = Problem(data, k, suppression, tuple(models), args.metric, args.class_attr, args.tie)
             search = run_to_result(SEARCHES[args.algorithm](problem))
             if search.chosen is None:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
-from ..algorithms.mondrian import run_mondrian
+from ..algorithms.mondrian import allowed_cut, run_mondrian
 from ..core import syntactic_metrics as sm
 from ..core.events import Progress, RunFinished
 from ..core.syntactic_models import LDiversity, TCloseness
@@ -77,9 +77,6 @@ class AnonymizeSettings:
         if models and self.sensitive in self.qi:
             raise AnonymizeError("the sensitive attribute cannot also be a quasi-identifier")
         if self.mondrian:
-            if models:
-                raise AnonymizeError("Mondrian here enforces k-anonymity only: turn off l-diversity and "
-                                     "t-closeness, or use a lattice search")
             if self.metric not in MONDRIAN_METRICS:
                 raise AnonymizeError(f"metric {self.metric} needs a full-domain node; Mondrian reports "
                                      f"{', '.join(MONDRIAN_METRICS)}")
@@ -159,6 +156,33 @@ def prepare(frame: pd.DataFrame, settings: AnonymizeSettings, missing: str = "dr
     return sub.astype(object).where(sub.notna(), "?").reset_index(drop=True), 0
 
 
+def checked_models(models, taxonomies: dict, extras: dict) -> tuple:
+    """The models with their taxonomy trees (hierarchical t-closeness). ``extras``: sensitive attribute ->
+    (codes, domain size). AnonymizeError for an l larger than the sensitive attribute's domain."""
+    models = tuple(with_tree(m, taxonomies) for m in models)
+    for m in models:
+        if isinstance(m, LDiversity) and m.l > extras[m.attribute][1]:
+            raise AnonymizeError(f"l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
+                                 f"({extras[m.attribute][1]} values)")
+    return models
+
+
+def mondrian_run(table_in: pd.DataFrame, qi: list[str], taxonomies: dict, k: int, mode: str, models=()):
+    """Mondrian (strict or relaxed) on the prepared table, a cut allowed only when both halves keep k rows
+    and every l-diversity / t-closeness model (LeFevre et al.). Yields PartitionCut per cut and
+    RunFinished(MondrianResult). Mondrian suppresses nothing, so a table failing a model as a whole has no
+    output: AnonymizeError (one line). Exact and deterministic; no noise, no budget."""
+    hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
+    sensitive = list(dict.fromkeys(m.attribute for m in models))
+    extras = encode(table_in, [], taxonomies, sensitive, hier)[0].extras if models else {}
+    models = checked_models(models, taxonomies, extras)
+    whole = np.arange(len(table_in))
+    if models and not allowed_cut(1, models, extras, len(whole))(whole, whole):  # both "halves": the table
+        raise AnonymizeError("the whole table fails the l-diversity / t-closeness model: Mondrian suppresses "
+                             "nothing, so it has no output (lower l, raise t, or use a lattice search)")
+    yield from run_mondrian(mondrian_input(table_in, qi, taxonomies), k, mode, models, extras)
+
+
 def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings, missing: str = "drop",
                   source: str = "studio"):
     """Run ``settings`` on ``frame``; yields the search's events and finally RunFinished(AnonymizeOutcome).
@@ -173,9 +197,9 @@ def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSett
               "class": settings.class_attr, "tie": settings.tie, "missing": missing}
     others = settings.extras()
     if settings.mondrian:
-        x = mondrian_input(table_in, list(settings.qi), taxonomies)
         result = None
-        for ev in run_mondrian(x, settings.k, settings.algorithm.split("-")[1]):
+        for ev in mondrian_run(table_in, list(settings.qi), taxonomies, settings.k,
+                               settings.algorithm.split("-")[1], settings.models()):
             if isinstance(ev, RunFinished):
                 result = ev.result
             else:
@@ -200,11 +224,7 @@ def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSett
     models = settings.models()
     hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
     data, _labels = encode(table_in, list(settings.qi), taxonomies, others, hier)
-    models = tuple(with_tree(m, taxonomies) for m in models)
-    for m in models:
-        if isinstance(m, LDiversity) and m.l > data.extras[m.attribute][1]:
-            raise AnonymizeError(f"l = {m.l:g} is larger than the domain of {m.attribute!r} "
-                                 f"({data.extras[m.attribute][1]} values)")
+    models = checked_models(models, taxonomies, data.extras)
     problem = Problem(data, settings.k, settings.suppression, models, settings.metric, settings.class_attr,
                       settings.tie)
     search = None

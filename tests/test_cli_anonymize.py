@@ -59,6 +59,8 @@ def test_mondrian_and_t_closeness(tmp_path):
     (["--k", "2", "--l-diversity", "distinct:6:salary-class"], "larger than the domain"),
     (["--k", "2", "--qi", "age,workclass"], "has no taxonomy"),
     (["--k", "2", "--algorithm", "incognito", "--t-closeness", "equal:0.2:occupation"], "use --algorithm optimal"),
+    (["--k", "2", "--algorithm", "mondrian-strict", "--l-diversity", "recursive:2:salary-class", "--recursive-c",
+      "0.01"], "whole table fails"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, extra, message):
     argv = _args(tmp_path)
@@ -70,3 +72,17 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not list(tmp_path.iterdir())
+
+
+@needs_arx
+def test_mondrian_with_l_diversity_classes_are_diverse(tmp_path):
+    """Every class of the written table (strict: rows sharing all generalized QI values) holds >= 3 occupations."""
+    assert main(_args(tmp_path, "--k", "5", "--algorithm", "mondrian-strict", "--metric", "dm",
+                      "--l-diversity", "distinct:3:occupation", qi=("age", "sex"))) == 0
+    rows = list(csv.DictReader((tmp_path / "o.csv").open()))
+    classes = {}
+    for r in rows:
+        classes.setdefault((r["age"], r["sex"]), set()).add(r["occupation"])
+    side = json.loads((tmp_path / "o.json").read_text())
+    assert len(classes) == side["classes"] > 1 and len(rows) == 30162
+    assert min(len(v) for v in classes.values()) >= 3

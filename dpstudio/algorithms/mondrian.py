@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.events import Event, RunFinished
+from ..core.syntactic_models import TCloseness, class_failures
 
 STRICT, RELAXED = "strict", "relaxed"
 
@@ -45,11 +46,32 @@ class MondrianResult:
         return len(self.sizes)
 
 
-def run_mondrian(x, k: int, mode: str = STRICT):
+def allowed_cut(k: int, models, extras: dict, n: int):
+    """allowed(left_rows, right_rows): both sides have >= k rows and satisfy every model."""
+    q = {m.attribute: np.bincount(extras[m.attribute][0], minlength=extras[m.attribute][1]) / n
+         for m in models if isinstance(m, TCloseness)}
+
+    def allowed(left, right) -> bool:
+        if len(left) < k or len(right) < k:
+            return False
+        if not models:
+            return True
+        hists = {m.attribute: np.stack([np.bincount(extras[m.attribute][0][side], minlength=extras[m.attribute][1])
+                                        for side in (left, right)]) for m in models}
+        return not class_failures(np.array([len(left), len(right)]), k, hists, models, q).any()
+
+    return allowed
+
+
+def run_mondrian(x, k: int, mode: str = STRICT, models=(), extras: dict | None = None):
     """Partition the rows of ``x`` (n x q numbers: values or ranks) into classes of >= k rows (if n >= k).
-    Yields PartitionCut per cut and RunFinished(MondrianResult)."""
+    ``models``: l-diversity / t-closeness models (core.syntactic_models) a cut must also keep on both sides
+    (LeFevre et al.: a cut is allowable when both halves satisfy the model); ``extras``: attribute ->
+    (codes per row, domain size) of their sensitive attributes. The whole table is one class when it fails
+    a model itself. Yields PartitionCut per cut and RunFinished(MondrianResult)."""
     if mode not in (STRICT, RELAXED):
         raise ValueError(f"unknown Mondrian mode {mode!r}: use strict or relaxed")
+    allowed = allowed_cut(k, models, extras or {}, len(x))
     x = np.asarray(x, dtype=float)
     n, q = x.shape
     cols = [np.ascontiguousarray(x[:, j]) for j in range(q)]
@@ -72,14 +94,13 @@ def run_mondrian(x, k: int, mode: str = STRICT):
                 if mode == STRICT:
                     sv = np.partition(v, (len(v) - 1) // 2)[(len(v) - 1) // 2]
                     left = v <= sv
-                    nl = int(left.sum())
-                    if nl >= k and len(v) - nl >= k:
+                    if allowed(idx[left], idx[~left]):
                         cut = (d, idx[left], idx[~left])
                         break
                 else:
                     order = np.lexsort((idx, v))
                     half = len(v) // 2
-                    if half >= k and len(v) - half >= k:
+                    if allowed(idx[order[:half]], idx[order[half:]]):
                         cut = (d, idx[order[:half]], idx[order[half:]])
                         break
         if cut is None:

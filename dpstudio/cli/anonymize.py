@@ -10,7 +10,8 @@
 Writes OUT.csv (the anonymized table; suppressed rows removed; first column ``not_a_dp_release``) and the
 sidecar OUT.json (parameters, levels, metric, classes, suppressed, lattice). This is NOT a
 differential-privacy release: "syntactic anonymization: no differential-privacy guarantee"; it does not
-charge the budget store. Rows with a missing value in a used column are dropped by default (the sidecar and
+charge the budget store. Mondrian keeps --l-diversity / --t-closeness on both halves of every cut and
+refuses a table that fails the model as a whole (it suppresses nothing). Rows with a missing value in a used column are dropped by default (the sidecar and
 the console say how many). Bad input: exit 2, one line, nothing written. See docs/anonymize.md.
 """
 
@@ -90,12 +91,10 @@ def parse_models(args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from ..algorithms.fulldomain import SEARCHES, Evaluator, Problem, run_to_result
-    from ..algorithms.mondrian import run_mondrian
-    from ..core import syntactic_metrics as sm
-    from ..core.syntactic_models import LDiversity, TCloseness
-    from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
-                                mondrian_table, sidecar_path, with_tree, write_outputs)
+    from ..algorithms.fulldomain import run_to_result
+    from ..core.syntactic_models import TCloseness
+    from ..io.anonymize import LABEL, AnonymizeError, sidecar_path, write_outputs
+    from ..model.anonymize_job import anonymize_table
     from ..io.atomic import OutputPathError, check_output_path
     from .release import _load, _parse_pairs, read_taxonomies
 
@@ -112,9 +111,6 @@ def run(args) -> int:
     mondrian = args.algorithm.startswith("mondrian")
     if set(sensitive) & set(qi):
         raise CliError("a sensitive attribute cannot also be a quasi-identifier")
-    if mondrian and models:
-        raise CliError("Mondrian here enforces k-anonymity only: drop --l-diversity/--t-closeness, or use a "
-                       "lattice search")
     if args.algorithm in ("samarati", "incognito") and any(
             isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
         raise CliError(f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
@@ -163,57 +159,15 @@ def run(args) -> int:
               "t_closeness": args.t_closeness, "suppression": suppression, "algorithm": args.algorithm,
               "metric": args.metric, "class": args.class_attr, "tie": args.tie, "missing": args.missing}
     try:
-        if mondrian:
-            x = mondrian_input(frame, qi, taxonomies)
-            result = run_to_result(run_mondrian(x, k, args.algorithm.split("-")[1]))
-            supp = [False] * result.classes
-            value = {"dm": sm.discernibility(result.sizes, supp), "dm-star": sm.discernibility_star(result.sizes),
-                     "avg": sm.average_class_size(len(frame), result.classes, k)}.get(args.metric)
-            if args.metric == "cm":
-                import numpy as np
-
-                codes = encode(frame, [], taxonomies, [args.class_attr])[0].extras[args.class_attr]
-                hist = np.bincount(result.class_of * codes[1] + codes[0],
-                                   minlength=result.classes * codes[1]).reshape(result.classes, codes[1])
-                value = sm.classification(hist, supp, args.tie)
-            table = mondrian_table(frame, qi, taxonomies, result, [c for c in extras if c not in qi])
-            side = {"parameters": params, "recoding": "global multidimensional (Mondrian, " +
-                    args.algorithm.split("-")[1] + ")", "metric": {"name": args.metric, "value": value},
-                    "classes": result.classes, "suppressed": 0, "rows": len(table),
-                    "rows_dropped_missing": dropped, "dataset_budget": "not charged: not a DP release"}
-            summary = f"{args.algorithm}: {result.classes} classes"
-        else:
-            hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
-            data, labels = encode(frame, qi, taxonomies, extras, hier)
-            models = [with_tree(m, taxonomies) for m in models]
-            for m in models:
-                if isinstance(m, LDiversity) and m.l > data.extras[m.attribute][1]:
-                    raise CliError(f"--l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
-                                   f"({data.extras[m.attribute][1]} values)")
-            problem = Problem(data, k, suppression, tuple(models), args.metric, args.class_attr, args.tie)
-            search = run_to_result(SEARCHES[args.algorithm](problem))
-            if search.chosen is None:
-                raise CliError(f"no generalization satisfies the model with at most {problem.max_sup} "
-                               f"suppressed rows (raise --suppression or lower k)")
-            ev = Evaluator(problem)
-            fs = ev.frequency_set(search.chosen.levels)
-            _, bad, _, _ = ev.classes(fs)
-            keep = kept_rows(data, fs, bad)
-            table = generalized_table(frame, data, qi, search.chosen.levels, keep, [c for c in extras if c not in qi])
-            side = {"parameters": params, "recoding": "global single-dimensional full-domain generalization",
-                    "levels": dict(zip(qi, search.chosen.levels)),
-                    "metric": {"name": args.metric, "value": search.chosen.metric},
-                    "classes": search.chosen.classes, "suppressed": search.chosen.suppressed,
-                    "max_suppressed": problem.max_sup, "rows": len(table), "rows_dropped_missing": dropped,
-                    "dataset_budget": "not charged: not a DP release"}
-            lattice = {"nodes": search.nodes, "satisfying": len(search.satisfying), "minimal": len(search.minimal)}
-            if search.enumerated:
-                side["lattice"] = lattice
-            else:
-                side["lattice"] = {"nodes": search.nodes, "heights_probed": search.heights_probed,
-                                   "satisfying_at_min_height": len(search.satisfying)}
-            summary = (f"{args.algorithm}: levels {search.chosen.levels}, {search.chosen.classes} classes, "
-                       f"{search.chosen.suppressed} rows suppressed")
+        outcome = run_to_result(anonymize_table(
+            frame, taxonomies, qi, k, models, algorithm=args.algorithm, metric=args.metric,
+            suppression=suppression, class_attr=args.class_attr, tie=args.tie, params=params, dropped=dropped,
+            suppression_hint="--suppression"))
+        table, side = outcome.table, outcome.sidecar
+        summary = f"{args.algorithm}: {outcome.classes} classes"
+        if not mondrian:
+            summary = (f"{args.algorithm}: levels {outcome.levels}, {outcome.classes} classes, "
+                       f"{outcome.suppressed} rows suppressed")
     except AnonymizeError as exc:
         raise CliError(str(exc)) from None
     try:

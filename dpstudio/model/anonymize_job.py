@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
-from ..algorithms.mondrian import run_mondrian
+from ..algorithms.mondrian import allowed_cut, run_mondrian
 from ..core import syntactic_metrics as sm
 from ..core.events import Progress, RunFinished
 from ..core.syntactic_models import LDiversity, TCloseness
@@ -77,9 +77,6 @@ class AnonymizeSettings:
         if models and self.sensitive in self.qi:
             raise AnonymizeError("the sensitive attribute cannot also be a quasi-identifier")
         if self.mondrian:
-            if models:
-                raise AnonymizeError("Mondrian here enforces k-anonymity only: turn off l-diversity and "
-                                     "t-closeness, or use a lattice search")
             if self.metric not in MONDRIAN_METRICS:
                 raise AnonymizeError(f"metric {self.metric} needs a full-domain node; Mondrian reports "
                                      f"{', '.join(MONDRIAN_METRICS)}")
@@ -115,7 +112,7 @@ class AnonymizeOutcome:
     ``not_a_dp_release``); ``sidecar``: what export writes beside it; ``kept``: per prepared input row,
     not suppressed (the table's rows are the kept ones, in input order)."""
 
-    settings: AnonymizeSettings
+    settings: AnonymizeSettings | None  # None for a run of ``dpstudio anonymize``
     metric: float
     classes: int
     suppressed: int
@@ -159,6 +156,33 @@ def prepare(frame: pd.DataFrame, settings: AnonymizeSettings, missing: str = "dr
     return sub.astype(object).where(sub.notna(), "?").reset_index(drop=True), 0
 
 
+def checked_models(models, taxonomies: dict, extras: dict) -> tuple:
+    """The models with their taxonomy trees (hierarchical t-closeness). ``extras``: sensitive attribute ->
+    (codes, domain size). AnonymizeError for an l larger than the sensitive attribute's domain."""
+    models = tuple(with_tree(m, taxonomies) for m in models)
+    for m in models:
+        if isinstance(m, LDiversity) and m.l > extras[m.attribute][1]:
+            raise AnonymizeError(f"l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
+                                 f"({extras[m.attribute][1]} values)")
+    return models
+
+
+def mondrian_run(table_in: pd.DataFrame, qi: list[str], taxonomies: dict, k: int, mode: str, models=()):
+    """Mondrian (strict or relaxed) on the prepared table, a cut allowed only when both halves keep k rows
+    and every l-diversity / t-closeness model (LeFevre et al.). Yields PartitionCut per cut and
+    RunFinished(MondrianResult). Mondrian suppresses nothing, so a table failing a model as a whole has no
+    output: AnonymizeError (one line). Exact and deterministic; no noise, no budget."""
+    hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
+    sensitive = list(dict.fromkeys(m.attribute for m in models))
+    extras = encode(table_in, [], taxonomies, sensitive, hier)[0].extras if models else {}
+    models = checked_models(models, taxonomies, extras)
+    whole = np.arange(len(table_in))
+    if models and not allowed_cut(1, models, extras, len(whole))(whole, whole):  # both "halves": the table
+        raise AnonymizeError("the whole table fails the l-diversity / t-closeness model: Mondrian suppresses "
+                             "nothing, so it has no output (lower l, raise t, or use a lattice search)")
+    yield from run_mondrian(mondrian_input(table_in, qi, taxonomies), k, mode, models, extras)
+
+
 def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings, missing: str = "drop",
                   source: str = "studio"):
     """Run ``settings`` on ``frame``; yields the search's events and finally RunFinished(AnonymizeOutcome).
@@ -171,60 +195,70 @@ def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSett
               "t_closeness": settings.t_closeness, "sensitive": settings.sensitive,
               "suppression": settings.suppression, "algorithm": settings.algorithm, "metric": settings.metric,
               "class": settings.class_attr, "tie": settings.tie, "missing": missing}
-    others = settings.extras()
-    if settings.mondrian:
-        x = mondrian_input(table_in, list(settings.qi), taxonomies)
+    yield from anonymize_table(table_in, taxonomies, list(settings.qi), settings.k, settings.models(),
+                               algorithm=settings.algorithm, metric=settings.metric,
+                               suppression=settings.suppression, class_attr=settings.class_attr,
+                               tie=settings.tie, params=params, dropped=dropped, settings=settings)
+
+
+def anonymize_table(table_in: pd.DataFrame, taxonomies: dict, qi: list[str], k: int, models=(), *,
+                    algorithm: str = "optimal", metric: str = "dm", suppression: float = 0.0,
+                    class_attr: str | None = None, tie: str = "one-majority", params: dict, dropped: int = 0,
+                    settings: AnonymizeSettings | None = None, suppression_hint: str = "the suppression limit"):
+    """The run shared by the studio and ``dpstudio anonymize``, on a prepared table (missing values handled,
+    at least k rows) with checked options. ``models``: l-diversity / t-closeness models (each on its own
+    sensitive attribute); ``params``: the sidecar's parameters; ``dropped``: rows dropped for missing
+    values. Yields the search's events, then RunFinished(AnonymizeOutcome). Exact, no noise, no budget."""
+    models = tuple(models)
+    others = [c for c in dict.fromkeys([*(m.attribute for m in models), *([class_attr] if class_attr else [])])
+              if c not in qi]
+    if algorithm.startswith("mondrian"):
+        mode = algorithm.split("-")[1]
         result = None
-        for ev in run_mondrian(x, settings.k, settings.algorithm.split("-")[1]):
+        for ev in mondrian_run(table_in, qi, taxonomies, k, mode, models):
             if isinstance(ev, RunFinished):
                 result = ev.result
             else:
                 yield ev
         none = np.zeros(result.classes, dtype=bool)
-        if settings.metric == "cm":
-            codes, size = encode(table_in, [], taxonomies, [settings.class_attr])[0].extras[settings.class_attr]
+        if metric == "cm":
+            codes, size = encode(table_in, [], taxonomies, [class_attr])[0].extras[class_attr]
             hist = np.bincount(result.class_of * size + codes, minlength=result.classes * size)
-            value = sm.classification(hist.reshape(result.classes, size), none, settings.tie)
+            value = sm.classification(hist.reshape(result.classes, size), none, tie)
         else:
             value = {"dm": lambda: sm.discernibility(result.sizes, none),
                      "dm-star": lambda: sm.discernibility_star(result.sizes),
-                     "avg": lambda: sm.average_class_size(len(table_in), result.classes, settings.k)}[settings.metric]()
-        table = mondrian_table(table_in, list(settings.qi), taxonomies, result, others)
-        side = {"parameters": params, "recoding": f"global multidimensional (Mondrian, "
-                f"{settings.algorithm.split('-')[1]})", "metric": {"name": settings.metric, "value": float(value)},
-                "classes": result.classes, "suppressed": 0, "rows": len(table), "rows_dropped_missing": dropped,
+                     "avg": lambda: sm.average_class_size(len(table_in), result.classes, k)}[metric]()
+        table = mondrian_table(table_in, qi, taxonomies, result, others)
+        side = {"parameters": params, "recoding": f"global multidimensional (Mondrian, {mode})",
+                "metric": {"name": metric, "value": value if isinstance(value, int) else float(value)},
+                "classes": result.classes, "suppressed": 0,
+                "rows": len(table), "rows_dropped_missing": dropped,
                 "dataset_budget": "not charged: not a DP release"}
         yield RunFinished(AnonymizeOutcome(settings, float(value), result.classes, 0, np.asarray(result.sizes),
                                            table, side, kept=np.ones(len(table_in), dtype=bool)))
         return
-    models = settings.models()
     hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
-    data, _labels = encode(table_in, list(settings.qi), taxonomies, others, hier)
-    models = tuple(with_tree(m, taxonomies) for m in models)
-    for m in models:
-        if isinstance(m, LDiversity) and m.l > data.extras[m.attribute][1]:
-            raise AnonymizeError(f"l = {m.l:g} is larger than the domain of {m.attribute!r} "
-                                 f"({data.extras[m.attribute][1]} values)")
-    problem = Problem(data, settings.k, settings.suppression, models, settings.metric, settings.class_attr,
-                      settings.tie)
+    data, _labels = encode(table_in, qi, taxonomies, others, hier)
+    models = checked_models(models, taxonomies, data.extras)
+    problem = Problem(data, k, suppression, models, metric, class_attr, tie)
     search = None
-    for ev in SEARCHES[settings.algorithm](problem):
+    for ev in SEARCHES[algorithm](problem):
         if isinstance(ev, RunFinished):
             search = ev.result
         else:
             yield ev
     if search.chosen is None:
         raise AnonymizeError(f"no generalization satisfies the model with at most {problem.max_sup} suppressed "
-                             f"rows (raise the suppression limit or lower k)")
+                             f"rows (raise {suppression_hint} or lower k)")
     ev_ = Evaluator(problem)
     fs = ev_.frequency_set(search.chosen.levels)
     sizes, bad, _, _ = ev_.classes(fs)
     keep = kept_rows(data, fs, bad)
-    table = generalized_table(table_in, data, list(settings.qi), search.chosen.levels, keep, others)
+    table = generalized_table(table_in, data, qi, search.chosen.levels, keep, others)
     chosen = search.chosen
     side = {"parameters": params, "recoding": "global single-dimensional full-domain generalization",
-            "levels": dict(zip(settings.qi, chosen.levels)), "metric": {"name": settings.metric,
-                                                                        "value": chosen.metric},
+            "levels": dict(zip(qi, chosen.levels)), "metric": {"name": metric, "value": chosen.metric},
             "classes": chosen.classes, "suppressed": chosen.suppressed, "max_suppressed": problem.max_sup,
             "rows": len(table), "rows_dropped_missing": dropped, "dataset_budget": "not charged: not a DP release"}
     if search.enumerated:

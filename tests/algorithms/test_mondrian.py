@@ -41,3 +41,63 @@ def test_adult_numeric_table():
             assert r.sizes.min() >= k
             if mode == "strict" and k == 2:
                 assert r.sizes.max() == 527
+
+
+@pytest.mark.parametrize("disease, cm", [
+    (["flu", "flu", "cold", "hiv", "cold", "cold"], 2),  # one minority row in each class
+    (["flu", "flu", "flu", "hiv", "cold", "flu"], 2),  # class 2 has three labels once each: two minority rows
+    (["flu"] * 6, 0),
+])
+def test_cm_metric_of_a_mondrian_output(disease, cm):
+    """C_CM of Mondrian's classes (model.anonymize_job): the patient table splits into rows {0,1,2} and {3,4,5}
+    (test_patient_table); the minority rows are counted by hand in the parameters."""
+    import pandas as pd
+
+    from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
+
+    frame = pd.DataFrame({"age": [25, 25, 26, 27, 27, 28], "sex": [0, 1, 0, 0, 1, 0],
+                          "zip": [53711, 53712, 53711, 53710, 53712, 53711], "disease": disease})
+    s = AnonymizeSettings(("age", "sex", "zip"), 2, "mondrian-strict", "cm", class_attr="disease")
+    out = run_to_outcome(frame, {}, s)
+    assert out.sizes.tolist() == [3, 3] and out.metric == cm
+    assert out.table["disease"].tolist() == disease and out.table["age"].tolist() == ["[25-26]"] * 3 + ["[27-28]"] * 3
+
+
+@pytest.mark.parametrize("mode", ["strict", "relaxed"])
+def test_cuts_keep_l_diversity_and_t_closeness(mode):
+    """k = 2 alone cuts 1..8 into four homogeneous pairs; distinct 2-diversity allows only the cut at the
+    median (both halves hold a and b); every class of the output satisfies the model."""
+    from dpstudio.core.syntactic_models import LDiversity, TCloseness
+
+    x = np.arange(1, 9, dtype=float)[:, None]
+    codes = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    extras = {"s": (codes, 2)}
+    plain = run_to_result(run_mondrian(x, 2, mode))
+    assert plain.class_of.tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+    r = run_to_result(run_mondrian(x, 2, mode, [LDiversity("distinct", 2, "s")], extras))
+    assert r.class_of.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    # equal-distance t-closeness with t = 0: each class must have the table's distribution (half a, half b)
+    r = run_to_result(run_mondrian(x, 2, mode, [TCloseness("equal", 0.0, "s")], extras))
+    assert r.class_of.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    r = run_to_result(run_mondrian(x, 2, mode, [TCloseness("equal", 0.5, "s")], extras))
+    assert r.class_of.tolist() == plain.class_of.tolist()  # distance 0.5 for a pure pair: allowed
+
+
+def test_mondrian_refuses_a_table_failing_the_model():
+    import pandas as pd
+
+    from dpstudio.io.anonymize import AnonymizeError
+    from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
+
+    frame = pd.DataFrame({"age": [1, 2, 3, 4], "s": ["a"] * 4})
+    s = AnonymizeSettings(("age",), 2, "mondrian-relaxed", sensitive="s", l_diversity=("distinct", 1, 1.0))
+    assert run_to_outcome(frame, {}, s).sizes.tolist() == [2, 2]
+    frame["s"] = ["a", "a", "a", "b"]
+    s = AnonymizeSettings(("age",), 1, "mondrian-relaxed", sensitive="s", l_diversity=("distinct", 2, 1.0))
+    out = run_to_outcome(frame, {}, s)
+    assert out.sizes.tolist() == [4]  # no cut keeps b on both sides
+    # recursive (1,2)-diversity needs r1 < 1 * r2: 3 a's against 1 b fail it in the whole table
+    s = AnonymizeSettings(("age",), 1, "mondrian-relaxed", sensitive="s", l_diversity=("recursive", 2, 1.0))
+    with pytest.raises(AnonymizeError, match="whole table fails") as info:
+        run_to_outcome(frame, {}, s)
+    assert "\n" not in str(info.value)

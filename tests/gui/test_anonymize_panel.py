@@ -115,6 +115,27 @@ def test_mondrian_has_no_lattice_and_agrees_with_cli(panel, qtbot, tmp_path, win
     assert side["metric"]["value"] == pytest.approx(out.metric, rel=1e-12) and side["classes"] == out.classes
 
 
+def test_mondrian_with_distinct_l_diversity_releases_diverse_classes(panel, qtbot, tmp_path, window):
+    qi = ("education", "marital-status", "sex")
+    _run(panel, qtbot, qi=qi, k=4, algorithm="mondrian-strict", metric="dm")
+    plain = panel.outcome.classes
+    panel.sensitive_combo.setCurrentText("occupation")
+    panel.l_kind.setCurrentText("distinct")
+    panel.l_value.setValue(5)
+    _run(panel, qtbot, qi=qi, k=4, algorithm="mondrian-strict", metric="dm")
+    out = panel.outcome
+    assert out is not None and panel.last_error == "" and out.settings.l_diversity == ("distinct", 5, 3.0)
+    groups = out.table.groupby(list(qi))
+    assert groups.ngroups == out.classes > 1 and groups.size().min() >= 4
+    assert groups["occupation"].nunique().min() >= 5 and len(out.table) == len(window.project.frame.dropna(
+        subset=[*qi, "occupation"]))
+    assert out.classes < plain  # the model forbids some of k-anonymity's cuts
+    frame = window.project.frame.dropna(subset=[*qi, "occupation"])
+    side = _cli(tmp_path, frame[[*qi, "occupation"]], qi, "--k", "4", "--algorithm", "mondrian-strict",
+                "--l-diversity", "distinct:5:occupation")
+    assert side["classes"] == out.classes and side["metric"]["value"] == out.metric
+
+
 def test_bad_settings_say_one_line_and_run_nothing(panel, qtbot):
     panel.set_qi(())
     with qtbot.waitSignal(panel.finished, timeout=5000):

@@ -75,3 +75,51 @@ def dp_accuracy(result, test, class_column: str, numeric=()) -> float:
     from .comparison import classification_scores
 
     return classification_scores(result, test, class_column, numeric).release
+
+
+def anonymization_accuracy(outcome, taxonomies, test, class_column: str, train_labels=None) -> float:
+    """Accuracy on ``test`` of the same entropy tree trained on the anonymized table (one row each): the
+    quasi-identifiers at the run's levels (one-hot over the level's labels), the test records generalized to
+    the same levels by the same taxonomies. Full-domain runs only (Mondrian recodes each class on its own);
+    the class labels are the anonymized table's ``class_column`` or, when the run did not keep it,
+    ``train_labels`` (one per released row, in the table's order: ``kept_class_labels``). Evaluation of a
+    syntactic output: no budget, no DP guarantee."""
+    import pandas as pd
+
+    from ..evaluation.classification import Encoder, entropy_tree
+    from ..io.anonymize import AnonymizeError, encode
+
+    if outcome.levels is None:
+        raise AnonymizeError("classification accuracy needs a full-domain run (Mondrian has no single recoding)")
+    if train_labels is None:
+        if class_column not in outcome.table.columns:
+            raise AnonymizeError(f"the anonymized table has no column {class_column!r}")
+        train_labels = outcome.table[class_column]
+    train_labels = np.asarray(train_labels, dtype=str)
+    if len(train_labels) != len(outcome.table):
+        raise AnonymizeError("one class label per released row is needed")
+    qi = list(outcome.settings.qi)
+    data, _ = encode(test, qi, taxonomies)
+    gen = {}
+    cats = {}
+    for j, (name, lv) in enumerate(zip(qi, outcome.levels)):
+        h = data.hierarchies[j]
+        labels = np.asarray(h.labels[lv], dtype=object)
+        gen[name] = labels[h.gen[lv][data.codes[:, j]]]
+        cats[name] = [str(v) for v in labels]
+    enc = Encoder(qi, set(), cats)
+    train = outcome.table
+    if not len(train):
+        raise AnonymizeError("every row was suppressed: nothing to train on")
+    tree = entropy_tree().fit(enc.transform(train), train_labels)
+    pred = tree.predict(enc.transform(pd.DataFrame(gen)))
+    return float((pred == test[class_column].astype(str).to_numpy()).mean())
+
+
+def kept_class_labels(frame, outcome, class_column: str, missing: str = "drop") -> np.ndarray:
+    """The class label of every released row of ``outcome`` (its input prepared as the run prepared it, then
+    its kept rows): the training labels for ``anonymization_accuracy`` when the run did not keep the class."""
+    used = frame[outcome.settings.used()]
+    rows = ~used.isna().any(axis=1).to_numpy() if missing == "drop" else np.ones(len(frame), dtype=bool)
+    labels = frame[class_column].astype(str).to_numpy()[rows]
+    return labels if outcome.kept is None else labels[np.asarray(outcome.kept, dtype=bool)]

@@ -273,10 +273,13 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.side_table.setVerticalHeaderLabels(["accuracy", "equivalence classes", "C_DM", "C_AVG"])
         self.side_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.side_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
+        self.side_table.setMaximumHeight(self.side_table.horizontalHeader().sizeHint().height() + 4
+                                         + 4 * self.side_table.verticalHeader().defaultSectionSize())
         lay.addWidget(self.side_table)
         self.side_note = QtWidgets.QLabel()
         self.side_note.setWordWrap(True)
         self.side_note.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.side_note.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         lay.addWidget(self.side_note, 1)
         self.side: tuple | None = None
         return tab
@@ -319,7 +322,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         an_acc = ac.anonymization_accuracy(out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing))
         an, dp = ac.side_by_side(out, result)
         cells = [(f"{an_acc:.2%}", f"{dp_acc:.2%}"), (f"{an.classes:,}", f"{dp.classes:,}"),
-                 (f"{an.c_dm:,.6g}", f"{dp.c_dm:,.6g}"), (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}")]
+                 (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"), (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}")]
         for i, pair in enumerate(cells):
             for j, text in enumerate(pair):
                 self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))

@@ -209,3 +209,34 @@ def test_sample_opens_with_its_taxonomy_attributes_checked_and_a_choice_survives
     p.refresh()
     item = next(p.qi_list.item(i) for i in range(p.qi_list.count()) if p.qi_list.item(i).text() == "workclass")
     assert item.checkState() == Qt.Unchecked
+
+
+def test_side_by_side_after_a_teaching_dp_run_and_an_anonymization(panel, qtbot, window, tmp_path):
+    """Teaching DP run on the bundled sample, then an anonymization: the side-by-side tab shows the figures
+    model.anonymize_compare computes (independently checked in tests/model), from the DP run's noisy counts."""
+    import numpy as np
+
+    from dpstudio.io.adult import load_bundled_adult
+    from dpstudio.model import anonymize_compare as ac
+
+    p = window.project
+    alg = window.show_panel("Algorithm")
+    qtbot.mouseClick(alg.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: p.result is not None or bool(alg.eps_error.text()), timeout=120000)
+    assert p.result is not None, alg.eps_error.text()
+    window.show_panel("Anonymize")
+    QTest.mouseClick(panel.side_button, Qt.LeftButton)
+    assert "run an anonymization first" in panel.last_error and panel.side is None
+    _run(panel, qtbot, qi=("education", "marital-status", "sex"), k=10)
+    panel.tabs.setCurrentIndex(2)
+    QTest.mouseClick(panel.side_button, Qt.LeftButton)
+    assert panel.side is not None, panel.last_error
+    an, dp, an_acc, dp_acc = panel.side
+    assert an.classes == panel.outcome.classes and dp.from_noisy_counts
+    sizes = ac.dp_partition_sizes(p.result)
+    assert dp.classes == int((sizes > 0).sum()) and dp.c_dm == float((sizes[sizes > 0] ** 2).sum())
+    assert panel.side_table.item(1, 0).text() == f"{an.classes:,}"
+    assert panel.side_table.item(0, 1).text() == f"{dp_acc:.2%}"
+    assert 0.7 < an_acc < 0.95 and 0.7 < dp_acc < 0.95
+    assert "noisy counts" in panel.side_note.text()
+    shot(window, "anonymize_side_by_side")

@@ -22,6 +22,7 @@ from dpstudio.gui.widgets.lattice_view import CHOSEN, COLOURS, FAILING, MINIMAL,
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.io.anonymize import LABEL, AnonymizeError
 from dpstudio.io.atomic import OutputPathError
+from dpstudio.model import anonymize_compare as ac
 from dpstudio.model import anonymize_job as aj
 from dpstudio.model import anonymize_teaching as teach
 from dpstudio.model.project import QUASI_IDENTIFIER, Project
@@ -67,6 +68,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         layout.addWidget(self.tabs, 1)
         self.tabs.addTab(self._build_run_tab(), "Anonymize")
         self.tabs.addTab(self._build_teaching_tab(), "What it does not promise")
+        self.tabs.addTab(self._build_side_tab(), "Side by side with DP")
         project.subscribe(self._on_project, "data", "roles", "taxonomies", "types")
         self.refresh()
 
@@ -247,6 +249,92 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.step = 0
         self.show_step(0)
         return tab
+
+    def _build_side_tab(self) -> QtWidgets.QWidget:
+        tab = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(tab)
+        intro = QtWidgets.QLabel(
+            "The last anonymization next to the project's last DP run on the same data. Accuracy: a tree "
+            "trained on each output, tested on the bundled Adult test sample (or your test file), as the "
+            "Compare panel does. " + ac.DP_NOTE)
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        row = QtWidgets.QHBoxLayout()
+        self.side_button = _named(QtWidgets.QPushButton("Compare with the last DP run"), "compare with DP run")
+        self.side_button.clicked.connect(lambda: self._side_clicked(None))
+        self.side_file_button = _named(QtWidgets.QPushButton("Test file..."), "side by side test file")
+        self.side_file_button.clicked.connect(self._side_file_clicked)
+        row.addWidget(self.side_button)
+        row.addWidget(self.side_file_button)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.side_table = _named(QtWidgets.QTableWidget(4, 2), "side by side figures")
+        self.side_table.setHorizontalHeaderLabels(["anonymization (exact)", "DP release (noisy counts)"])
+        self.side_table.setVerticalHeaderLabels(["accuracy", "equivalence classes", "C_DM", "C_AVG"])
+        self.side_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+        self.side_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
+        self.side_table.setMaximumHeight(self.side_table.horizontalHeader().sizeHint().height() + 4
+                                         + 4 * self.side_table.verticalHeader().defaultSectionSize())
+        lay.addWidget(self.side_table)
+        self.side_note = QtWidgets.QLabel()
+        self.side_note.setWordWrap(True)
+        self.side_note.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.side_note.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        lay.addWidget(self.side_note, 1)
+        self.side: tuple | None = None
+        return tab
+
+    def _side_file_clicked(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Test file", "", "Tables (*.csv *.test *.txt *.gz)")
+        if path:
+            self._side_clicked(path)
+
+    def _side_clicked(self, test) -> None:
+        try:
+            self.compare_with_dp(test)
+        except Exception as exc:
+            self.show_error(user_message(exc))
+
+    def compare_with_dp(self, test=None) -> tuple:
+        """Fill the side-by-side table; ``test``: a DataFrame, a path, or None for the bundled Adult test
+        sample. Returns (anonymization figures, DP figures, accuracies). Post-processing only: no budget."""
+        from dpstudio.model.comparison import prepare_test_table
+        from dpstudio.model.project import NUMERIC
+
+        p, out, result = self.project, self.outcome, self.project.result
+        if out is None:
+            raise AnonymizeError("run an anonymization first")
+        if result is None or not hasattr(result, "leaf_values"):
+            raise AnonymizeError("run a DiffGen-family DP release on the data first (Algorithm panel)")
+        if test is None:
+            from dpstudio.io.adult import load_bundled_adult
+
+            test = load_bundled_adult()[1]
+        elif not hasattr(test, "columns"):
+            from dpstudio.io.datasets import load_table
+
+            test = load_table(test).frame
+        cls = result.class_name
+        cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
+        test, note = prepare_test_table(test, cols, cls, result.classes)
+        numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
+        dp_acc = ac.dp_accuracy(result, test, cls, numeric)
+        an_acc = ac.anonymization_accuracy(out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing))
+        an, dp = ac.side_by_side(out, result)
+        cells = [(f"{an_acc:.2%}", f"{dp_acc:.2%}"), (f"{an.classes:,}", f"{dp.classes:,}"),
+                 (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"), (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}")]
+        for i, pair in enumerate(cells):
+            for j, text in enumerate(pair):
+                self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
+        mode = "release" if not p.teaching else "teaching"
+        self.side_note.setText(
+            f"{len(test):,} test rows. DP run ({mode} mode): {dp.classes:,} released partitions as classes, sizes "
+            f"from the noisy counts (clamped at 0); C_AVG with the anonymization's k = {out.settings.k}. "
+            f"The anonymization's figures are exact: it has no differential-privacy guarantee."
+            + (f"\n{note}" if note else ""))
+        self.clear_error()
+        self.side = (an, dp, an_acc, dp_acc)
+        return self.side
 
     # -- project ----------------------------------------------------------------------------------------------
     def _on_project(self, _field: str) -> None:

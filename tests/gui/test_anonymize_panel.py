@@ -240,3 +240,16 @@ def test_side_by_side_after_a_teaching_dp_run_and_an_anonymization(panel, qtbot,
     assert 0.7 < an_acc < 0.95 and 0.7 < dp_acc < 0.95
     assert "noisy counts" in panel.side_note.text()
     shot(window, "anonymize_side_by_side")
+
+
+def test_a_later_success_clears_the_panels_error_from_the_window_bar(window, qtbot):
+    p = window.show_panel("Anonymize")
+    p.show_error("run an anonymization first")
+    assert window.message_bar.isVisible() and window.message_label.text() == "run an anonymization first"
+    p.clear_error()
+    assert not window.message_bar.isVisible()
+    window.show_error("another panel's error")  # someone else's message stays
+    p.show_error("x")
+    window.show_error("another panel's error")
+    p.clear_error()
+    assert window.message_bar.isVisible() and window.message_label.text() == "another panel's error"

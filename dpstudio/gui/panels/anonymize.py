@@ -397,6 +397,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.error.show()
 
     def clear_error(self) -> None:
+        """Hide this panel's error, and the window's message bar while it still shows that same error."""
+        win = host(self)
+        if win is not None and self.last_error and win.message_label.text() == self.last_error:
+            win.clear_message()
         self.last_error = ""
         self.error.hide()
 

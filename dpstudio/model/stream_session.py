@@ -27,13 +27,19 @@ SIMULATION_BUDGET = {"tracked": False, "charged": None,
 
 
 def bundled_ilinet() -> Path | None:
-    """ILINet.csv in ``shared/data/streams`` next to the checkout (None when it is not there)."""
+    """ILINet.csv in ``shared/data/streams`` next to the checkout, else the sample shipped in
+    ``resources/samples/ILINet.csv.gz`` (the same national series from 2002-W40); None when neither is there."""
     root = Path(__file__).resolve().parents[2]
     for candidate in (root.parent / "shared" / "data" / "streams" / "ILINet.csv",
                       root / "data" / "streams" / "ILINet.csv"):
         if candidate.is_file():
             return candidate
-    return None
+    from dpstudio.resources import resource
+
+    try:
+        return resource("samples", "ILINet.csv.gz")
+    except FileNotFoundError:
+        return None
 
 
 @dataclass(frozen=True)

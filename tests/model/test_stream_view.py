@@ -40,3 +40,27 @@ def test_analytic_errors_match_the_release_writers(mechanism):
         res = release_stream(X, StreamParams(mechanism, eps, 6, grouping="none"), SimulationNoise(0), Ledger(eps))
         expected = res.error["expected_window_laplace_error"]
         assert value == pytest.approx(expected, rel=1e-12 if mechanism != "binary" else 0.1)
+
+
+def test_the_shipped_ilinet_sample_gives_the_national_series_of_the_full_file(monkeypatch, tmp_path):
+    """Without ../shared the Stream panel falls back to resources/samples/ILINet.csv.gz: the same national
+    series from 2002-W40 (T = 1163) as the full file, where that is present."""
+    from pathlib import Path
+
+    import numpy as np
+    import pytest
+
+    from dpstudio.io.stream_input import read_ilinet
+    from dpstudio.model import stream_session
+    from dpstudio.resources import resource
+
+    monkeypatch.setattr(Path, "is_file", lambda self: False if self.name == "ILINet.csv" else Path.exists(self))
+    shipped = stream_session.bundled_ilinet()
+    assert shipped == resource("samples", "ILINet.csv.gz")
+    series = read_ilinet(shipped, "national", "ILITOTAL", "2002-W40")
+    assert series.size == 1163 and series.min() == 318 and series.max() == 185673
+    full = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "streams" / "ILINet.csv"
+    monkeypatch.undo()
+    if not full.exists():
+        pytest.skip("../shared/data/streams/ILINet.csv is not beside the checkout")
+    assert np.array_equal(series, read_ilinet(full, "national", "ILITOTAL", "2002-W40"))

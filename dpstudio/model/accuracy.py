@@ -42,9 +42,10 @@ def _sentence(example: int, x: int) -> str:
     return f"a count of about {example:,} is off by about \u00b1{x:,} (95 %){share}"
 
 
-def _line(what: str, eps: Fraction, example: int, note: str = "") -> AccuracyLine:
+def _line(what: str, eps: Fraction, example: int, note: str = "", best_case: bool = False) -> AccuracyLine:
     x = discrete_laplace_half_width(noise_scale(1, eps), LEVEL)
-    return AccuracyLine(what, eps, x, f"{what}: {_sentence(example, x)}{note}")
+    lead = "at best " if best_case else ""
+    return AccuracyLine(what, eps, x, f"{what}: {lead}{_sentence(example, x)}{note}", best_case)
 
 
 def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
@@ -67,10 +68,9 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
     if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # not after a drag of the bar
         # the bar's equal split is a stand-in: the run chooses the levels' shares for the released tree's
         # shape, giving the leaves at most the whole count budget (the best case below)
-        best = _line(f"{leaf} with the shares the run chooses", sum(levels), example,
-                     "; at worst as with the equal split above (the ledger shows the shares that ran)")
-        out.append(AccuracyLine(best.what, best.epsilon, best.plus_minus,
-                                best.text.replace(": a count", ": at best a count", 1), best_case=True))
+        out.append(_line(f"{leaf} with the shares the run chooses", sum(levels), example,
+                         "; at worst as with the equal split above (the ledger shows the shares that ran)",
+                         best_case=True))
     return out
 
 

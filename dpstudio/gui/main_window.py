@@ -504,6 +504,8 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         data_path = self.project.resolve_data_path(saved, path)
 
+        encoding = Project.saved_encoding(saved)
+
         def apply(dataset, data_path=data_path):
             try:
                 warnings = self.project.apply_dict(saved, dataset, data_path if dataset is not None else None,
@@ -524,7 +526,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         from dpstudio.model.data import load_dataset
 
-        worker = Worker(lambda progress: load_dataset(data_path, progress), function=True,
+        worker = Worker(lambda progress: load_dataset(data_path, progress, encoding), function=True,
                         name=f"loading {data_path.name}")
         worker.signals.finished.connect(apply)
         worker.signals.failed.connect(lambda msg: apply(None))

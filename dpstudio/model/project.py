@@ -202,6 +202,7 @@ class Project:
         self.path: Path | None = None  # where the project file lives
         self.data_path: Path | None = None
         self.data_hash: str | None = None
+        self.data_encoding: str = "utf-8"  # text encoding the CSV/TSV data file is read with (saved)
         self.dataset: Any = None  # runtime only: a dpstudio.io.datasets.Dataset (or anything with .frame)
         self.columns: list[str] = []
         self.roles: dict[str, str] = {}
@@ -267,8 +268,9 @@ class Project:
 
     # -- data -------------------------------------------------------------------------------------------
     def set_data(self, dataset: Any, path: str | os.PathLike | None, file_hash: str | None = None,
-                 types: dict[str, str] | None = None) -> None:
-        """Adopt a loaded dataset. Roles default to quasi-identifier, except a last column that looks like a
+                 types: dict[str, str] | None = None, encoding: str | None = None) -> None:
+        """Adopt a loaded dataset (``encoding``: the text encoding it was read with, saved with the project
+        so that reopening reads the file the same way; None keeps the current one). Roles default to quasi-identifier, except a last column that looks like a
         class (few distinct values) which becomes the class; settings of columns that still exist are kept.
 
         ``types`` (column -> "categorical"/"numeric") defaults to ``dataset.types`` if it has one, else
@@ -289,6 +291,8 @@ class Project:
             self.dataset_name = None  # a name given to other data does not carry over
         self.dataset = dataset
         self.data_path = None if path is None else Path(path)
+        if encoding is not None:
+            self.data_encoding = str(encoding)
         if file_hash is None:
             file_hash = getattr(dataset, "sha256", None)
         if file_hash is None and path is not None and Path(path).is_file():
@@ -962,7 +966,8 @@ class Project:
             "format": FILE_FORMAT,
             "schema_version": SCHEMA_VERSION,
             "data": {"path": data_path, "relative_path": data_rel, "sha256": self.data_hash,
-                     "columns": list(self.columns), "missing": self.missing, "dataset_name": self.dataset_name},
+                     "columns": list(self.columns), "missing": self.missing, "dataset_name": self.dataset_name,
+                     "encoding": self.data_encoding},
             "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
                                "bounds": list(self.bounds[c]) if c in self.bounds else None,
                                **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {})}
@@ -1029,6 +1034,13 @@ class Project:
                 return p
         return Path(d["path"]) if d.get("path") else None
 
+    @staticmethod
+    def saved_encoding(data: dict) -> str:
+        """The text encoding a saved project's data file is read with (projects saved before it was
+        recorded: UTF-8)."""
+        enc = (data.get("data") or {}).get("encoding")
+        return str(enc) if enc else "utf-8"
+
     def apply_dict(self, data: dict, dataset: Any = None, data_path: Path | None = None,
                    project_path: Path | None = None) -> list[str]:
         """Replace the state with a saved one. ``dataset`` is the data file loaded again by the caller
@@ -1041,13 +1053,14 @@ class Project:
             self._reset_state()
             if dataset is not None:
                 file_hash = file_sha256(data_path) if data_path is not None and Path(data_path).is_file() else None
-                self.set_data(dataset, data_path, file_hash)
+                self.set_data(dataset, data_path, file_hash, encoding=self.saved_encoding(data))
                 if saved_hash and file_hash and file_hash != saved_hash:
                     warnings.append(f"the data file {data_path} changed since the project was saved "
                                     "(its SHA-256 differs); check roles, taxonomies and bounds")
             else:
                 self.data_path = Path(d["path"]) if d.get("path") else None
                 self.data_hash = saved_hash
+                self.data_encoding = self.saved_encoding(data)
                 self.columns = list(d.get("columns") or [])
                 if self.data_path is not None:
                     warnings.append(f"the data file {self.data_path} was not found: open it again from the "

@@ -83,3 +83,28 @@ def test_open_project_whose_data_moved(qtbot, window, small_csv, tmp_path):
     assert "was not found" in other.last_error
     assert other.project.columns == ["age", "workclass", "sex", "income"]
     other.close()
+
+
+def test_a_latin1_data_file_reopens_with_the_encoding_it_was_read_with(qtbot, window, tmp_path, monkeypatch):
+    path = tmp_path / "people.csv"
+    path.write_bytes("name,city,cls\nJos\u00e9,M\u00e1laga,a\nAnn,Ume\u00e5,b\n".encode("latin-1"))
+    data = window.panels["Data"]
+    data.set_encoding("latin-1")
+    with qtbot.waitSignal(data.loaded, timeout=10000):
+        window.open_data(path)
+    target = tmp_path / "people.dpstudio"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window.act_save.trigger()
+    assert json.loads(target.read_text())["data"]["encoding"] == "latin-1"
+
+    other = MainWindow()  # its Data panel's encoding is the default UTF-8: the project's choice must win
+    qtbot.addWidget(other)
+    worker = other.open_project(target)
+    with qtbot.waitSignal(worker.signals.finished, timeout=10000):
+        pass
+    qtbot.waitUntil(lambda: other.project.frame is not None, timeout=5000)
+    assert list(other.project.frame["city"]) == ["M\u00e1laga", "Ume\u00e5"]
+    assert other.project.data_encoding == "latin-1"
+    other.project.dirty = False
+    other.close()
+

@@ -366,7 +366,7 @@ class DataPanel(QtWidgets.QWidget):
         encoding = self.encoding
         worker = Worker(lambda progress: load_dataset(path, progress, encoding), function=True,
                         name=f"loading {path.name}")
-        worker.signals.finished.connect(lambda ds: self._adopt(ds, path))
+        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, encoding=encoding))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
         return self._start(worker, f"loading {path.name}")
 
@@ -392,9 +392,10 @@ class DataPanel(QtWidgets.QWidget):
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 
-    def _adopt(self, dataset, path: Path, bounds: dict | None = None, sample: bool = False) -> None:
+    def _adopt(self, dataset, path: Path, bounds: dict | None = None, sample: bool = False,
+               encoding: str = "utf-8") -> None:
         try:
-            self.project.set_data(dataset, path)
+            self.project.set_data(dataset, path, encoding=encoding)
             for attr, (lo, hi) in (bounds or {}).items():
                 if attr in self.project.columns and self.project.types.get(attr) == NUMERIC:
                     self.project.set_bounds(attr, lo, hi, "the bundled Adult sample's public bounds")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from dpstudio.gui.widgets.ledger_view import COLUMNS, LedgerView
+from dpstudio.gui.widgets.ledger_view import COLUMNS, TITLES, LedgerView
 
 
 def test_ledger_columns_show_their_whole_titles_beside_the_tree(qtbot):
@@ -25,7 +25,8 @@ def test_ledger_columns_show_their_whole_titles_beside_the_tree(qtbot):
     shown = [c for c in range(len(COLUMNS)) if not table.isColumnHidden(c)]
     assert sum(header.sectionSize(c) for c in shown) <= table.viewport().width()  # nothing off the edge
     for c in shown:
-        assert header.sectionSize(c) >= fm.horizontalAdvance(COLUMNS[c]) + 8, COLUMNS[c]
+        title = TITLES.get(COLUMNS[c], COLUMNS[c])
+        assert header.sectionSize(c) >= max(fm.horizontalAdvance(t) for t in title.split("\n")) + 8, COLUMNS[c]
     assert "a note" in table.item(0, 0).toolTip()  # the hidden note column is each row's tooltip
 
 
@@ -123,3 +124,32 @@ def test_ledger_hides_an_empty_parallel_group_column_and_gives_its_room_to_the_s
         ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
     view.set_ledger(ledger)
     assert not view.table.isColumnHidden(group)
+
+
+def test_ledger_step_stays_readable_beside_the_tree_with_a_parallel_group(qtbot):
+    """Seen at 1280 x 800 after a DiffGen run: with the group column shown the step column was 63 px
+    ("coun... level..."); the two-line group title and content-fitted number columns give it the room."""
+    from dpstudio.core.budget import Ledger
+
+    ledger = Ledger(1)
+    with ledger.parallel("cells"):
+        ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
+    for i in range(5):
+        ledger.spend(f"counts: level {i} of the DiffGen tree x class", "discrete Laplace", "1/1000000",
+                     sensitivity=1, scale=190400.0)
+    view = LedgerView()
+    qtbot.addWidget(view)
+    view.resize(472, 300)
+    view.show()
+    view.set_ledger(ledger)
+    qtbot.wait(20)
+    header, table = view.table.horizontalHeader(), view.table
+    assert not table.isColumnHidden(COLUMNS.index("parallel group"))
+    shown = [c for c in range(len(COLUMNS)) if not table.isColumnHidden(c)]
+    assert sum(header.sectionSize(c) for c in shown) <= table.viewport().width()
+    assert header.sectionSize(0) >= 100
+    fm = table.fontMetrics()
+    for c in shown[1:]:  # every value still fits its column (the mechanism wraps at its spaces)
+        for r in range(table.rowCount()):
+            parts = table.item(r, c).text().split() or [""]
+            assert max(fm.horizontalAdvance(p) for p in parts) <= header.sectionSize(c), (COLUMNS[c], r)

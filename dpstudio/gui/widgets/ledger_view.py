@@ -9,6 +9,9 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 COLUMNS = ("step", "mechanism", "epsilon", "sensitivity", "scale", "parallel group", "note")
+# header titles may take two lines: the step column gets the room a long one-line title would take
+TITLES = {"parallel group": "parallel\ngroup"}
+NUMERIC = ("epsilon", "sensitivity", "scale")
 
 
 def _g(x) -> str:
@@ -24,7 +27,7 @@ class LedgerView(QtWidgets.QWidget):
         self.gauge.setRange(0, 1000)
         self.gauge.setTextVisible(True)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([TITLES.get(c, c) for c in COLUMNS])
         self.table.setAccessibleName("Budget ledger")
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
@@ -38,12 +41,14 @@ class LedgerView(QtWidgets.QWidget):
         self.set_entries([], 0.0, 1.0)
 
     def _fit_columns(self) -> None:
-        """Every column visible beside the tree (seen: "scale" cut to "sca" at the edge): the step takes
-        the room left, the others are as wide as their title and a short value; the note is each row's
-        tooltip (and every cell's full text is its tooltip)."""
+        """Every column visible beside the tree (seen: "scale" cut to "sca" at the edge, and the step cut to
+        "coun..." at 1280 x 800): the step takes the room left; the others are as wide as their title's
+        longest line or their longest value (the mechanism: its longest word, it wraps); the note is each
+        row's tooltip (and every cell's full text is its tooltip)."""
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
         fm = header.fontMetrics()
+        cell_fm = self.table.fontMetrics()
         for c, name in enumerate(COLUMNS):
             if name == "step":
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Stretch)
@@ -51,7 +56,13 @@ class LedgerView(QtWidgets.QWidget):
                 self.table.setColumnHidden(c, True)
             else:
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Interactive)
-                header.resizeSection(c, max(fm.horizontalAdvance(name), fm.horizontalAdvance("0.0008888")) + 12)
+                widest = max(fm.horizontalAdvance(line) for line in TITLES.get(name, name).split("\n"))
+                for r in range(self.table.rowCount()):
+                    item = self.table.item(r, c)
+                    text = item.text() if item is not None else ""
+                    parts = text.split() if name == "mechanism" else [text]
+                    widest = max([widest] + [cell_fm.horizontalAdvance(p) for p in parts])
+                header.resizeSection(c, widest + 14)
 
     def set_ledger(self, ledger) -> None:
         if ledger is None:
@@ -81,6 +92,8 @@ class LedgerView(QtWidgets.QWidget):
                 if c in (2, 3, 4):
                     item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
+        if len(entries) != len(self.entries) or not same_prefix:
+            self._fit_columns()
         if len(entries) > len(self.entries):
             self.table.scrollToBottom()
         self.entries = list(entries)

@@ -230,3 +230,48 @@ def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
     ledger = Ledger(1)
     result = list(run_interval_tree(np.arange(16), IntervalTreeParams("hb", 1, 4), SimulationNoise(0), ledger))[-1].result
     assert "neither rounded nor clamped (the default)" in report_html(result, ledger)
+
+
+@pytest.mark.parametrize("algo", ["flat", "hb", "sc", "luedp", "hopt", "pidentity", None])
+def test_an_epsilon_whose_noise_variance_is_zero_is_refused_before_anything_is_written(tmp_path, counts_file,
+                                                                                        algo, capsys):
+    """At epsilon 1e12 the discrete Laplace variance of a count is 0 in double precision: least squares
+    divided by it and stopped with a traceback for every tree (seen with hopt). One line, exit 2."""
+    out = tmp_path / "o.csv"
+    args = ["--counts", counts_file, "--epsilon", "1e12", "--out", out, "--budget-store", "none"]
+    if algo is not None:
+        args += ["--algorithm", algo]
+    assert run_cli(*args) == 2
+    err = capsys.readouterr().err
+    assert "too large" in err and "variance is 0" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+@pytest.mark.parametrize("algo", ["flat", "luedp", "hopt", None])
+def test_an_epsilon_in_the_hundreds_releases_with_a_non_negative_expected_error(tmp_path, counts_file, algo):
+    """At epsilon 500 the expected error underflows: it rounded below 0 (math domain error in the sidecar,
+    after the noise was drawn) and H_opt's level search never stopped."""
+    out = tmp_path / "o.csv"
+    args = ["--counts", counts_file, "--epsilon", "500", "--out", out, "--seed", "1"]
+    if algo is not None:
+        args += ["--algorithm", algo]
+    assert run_cli(*args) == 0
+    side = json.loads(out.with_suffix(".json").read_text())
+    rmse = [v for k, v in side.items() if k == "expected_all_range_rmse"]
+    assert rmse and rmse[0] >= 0
+    assert np.allclose(read_counts(out), [5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8, 30, 2, 2])
+
+
+def test_pattern_search_stops_when_nothing_beats_a_value_at_or_below_zero():
+    from dpstudio.algorithms.interval_levels import _pattern_search
+
+    calls = []
+
+    def f(theta):
+        calls.append(1)
+        if len(calls) > 100_000:
+            raise RuntimeError("the search does not stop")
+        return -1e-300  # an underflowed error that rounded below 0: equal values are no improvement
+
+    best, theta = _pattern_search(f, np.zeros(3), 1.0, 1e-2)
+    assert best == -1e-300 and np.array_equal(theta, np.zeros(3)) and len(calls) < 100

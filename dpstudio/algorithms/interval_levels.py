@@ -68,18 +68,24 @@ def _normalise(theta: np.ndarray) -> np.ndarray:
     return w / w.sum()
 
 
-def _pattern_search(f, theta: np.ndarray, step: float, min_step: float):
+def _pattern_search(f, theta: np.ndarray, step: float, min_step: float, max_evals: int = 20_000):
     """Minimise f over theta: try +-step on each coordinate, keep the first improvement, halve the step
-    when none improves, stop below min_step. Returns (f(theta), theta)."""
+    when none improves, stop below min_step or after ``max_evals`` evaluations. Returns (f(theta), theta).
+
+    An improvement must beat the best by a relative 1e-9 of its size: at epsilons in the hundreds the
+    error underflows and rounds to values at or below 0, where ``best * (1 - 1e-9)`` accepted equal values
+    for ever."""
     best = f(theta)
-    while step >= min_step:
+    evals = 1
+    while step >= min_step and evals < max_evals:
         improved = False
         for d in range(theta.size):
             for s in (step, -step):
                 trial = theta.copy()
                 trial[d] += s
                 val = f(trial)
-                if val < best * (1 - 1e-9):
+                evals += 1
+                if val < best - 1e-9 * abs(best):
                     best, theta, improved = val, trial, True
                     break
         if not improved:

@@ -209,6 +209,14 @@ class TreePlan:
         return out
 
 
+def _require_positive_variances(ok, name: str, epsilon) -> None:
+    """Refuse an epsilon so large that the noise variance of a noised count is 0 in double precision
+    (e.g. 1e12): least squares weighs counts by 1/variance. A public check (epsilon and shape only)."""
+    if not ok:
+        raise HistogramInputError(f"epsilon {epsilon} is too large for {name}: its noise variance is 0 in "
+                                  "double precision (least squares needs it positive)")
+
+
 def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PIdentityPlan:
     """Shape, budgets and noise of a run over ``n_bins`` public bins (no data involved); for "pidentity"
     the strategy's plan (``algorithms.pidentity``)."""
@@ -218,9 +226,8 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
     if params.algorithm == "pidentity":
         plan = plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
-        if not (plan.row_variance > 0 and np.all(plan.bin_variances > 0)):
-            raise HistogramInputError(f"epsilon {params.epsilon} is too large for p-Identity: its noise "
-                                      "variance is 0 in double precision (least squares needs it positive)")
+        _require_positive_variances(plan.row_variance > 0 and np.all(plan.bin_variances > 0), "p-Identity",
+                                    params.epsilon)
         return plan
     eps = float(params.checked_epsilon())
     algo = params.algorithm
@@ -281,6 +288,7 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
     scale_values = np.array([noise_scale(1, exact_fraction(e)) if e > 0 else np.inf for e in eps_values])
     scales = scale_values[inv]
     variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
+    _require_positive_variances(np.all(variances[noised] > 0), algo, params.epsilon)
     scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)
     return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes,
                     scale_index=scale_index, level_epsilons=level_eps)
@@ -304,7 +312,16 @@ def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str
             left_out[algo] = f"more than {AUTO_PIDENTITY_MAX_BINS} bins: its plan takes seconds and H_opt wins"
             continue
         params = IntervalTreeParams(algo, epsilon, None, noise_root)
-        found[algo] = math.sqrt(plan_interval_tree(n, params).expected_consistent_mse)
+        try:
+            mse = plan_interval_tree(n, params).expected_consistent_mse
+        except HistogramInputError as exc:
+            left_out[algo] = str(exc)
+            continue
+        found[algo] = math.sqrt(mse)
+
+    if not found:
+        raise HistogramInputError(f"epsilon {epsilon} is too large for every histogram strategy: the noise "
+                                  "variance is 0 in double precision (least squares needs it positive)")
     best = min(found, key=lambda a: (found[a], AUTO_CANDIDATES.index(a)))
     reason = {"chosen": best, "rule": ("lowest expected RMSE of a uniformly random range after least squares, "
                                        "exact for the noise of a release, from the public n bins and epsilon"),

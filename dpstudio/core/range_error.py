@@ -208,7 +208,9 @@ def consistent_all_range_mse(parents, lo, hi, n_bins: int, variances,
     pv = prefix_variances(lv.parents, lo, hi, n, variances, lv, VS)
     w = (n - np.arange(n)).astype(float)  # bin j (0-based) lies in prefixes j..n-1
     total = (n + 1) * float(pv.sum()) - linear_variance(lv.parents, lo, w, variances, lv, VS)
-    return total / n_ranges(n)
+    # a difference of two sums: with variances near the double range's floor (epsilon in the hundreds) it
+    # can round below 0, which no variance is
+    return max(total / n_ranges(n), 0.0)
 
 
 def flat_all_range_mse(n_bins: int, variance: float) -> float:

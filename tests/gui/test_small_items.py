@@ -123,33 +123,36 @@ def test_ledger_hides_an_empty_parallel_group_column_and_gives_its_room_to_the_s
     with ledger.parallel("cells"):
         ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
     view.set_ledger(ledger)
-    assert not view.table.isColumnHidden(group)
+    assert view.table.isColumnHidden(group)  # the group is said in the step cell instead
+    assert view.table.item(1, 0).text() == "a cell (in parallel: cells)"
 
 
 def test_ledger_step_stays_readable_beside_the_tree_with_a_parallel_group(qtbot):
-    """Seen at 1280 x 800 after a DiffGen run: with the group column shown the step column was 63 px
-    ("coun... level..."); the two-line group title and content-fitted number columns give it the room."""
+    """Seen at 1280 x 800 after a DiffGen run: with the group column shown (and the mechanism "exponential
+    mechanism over split-point intervals of the public lattice") the step column was 31 to 63 px
+    ("coun..."); the group now goes into the step cell and text columns are capped."""
     from dpstudio.core.budget import Ledger
 
     ledger = Ledger(1)
-    with ledger.parallel("cells"):
-        ledger.spend("a cell", "discrete Laplace", "1/4", sensitivity=1, scale=4.0)
+    with ledger.parallel("step 4: split points of fnlwgt"):
+        ledger.spend("split point of fnlwgt in one partition", "exponential mechanism over split-point intervals "
+                     "of the public lattice (count-weighted)", "1/4", sensitivity=1, scale=4.0)
     for i in range(5):
         ledger.spend(f"counts: level {i} of the DiffGen tree x class", "discrete Laplace", "1/1000000",
                      sensitivity=1, scale=190400.0)
     view = LedgerView()
     qtbot.addWidget(view)
-    view.resize(472, 300)
+    view.resize(456, 300)  # the Watch ledger at 1280 x 800
     view.show()
     view.set_ledger(ledger)
     qtbot.wait(20)
     header, table = view.table.horizontalHeader(), view.table
-    assert not table.isColumnHidden(COLUMNS.index("parallel group"))
     shown = [c for c in range(len(COLUMNS)) if not table.isColumnHidden(c)]
     assert sum(header.sectionSize(c) for c in shown) <= table.viewport().width()
     assert header.sectionSize(0) >= 100
+    assert "in parallel: step 4: split points of fnlwgt" in table.item(0, 0).text()
     fm = table.fontMetrics()
-    for c in shown[1:]:  # every value still fits its column (the mechanism wraps at its spaces)
-        for r in range(table.rowCount()):
-            parts = table.item(r, c).text().split() or [""]
-            assert max(fm.horizontalAdvance(p) for p in parts) <= header.sectionSize(c), (COLUMNS[c], r)
+    for c in shown[1:]:
+        if COLUMNS[c] in ("epsilon", "sensitivity", "scale"):  # every number fits its column
+            for r in range(table.rowCount()):
+                assert fm.horizontalAdvance(table.item(r, c).text()) <= header.sectionSize(c), (COLUMNS[c], r)

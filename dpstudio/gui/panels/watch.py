@@ -22,6 +22,7 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeView, node_text
@@ -36,6 +37,7 @@ REPLAY_SECONDS = 30.0
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
 SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
+VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table, or both (tree above)
 
 
 class WatchPanel(QtWidgets.QWidget):
@@ -85,6 +87,13 @@ class WatchPanel(QtWidgets.QWidget):
         self.chk_true = QtWidgets.QCheckBox("show true counts")
         self.chk_true.setToolTip("teaching mode only: overlay the true counts")
         bar.addWidget(self.chk_true)
+        self.view_box = QtWidgets.QComboBox()
+        self.view_box.addItems(VIEWS)
+        self.view_box.setCurrentText("Both")
+        self.view_box.setAccessibleName("Watch view: tree, icicle or both")
+        self.view_box.setToolTip("Tree: the partition tree; Icicle: one row per depth, each cell as wide as "
+                                 "the released counts below it; Both: the two, one above the other")
+        bar.addWidget(self.view_box)
         self.btn_fit = QtWidgets.QToolButton(text="Fit")
         self.btn_fit.setToolTip("zoom to the whole tree")
         bar.addWidget(self.btn_fit)
@@ -105,7 +114,12 @@ class WatchPanel(QtWidgets.QWidget):
 
         split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         self.tree = TreeView()
-        split.addWidget(self.tree)
+        self.icicle = IcicleView()
+        self.views = QtWidgets.QSplitter(QtCore.Qt.Vertical)
+        self.views.addWidget(self.tree)
+        self.views.addWidget(self.icicle)
+        self.views.setSizes([430, 230])
+        split.addWidget(self.views)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         self.candidates = CandidatesChart()
         right.addWidget(self.candidates)
@@ -138,7 +152,11 @@ class WatchPanel(QtWidgets.QWidget):
         self.chk_true.toggled.connect(self.tree.set_show_true)
         self.chk_true.toggled.connect(lambda _on: self._selected is not None and self._show_node(self._selected))
         self.btn_fit.clicked.connect(self.tree.fit)
+        self.btn_fit.clicked.connect(self.icicle.fit)
         self.tree.nodeSelected.connect(self._show_node)
+        self.tree.nodeSelected.connect(self.icicle.select)
+        self.icicle.nodeSelected.connect(self._on_icicle_select)
+        self.view_box.currentTextChanged.connect(self.set_view)
         self._selected: int | None = None
         self.explanation = None  # the CountExplanation shown for the selected node
         self._explained = None
@@ -378,6 +396,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.slider.setValue(st.position)
         self.slider.blockSignals(False)
         self.tree.set_state(st)
+        self.icicle.set_state(st)  # kept even while hidden; its layout is made when it paints
         step_key = (id(st.candidates), id(st.winner))
         if step_key != self._step_key:
             self._step_key = step_key
@@ -401,6 +420,21 @@ class WatchPanel(QtWidgets.QWidget):
         if self._selected is not None:
             self._show_node(self._selected)
         self.positionChanged.emit(st.position)
+
+    def set_view(self, name: str) -> None:
+        """Show the tree, the icicle or both (``VIEWS``)."""
+        if name not in VIEWS:
+            raise ValueError(f"view must be one of {', '.join(VIEWS)}")
+        if self.view_box.currentText() != name:
+            self.view_box.setCurrentText(name)  # comes back here through the signal
+            return
+        self.tree.setVisible(name != "Icicle")
+        self.icicle.setVisible(name != "Tree")
+
+    def _on_icicle_select(self, nid: int) -> None:
+        """A cell clicked in the icicle selects the same node in the tree and explains it."""
+        self.tree.select(nid)
+        self._show_node(nid)
 
     def _show_node(self, nid: int) -> None:
         self._selected = nid

@@ -1,6 +1,9 @@
 """The budget ledger as a table that fills up while a run spends, with a spent / total gauge.
 
-Each row is one ``Spend`` (step, mechanism, epsilon, sensitivity, noise scale, parallel group, note). The
+Each row is one ``Spend`` (step, mechanism, epsilon, sensitivity, noise scale, note). A spend in a
+parallel group (disjoint records: the group costs its largest spend once) says so in its step cell, "in
+parallel: <group>"; the separate "parallel group" column stays hidden (beside the tree at 1280 x 800 six
+columns left the step 31 px). The
 gauge reads "spent x of y". Fed either a ``Ledger`` or the ``BudgetSpent`` events replayed so far.
 """
 
@@ -12,6 +15,8 @@ COLUMNS = ("step", "mechanism", "epsilon", "sensitivity", "scale", "parallel gro
 # header titles may take two lines: the step column gets the room a long one-line title would take
 TITLES = {"parallel group": "parallel\ngroup"}
 NUMERIC = ("epsilon", "sensitivity", "scale")
+#: text columns beside the step (mechanism, group) wrap at spaces and are never wider than this (px)
+TEXT_COLUMN_MAX = 80
 
 
 def _g(x) -> str:
@@ -44,7 +49,8 @@ class LedgerView(QtWidgets.QWidget):
         """Every column visible beside the tree (seen: "scale" cut to "sca" at the edge, and the step cut to
         "coun..." at 1280 x 800): the step takes the room left; the others are as wide as their title's
         longest line or their longest value (the mechanism: its longest word, it wraps); the note is each
-        row's tooltip (and every cell's full text is its tooltip)."""
+        row's tooltip (and every cell's full text is its tooltip). Text columns are at most
+        ``TEXT_COLUMN_MAX`` wide (a long mechanism name wraps, its full text is the tooltip)."""
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
         fm = header.fontMetrics()
@@ -52,7 +58,7 @@ class LedgerView(QtWidgets.QWidget):
         for c, name in enumerate(COLUMNS):
             if name == "step":
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Stretch)
-            elif name == "note":
+            elif name in ("note", "parallel group"):
                 self.table.setColumnHidden(c, True)
             else:
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Interactive)
@@ -60,8 +66,10 @@ class LedgerView(QtWidgets.QWidget):
                 for r in range(self.table.rowCount()):
                     item = self.table.item(r, c)
                     text = item.text() if item is not None else ""
-                    parts = text.split() if name == "mechanism" else [text]
+                    parts = [text] if name in NUMERIC else text.split()
                     widest = max([widest] + [cell_fm.horizontalAdvance(p) for p in parts])
+                if name not in NUMERIC:
+                    widest = min(widest, TEXT_COLUMN_MAX)
                 header.resizeSection(c, widest + 14)
 
     def set_ledger(self, ledger) -> None:
@@ -85,7 +93,8 @@ class LedgerView(QtWidgets.QWidget):
         self.table.setRowCount(len(entries))
         for r in range(start, len(entries)):
             e = entries[r]
-            vals = (e.step, e.mechanism, _g(e.epsilon), _g(e.sensitivity), _g(e.scale), e.group or "", e.note)
+            step = f"{e.step} (in parallel: {e.group})" if e.group else e.step
+            vals = (step, e.mechanism, _g(e.epsilon), _g(e.sensitivity), _g(e.scale), e.group or "", e.note)
             for c, v in enumerate(vals):
                 item = QtWidgets.QTableWidgetItem(str(v))
                 item.setToolTip(f"{v}\n{e.note}" if e.note and c != 6 else str(v))
@@ -97,8 +106,6 @@ class LedgerView(QtWidgets.QWidget):
         if len(entries) > len(self.entries):
             self.table.scrollToBottom()
         self.entries = list(entries)
-        # an empty "parallel group" column only takes the step's room in a narrow pane
-        self.table.setColumnHidden(COLUMNS.index("parallel group"), not any(e.group for e in self.entries))
         self.spent, self.total = float(spent), float(total)
         frac = 0.0 if total <= 0 else min(1.0, spent / total)
         self.gauge.setValue(int(round(frac * 1000)))

@@ -59,7 +59,7 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
     levels = plan.level_shares()
     if not levels:
         return []
-    typical = " (typical node: per-node budgets vary)" if alg == "luedptree" else ""
+    typical = " (typical node: per-node budgets vary)" if alg in ("luedptree", "hopt") else ""
     out = [] if len(levels) == 1 else [_line(name, e, example, typical)
                                        for name, e, k in zip(plan.names, plan.shares, plan.kinds) if k == "level"]
     leaf = "released bins" if alg in HISTOGRAM_ALGORITHMS else "released leaf counts"

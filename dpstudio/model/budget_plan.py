@@ -39,12 +39,15 @@ ALGORITHMS = {
     "hb": "H_b interval tree",
     "sc": "SC interval tree",
     "luedptree": "LUEDPTree",
+    "hopt": "H_opt interval tree (level budgets optimised)",
 }
 TABLE_ALGORITHMS = ("diffgen", "diffgen_consistency", "maxgddp")
 OPTIMIZED_SHARES_NOTE = ("The count budget's per-level shares are chosen after the selection steps, for the "
                          "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
                          "ran).")
-HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree")
+HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt")
+#: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
+LOCKED_SPLIT = ("luedptree", "hopt")
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,12 @@ PARAMS: dict[str, list[ParamSpec]] = {
     "sc": [
         ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
         ParamSpec("root_noised", "noise the root", "bool", True),
+    ],
+    "hopt": [
+        ParamSpec("bins", "bins", "int", 256, lo=2, hi=4096, help="equal-width bins over the public bounds, n "
+                  "(the search over branchings and level budgets takes seconds above a few thousand bins)"),
+        ParamSpec("root_noised", "noise the root", "bool", True,
+                  help="let the optimiser noise the root (it may still leave it out when that pays)"),
     ],
     "luedptree": [
         ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
@@ -261,12 +270,20 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
         return table_plan(engine_params(algorithm, p, eps), int(p.get("numeric_attributes", 0)))
     if algorithm == "flat":
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
-    if algorithm in ("hb", "sc", "luedptree"):
+    if algorithm in ("hb", "sc", "luedptree", "hopt"):
         from dpstudio.algorithms.interval_trees import noised_depths
 
         tp = engine_plan(algorithm, p, eps)
         depth = tp.tree.depth
         levels = noised_depths(tp.tree, tp.noised)
+        if algorithm == "hopt":
+            weights = [float(tp.epsilons[(depth == l) & tp.noised].max()) for l in levels]
+            w = [Fraction(x).limit_denominator(10 ** 9) for x in weights]
+            shares = [eps * x / sum(w) for x in w]
+            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], shares,
+                              ["level"] * len(levels), locked=True,
+                              notes=["the branching and the level budgets are chosen for the least expected error "
+                                     "of a random range after least squares (" + "; ".join(tp.notes) + ")"])
         if algorithm == "luedptree":
             weights = [float(tp.epsilons[(depth == l) & tp.noised].mean()) for l in levels]
             w = [Fraction(x).limit_denominator(10 ** 9) for x in weights]
@@ -298,7 +315,7 @@ def saved_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
 
 # -- interval trees -----------------------------------------------------------------------------------
 
-ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
+ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
 
 def tree_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None, edges=None):
@@ -440,7 +457,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         n = int(p["bins"])
         tp = engine_plan(alg, p, plan.epsilon)
         t = tp.tree
-        if alg != "luedptree":
+        if alg not in LOCKED_SPLIT:
             tp = engine_plan(alg, p, plan.epsilon, plan)
             t = tp.tree
         var = tp.variances

@@ -25,7 +25,7 @@ from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELE
 
 MISSING_LABEL = "Missing"
 from dpstudio.model.budget_plan import TABLE_PRESETS  # noqa: E402  (algorithm id -> engine preset)
-HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp"}
+HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
 
 class RunInputError(ValueError):

@@ -40,3 +40,34 @@ def test_luedptree_panel_shows_and_runs_one_bin_per_year(qtbot):
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert run.outcome == "finished" and project.result.plan.tree.n_bins == 74
     assert np.array_equal(project.result.params.edges, np.arange(17, 92))  # bins [17,18), ..., [90,91)
+
+
+def test_hopt_is_offered_runs_from_the_panel_and_matches_the_engine(qtbot):
+    """H_opt (level budgets optimised for the error after least squares) was in the CLI only."""
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+    from dpstudio.core.budget import as_fraction
+
+    project = age_project()
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    names = [panel.combo.itemData(i) for i in range(panel.combo.count())]
+    assert "hopt" in names
+    panel.set_algorithm("hopt")
+    assert panel.bar.locked  # the engine chooses the level budgets
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished"
+    engine = plan_interval_tree(74, IntervalTreeParams("hopt", as_fraction(project.epsilon), None, True))
+    got = project.result.plan
+    assert got.algorithm == "hopt" and got.branching == engine.branching
+    assert np.array_equal(got.epsilons, engine.epsilons)
+    # the ledger paid at most epsilon on every root-to-leaf path
+    t = got.tree
+    for leaf in np.flatnonzero(np.bincount(t.parents[1:], minlength=t.n_nodes) == 0):
+        path, v = 0.0, int(leaf)
+        while v >= 0:
+            path += float(got.epsilons[v])
+            v = int(t.parents[v])
+        assert path <= float(project.epsilon) + 1e-12
+    # the bar shows the plan's level shares, summing to epsilon
+    assert sum(panel.split()) == project.epsilon

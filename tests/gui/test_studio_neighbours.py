@@ -18,7 +18,7 @@ from PySide6 import QtWidgets
 from dpstudio.model.project import RELEASE
 from tests.cli_outputs import report_structure, without
 from tests.gui.test_run_epsilon import Answer
-from tests.test_cli_neighbours import RELEASE_MECHANISM_OUTPUTS, table_rows, write_table
+from tests.test_cli_neighbours import HISTOGRAM_VARYING, RELEASE_MECHANISM_OUTPUTS, table_rows, write_table
 
 CLASSES = ["N", "Y", "Maybe"]
 
@@ -84,3 +84,54 @@ def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_p
     for script in ("release.command.sh", "release.reproduce.py"):
         a, b = ((tmp_path / n / "out" / script).read_text().replace(str(tmp_path / n), "FOLDER") for n in ("d", "d1"))
         assert a == b and "FOLDER" in a
+
+
+def studio_histogram_export(qtbot, folder, algorithm):
+    """Open, declare, run (release) and export a histogram of ``folder/d.csv``'s age through the panels."""
+    from dpstudio.gui.main_window import MainWindow
+
+    win = MainWindow()
+    win.project.budget_store = str(folder / "budget.sqlite")
+    win.show()
+    try:
+        data = win.panel("Data")
+        data.open_file(folder / "d.csv")
+        qtbot.waitUntil(lambda: win.project.frame is not None, timeout=30000)
+        p = win.project
+        assert data.set_type("age", "numeric")
+        data.select_attribute("age")
+        data.lo_edit.setText("0")
+        data.hi_edit.setText("100")
+        assert data.apply_bounds()
+        assert data.set_numeric_kind("integer")
+        alg = win.panel("Algorithm")
+        alg.set_algorithm(algorithm)
+        win.set_mode(RELEASE)
+        alg.eps_edit.setText("1")
+        alg.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
+        assert alg.run() is not None, alg.last_error
+        qtbot.waitUntil(lambda: p.can_export, timeout=60000)
+        paths = win.panel("Export").export_to(folder / "out", "release", confirm=False)
+    finally:
+        win.project.dirty = False
+        win.close()
+        win.runner.shutdown()
+        win.deleteLater()
+    rows = list(csv.reader(paths[0].open()))
+    return rows, json.loads(paths[1].read_text()), paths[2].read_text()
+
+
+@pytest.mark.parametrize("algorithm", ["hb", "luedptree", "hopt"])
+def test_studio_histogram_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm):
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [("China", 99, "Maybe")])
+    for name in ("d", "d1"):
+        (tmp_path / name / "out").mkdir()
+    (a_rows, a_side, a_html), (b_rows, b_side, b_html) = (studio_histogram_export(qtbot, tmp_path / name, algorithm)
+                                                          for name in ("d", "d1"))
+    assert a_rows[0] == b_rows[0] and len(a_rows) == len(b_rows) == 101  # one bin per year of [0, 100)
+    assert [r[:-1] for r in a_rows] == [r[:-1] for r in b_rows]  # the bins; only the counts differ
+    assert a_side["algorithm"] == {"luedptree": "luedp"}.get(algorithm, algorithm)
+    assert without(a_side, HISTOGRAM_VARYING) == without(b_side, HISTOGRAM_VARYING)  # ledger included
+    assert report_structure(a_html) == report_structure(b_html) and report_structure(a_html)

@@ -77,7 +77,7 @@ def test_histogram_counts_equal_numpy_histogram():
     assert attr == "age" and np.array_equal(counts, expected)
 
 
-@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedptree"])
+@pytest.mark.parametrize("algorithm", ["flat", "hb", "sc", "luedptree", "hopt"])
 def test_one_bin_histogram_is_refused_before_any_spend(algorithm):
     from tests.gui.export_fixtures import histogram_data_project
 

@@ -37,6 +37,8 @@ REPLAY_SECONDS = 30.0
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
 SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
+NEIGHBOUR_OFF = ("the neighbour view (this count on the data and on the data without one record) needs the true "
+                 "counts: teaching mode, a finished DiffGen run and a node with a noisy count")
 VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table, or both (tree above)
 
 
@@ -127,7 +129,16 @@ class WatchPanel(QtWidgets.QWidget):
         self.details.setWordWrap(True)
         self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
         self.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
-        right.addWidget(self.details)
+        details_box = QtWidgets.QWidget()
+        dl = QtWidgets.QVBoxLayout(details_box)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(self.details, 1)
+        self.btn_neighbour = QtWidgets.QPushButton("Remove one record...")
+        self.btn_neighbour.setAccessibleName("Neighbour view: remove one record")
+        self.btn_neighbour.setEnabled(False)
+        self.btn_neighbour.setToolTip(NEIGHBOUR_OFF)
+        dl.addWidget(self.btn_neighbour, 0, QtCore.Qt.AlignLeft)
+        right.addWidget(details_box)
         self.noise_chart = NoiseChart()
         self.noise_chart.setVisible(False)
         right.addWidget(self.noise_chart)
@@ -157,6 +168,8 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.nodeSelected.connect(self.icicle.select)
         self.icicle.nodeSelected.connect(self._on_icicle_select)
         self.view_box.currentTextChanged.connect(self.set_view)
+        self.btn_neighbour.clicked.connect(self.open_neighbour_view)
+        self.neighbour_dialog = None
         self._selected: int | None = None
         self.explanation = None  # the CountExplanation shown for the selected node
         self._explained = None
@@ -436,8 +449,33 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.select(nid)
         self._show_node(nid)
 
+    def _neighbour_ready(self, nid: int | None) -> bool:
+        st = self.replay.state
+        nd = st.nodes.get(nid) if nid is not None else None
+        result = st.result if st.result is not None else getattr(self.project, "result", None)
+        return (bool(self.teaching) and nd is not None and nd.true_count is not None and nd.variance is not None
+                and getattr(self.project, "frame", None) is not None and hasattr(result, "attributes"))
+
+    def open_neighbour_view(self):
+        """The neighbour view of the selected node (teaching mode only): returns the dialog, shown."""
+        from dpstudio.gui.widgets.neighbour_dialog import NeighbourDialog
+
+        if not self._neighbour_ready(self._selected):
+            return None
+        st = self.replay.state
+        result = st.result if st.result is not None else self.project.result
+        self.neighbour_dialog = NeighbourDialog(st, self._selected, self.project.frame, result,
+                                                dict(self.project.taxonomies), bool(self.teaching), self)
+        self.neighbour_dialog.show()
+        return self.neighbour_dialog
+
     def _show_node(self, nid: int) -> None:
         self._selected = nid
+        ready = self._neighbour_ready(nid)
+        self.btn_neighbour.setEnabled(ready)
+        self.btn_neighbour.setVisible(bool(self.teaching))
+        self.btn_neighbour.setToolTip("see this count's output distribution on the data and on the data without "
+                                      "one record you pick" if ready else NEIGHBOUR_OFF)
         nd = self.replay.state.nodes.get(nid)
         if nd is None:
             self.details.setText("the selected node does not exist at this step")

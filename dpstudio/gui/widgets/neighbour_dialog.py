@@ -1,0 +1,129 @@
+"""The neighbour view (teaching mode only): a node's noisy count on D and on D minus one record.
+
+Pick a record by its row in the data (or jump to the next record inside the node's partition); the plot
+shows the two output distributions of the node's noisy count of that record's class, and the band
+pmf_D x e^(+-1/scale) that every output of the neighbour stays inside. The computation is
+``dpstudio.model.neighbour_view``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.model.neighbour_view import NeighbourError, _ratio_text, neighbour_count, record_in_values
+
+
+class NeighbourDialog(QtWidgets.QDialog):
+    """Built for one node of a finished teaching run; ``set_record(row)`` recomputes."""
+
+    def __init__(self, state, node_id: int, frame, result, taxonomies: dict, teaching: bool, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Neighbour view: node {node_id} without one record")
+        self.setAccessibleName("Neighbour view")
+        self.state, self.node_id, self.result, self.taxonomies = state, node_id, result, taxonomies
+        self.teaching = teaching
+        cols = [c for c in (*result.attributes, result.class_name) if c in frame.columns]
+        self.frame = frame[cols].dropna()
+        self.view = None
+        self.last_error = ""
+
+        lay = QtWidgets.QVBoxLayout(self)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("remove record (row of the data):"))
+        self.record_spin = QtWidgets.QSpinBox()
+        self.record_spin.setRange(0, max(len(self.frame) - 1, 0))
+        self.record_spin.setAccessibleName("Record to remove (row number)")
+        row.addWidget(self.record_spin)
+        self.next_button = QtWidgets.QPushButton("Next record in this partition")
+        self.next_button.setAccessibleName("Next record in this partition")
+        row.addWidget(self.next_button)
+        row.addStretch(1)
+        lay.addLayout(row)
+        self.record_label = QtWidgets.QLabel()
+        self.record_label.setTextFormat(QtCore.Qt.PlainText)
+        self.record_label.setWordWrap(True)
+        lay.addWidget(self.record_label)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMenuEnabled(False)
+        self.plot.setLabel("bottom", "noisy count released")
+        self.plot.setLabel("left", "probability")
+        self.plot.addLegend(offset=(10, 10))
+        self.plot.setMinimumHeight(260)
+        lay.addWidget(self.plot, 1)
+        self.words = QtWidgets.QLabel()
+        self.words.setTextFormat(QtCore.Qt.PlainText)  # class values like "<=50K" are not markup
+        self.words.setWordWrap(True)
+        lay.addWidget(self.words)
+        close = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.Close)
+        close.rejected.connect(self.reject)
+        lay.addWidget(close)
+        self.resize(760, 520)
+
+        self.record_spin.valueChanged.connect(self.set_record)
+        self.next_button.clicked.connect(self.next_in_partition)
+        first = self.next_record_in_partition(-1)
+        self.record_spin.setValue(first if first is not None else 0)
+        self.set_record(self.record_spin.value())
+
+    def _record(self, row: int) -> dict:
+        return self.frame.iloc[int(row)].to_dict()
+
+    def next_record_in_partition(self, after: int) -> int | None:
+        """The first row after ``after`` whose record lies in the node's partition (None: none)."""
+        nd = self.state.nodes.get(self.node_id)
+        values = (nd.info or {}).get("values", ()) if nd is not None else ()
+        for row, rec in enumerate(self.frame.iloc[after + 1:].to_dict("records"), start=after + 1):
+            if record_in_values(values, self.result.attributes, rec, self.taxonomies):
+                return row
+        return None
+
+    def next_in_partition(self) -> None:
+        nxt = self.next_record_in_partition(self.record_spin.value())
+        if nxt is None:
+            nxt = self.next_record_in_partition(-1)
+        if nxt is not None:
+            self.record_spin.setValue(nxt)
+
+    def set_record(self, row: int) -> None:
+        rec = self._record(row)
+        cls = rec.get(self.result.class_name)
+        try:
+            self.view = neighbour_count(self.state, self.node_id, row, rec, cls, self.result.classes,
+                                        self.result.attributes, self.taxonomies, self.teaching)
+        except NeighbourError as exc:
+            self.last_error = str(exc)
+            self.words.setText(str(exc))
+            self.plot.clear()
+            return
+        self.last_error = ""
+        shown = ", ".join(f"{k}={v}" for k, v in list(rec.items())[:6])
+        self.record_label.setText(f"record {row}: {shown}, ... "
+                                  + ("(in this partition)" if self.view.in_node else "(not in this partition)"))
+        self._draw()
+        self.words.setText(self.view.words())
+
+    def _draw(self) -> None:
+        v = self.view
+        self.plot.clear()
+        x = v.support.astype(float)
+        lo = pg.PlotDataItem(x, v.pmf_d / v.bound)
+        hi = pg.PlotDataItem(x, v.pmf_d * v.bound)
+        band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(74, 127, 193, 50))
+        self.plot.addItem(band)
+        self.plot.plot(x, v.pmf_d * v.bound, pen=pg.mkPen("#4a7fc1", width=1, style=QtCore.Qt.DotLine),
+                       name=f"e^(+-{1 / v.scale:.3g}) band around D")
+        self.plot.plot(x, v.pmf_d, pen=pg.mkPen("#4a7fc1", width=2), name=f"D: true count {v.true_d}")
+        self.plot.plot(x, v.pmf_d1, pen=pg.mkPen("#f0a020", width=2, style=QtCore.Qt.DashLine),
+                       name=f"D without record {v.record}: {v.true_d1}")
+        title = (f"class {v.class_value}: ratio at most {_ratio_text(v.max_ratio)} <= e^{1 / v.scale:.3g} = "
+                 f"{_ratio_text(v.bound)}")
+        self.plot.setTitle(html.escape(title))  # the title is markup: "<=" would start a tag
+
+    def curves(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two plotted distributions (D, D minus the record)."""
+        return self.view.pmf_d, self.view.pmf_d1

@@ -1,0 +1,99 @@
+"""The neighbour view of the Watch panel (teaching mode only): a node's noisy count on the data and on the
+data without one record, on the studio's own h = 10 run on the bundled Adult sample."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpstudio.gui.panels.watch import WatchPanel
+from dpstudio.model.data import bundled_sample_path, declare_bundled_sample, load_bundled_sample
+from dpstudio.model.explain import noise_pmf
+from dpstudio.model.neighbour_view import NeighbourError, neighbour_count, record_in_values
+from dpstudio.model.project import RELEASE, TEACHING, Project
+from dpstudio.model.replay import NodeState, TreeState
+from dpstudio.model.runs import used_frame
+from tests.gui.sample_runs import sample_runs
+
+
+@pytest.fixture(scope="module")
+def sample_project():
+    p = Project()
+    p.set_data(load_bundled_sample(), bundled_sample_path())
+    declare_bundled_sample(p)
+    return p
+
+
+def _panel(qtbot, project, mode):
+    w = WatchPanel(project)
+    w.resize(1100, 700)
+    qtbot.addWidget(w)
+    w.show()
+    events, total = sample_runs()[mode]
+    w.load_events(events, teaching=mode == TEACHING, epsilon=total)
+    w.seek_end()
+    return w
+
+
+def test_partition_membership_counts_equal_the_runs_true_counts(qtbot, sample_project):
+    """An independent check of ``record_in_values``: the records it puts in a node, per class, are the
+    node's true count the engine recorded (teaching run)."""
+    w = _panel(qtbot, sample_project, TEACHING)
+    st = w.state
+    res = st.result
+    frame = used_frame(sample_project, [*res.attributes, res.class_name])
+    recs = frame.to_dict("records")
+    for pos in (0, 7, 40, 500, 3000):
+        nd = st.nodes[st.order[pos]]
+        inside = [r for r in recs if record_in_values(nd.info["values"], res.attributes, r, sample_project.taxonomies)]
+        got = tuple(sum(1 for r in inside if r[res.class_name] == c) for c in res.classes)
+        assert got == tuple(nd.true_count), pos
+
+
+def test_the_view_opens_from_a_node_and_the_ratio_never_exceeds_e_to_the_epsilon(qtbot, sample_project):
+    w = _panel(qtbot, sample_project, TEACHING)
+    nid = w.state.order[7]
+    w.tree.nodeSelected.emit(nid)
+    assert w.btn_neighbour.isEnabled() and w.btn_neighbour.accessibleName()
+    dlg = w.open_neighbour_view()
+    qtbot.addWidget(dlg)
+    v = dlg.view
+    assert v.in_node and v.true_d1 == v.true_d - 1  # the first record in the partition was chosen
+    a, b = dlg.curves()
+    assert np.all(a > 0) and np.all(b > 0)
+    ratio = np.maximum(a / b, b / a)
+    assert ratio.max() <= math.exp(1 / v.scale) * (1 + 1e-9)
+    assert ratio.max() == pytest.approx(math.exp(1 / v.scale), rel=1e-6)  # reached: the shift is 1
+    assert f"{v.bound:.6f}" in dlg.words.text()  # a bound near 1 keeps the digits that show it
+    # a record outside the partition leaves the count as it is
+    outside = next(r for r in range(len(dlg.frame)) if not record_in_values(
+        w.state.nodes[nid].info["values"], w.state.result.attributes, dlg._record(r), sample_project.taxonomies))
+    dlg.record_spin.setValue(outside)
+    assert not dlg.view.in_node and np.array_equal(*dlg.curves())
+    dlg.next_button.click()
+    assert dlg.view.in_node and dlg.record_spin.value() > outside
+
+
+def test_hand_example_pmfs_and_refusals():
+    st = TreeState()
+    nd = NodeState(0, -1, "all", 0, info={"values": ("[0,10)", "b")}, true_count=(3, 5), noisy=(4, 4),
+                   variance=2 * math.exp(-1) / (1 - math.exp(-1)) ** 2)  # scale 1
+    st.nodes[0] = nd
+    st.order.append(0)
+    v = neighbour_count(st, 0, 0, {"x": 4, "y": "b", "c": "B"}, "B", ("A", "B"), ("x", "y"), {}, True)
+    assert (v.true_d, v.true_d1, v.scale) == (5, 4, pytest.approx(1.0))
+    k = v.support
+    assert np.allclose(v.pmf_d, (1 - math.exp(-1)) / (1 + math.exp(-1)) * np.exp(-np.abs(k - 5)))
+    assert np.allclose(v.pmf_d1, noise_pmf(1.0, k - 4))
+    assert v.max_ratio == pytest.approx(math.e)
+    assert not neighbour_count(st, 0, 0, {"x": 10, "y": "b", "c": "B"}, "B", ("A", "B"), ("x", "y"), {},
+                               True).in_node  # 10 is outside [0, 10)
+    with pytest.raises(NeighbourError, match="teaching mode only"):
+        neighbour_count(st, 0, 0, {"x": 4}, "B", ("A", "B"), ("x", "y"), {}, False)
+
+
+def test_release_mode_has_no_neighbour_view(qtbot, sample_project):
+    w = _panel(qtbot, sample_project, RELEASE)
+    w.tree.nodeSelected.emit(w.state.order[7])
+    assert not w.btn_neighbour.isVisible() and not w.btn_neighbour.isEnabled()
+    assert w.open_neighbour_view() is None

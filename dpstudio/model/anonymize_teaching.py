@@ -14,7 +14,7 @@ shows densities), spends nothing and writes nothing.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -145,3 +145,142 @@ def neighbour_contrast(frame: pd.DataFrame, taxonomies: dict, settings: Anonymiz
     dens = lambda mu: np.exp(-np.abs(grid - mu) / b) / (2 * b)  # noqa: E731
     return NeighbourContrast(removed, {c: table_in.at[removed, c] for c in qi}, before, after, changed,
                              float(epsilon), int(count), grid, dens(count), dens(count - 1))
+
+
+def _with_column(frame: pd.DataFrame, settings: AnonymizeSettings, attribute: str, missing: str) -> pd.DataFrame:
+    """The rows a run of ``settings`` uses, with ``attribute`` beside them (rows missing it dropped too when
+    missing values are dropped), in input order."""
+    cols = list(dict.fromkeys([*settings.used(), attribute]))
+    sub = frame[cols]
+    if missing == "drop":
+        return sub.loc[~sub.isna().any(axis=1)].reset_index(drop=True)
+    return sub.astype(object).where(sub.notna(), "?").reset_index(drop=True)
+
+
+def _row_labels(outcome, qi) -> list:
+    """Per input row of the run: its released class label, or None when the row was suppressed."""
+    labels = iter(" | ".join(map(str, r)) for r in outcome.table[list(qi)].itertuples(index=False))
+    return [next(labels) if keep else None for keep in outcome.kept]
+
+
+@dataclass
+class BackgroundKnowledge:
+    """The released classes of a run on the loaded data, seen by an attacker who knows the target's class and
+    can rule values of ``attribute`` out ("she is not a ..."): a class with d distinct values gives the
+    target's value away after d - 1 such facts (d = 1: homogeneity, none needed). ``facts``: {d - 1: number
+    of classes}; ``example``: (class label, {value: rows}) of the class needing the fewest facts (the
+    largest such class)."""
+
+    attribute: str
+    classes: int
+    rows: int
+    facts: dict
+    rows_by_facts: dict
+    example: tuple | None
+
+    def words(self) -> str:
+        lines = [f"{self.classes:,} released classes, {self.rows:,} rows, sensitive attribute {self.attribute}. "
+                 "An attacker who knows a person's quasi-identifiers knows her class; each fact she already knows "
+                 "(\"not this value\") removes one value."]
+        for f in sorted(self.facts)[:4]:
+            what = "nothing more (homogeneity)" if f == 0 else f"{f} such fact{'s' if f > 1 else ''}"
+            lines.append(f"  {self.facts[f]:,} classes ({self.rows_by_facts[f]:,} rows) give the value away "
+                         f"after {what}.")
+        if self.example is not None:
+            label, counts = self.example
+            order = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            shown = ", ".join(f"{v} ({n:,})" for v, n in order)
+            last = order[0][0]
+            ruled = [v for v, _ in order[1:]]
+            share = order[0][1] / sum(counts.values())
+            lines.append(f"For example class ({label}): {shown}. Without any fact, guessing {order[0][0]} is "
+                         f"right for {share:.0%} of its members."
+                         + (f" Knowing the target is not {' and not '.join(ruled)}, the attacker learns {last}."
+                            if ruled else f" Everyone in it has {last}.")
+                         + " The class is k-anonymous all the same.")
+        return "\n".join(lines)
+
+
+def background_knowledge(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings, attribute: str,
+                         missing: str = "drop") -> BackgroundKnowledge:
+    """Run ``settings`` on the loaded data and count, per released class, how many facts about
+    ``attribute`` give a member's value away (see ``BackgroundKnowledge``)."""
+    if attribute in settings.qi:
+        raise ValueError(f"{attribute} is a quasi-identifier: choose a sensitive attribute that is not")
+    table = _with_column(frame, settings, attribute, missing)
+    out = run_to_outcome(table, taxonomies, settings, "drop")
+    per_class: dict[str, Counter] = {}
+    for lab, v in zip(_row_labels(out, settings.qi), table[attribute]):
+        if lab is not None:
+            per_class.setdefault(lab, Counter())[str(v)] += 1
+    facts: Counter = Counter()
+    rows_by: Counter = Counter()
+    for c in per_class.values():
+        facts[len(c) - 1] += 1
+        rows_by[len(c) - 1] += sum(c.values())
+    example = min(per_class.items(), key=lambda kv: (len(kv[1]), -sum(kv[1].values()), kv[0])) if per_class \
+        else None
+    return BackgroundKnowledge(attribute, len(per_class), sum(rows_by.values()), dict(facts), dict(rows_by),
+                               None if example is None else (example[0], dict(example[1])))
+
+
+@dataclass
+class ComplementaryJoin:
+    """Two k-anonymous releases of the same rows on different quasi-identifier subsets (``qi_a``, ``qi_b``),
+    published in the same row order, joined row by row. ``joined_sizes[i]``: how many rows share row i's
+    pair of classes (None: suppressed in a release); ``below_k`` rows end in a joined class smaller than k,
+    ``unique`` in a class of one. ``example``: (row, its values, size of its class in A, in B, joined)."""
+
+    k: int
+    qi_a: tuple
+    qi_b: tuple
+    classes_a: int
+    classes_b: int
+    rows: int
+    below_k: int
+    unique: int
+    smallest_a: int
+    smallest_b: int
+    example: tuple | None
+
+    def words(self) -> str:
+        lines = [f"Release A on ({', '.join(self.qi_a)}): {self.classes_a:,} classes, the smallest of "
+                 f"{self.smallest_a} rows. Release B on ({', '.join(self.qi_b)}): {self.classes_b:,} classes, the "
+                 f"smallest of {self.smallest_b}. Each is {self.k}-anonymous.",
+                 f"Joined row by row (both list the records in the same order): {self.below_k:,} of "
+                 f"{self.rows:,} rows fall into a joined class smaller than k = {self.k}, {self.unique:,} are "
+                 "alone in theirs: each release keeps its promise, the two together do not."]
+        if self.example is not None:
+            row, values, na, nb, nj = self.example
+            shown = ", ".join(f"{a}={v}" for a, v in values.items())
+            lines.append(f"For example input row {row + 1} ({shown}): {na} rows share its class in A, {nb} in B, "
+                         f"{nj} both.")
+        lines.append("Shuffling each release's rows breaks this join, not the attack on what the classes say.")
+        return "\n".join(lines)
+
+
+def complementary_join(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings,
+                       missing: str = "drop") -> ComplementaryJoin:
+    """Split ``settings.qi`` in two halves, release each half with ``settings`` (k, algorithm, suppression;
+    no l-diversity or t-closeness) and join the two releases row by row (see ``ComplementaryJoin``)."""
+    qi = tuple(settings.qi)
+    if len(qi) < 2:
+        raise ValueError("complementary releases need at least two quasi-identifiers (one for each release)")
+    half = (len(qi) + 1) // 2
+    qa, qb = qi[:half], qi[half:]
+    base = _with_column(frame, settings, qi[0], missing)
+    sa = replace(settings, qi=qa, l_diversity=None, t_closeness=None, sensitive=None)
+    sb = replace(settings, qi=qb, l_diversity=None, t_closeness=None, sensitive=None)
+    out_a, out_b = run_to_outcome(base, taxonomies, sa, "drop"), run_to_outcome(base, taxonomies, sb, "drop")
+    la, lb = _row_labels(out_a, qa), _row_labels(out_b, qb)
+    size_a, size_b = Counter(x for x in la if x is not None), Counter(x for x in lb if x is not None)
+    pairs = Counter((a, b) for a, b in zip(la, lb) if a is not None and b is not None)
+    joined = [pairs[(a, b)] if a is not None and b is not None else None for a, b in zip(la, lb)]
+    sizes = np.array([j for j in joined if j is not None], dtype=np.int64)
+    example = None
+    if sizes.size:
+        row = min((i for i, j in enumerate(joined) if j is not None), key=lambda i: (joined[i], i))
+        example = (row, {a: base.at[row, a] for a in qi}, size_a[la[row]], size_b[lb[row]], joined[row])
+    return ComplementaryJoin(int(settings.k), qa, qb, len(size_a), len(size_b), int(sizes.size),
+                             int((sizes < settings.k).sum()), int((sizes == 1).sum()),
+                             min(size_a.values(), default=0), min(size_b.values(), default=0), example)

@@ -253,3 +253,30 @@ def test_a_later_success_clears_the_panels_error_from_the_window_bar(window, qtb
     window.show_error("another panel's error")
     p.clear_error()
     assert window.message_bar.isVisible() and window.message_label.text() == "another panel's error"
+
+
+def test_attacks_on_the_loaded_data_background_knowledge_and_complementary_releases(panel, qtbot):
+    from dpstudio.model import anonymize_teaching as teach
+
+    panel.tabs.setCurrentIndex(1)
+    panel.set_qi(("education", "marital-status", "race", "sex"))
+    panel.algorithm_combo.setCurrentText("optimal")
+    panel.k_spin.setValue(5)
+    names = [panel.attack_attribute.itemText(i) for i in range(panel.attack_attribute.count())]
+    assert names[0] == "Y" and "education" not in names and "occupation" in names  # the class first, no QI
+    panel.attack_attribute.setCurrentText("occupation")
+    with qtbot.waitSignal(panel.attacks_finished, timeout=120000):
+        QTest.mouseClick(panel.attack_button, Qt.LeftButton)
+    bk, join = panel.attacks
+    # the same computation outside the panel gives the same classes
+    frame, taxes = panel.project.frame, dict(panel.project.taxonomies)
+    again = teach.background_knowledge(frame, taxes, panel.settings(), "occupation", panel.project.missing)
+    assert (bk.classes, bk.facts) == (again.classes, again.facts) and bk.rows == again.rows
+    assert sum(bk.facts.values()) == bk.classes
+    assert join.qi_a == ("education", "marital-status") and join.qi_b == ("race", "sex")
+    assert join.smallest_a >= 5 and join.smallest_b >= 5 and join.below_k > 0
+    assert "Background knowledge." in panel.background_text.text()
+    assert f"{join.below_k:,} of {join.rows:,} rows" in panel.join_text.text()
+    scroll = panel.tabs.currentWidget()
+    scroll.ensureWidgetVisible(panel.join_text)
+    shot(panel, "anonymize-attacks")

@@ -43,6 +43,7 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     finished = QtCore.Signal()  # a run ended (outcome set) or failed
     contrast_finished = QtCore.Signal()
+    attacks_finished = QtCore.Signal()
 
     def __init__(self, project: Project, parent=None):
         super().__init__(parent)
@@ -179,7 +180,12 @@ class AnonymizePanel(QtWidgets.QWidget):
         return tab
 
     def _build_teaching_tab(self) -> QtWidgets.QWidget:
+        """Three sections, in a scroll area: each keeps the height it needs to be read whole."""
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
         tab = QtWidgets.QWidget()
+        scroll.setWidget(tab)
         lay = QtWidgets.QVBoxLayout(tab)
         attack = QtWidgets.QGroupBox("The homogeneity attack on the seed's 2-anonymous table (Sweeney)")
         al = QtWidgets.QHBoxLayout(attack)
@@ -246,9 +252,42 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.contrast_plot.addLegend(offset=(5, 5))
         cl.addWidget(self.contrast_plot, 1)
         lay.addWidget(contrast, 2)
+
+        loaded = QtWidgets.QGroupBox("On the loaded data: background knowledge and complementary releases (the "
+                                     "settings of the Anonymize tab)")
+        ll = QtWidgets.QVBoxLayout(loaded)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("sensitive attribute the attacker wants:"))
+        self.attack_attribute = _named(QtWidgets.QComboBox(), "attacked sensitive attribute",
+                                       "the attribute whose value the attacker wants to learn (not a quasi-identifier)")
+        row.addWidget(self.attack_attribute)
+        self.attack_button = _named(QtWidgets.QPushButton("Show on this data"), "run attacks on the loaded data")
+        self.attack_button.clicked.connect(self.run_attacks)
+        row.addWidget(self.attack_button)
+        row.addStretch(1)
+        ll.addLayout(row)
+        texts = QtWidgets.QHBoxLayout()
+        self.background_text = QtWidgets.QLabel("Background knowledge: how many facts about the sensitive value "
+                                                "an attacker needs, class by class.")
+        self.join_text = QtWidgets.QLabel("Complementary releases: the quasi-identifiers split in two, each half "
+                                          "released k-anonymous, the two joined row by row.")
+        for lab in (self.background_text, self.join_text):
+            lab.setWordWrap(True)
+            lab.setTextFormat(Qt.PlainText)
+            lab.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+            lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            texts.addWidget(lab, 1)
+        ll.addLayout(texts, 1)
+        loaded.setMinimumHeight(18 * self.fontMetrics().height())
+        lay.addWidget(loaded, 2)
+        attack.setMinimumHeight(self.sweeney.minimumHeight() + 3 * self.fontMetrics().height())
+        contrast.setMinimumHeight(13 * self.fontMetrics().height())
+        self.attacks = None
+        self.qi_list.itemChanged.connect(lambda _item: self._fill_attack_attributes())
+        self._fill_attack_attributes()
         self.step = 0
         self.show_step(0)
-        return tab
+        return scroll
 
     def _build_side_tab(self) -> QtWidgets.QWidget:
         tab = QtWidgets.QWidget()
@@ -366,6 +405,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         want = current if current not in ("", NONE) else (p.class_attribute or NONE)
         i = self.sensitive_combo.findText(want)
         self.sensitive_combo.setCurrentIndex(max(i, 0))
+        if hasattr(self, "attack_attribute"):
+            self._fill_attack_attributes()
 
     def set_qi(self, names) -> None:
         """Check exactly ``names`` among the quasi-identifiers."""
@@ -573,6 +614,60 @@ class AnonymizePanel(QtWidgets.QWidget):
         if started is None:
             self.contrast_finished.emit()
         return started
+
+    def _fill_attack_attributes(self) -> None:
+        """Every column that is not a quasi-identifier of the settings (the class attribute first)."""
+        frame = self.project.frame
+        cols = [] if frame is None else [str(c) for c in frame.columns]
+        try:
+            qi = set(self.settings().qi)
+        except AnonymizeError:
+            qi = set()
+        cls = self.project.class_attribute
+        names = ([cls] if cls in cols and cls not in qi else []) + [c for c in cols if c not in qi and c != cls]
+        current = self.attack_attribute.currentText()
+        self.attack_attribute.blockSignals(True)
+        self.attack_attribute.clear()
+        self.attack_attribute.addItems(names)
+        if current in names:
+            self.attack_attribute.setCurrentText(current)
+        self.attack_attribute.blockSignals(False)
+
+    def run_attacks(self) -> Worker | None:
+        """Background knowledge and complementary releases on the loaded data, in the worker; the texts
+        arrive in ``background_text`` and ``join_text`` (``attacks_finished`` is emitted)."""
+        self._fill_attack_attributes()
+        inputs = self._inputs(self.attacks_finished)
+        if inputs is None:
+            return None
+        frame, taxonomies, missing, settings = inputs
+        attribute = self.attack_attribute.currentText()
+        if not attribute:
+            self.show_error("choose a sensitive attribute that is not a quasi-identifier")
+            self.attacks_finished.emit()
+            return None
+
+        def job(_progress):
+            bk = teach.background_knowledge(frame, taxonomies, settings, attribute, missing)
+            join = teach.complementary_join(frame, taxonomies, settings, missing) if len(settings.qi) > 1 else None
+            return bk, join
+
+        worker = Worker(job, function=True, name="attacks on the loaded data")
+        worker.signals.finished.connect(self._attacks_done)
+        worker.signals.failed.connect(lambda m: (self.show_error(m), self.attacks_finished.emit()))
+        worker.signals.cancelled.connect(self.attacks_finished.emit)
+        started = self._start(worker, "attacks on the loaded data")
+        if started is None:
+            self.attacks_finished.emit()
+        return started
+
+    def _attacks_done(self, result) -> None:
+        self.attacks = result
+        bk, join = result
+        self.background_text.setText("Background knowledge. " + bk.words())
+        self.join_text.setText("Complementary releases. " + (join.words() if join is not None else
+                                                             "Choose at least two quasi-identifiers."))
+        self.attacks_finished.emit()
 
     def _contrast_done(self, c: teach.NeighbourContrast) -> None:
         self.contrast = c

@@ -68,7 +68,7 @@ from ..core.noise import NoiseSource
 from ..core.scales import noise_scale
 from ..core.taxonomy import interval_label
 from . import diffgen_scores as sc
-from ..core.tree_projection import project_tree
+from ..core.tree_projection import project_tree, split_rows
 from .diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from .diffgen_levels import optimal_level_shares
 from .diffgen_variance import discrete_laplace_variance, least_squares_variances, linear_estimator_variances
@@ -887,9 +887,10 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
     if projected and params.counts == "leaves":
         # the released tree's nodes as sums of the noisy leaves (post-processing), variance per leaf below
         levels = _levels_of(depth)
-        sums = _subtree_sums(parents, levels, eng.leaf_tree, estimates)
+        sums = _subtree_sums(parents, levels, eng.leaf_tree, estimates).sum(axis=1)  # all classes together
         weights = _subtree_sums(parents, levels, eng.leaf_tree, variances[:, None])[:, 0]
-        counts = project_tree(parents, sums, weights, integral=params.round_counts)[eng.leaf_tree]
+        totals = project_tree(parents, sums, weights, integral=params.round_counts)[eng.leaf_tree]
+        counts = split_rows(totals, estimates, integral=params.round_counts)
         post.append({"step": "projection", "method": LEAF_PROJECTION_NOTE})
         if params.round_counts:
             post.append({"step": "rounding", "method": ROUNDING_NOTE})
@@ -987,9 +988,11 @@ def _subtree_sums(parents, levels: list, leaf_nodes, leaf_values) -> np.ndarray:
 
 
 LEAF_PROJECTION_NOTE = ("top-down over the released tree, whose nodes are the sums of the noisy leaves below "
-                        "them: the root keeps the sum of all noisy leaves (negative -> 0, rounded), each node's "
-                        "value is split over its children by the projection of their sums onto non-negative "
-                        "values with that sum (weighted by their variances); the total is not inflated")
+                        "them over all classes: the root keeps the sum of all noisy leaves (negative -> 0, "
+                        "rounded), each node's value is split over its children by the projection of their sums "
+                        "onto non-negative values with that sum (weighted by their variances), then each leaf's "
+                        "value over its classes the same way; the total is not inflated and a class is not "
+                        "emptied because the sum of its noisy leaves fell below 0")
 PROJECTION_NOTE = ("top-down over the tree: the root keeps its estimate (negative -> 0, rounded to the nearest "
                    "integer); each node's value is split over its children by the projection of their "
                    "estimates onto non-negative values with that sum (weighted by their variances)")

@@ -44,6 +44,32 @@ def project_tree(parents, estimates, weights=None, integral: bool = True,
     return out[:, 0] if est.ndim == 1 else out
 
 
+def split_rows(totals, estimates, integral: bool = True) -> np.ndarray:
+    """Split each row's total over its columns: row r becomes the projection of ``estimates[r]`` onto
+    {x >= 0, sum x = totals[r]} (equal weights; the Euclidean projection onto the scaled simplex), then
+    with ``integral`` largest-remainder rounding (``totals`` must be whole numbers then), so every row sums
+    to its total. ``totals`` (rows,) >= 0, ``estimates`` (rows, columns). Post-processing: no budget.
+
+    The leaf-only releases use it for the classes of each leaf after the leaves' totals were projected over
+    the tree (``project_tree`` on the totals): a class then keeps the records its leaves give it, where
+    projecting each class's column alone emptied a class whose noisy leaves summed below 0."""
+    est = np.asarray(estimates, dtype=float)
+    tot = np.asarray(totals, dtype=float)
+    if est.ndim != 2 or tot.shape != est.shape[:1]:
+        raise ValueError("estimates must be (rows, columns) and totals (rows,)")
+    if not np.all(tot >= 0):
+        raise ValueError("totals must be non-negative")
+    rows, cols = est.shape
+    if rows == 0 or cols == 0:
+        return est.copy()
+    fam = np.repeat(np.arange(rows), cols)
+    flat_tot = np.repeat(tot, cols)
+    x = _simplex_projection(fam, est.reshape(-1), np.ones(rows * cols), flat_tot)
+    if integral:
+        x = _largest_remainder(fam, x, flat_tot)
+    return x.reshape(rows, cols)
+
+
 def _project_column(lv: TreeLevels, e: np.ndarray, w: np.ndarray, integral: bool) -> np.ndarray:
     x = np.zeros(lv.size)
     root = max(float(e[lv.root]), 0.0)

@@ -77,3 +77,34 @@ def test_monte_carlo_total_is_unbiased_where_clamping_inflates_it():
     se = proj_tot.std() / np.sqrt(runs)
     assert abs(proj_tot.mean() - true[0]) < 4 * se + 0.5
     assert clamp_tot.mean() - true[0] > 20 * se + 10
+
+
+def _simplex_brute(e, total, grid=None):
+    """The Euclidean projection of e onto {x >= 0, sum x = total} by bisection on tau (independent of the
+    sorting algorithm in the code)."""
+    lo, hi = e.min() - total - 1, e.max() + 1
+    for _ in range(200):
+        tau = (lo + hi) / 2
+        if np.maximum(e - tau, 0).sum() > total:
+            lo = tau
+        else:
+            hi = tau
+    return np.maximum(e - (lo + hi) / 2, 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_split_rows_is_the_simplex_projection_per_row_and_rounding_keeps_the_rows(seed):
+    from dpstudio.core.tree_projection import split_rows
+
+    rng = np.random.default_rng(seed)
+    est = rng.normal(3, 6, size=(40, 3))
+    tot = rng.integers(0, 25, size=40).astype(float)
+    real = split_rows(tot, est, integral=False)
+    for r in range(40):
+        assert np.allclose(real[r], _simplex_brute(est[r], tot[r]), atol=1e-7)
+    ints = split_rows(tot, est, integral=True)
+    assert (ints >= 0).all() and np.array_equal(ints, np.round(ints))
+    assert np.array_equal(ints.sum(axis=1), tot)
+    assert np.all(np.abs(ints - real) < 1 + 1e-9)
+    with pytest.raises(ValueError, match="non-negative"):
+        split_rows(-tot - 1, est)

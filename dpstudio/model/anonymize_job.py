@@ -46,6 +46,8 @@ class AnonymizeSettings:
     t_closeness: tuple | None = None
     class_attr: str | None = None
     tie: str = "one-majority"
+    #: t-closeness's own sensitive attribute (None: ``sensitive``, the one l-diversity protects)
+    t_sensitive: str | None = None
 
     def models(self) -> tuple:
         out = []
@@ -54,7 +56,7 @@ class AnonymizeSettings:
             out.append(LDiversity(kind, l_value, self.sensitive, c))
         if self.t_closeness is not None:
             kind, t = self.t_closeness
-            out.append(TCloseness(kind, t, self.sensitive))
+            out.append(TCloseness(kind, t, self.t_sensitive or self.sensitive))
         return tuple(out)
 
     @property
@@ -72,9 +74,9 @@ class AnonymizeSettings:
         if not 0 <= self.suppression < 1:
             raise AnonymizeError(f"the suppression limit must be in [0, 1), got {self.suppression}")
         models = self.models()
-        if models and not self.sensitive:
+        if any(not m.attribute for m in models):
             raise AnonymizeError("l-diversity and t-closeness need a sensitive attribute")
-        if models and self.sensitive in self.qi:
+        if any(m.attribute in self.qi for m in models):
             raise AnonymizeError("the sensitive attribute cannot also be a quasi-identifier")
         if self.mondrian:
             if self.metric not in MONDRIAN_METRICS:
@@ -98,7 +100,7 @@ class AnonymizeSettings:
             raise AnonymizeError(f"{absent[0]!r} is not a column of the data")
 
     def used(self) -> list[str]:
-        extras = [c for c in (self.sensitive if self.models() else None, self.class_attr) if c]
+        extras = [m.attribute for m in self.models()] + ([self.class_attr] if self.class_attr else [])
         return list(dict.fromkeys([*self.qi, *extras]))
 
     def extras(self) -> list[str]:
@@ -193,6 +195,7 @@ def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSett
         raise AnonymizeError(f"the table has fewer rows than k = {settings.k}: no k-anonymous output exists")
     params = {"data": source, "qi": list(settings.qi), "k": settings.k, "l_diversity": settings.l_diversity,
               "t_closeness": settings.t_closeness, "sensitive": settings.sensitive,
+              **({"t_sensitive": settings.t_sensitive} if settings.t_sensitive else {}),
               "suppression": settings.suppression, "algorithm": settings.algorithm, "metric": settings.metric,
               "class": settings.class_attr, "tie": settings.tie, "missing": missing}
     yield from anonymize_table(table_in, taxonomies, list(settings.qi), settings.k, settings.models(),

@@ -280,3 +280,30 @@ def test_attacks_on_the_loaded_data_background_knowledge_and_complementary_relea
     scroll = panel.tabs.currentWidget()
     scroll.ensureWidgetVisible(panel.join_text)
     shot(panel, "anonymize-attacks")
+
+
+def test_l_diversity_and_t_closeness_can_protect_different_attributes(panel, qtbot, tmp_path, window):
+    """The studio had one sensitive attribute for both models; the command line names one per model."""
+    qi = ("education", "marital-status", "sex")
+    panel.sensitive_combo.setCurrentText("occupation")
+    panel.l_kind.setCurrentText("distinct")
+    panel.l_value.setValue(3)
+    panel.t_kind.setCurrentText("equal")
+    panel.t_value.setValue(0.15)
+    panel.t_sensitive_combo.setCurrentText("Y")
+    _run(panel, qtbot, qi=qi, k=4, algorithm="optimal", suppression=0.02)
+    out = panel.outcome
+    assert out is not None and panel.last_error == ""
+    assert [(type(m).__name__, m.attribute) for m in out.settings.models()] == [
+        ("LDiversity", "occupation"), ("TCloseness", "Y")]
+    groups = out.table.groupby(list(qi))
+    assert groups["occupation"].nunique().min() >= 3
+    whole = out.table["Y"].value_counts(normalize=True)
+    for _, g in groups:  # equal-distance EMD = half the L1 distance of the class's Y distribution
+        share = g["Y"].value_counts(normalize=True).reindex(whole.index, fill_value=0)
+        assert 0.5 * (share - whole).abs().sum() <= 0.15 + 1e-9
+    frame = window.project.frame.dropna(subset=[*qi, "occupation", "Y"])
+    side = _cli(tmp_path, frame[[*qi, "occupation", "Y"]], qi, "--k", "4", "--suppression", "0.02",
+                "--l-diversity", "distinct:3:occupation", "--t-closeness", "equal:0.15:Y")
+    assert side["classes"] == out.classes and side["metric"]["value"] == pytest.approx(out.metric, rel=1e-12)
+    assert out.sidecar["parameters"]["sensitive"] == "occupation" and out.sidecar["parameters"]["t_sensitive"] == "Y"

@@ -29,6 +29,7 @@ from dpstudio.model.project import QUASI_IDENTIFIER, Project
 
 NONE = "(none)"
 OFF = "off"
+SAME_ATTRIBUTE = "(the sensitive attribute)"
 
 
 def _named(widget: QtWidgets.QWidget, name: str, tip: str = "") -> QtWidgets.QWidget:
@@ -88,7 +89,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.k_spin.setValue(5)
         form.addRow("k", self.k_spin)
         self.sensitive_combo = _named(QtWidgets.QComboBox(), "sensitive attribute",
-                                      "the attribute l-diversity and t-closeness protect")
+                                      "the attribute l-diversity protects (and t-closeness, unless it names its own)")
         form.addRow("Sensitive attribute", self.sensitive_combo)
         self.l_kind = _named(QtWidgets.QComboBox(), "l-diversity kind")
         self.l_kind.addItems([OFF, *aj.L_KINDS])
@@ -111,10 +112,15 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.t_value.setDecimals(3)
         self.t_value.setSingleStep(0.05)
         self.t_value.setValue(0.2)
+        self.t_sensitive_combo = _named(QtWidgets.QComboBox(), "t-closeness attribute",
+                                        "the attribute t-closeness protects (by default the sensitive attribute "
+                                        "above, which l-diversity protects)")
         t_row = QtWidgets.QHBoxLayout()
         t_row.addWidget(self.t_kind)
         t_row.addWidget(QtWidgets.QLabel("t"))
         t_row.addWidget(self.t_value)
+        t_row.addWidget(QtWidgets.QLabel("on"))
+        t_row.addWidget(self.t_sensitive_combo, 1)
         form.addRow("t-closeness", t_row)
         self.suppression = _named(QtWidgets.QDoubleSpinBox(), "suppression limit",
                                   "share of rows that may be removed (MaxSup = floor(x n))")
@@ -405,6 +411,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         want = current if current not in ("", NONE) else (p.class_attribute or NONE)
         i = self.sensitive_combo.findText(want)
         self.sensitive_combo.setCurrentIndex(max(i, 0))
+        current_t = self.t_sensitive_combo.currentText()
+        self.t_sensitive_combo.clear()
+        self.t_sensitive_combo.addItem(SAME_ATTRIBUTE)
+        self.t_sensitive_combo.addItems([str(c) for c in p.columns])
+        self.t_sensitive_combo.setCurrentIndex(max(self.t_sensitive_combo.findText(current_t), 0))
         if hasattr(self, "attack_attribute"):
             self._fill_attack_attributes()
 
@@ -421,12 +432,14 @@ class AnonymizePanel(QtWidgets.QWidget):
         sensitive = None if sensitive in ("", NONE) else sensitive
         lk, tk = self.l_kind.currentText(), self.t_kind.currentText()
         l_value = self.l_value.value() if lk == "entropy" else int(round(self.l_value.value()))
+        t_attr = self.t_sensitive_combo.currentText()
         return aj.AnonymizeSettings(
             qi, self.k_spin.value(), self.algorithm_combo.currentText(), self.metric_combo.currentText(),
             round(self.suppression.value(), 6), sensitive,
             None if lk == OFF else (lk, l_value, self.c_value.value()),
             None if tk == OFF else (tk, self.t_value.value()),
-            self.project.class_attribute if self.metric_combo.currentText() == "cm" else None)
+            self.project.class_attribute if self.metric_combo.currentText() == "cm" else None,
+            t_sensitive=None if t_attr in ("", SAME_ATTRIBUTE) else t_attr)
 
     # -- running ----------------------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:

@@ -103,6 +103,7 @@ def main() -> int:
     from dpstudio.model.replay import Replay
 
     view = TreeView()
+    view.collapse = False  # the targets are for every node visible (focus and context draws fewer)
     view.resize(1000, 700)
     view.show()
     app.processEvents()

@@ -145,6 +145,7 @@ def test_live_feed_follows_and_project_run_loads(panel, qtbot):
 
 
 def test_tree_of_5000_nodes_draws(panel, tmp_path):
+    panel.tree.collapse = False  # every node drawn (focus and context has its own tests)
     events = list(interval_tree(n_bins=3750, b=4, seed=1, teaching=False))
     panel.load_events(events)
     panel.seek_end()

@@ -22,7 +22,7 @@ def _load(panel, mode):
 def test_fit_shows_at_least_ten_readable_labels(panel, qtbot, mode):
     _load(panel, mode)
     panel.seek_end()
-    assert panel.state.n_nodes > 5000
+    assert panel.state.n_nodes > 2000  # a real run (release mode's size varies with its secure draws)
     panel.tree.redraw()
     qtbot.mouseClick(panel.btn_fit, pytest.importorskip("PySide6.QtCore").Qt.LeftButton)
     panel.tree.redraw()

@@ -67,6 +67,7 @@ PALETTE_COLOURS = {
     WINNER: "#f0a020",
     SELECTED: "#d62728",
 }
+GLYPH_COLOUR = "#9a9a9a"
 STATE_NAMES = {CREATED: "created", NOISED: "noised", CONSISTENT: "consistent", RELEASED: "released leaf",
                WINNER: "last split", SELECTED: "selected"}
 
@@ -228,6 +229,22 @@ def tree_layout(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _centre_internal(par, lv, levels, start), -depth.astype(float)
 
 
+def _layout_shown(par: np.ndarray, shown: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``tree_layout`` of the shown nodes only (a glyph is a leaf there, so folded subtrees take no room);
+    hidden nodes get nan."""
+    if shown.all():
+        return tree_layout(par)
+    keep = np.flatnonzero(shown)
+    new_index = np.full(par.size, -1, dtype=np.int64)
+    new_index[keep] = np.arange(keep.size)
+    sub_par = np.where(par[keep] >= 0, new_index[np.maximum(par[keep], 0)], -1)
+    xs, ys = tree_layout(sub_par)
+    x = np.full(par.size, np.nan)
+    y = np.full(par.size, np.nan)
+    x[keep], y[keep] = xs, ys
+    return x, y
+
+
 def _centre_internal(par, lv, levels, start):
     """x: leaves at their start; internal nodes midway between their first and last child (bottom-up)."""
     n = par.size
@@ -304,6 +321,14 @@ class TreeView(pg.PlotWidget):
             item.setZValue(1 + (k == SELECTED))
             self.addItem(item)
             self.layers.append(item)
+        self.glyph_layer = NodeLayer(GLYPH_COLOUR)  # a ring under every node that stands for a hidden subtree
+        self.glyph_layer.setZValue(0.5)
+        self.addItem(self.glyph_layer)
+        self.collapse = True  # focus and context (``model.tree_focus``); False draws every node
+        self.expanded: set[int] = set()
+        self.focus = None
+        self._focus_key = None
+        self._shown = np.zeros(0, dtype=bool)
         self.scene().sigMouseClicked.connect(self._on_scene_click)
         self._labels: list[pg.TextItem] = []
         self._label_font = QtGui.QFont("Sans", 7)
@@ -351,8 +376,33 @@ class TreeView(pg.PlotWidget):
         self._dirty = True
 
     def positions(self) -> dict[int, tuple[float, float]]:
-        """Drawn position of every node id (after the last redraw)."""
-        return {int(i): (float(a), float(b)) for i, a, b in zip(self._ids, self._x, self._y)}
+        """Drawn position of every drawn node id (after the last redraw; nodes folded into a glyph are not
+        drawn)."""
+        return {int(i): (float(a), float(b)) for i, a, b, s in zip(self._ids, self._x, self._y, self._shown) if s}
+
+    def is_glyph(self, node_id: int) -> bool:
+        """Whether the node is drawn for its hidden subtree (a click expands it)."""
+        st = self.state
+        if self.focus is None or st is None or node_id not in st.index:
+            return False
+        k = st.index[node_id]
+        return k < self.focus.glyph.size and bool(self.focus.glyph[k])
+
+    def expand(self, node_id: int) -> None:
+        """Show the children of ``node_id`` (they may be glyphs in turn)."""
+        self.expanded.add(int(node_id))
+        self._dirty = True
+
+    def collapse_all(self) -> None:
+        """Fold every expanded subtree back into its glyph."""
+        self.expanded.clear()
+        self._dirty = True
+
+    def glyph_texts(self) -> dict[int, str]:
+        """node id -> the words of its glyph, for every glyph drawn."""
+        if self.focus is None:
+            return {}
+        return {int(self._ids[i]): self.focus.label(i) for i in np.flatnonzero(self.focus.glyph)}
 
     def colour_states(self) -> np.ndarray:
         """Palette index of every drawn node, aligned with the state's creation order."""
@@ -373,26 +423,41 @@ class TreeView(pg.PlotWidget):
             self._update_labels()
             return
         key = (id(st), st.structure_version, st.n_nodes)
-        if key != self._layout_key:
+        focus_key = (key, self.selected if self.collapse else None, frozenset(self.expanded), self.collapse,
+                     st.winner is not None and st.position)
+        if key != self._layout_key or focus_key != self._focus_key:
             ids, par = st.parents_array()
             self._ids, self._par = ids, par
-            self._x, self._y = tree_layout(par)
-            self._layout_key = key
-            nonroot = np.flatnonzero(par >= 0)
+            if self.collapse:
+                from dpstudio.model.tree_focus import focus
+
+                self.focus = focus(st, self.selected, self.expanded)
+                shown = self.focus.shown
+            else:
+                self.focus = None
+                shown = np.ones(ids.size, dtype=bool)
+            self._shown = shown
+            self._x, self._y = _layout_shown(par, shown)
+            self._layout_key, self._focus_key = key, focus_key
+            nonroot = np.flatnonzero((par >= 0) & shown)
             ex = np.empty(2 * nonroot.size)
             ey = np.empty(2 * nonroot.size)
             ex[0::2], ex[1::2] = self._x[par[nonroot]], self._x[nonroot]
             ey[0::2], ey[1::2] = self._y[par[nonroot]], self._y[nonroot]
             self.edges.setData(ex, ey)
-            relayout = True
+            relayout = key != getattr(self, "_fitted_key", None)
+            self._fitted_key = key
         else:
             relayout = False
         states = self._node_states(st)
         self._states = states
-        size = self._sizes(st.n_nodes)
+        size = self._sizes(int(self._shown.sum()))
+        partial = self.focus is not None and not self._shown.all()
         for k, item in enumerate(self.layers):
-            sel = states == k
+            sel = (states == k) & self._shown if partial else states == k
             item.setData(self._x[sel], self._y[sel], size=size)
+        glyphs = np.flatnonzero(self.focus.glyph) if self.focus is not None else np.zeros(0, dtype=np.int64)
+        self.glyph_layer.setData(self._x[glyphs], self._y[glyphs], size=size + 8)
         if relayout and self._auto_fit:
             self.getViewBox().autoRange(items=[self.edges, *self.layers], padding=0.05)
         self._update_labels()
@@ -440,6 +505,7 @@ class TreeView(pg.PlotWidget):
         sx = vb.width() / max(x1 - x0, 1e-12)
         sy = vb.height() / max(y1 - y0, 1e-12)
         d2 = ((self._x - view_x) * sx) ** 2 + ((self._y - view_y) * sy) ** 2
+        d2 = np.where(self._shown, d2, np.inf) if self._shown.size == d2.size else d2
         i = int(np.argmin(d2))
         return int(self._ids[i]) if d2[i] <= radius_px ** 2 else None
 
@@ -450,6 +516,8 @@ class TreeView(pg.PlotWidget):
         p = vb.mapSceneToView(ev.scenePos())
         nid = self.node_at(p.x(), p.y())
         if nid is not None:
+            if self.is_glyph(nid):
+                self.expand(nid)
             self.select(nid)
             self.nodeSelected.emit(nid)
 
@@ -491,13 +559,16 @@ class TreeView(pg.PlotWidget):
             return  # the same view of the same state: the labels placed last time stand
         self._label_key = key
         sx, sy = w / max(x1 - x0, 1e-12), h / max(y1 - y0, 1e-12)
-        vis = np.flatnonzero((self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1))
+        inside = (self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1)
+        vis = np.flatnonzero(inside & self._shown if self._shown.size == inside.size else inside)
         metrics = QtGui.QFontMetricsF(self._label_font)
         placed: list[QtCore.QRectF] = []
         shown = []
         for i in self._label_candidates(st, vis).tolist():
             nd = st.nodes[int(self._ids[i])]
             text = node_text(nd, self.show_true, compact=True)
+            if self.focus is not None and self.focus.glyph[i]:
+                text += "\n" + self.focus.label(i)
             lines = text.split("\n")
             tw = max(metrics.horizontalAdvance(line) for line in lines) + 8  # the text item's margins
             th = metrics.lineSpacing() * len(lines) + 8

@@ -276,23 +276,16 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
         tp = engine_plan(algorithm, p, eps)
         depth = tp.tree.depth
         levels = noised_depths(tp.tree, tp.noised)
-        if algorithm == "hopt":
-            weights = [float(tp.epsilons[(depth == l) & tp.noised].max()) for l in levels]
-            w = [Fraction(x).limit_denominator(10 ** 9) for x in weights]
-            shares = [eps * x / sum(w) for x in w]
-            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], shares,
-                              ["level"] * len(levels), locked=True,
-                              notes=["the branching and the level budgets are chosen for the least expected error "
-                                     "of a random range after least squares (" + "; ".join(tp.notes) + ")"])
-        if algorithm == "luedptree":
-            weights = [float(tp.epsilons[(depth == l) & tp.noised].mean()) for l in levels]
-            w = [Fraction(x).limit_denominator(10 ** 9) for x in weights]
-            shares = [eps * x / sum(w) for x in w]
-            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], shares,
-                              ["level"] * len(levels), locked=True,
-                              notes=["per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 "
-                                     "section 3.4); the bar shows the "
-                                     "mean budget of each level; the run uses the exact per-node values"])
+        if algorithm in LOCKED_SPLIT:  # the engine's own per-level (H_opt) or per-node (LUEDPTree) budgets
+            reduce = np.max if algorithm == "hopt" else np.mean
+            w = [Fraction(float(reduce(tp.epsilons[(depth == l) & tp.noised]))).limit_denominator(10 ** 9)
+                 for l in levels]
+            note = ("the branching and the level budgets are chosen for the least expected error of a random "
+                    "range after least squares (" + "; ".join(tp.notes) + ")" if algorithm == "hopt" else
+                    "per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 section "
+                    "3.4); the bar shows the mean budget of each level; the run uses the exact per-node values")
+            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], [eps * x / sum(w) for x in w],
+                              ["level"] * len(levels), locked=True, notes=[note])
         return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _per_level_equal(eps, len(levels)),
                           ["level"] * len(levels))
     raise ValueError(f"unknown algorithm {algorithm!r}")

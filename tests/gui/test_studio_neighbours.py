@@ -23,8 +23,10 @@ from tests.test_cli_neighbours import HISTOGRAM_VARYING, RELEASE_MECHANISM_OUTPU
 CLASSES = ["N", "Y", "Maybe"]
 
 
-def studio_export(qtbot, folder, algorithm):
-    """Open, declare, run (release) and export ``folder/d.csv`` through one studio window's panels."""
+def _through_the_panels(qtbot, folder, algorithm, declare_table):
+    """Open ``folder/d.csv`` in one studio window, declare age (numeric, integer, 0:100) and, for a table
+    release, the rest (``declare_table(window, data panel)``), run ``algorithm`` in release mode from the
+    Algorithm panel and export through the Export panel; (CSV rows, sidecar, report)."""
     from dpstudio.gui.main_window import MainWindow
 
     win = MainWindow()
@@ -35,27 +37,25 @@ def studio_export(qtbot, folder, algorithm):
         data.open_file(folder / "d.csv")
         qtbot.waitUntil(lambda: win.project.frame is not None, timeout=30000)
         p = win.project
-        assert p.class_attribute == "hired"
-        for attr, kind in (("country", "categorical"), ("age", "numeric"), ("hired", "categorical")):
-            assert data.set_type(attr, kind)  # chosen by hand: declared, not read from the values
+        if declare_table is not None:
+            declare_table(win, data)
+        assert data.set_type("age", "numeric")  # chosen by hand: declared, not read from the values
         data.select_attribute("age")
         data.lo_edit.setText("0")
         data.hi_edit.setText("100")
         assert data.apply_bounds()
         assert data.set_numeric_kind("integer")
-        assert data.declare_classes(", ".join(CLASSES))
-        assert win.panel("Taxonomy").import_file(folder / "country.csv", attribute="country")
         alg = win.panel("Algorithm")
         alg.set_algorithm(algorithm)
-        alg.set_param("steps", 3)
+        if declare_table is not None:
+            alg.set_param("steps", 3)
         win.set_mode(RELEASE)
         alg.eps_edit.setText("1")
         alg.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
         assert alg.run() is not None, alg.last_error
         qtbot.waitUntil(lambda: p.can_export, timeout=60000)
         assert p.unconfirmed_inputs() == []
-        export = win.panel("Export")
-        paths = export.export_to(folder / "out", "release", confirm=False)
+        paths = win.panel("Export").export_to(folder / "out", "release", confirm=False)
     finally:
         win.project.dirty = False
         win.close()
@@ -63,6 +63,19 @@ def studio_export(qtbot, folder, algorithm):
         win.deleteLater()
     rows = list(csv.reader(paths[0].open()))
     return rows, json.loads(paths[1].read_text()), paths[2].read_text()
+
+
+def _declare_table(win, data):
+    assert win.project.class_attribute == "hired"
+    for attr, kind in (("country", "categorical"), ("hired", "categorical")):
+        assert data.set_type(attr, kind)
+    assert data.declare_classes(", ".join(CLASSES))
+    assert win.panel("Taxonomy").import_file(data.project.data_path.parent / "country.csv", attribute="country")
+
+
+def studio_export(qtbot, folder, algorithm):
+    """Open, declare, run (release) and export ``folder/d.csv`` through one studio window's panels."""
+    return _through_the_panels(qtbot, folder, algorithm, _declare_table)
 
 
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen_consistency", "maxgddp"])
@@ -88,37 +101,7 @@ def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_p
 
 def studio_histogram_export(qtbot, folder, algorithm):
     """Open, declare, run (release) and export a histogram of ``folder/d.csv``'s age through the panels."""
-    from dpstudio.gui.main_window import MainWindow
-
-    win = MainWindow()
-    win.project.budget_store = str(folder / "budget.sqlite")
-    win.show()
-    try:
-        data = win.panel("Data")
-        data.open_file(folder / "d.csv")
-        qtbot.waitUntil(lambda: win.project.frame is not None, timeout=30000)
-        p = win.project
-        assert data.set_type("age", "numeric")
-        data.select_attribute("age")
-        data.lo_edit.setText("0")
-        data.hi_edit.setText("100")
-        assert data.apply_bounds()
-        assert data.set_numeric_kind("integer")
-        alg = win.panel("Algorithm")
-        alg.set_algorithm(algorithm)
-        win.set_mode(RELEASE)
-        alg.eps_edit.setText("1")
-        alg.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
-        assert alg.run() is not None, alg.last_error
-        qtbot.waitUntil(lambda: p.can_export, timeout=60000)
-        paths = win.panel("Export").export_to(folder / "out", "release", confirm=False)
-    finally:
-        win.project.dirty = False
-        win.close()
-        win.runner.shutdown()
-        win.deleteLater()
-    rows = list(csv.reader(paths[0].open()))
-    return rows, json.loads(paths[1].read_text()), paths[2].read_text()
+    return _through_the_panels(qtbot, folder, algorithm, None)
 
 
 @pytest.mark.parametrize("algorithm", ["hb", "luedptree", "hopt"])

@@ -94,6 +94,7 @@ def test_hand_example_pmfs_and_refusals():
 
 def test_release_mode_has_no_neighbour_view(qtbot, sample_project):
     w = _panel(qtbot, sample_project, RELEASE)
+    assert not w.btn_neighbour.isVisible()  # from the start, not only after a click (seen in the demo)
     w.tree.nodeSelected.emit(w.state.order[7])
     assert not w.btn_neighbour.isVisible() and not w.btn_neighbour.isEnabled()
     assert w.open_neighbour_view() is None

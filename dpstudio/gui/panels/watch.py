@@ -374,6 +374,8 @@ class WatchPanel(QtWidgets.QWidget):
         self.epsilon = epsilon
         self.mark.setVisible(bool(teaching))
         self.chk_true.setEnabled(bool(teaching))
+        self.btn_neighbour.setVisible(bool(teaching))  # the neighbour view needs true counts
+        self.btn_neighbour.setEnabled(False)
         if not teaching:
             self.chk_true.setChecked(False)
 

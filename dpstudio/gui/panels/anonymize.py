@@ -29,7 +29,7 @@ from dpstudio.model.project import QUASI_IDENTIFIER, Project
 
 NONE = "(none)"
 OFF = "off"
-SAME_ATTRIBUTE = "(the sensitive attribute)"
+SAME_ATTRIBUTE = "(same)"
 
 
 def _named(widget: QtWidgets.QWidget, name: str, tip: str = "") -> QtWidgets.QWidget:

@@ -254,6 +254,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         cl.addLayout(left, 1)
         self.contrast_plot = pg.PlotWidget(background="w")
         self.contrast_plot.setAccessibleName("DP count densities on D and D'")
+        self.contrast_plot.setMouseEnabled(False, False)  # the wheel scrolls the tab (seen: it zoomed the plot)
         self.contrast_plot.setLabel("bottom", "noisy count of the removed record's class")
         self.contrast_plot.addLegend(offset=(5, 5))
         cl.addWidget(self.contrast_plot, 1)

@@ -56,7 +56,7 @@ def adult_project(rows: int, algorithm: str, steps: int, seed: int = 0):
     return p
 
 
-def measure(project, release: bool, timeout_s: float = 300.0) -> dict:
+def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True) -> dict:
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
     from dpstudio.gui.panels.watch import WatchPanel
 
@@ -67,6 +67,8 @@ def measure(project, release: bool, timeout_s: float = 300.0) -> dict:
     alg = AlgorithmPanel(project)
     watch = WatchPanel(project)
     watch.resize(1100, 700)
+    watch.set_view(view)
+    watch.tree.collapse = collapse
     watch.show()
     gaps = []
     last = [time.perf_counter()]
@@ -127,6 +129,8 @@ def main() -> int:
     ap.add_argument("--switch-interval", type=float, default=None,
                     help="sys.setswitchinterval in seconds (Python's default 0.005)")
     ap.add_argument("--one", action="store_true", help="one run in this process, print a JSON line")
+    ap.add_argument("--view", default="Both", choices=("Tree", "Icicle", "Both"), help="the Watch views shown")
+    ap.add_argument("--no-collapse", action="store_true", help="draw every node of the tree (no glyphs)")
     ap.add_argument("--encode-outside", action="store_true",
                     help="code the table before the timed run (isolates the engine + GUI from model.runs' "
                          "table coding, whose numpy/pandas calls on 1M strings hold the GIL for up to ~1 s)")
@@ -140,7 +144,8 @@ def main() -> int:
         cmd = [sys.executable, __file__, "--one", "--rows", str(args.rows), "--algorithm", args.algorithm,
                "--steps", str(args.steps)] + (["--release"] if args.release else []) + (
             ["--encode-outside"] if args.encode_outside else []) + (
-            ["--switch-interval", str(args.switch_interval)] if args.switch_interval else [])
+            ["--switch-interval", str(args.switch_interval)] if args.switch_interval else []) + (
+            ["--view", args.view]) + (["--no-collapse"] if args.no_collapse else [])
         results = []
         for r in range(args.repeats):
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -169,7 +174,7 @@ def main() -> int:
         coded = runs.encode_table(project)
         runs.encode_table = lambda _project: coded
     setup_s = time.perf_counter() - t
-    res = measure(project, args.release)
+    res = measure(project, args.release, view=args.view, collapse=not args.no_collapse)
     res["setup_s"] = setup_s
     print(json.dumps(res))
     return 0

@@ -25,26 +25,56 @@ MIN_SHARE = 0.005
 
 
 def _total(value) -> float | None:
-    """Sum over the classes of a count, negatives as 0 (None: not known)."""
+    """Sum over the classes of a count, negatives as 0 (None: not known or not finite)."""
     if value is None:
         return None
     try:
-        vals = [float(v) for v in value]
+        t = float(sum(v for v in value if v > 0))  # a nan is not > 0: it drops out
+        empty = len(value) == 0
     except TypeError:  # one number
-        vals = [float(value)]
-    if not vals or not all(math.isfinite(v) for v in vals):
-        return None
-    return sum(v for v in vals if v > 0)
+        t, empty = (float(value) if value > 0 else 0.0), False
+    return None if empty or not math.isfinite(t) else t
 
 
 def released_value(node) -> float | None:
     """The number an icicle cell stands for: released, else consistent, else noisy count (summed over
     classes, negatives as 0); None while the node has none."""
     for v in (node.released, node.consistent, node.noisy):
-        t = _total(v)
-        if t is not None:
-            return t
+        if v is not None:
+            t = _total(v)
+            if t is not None:
+                return t
     return None
+
+
+def node_depths(parents: np.ndarray) -> np.ndarray:
+    """Depth of every node of a parents array of positions (vectorised; -1 = root)."""
+    if parents.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    from dpstudio.core.consistency import TreeLevels
+
+    return np.asarray(TreeLevels(parents).depth, dtype=np.int64)
+
+
+def node_values(state, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(``released_value`` of every node, 0 where unknown; whether it is known). Only nodes whose status
+    says they were noised, made consistent or released are read (while a run grows, none are: the
+    GUI thread does no per-node work then)."""
+    key = (id(state), state.position, state.structure_version, ids.size)
+    if _LAST_VALUES.get("key") == key:  # the tree view and the icicle ask for the same state in turn
+        return _LAST_VALUES["values"]
+    values = np.zeros(ids.size)
+    known = np.zeros(ids.size, dtype=bool)
+    status = np.asarray(state.status[: ids.size], dtype=np.int64)
+    for k in np.flatnonzero(status > 0).tolist():
+        v = released_value(state.nodes[int(ids[k])])
+        if v is not None:
+            values[k], known[k] = v, True
+    _LAST_VALUES.update(key=key, values=(values, known))
+    return values, known
+
+
+_LAST_VALUES: dict = {}
 
 
 @dataclass
@@ -87,13 +117,12 @@ def icicle_layout(state) -> IcicleLayout:
     """The layout of a ``dpstudio.model.replay.TreeState`` (see the module doc)."""
     ids, parents = state.parents_array()
     n = ids.size
-    depth = np.array([state.nodes[int(i)].depth for i in ids], dtype=np.int64) if n else np.zeros(0, np.int64)
-    own = np.array([released_value(state.nodes[int(i)]) for i in ids], dtype=object)
-    known_own = np.array([v is not None for v in own], dtype=bool)
+    depth = node_depths(parents)
+    own, known_own = node_values(state, ids)
     has_child = np.zeros(n, dtype=bool)
     if n:
         has_child[parents[parents >= 0]] = True
-    size = np.where(known_own & ~has_child, [0.0 if v is None else v for v in own], 0.0).astype(float)
+    size = np.where(known_own & ~has_child, own, 0.0)
     known = known_own & ~has_child
     # bottom-up: an inner node's size is the sum of its children's (deepest rows first)
     for d in range(int(depth.max()) if n else 0, 0, -1):
@@ -104,7 +133,7 @@ def icicle_layout(state) -> IcicleLayout:
         np.logical_or.at(known, p[ok], known[rows[ok]])
     # an inner node with no released number below it yet (the tree is still growing) keeps its own
     lone = has_child & ~known & known_own
-    size[lone] = [own[i] for i in np.flatnonzero(lone)]
+    size[lone] = own[lone]
     known |= lone
     x0 = np.zeros(n)
     x1 = np.zeros(n)

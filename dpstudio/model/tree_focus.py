@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpstudio.model.icicle_layout import released_value
+from dpstudio.model.icicle_layout import node_depths, node_values
 
 #: the first levels are drawn while they hold at most this many nodes
 MAX_SHOWN = 400
@@ -57,7 +57,7 @@ def focus(state, selected: int | None = None, expanded=(), max_shown: int = MAX_
     """The nodes to draw for a ``TreeState`` (see the module doc). ``selected``, ``expanded``: node ids."""
     ids, par = state.parents_array()
     n = ids.size
-    depth = np.array([state.nodes[int(i)].depth for i in ids], dtype=np.int64) if n else np.zeros(0, np.int64)
+    depth = node_depths(par)
     limit = depth_limit(depth, max_shown)
     shown = depth <= limit
     keep = np.zeros(n, dtype=bool)  # nodes shown with all their ancestors
@@ -91,9 +91,9 @@ def focus(state, selected: int | None = None, expanded=(), max_shown: int = MAX_
     glyph = shown & hidden_child
     # every subtree's leaves and released total, bottom-up
     leaves = (~has_child).astype(np.int64)
-    values = [released_value(state.nodes[int(ids[i])]) if not has_child[i] else None for i in range(n)]
-    total = np.array([v or 0.0 for v in values], dtype=float)
-    known = np.array([v is not None for v in values], dtype=np.int64)
+    values, known_value = node_values(state, ids)
+    total = np.where(has_child, 0.0, values)
+    known = (known_value & ~has_child).astype(np.int64)
     for d in range(int(depth.max()) if n else 0, 0, -1):
         rows = np.flatnonzero(depth == d)
         p = par[rows]

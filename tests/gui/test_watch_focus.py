@@ -82,7 +82,7 @@ def test_a_click_on_a_glyph_expands_it_and_the_selected_path_stays_drawn(panel, 
 
 
 def test_focus_rule_on_a_small_tree():
-    from dpstudio.model.replay import NodeState, TreeState
+    from dpstudio.model.replay import CREATED, RELEASED, NodeState, TreeState
 
     st = TreeState()
     parents = [-1, 0, 0, 1, 1, 2, 2, 3, 3]
@@ -91,7 +91,7 @@ def test_focus_rule_on_a_small_tree():
         st.nodes[i] = NodeState(i, p, f"n{i}", depth, released=(i,) if i in (4, 5, 6, 7, 8) else None)
         st.order.append(i)
         st.parent_ids.append(p)
-        st.status.append(0)
+        st.status.append(RELEASED if st.nodes[i].released is not None else CREATED)
         st.index[i] = i
     assert depth_limit(np.array([0, 1, 1, 2, 2, 2, 2, 3, 3]), 3) == 1
     f = focus(st, max_shown=3)

@@ -8,7 +8,7 @@ from PySide6 import QtCore
 
 from dpstudio.model.icicle_layout import MIN_SHARE, icicle_layout
 from dpstudio.model.project import RELEASE, TEACHING
-from dpstudio.model.replay import NodeState, TreeState
+from dpstudio.model.replay import CREATED, NOISED, RELEASED, NodeState, TreeState
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
 
@@ -64,7 +64,7 @@ def test_an_empty_partition_keeps_a_thin_cell_and_negative_counts_count_as_zero(
         st.nodes[nd.node] = nd
         st.order.append(nd.node)
         st.parent_ids.append(nd.parent)
-        st.status.append(0)
+        st.status.append(RELEASED if nd.released is not None else NOISED if nd.noisy is not None else CREATED)
     L = icicle_layout(st)
     w = L.x1 - L.x0
     assert L.size.tolist() == [60.0, 40.0, 0.0, 20.0]
@@ -135,3 +135,24 @@ def test_stepping_back_right_after_a_paint_does_not_paint_nodes_that_are_gone(pa
         ic.grab()
         L = ic.layout_data
         assert L is None or set(int(i) for i in L.ids) <= set(panel.state.nodes)
+
+
+def test_a_live_run_draws_the_icicle_when_it_ends(panel):
+    """While a run is live the icicle is not laid out (it made the longest GUI stall); it says so, and the
+    finished run's icicle is drawn."""
+    events, total = sample_runs()[TEACHING]
+    panel.begin_live(True, total)
+    panel.feed(events[: len(events) // 2])
+    panel.tick(1.0)
+    assert panel.icicle.waiting
+    panel.icicle.grab()
+    assert panel.icicle.labels_drawn == []
+    panel.feed(events[len(events) // 2:])
+    panel.end_live()
+    for _ in range(20000):  # the catch-up is budgeted per tick
+        if panel.replay.at_end:
+            break
+        panel.tick(1.0)
+    assert panel.replay.at_end and not panel.icicle.waiting
+    panel.icicle.grab()
+    assert any(t.startswith("all records") for t in panel.icicle.labels_drawn)

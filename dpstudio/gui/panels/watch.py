@@ -411,7 +411,12 @@ class WatchPanel(QtWidgets.QWidget):
         self.slider.setValue(st.position)
         self.slider.blockSignals(False)
         self.tree.set_state(st)
-        self.icicle.set_state(st)  # kept even while hidden; its layout is made when it paints
+        # a live run's icicle waits for the end: laying out tens of thousands of nodes while the engine holds
+        # the GIL made the longest GUI stall (benchmarks/bench_gui_stall.py); kept even while hidden
+        waiting = self.live or (self.follow and not self.replay.at_end)
+        self.icicle.set_waiting(waiting)
+        if not waiting:
+            self.icicle.set_state(st)
         step_key = (id(st.candidates), id(st.winner))
         if step_key != self._step_key:
             self._step_key = step_key

@@ -52,6 +52,7 @@ class IcicleView(QtWidgets.QWidget):
         self._layout_time = 0.0
         self._catch_up = False
         self.selected: int | None = None
+        self.waiting = False
         self.view = (0.0, 1.0)  # visible part of [0, 1]
         self.labels_drawn: list[str] = []  # the texts of the last paint (tests read them)
         self._font = QtGui.QFont("Sans", 8)
@@ -61,6 +62,12 @@ class IcicleView(QtWidgets.QWidget):
     def set_state(self, state) -> None:
         self.state = state
         if self.isVisible():
+            self.update()
+
+    def set_waiting(self, waiting: bool) -> None:
+        """While a run is live the icicle is not laid out; it says so and is drawn when the run ends."""
+        if waiting != self.waiting:
+            self.waiting = waiting
             self.update()
 
     def select(self, node_id: int | None) -> None:
@@ -167,8 +174,13 @@ class IcicleView(QtWidgets.QWidget):
     def paintEvent(self, ev) -> None:
         p = QtGui.QPainter(self)
         p.fillRect(self.rect(), QtGui.QColor("white"))
-        L = self._layout(throttle=True)
         self.labels_drawn = []
+        if self.waiting:
+            p.setPen(QtGui.QColor("#666"))
+            p.drawText(self.rect(), QtCore.Qt.AlignCenter, "the icicle of the released table is drawn when the run "
+                                                          "ends")
+            return
+        L = self._layout(throttle=True)
         if L is None:
             p.setPen(QtGui.QColor("#666"))
             p.drawText(self.rect(), QtCore.Qt.AlignCenter, "no run yet")

@@ -55,7 +55,7 @@ def main(argv=None) -> None:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.widgets.icicle_view import IcicleView
-    from dpstudio.model.icicle_layout import _LAST_VALUES, icicle_layout
+    from dpstudio.model.icicle_layout import icicle_layout
     from dpstudio.model.replay import Replay
     from tests.gui.sample_runs import sample_runs
 
@@ -72,7 +72,6 @@ def main(argv=None) -> None:
     for name, st in states.items():
         lay, paint = [], []
         for _ in range(args.repeats):
-            _LAST_VALUES.clear()  # the per-node values are cached per state: measure them too
             t = time.perf_counter()
             icicle_layout(st)
             lay.append(time.perf_counter() - t)

@@ -192,6 +192,28 @@ class Ledger:
         finally:
             self._group = None
 
+    def replay(self, entry: Spend) -> Spend:
+        """Record ``entry``, a spend the same run made on its own copy of this ledger in another process (the
+        studio's engine process), so that this ledger holds it before the noisy value it paid for is shown.
+
+        Entries must arrive in the order they were made; a run of entries with the same (group, block) is
+        replayed as one parallel block, exactly as ``from_dict`` does. Call ``end_replay`` at the end."""
+        key = None if entry.group is None else (entry.group, entry.block)
+        if key != getattr(self, "_replay_key", None):
+            self._group = None
+            if key is not None:
+                self._blocks += 1
+                self._group = _Group(entry.group, self._blocks)
+            self._replay_key = key
+        return self.spend(entry.step, entry.mechanism, entry.epsilon, entry.sensitivity, entry.scale, entry.note,
+                          entry.branch)
+
+    def end_replay(self) -> None:
+        """Close the parallel block a ``replay`` left open."""
+        if getattr(self, "_replay_key", None) is not None:
+            self._group = None
+        self._replay_key = None
+
     def to_dict(self) -> dict:
         return {
             "total": str(self.total),

@@ -227,7 +227,22 @@ class _GcPolicy(QtCore.QObject):
 
     def resume(self, worker: "Worker") -> None:
         """Idempotent; once no pausing worker is left, freeze what exists and collect again."""
-        if self.active.pop(worker.signals, None) is not None and not self.active:
+        self.release(worker.signals)
+
+    def hold(self, owner, seconds: float = 10.0) -> None:
+        """Keep collection paused for ``owner`` too (the Watch catching up with a run that just ended), until
+        ``release(owner)`` or at most ``seconds`` (so a forgotten hold cannot leave the collector off)."""
+        if owner in self.active:
+            return
+        gc.freeze()
+        if not self.active:
+            gc.disable()
+        self.active[owner] = owner
+        QtCore.QTimer.singleShot(int(seconds * 1000), self, lambda: self.release(owner))
+
+    def release(self, owner) -> None:
+        """Idempotent; once nothing holds the pause, freeze what exists and collect again."""
+        if self.active.pop(owner, None) is not None and not self.active:
             gc.freeze()
             gc.enable()
 

@@ -47,6 +47,22 @@ def released_value(node) -> float | None:
     return None
 
 
+def released_totals(values) -> np.ndarray:
+    """``_total`` of every entry of ``values`` at once (nan where it is None), vectorised for the usual
+    shapes: one number or one equal-length tuple per entry."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):  # None entries or ragged tuples: one at a time
+        arr = None
+    if arr is None or arr.ndim not in (1, 2) or (arr.ndim == 2 and arr.shape[1] == 0):
+        out = [_total(v) for v in values]
+        return np.array([math.nan if t is None else t for t in out], dtype=float)
+    with np.errstate(invalid="ignore"):
+        pos = np.where(arr > 0, arr, 0.0)  # a nan is not > 0: it drops out
+    t = pos if arr.ndim == 1 else pos.sum(axis=1)
+    return np.where(np.isfinite(t), t, math.nan)
+
+
 def node_depths(parents: np.ndarray) -> np.ndarray:
     """Depth of every node of a parents array of positions (vectorised; -1 = root)."""
     if parents.size == 0:
@@ -57,24 +73,16 @@ def node_depths(parents: np.ndarray) -> np.ndarray:
 
 
 def node_values(state, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(``released_value`` of every node, 0 where unknown; whether it is known). Only nodes whose status
-    says they were noised, made consistent or released are read (while a run grows, none are: the
-    GUI thread does no per-node work then)."""
-    key = (id(state), state.position, state.structure_version, ids.size)
-    if _LAST_VALUES.get("key") == key:  # the tree view and the icicle ask for the same state in turn
-        return _LAST_VALUES["values"]
-    values = np.zeros(ids.size)
-    known = np.zeros(ids.size, dtype=bool)
-    status = np.asarray(state.status[: ids.size], dtype=np.int64)
-    for k in np.flatnonzero(status > 0).tolist():
-        v = released_value(state.nodes[int(ids[k])])
-        if v is not None:
-            values[k], known[k] = v, True
-    _LAST_VALUES.update(key=key, values=(values, known))
-    return values, known
-
-
-_LAST_VALUES: dict = {}
+    """(``released_value`` of every node, 0 where unknown; whether it is known), read from the sizes the
+    replay keeps per node (``TreeState.sizes``): no per-node work on the GUI thread. A state assembled by
+    hand without sizes is read node by node."""
+    if len(state.sizes) >= ids.size:
+        sizes = np.asarray(state.sizes[: ids.size], dtype=float)
+    else:
+        sizes = np.array([math.nan if v is None else v
+                          for v in (released_value(state.nodes[int(i)]) for i in ids.tolist())], dtype=float)
+    known = ~np.isnan(sizes)
+    return np.where(known, sizes, 0.0), known
 
 
 @dataclass

@@ -20,10 +20,13 @@ hundred steps, and its length at a given speed does not grow with the number of 
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+
+from dpstudio.model.icicle_layout import released_totals, released_value
 
 from dpstudio.core.events import (
     BudgetAssigned,
@@ -73,6 +76,9 @@ class TreeState:
     order: list[int] = field(default_factory=list)  # node ids in creation order
     parent_ids: list[int] = field(default_factory=list)  # parent id of each node, aligned with order
     status: list[int] = field(default_factory=list)  # CREATED/NOISED/CONSISTENT/RELEASED, aligned
+    # the node's best released number summed over classes (``icicle_layout.released_value``; nan: none yet),
+    # aligned, kept with ``status`` so the views read it as one array instead of visiting every node
+    sizes: list[float] = field(default_factory=list)
     index: dict[int, int] = field(default_factory=dict)  # node id -> position in order
     candidates: CandidatesScored | None = None
     winner: WinnerChosen | None = None
@@ -121,6 +127,7 @@ class TreeState:
             "order": list(self.order),
             "parent_ids": list(self.parent_ids),
             "status": list(self.status),
+            "sizes": [None if math.isnan(x) else x for x in self.sizes],
             "nodes": {n: (s.parent, s.label, s.depth, s.true_count, _plain(s.noisy), s.variance, s.epsilon,
                           _plain(s.consistent), _plain(s.released)) for n, s in self.nodes.items()},
             "candidates": self.candidates,
@@ -354,6 +361,21 @@ def _status(state: TreeState, node: NodeState) -> None:
         return
     state.status[i] = (RELEASED if node.released is not None else CONSISTENT if node.consistent is not None
                        else NOISED if node.noisy is not None else CREATED)
+    size = released_value(node)
+    state.sizes[i] = math.nan if size is None else size
+
+
+def _set_sizes(state: TreeState, where: np.ndarray, values, status: int) -> None:
+    """Sizes of the nodes at positions ``where`` from their new values, for those whose status is now
+    ``status`` (a released leaf keeps its released size when consistency comes after). Vectorised: a
+    consistency or release event touches every node at once."""
+    if where.size == 0:
+        return
+    new = released_totals(values)
+    keep = np.asarray(state.status, dtype=np.int64)[where] == status
+    sizes = np.asarray(state.sizes, dtype=float)
+    sizes[where[keep]] = new[keep]
+    state.sizes[:] = sizes.tolist()
 
 
 def _set(undo: list, obj, name: str, value) -> None:
@@ -369,15 +391,17 @@ def _apply(state: TreeState, ev: Event) -> list:
         if old is not None:
             # A node id reused: replace it in place (keeps creation order), restorable.
             i = state.index[ev.node]
-            undo.append(("node_restore", ev.node, old, state.parent_ids[i], state.status[i]))
+            undo.append(("node_restore", ev.node, old, state.parent_ids[i], state.status[i], state.sizes[i]))
             state.parent_ids[i] = ev.parent
             state.status[i] = CREATED
+            state.sizes[i] = math.nan
         else:
             undo.append(("node_del", ev.node))
             state.index[ev.node] = len(state.order)
             state.order.append(ev.node)
             state.parent_ids.append(ev.parent)
             state.status.append(CREATED)
+            state.sizes.append(math.nan)
         state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info),
                                          ev.true_count)
         _set(undo, state, "structure_version", state.structure_version + 1)
@@ -402,8 +426,8 @@ def _apply(state: TreeState, ev: Event) -> list:
         k = min(len(ids), len(ev.estimates))
         changed = [nodes[nid] for nid in ids[:k]]
         # bulk: one undo record for all values and one copy of the status list (tens of thousands of nodes)
-        undo.append(("status_list", list(state.status)))
-        undo.append(("values", "consistent", [(nd, nd.consistent) for nd in changed]))
+        undo.append(("status_list", list(state.status), list(state.sizes)))
+        undo.append(("values", "consistent", changed, [nd.consistent for nd in changed]))
         status = state.status
         if ids is order:  # positions are the indices: no lookups
             for i, (nd, est) in enumerate(zip(changed, ev.estimates)):
@@ -417,16 +441,23 @@ def _apply(state: TreeState, ev: Event) -> list:
                 i = index[nd.node]
                 if est is not None and status[i] < CONSISTENT:
                     status[i] = CONSISTENT
+        index = state.index
+        where = np.arange(k) if ids is order else np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
+        _set_sizes(state, where, ev.estimates[:k], CONSISTENT)
     elif isinstance(ev, LeavesReleased):
-        nodes = state.nodes
-        pairs = [(nodes[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in nodes]
-        undo.append(("status_list", list(state.status)))
-        undo.append(("values", "released", [(nd, nd.released) for nd, _ in pairs]))
-        status, index = state.status, state.index
-        for nd, c in pairs:
+        index = state.index
+        found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
+        changed = [state.nodes[state.order[i]] for i, _ in found]
+        # bulk, with few new objects (a collection pass walks each): one undo record, one status copy
+        undo.append(("status_list", list(state.status), list(state.sizes)))
+        undo.append(("values", "released", changed, [nd.released for nd in changed]))
+        status = state.status
+        for nd, (i, c) in zip(changed, found):
             nd.released = c
             if c is not None:
-                status[index[nd.node]] = RELEASED
+                status[i] = RELEASED
+        where = np.fromiter((i for i, _ in found), np.int64, len(found))
+        _set_sizes(state, where, [c for _, c in found], RELEASED)
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
@@ -463,20 +494,23 @@ def _undo(state: TreeState, ops: list) -> None:
                 state.order.pop()
                 state.parent_ids.pop()
                 state.status.pop()
+                state.sizes.pop()
             else:  # not expected for streams that only append
-                del state.order[i], state.parent_ids[i], state.status[i]
+                del state.order[i], state.parent_ids[i], state.status[i], state.sizes[i]
                 state.index = {nid: k for k, nid in enumerate(state.order)}
         elif tag == "node_restore":
             state.nodes[op[1]] = op[2]
             i = state.index[op[1]]
             state.parent_ids[i] = op[3]
             state.status[i] = op[4]
+            state.sizes[i] = op[5]
         elif tag == "status":
             _status(state, op[1])
         elif tag == "values":
-            for nd, old in op[2]:
+            for nd, old in zip(op[2], op[3]):
                 setattr(nd, op[1], old)
         elif tag == "status_list":
             state.status[:] = op[1]
+            state.sizes[:] = op[2]
         elif tag == "spend_pop":
             state.spends.pop()

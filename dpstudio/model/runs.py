@@ -1,8 +1,9 @@
 """From a project to a run (Qt-free): code the table for the engines and build the event generator.
 
 ``make_job(project) -> (job, setup)``: ``job()`` returns the run's event generator (``run_diffgen`` or
-``run_interval_tree``), ``setup`` is the ``RunSetup`` (noise, ledger, mode) from ``Project.start_run``.
-Everything that can be wrong with the inputs is raised here, before any budget is spent, as a
+``run_interval_tree``), ``setup`` is the ``RunSetup`` (noise, ledger, mode) from ``Project.start_run``. It is
+``prepare_run`` (coding and checks, nothing spent) followed by ``start_run``; the studio may run a prepared run
+in a separate process (``model.run_process``). Everything that can be wrong with the inputs is raised here, before any budget is spent, as a
 ``RunInputError`` saying what to fix (no data, no class, uncovered values, values outside the public
 bounds, missing numbers...).
 
@@ -16,6 +17,7 @@ attribute cannot keep missing values.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import numpy as np
@@ -177,8 +179,22 @@ def run_plan(project: Project):
         raise RunInputError(str(exc)) from None
 
 
-def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
-    """(job, setup) for the project's algorithm; raises RunInputError/ProjectError before spending.
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run whose inputs passed every check and nothing is spent yet: ``engine(*args, noise, ledger,
+    teaching=...)`` is its event generator once ``Project.start_run`` has handed out the noise and the ledger.
+    ``rows``: how many records it reads (decides whether the studio runs it in a separate process)."""
+
+    engine: Callable[..., Iterator]
+    args: tuple
+    rows: int
+
+    def events(self, setup: RunSetup) -> Iterator:
+        return self.engine(*self.args, setup.noise, setup.ledger, teaching=setup.teaching)
+
+
+def prepare_run(project: Project) -> PreparedRun:
+    """Code the inputs of the project's algorithm and check them; raises RunInputError before any spend.
 
     The run uses the split drawn in the Algorithm panel (``run_plan``): its shares become the engine's
     explicit budget parameters, so the ledger shows exactly the drawn shares."""
@@ -194,12 +210,7 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
             dg = bp.engine_params(name, params, project.epsilon, plan)
         except ValueError as exc:
             raise RunInputError(f"the budget split cannot run: {exc}") from None
-        setup = project.start_run()
-
-        def job():
-            return run_diffgen(data, dg, setup.noise, setup.ledger, teaching=setup.teaching)
-
-        return job, setup
+        return PreparedRun(run_diffgen, (data, dg), int(project.frame.shape[0]))
     if name in HISTOGRAM_NAMES:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
 
@@ -216,14 +227,17 @@ def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
             plan_interval_tree(counts.size, it)  # shape, budgets and split checked before any spend
         except ValueError as exc:
             raise RunInputError(str(exc)) from None
-        setup = project.start_run()
-
-        def job():
-            return run_interval_tree(counts, it, setup.noise, setup.ledger, teaching=setup.teaching)
-
-        return job, setup
+        return PreparedRun(run_interval_tree, (counts, it), int(project.frame.shape[0]))
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-__all__ = ["RunInputError", "default_bins", "encode_table", "histogram_attribute", "histogram_counts", "make_job",
-           "run_plan", "used_frame"]
+def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
+    """(job, setup) for the project's algorithm: ``prepare_run`` (every check, no spend), then
+    ``Project.start_run`` (the spend: noise and ledger; release mode charges the budget store)."""
+    prepared = prepare_run(project)
+    setup = project.start_run()
+    return (lambda: prepared.events(setup)), setup
+
+
+__all__ = ["PreparedRun", "RunInputError", "default_bins", "encode_table", "histogram_attribute", "histogram_counts",
+           "make_job", "prepare_run", "run_plan", "used_frame"]

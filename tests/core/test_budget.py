@@ -169,3 +169,25 @@ def test_ledger_total_goes_through_check_epsilon():
         Ledger(0)
     with pytest.raises(ValueError, match="missing"):
         Ledger(None)
+
+
+def test_replaying_the_entries_of_a_run_rebuilds_its_ledger():
+    """``Ledger.replay``: the studio's copy of a ledger spent in the engine process, entry by entry, equals
+    it, parallel blocks (two with the same name) and branches included; a spend that does not fit is refused."""
+    from dpstudio.core.budget import BudgetExceededError, Ledger
+
+    there = Ledger(2)
+    there.spend("root", "laplace", 0.25)
+    for _ in range(2):
+        with there.parallel("level"):
+            there.spend("a", "laplace", 0.25, branch="x")
+            there.spend("b", "laplace", 0.25, branch="x")
+            there.spend("c", "laplace", 0.25, branch="y")
+    there.spend("leaves", "laplace", 0.5)
+    here = Ledger(2)
+    for entry in there.entries:
+        here.replay(entry)
+    here.end_replay()
+    assert here.to_dict() == there.to_dict() and here.spent == there.spent == Fraction(7, 4)
+    with pytest.raises(BudgetExceededError):
+        here.replay(there.entries[-1])

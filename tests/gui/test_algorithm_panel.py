@@ -360,3 +360,36 @@ def test_budget_legend_names_every_segment_of_the_bar(panel, qtbot):
     rows = sorted({y for _, _, y in entries})
     assert len(rows) > 1 and bar.height() >= rows[-1] + bar.LEGEND_ROW_PX  # the last row is not cut off
     assert all(x + 10 <= bar.width() for _, x, _ in entries)
+
+
+def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot, monkeypatch):
+    """DPSTUDIO_ENGINE_PROCESS=always: the studio runs the engine in a forked process (what it does for large
+    tables); the Watch gets the same events as an in-process run of the same seed, the project records the
+    run and its ledger, and the garbage collector is on again once the Watch has caught up."""
+    import gc
+    import multiprocessing
+    import sys
+
+    from dpstudio.gui.panels.watch import WatchPanel
+    from dpstudio.model import run_process
+    from tests.gui.export_fixtures import table_project
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the engine process forks (Linux)")
+    recorded = {}
+    for mode in ("never", "always"):
+        monkeypatch.setenv(run_process.ENV, mode)
+        project = table_project(steps=3)
+        panel = AlgorithmPanel(project)
+        watch = WatchPanel(project)
+        qtbot.addWidget(panel)
+        qtbot.addWidget(watch)
+        w = panel.run(watch=watch)
+        qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
+        assert w.outcome == "finished" and watch.replay.events == project.events
+        assert float(project.run_ledger.spent) == float(project.epsilon)
+        qtbot.waitUntil(gc.isenabled, timeout=15000)
+        recorded[mode] = (project.events, project.run_ledger.to_dict())
+    assert recorded["always"][0][:-1] == recorded["never"][0][:-1]
+    assert recorded["always"][1] == recorded["never"][1]
+    assert not multiprocessing.active_children()

@@ -180,3 +180,31 @@ def test_replay_moves_by_steps():
     assert r.steps_done() == 2
     r.seek_end()
     assert r.steps_done() == r.n_steps == len(starts)
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen-consistent", "maxgddp"])
+def test_sizes_kept_by_the_replay_equal_each_nodes_released_value(algorithm):
+    """``TreeState.sizes`` (what the tree's glyphs and the icicle read as one array) equals
+    ``released_value`` computed node by node, at every position of a real consistent run, going forwards
+    and after jumping backwards (consistency and release events update every node at once)."""
+    import math
+
+    from dpstudio.model.icicle_layout import released_value
+    from tests.algorithms.test_diffgen_events import events as diffgen_events
+
+    events, _ = diffgen_events(algorithm, True, seed=6, steps=4)
+    assert any(isinstance(e, ConsistencyDone) for e in events) == (algorithm == "diffgen-consistent")
+    assert any(isinstance(e, LeavesReleased) for e in events)
+    r = Replay(events)
+    positions = list(range(0, len(events) + 1, 7)) + [len(events), len(events) - 3, 5, len(events)]
+    for k in positions:
+        st = r.seek(k)
+        expected = [released_value(st.nodes[n]) for n in st.order]
+        got = [None if math.isnan(x) else x for x in st.sizes]
+        assert [g is None for g in got] == [e is None for e in expected]
+        assert [g for g in got if g is not None] == pytest.approx([e for e in expected if e is not None])
+    end = r.seek_end()
+    leaves = set(end.order) - set(end.parent_ids)
+    known = {n for n, x in zip(end.order, end.sizes) if x == x}
+    # every node of a consistent run has a released number; MAXGDDP noises the leaves only
+    assert known == (set(end.order) if algorithm == "diffgen-consistent" else leaves)

@@ -728,7 +728,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         The whole job runs off the GUI thread, including coding the table (``model.runs.make_job``; a
         1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
-        ledger). Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
+        ledger); for large tables the coding and the engine run in a separate process
+        (``model.run_process``), so that their long numpy calls cannot freeze the window. Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
         studio then stays where it is. Events go to ``watch`` (default: the window's Watch panel), which
         is cleared and shown only when the first event arrives; at the end (or on cancel) the run is
         recorded in the project.
@@ -767,6 +768,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         holder: dict = {}
 
         def job():
+            from dpstudio.model import run_process
+
+            if run_process.use_process(0 if project.frame is None else len(project.frame)):  # the engine's numpy calls then never hold our GIL
+                return run_process.events_in_child(project, lambda setup: holder.update(setup=setup))
             run_job, setup = make_job(project)
             holder["setup"] = setup
             return run_job()

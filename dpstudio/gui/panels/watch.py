@@ -21,17 +21,24 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
+from dpstudio.core.events import ConsistencyDone, LeavesReleased
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
 from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
-from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, STATE_NAMES, TreeView, node_text
+from dpstudio.gui.widgets.tree_view import (PALETTE_COLOURS, STATE_NAMES, TreeView, node_text, note_busy,
+                                            recently_busy)
+from dpstudio.gui.worker import gc_policy
 from dpstudio.model.explain import explain_count
 from dpstudio.model.replay import Replay
 
 TICK_MS = 30
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
-APPLY_BUDGET_S = 0.012
+APPLY_BUDGET_S = 0.008
+SIDE_PANELS_S = 0.25
+#: events that touch every node at once (tens of milliseconds on a large tree): the apply budget is checked
+#: after each of them, so that two never fall in the same tick
+BULK_EVENTS = (ConsistencyDone, LeavesReleased)
 #: a whole replay at the default speed (x1) takes this long, whatever the size of the run
 REPLAY_SECONDS = 30.0
 #: the slowest default: no step is shown for more than this many seconds
@@ -176,6 +183,7 @@ class WatchPanel(QtWidgets.QWidget):
         self._steps_cache = (0, False)
         self._step_key = None
         self._ledger_key = None
+        self._side_drawn = 0.0  # when the step chart and the ledger were last drawn while following
         self._source_events = None
 
         if project is not None and hasattr(project, "subscribe"):
@@ -331,15 +339,19 @@ class WatchPanel(QtWidgets.QWidget):
             replay = self.replay
             while replay.position < target:
                 replay.step_forward()
-                if (replay.position & 63) == 0 and time.perf_counter() > deadline:
+                if ((replay.position & 63) == 0 or type(replay.state.last_event) in BULK_EVENTS) \
+                        and time.perf_counter() > deadline:
                     break
         moved = self.position - start
         if moved:
             self._refresh()
+            note_busy()
         if self.playing and self.replay.at_end and not self.live:
             self.pause()
         if self.follow and not self.live and self.replay.at_end:
             self.follow = False
+            gc_policy().release(self)
+            self._refresh()  # the side panels at the last event
             if not self.playing:
                 self.timer.stop()
         return moved
@@ -348,6 +360,9 @@ class WatchPanel(QtWidgets.QWidget):
         """The run ended: keep catching up (budgeted) until the last event, then stop following."""
         self.live = False
         if self.follow and not self.replay.at_end:
+            # the run's pause of the garbage collector lasts until the view has caught up: a full collection
+            # in between walks every object of the run (tens of milliseconds)
+            gc_policy().hold(self)
             self.timer.start()
             self.tick(0.0)
         elif not self.playing:
@@ -380,6 +395,8 @@ class WatchPanel(QtWidgets.QWidget):
             self.chk_true.setChecked(False)
 
     def _on_timer(self) -> None:
+        if recently_busy():  # the tree redrew in this pass of the event loop: apply on the next tick
+            return
         now = time.monotonic()
         dt = 0.0 if self._last_tick is None else now - self._last_tick
         self._last_tick = now
@@ -418,15 +435,20 @@ class WatchPanel(QtWidgets.QWidget):
         if not waiting:
             self.icicle.set_state(st)
         step_key = (id(st.candidates), id(st.winner))
-        if step_key != self._step_key:
+        # while following a run the step chart and the ledger (pyqtgraph items rebuilt, ~15 ms) are redrawn at
+        # most every SIDE_PANELS_S; the state reached when following stops is always drawn
+        now = time.monotonic()
+        side_due = not self.follow or now - self._side_drawn >= SIDE_PANELS_S
+        if step_key != self._step_key and side_due:
             self._step_key = step_key
+            self._side_drawn = now
             self.candidates.set_step(st.candidates, st.winner)
         has_steps = self._has_steps
         if self.candidates.isVisible() != has_steps and self.isVisible():
             self.candidates.setVisible(has_steps)
         total = self._total_epsilon()
         ledger_key = (len(st.spends), st.spends[-1] if st.spends else None, total)
-        if ledger_key != self._ledger_key:
+        if ledger_key != self._ledger_key and side_due:
             self._ledger_key = ledger_key
             self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12))
         ev = st.last_event

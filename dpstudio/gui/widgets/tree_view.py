@@ -30,6 +30,22 @@ MAX_LABELS = 80
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
+#: pacing of the two long pieces of GUI work during a run (the Watch applying events, the tree redrawing):
+#: one that finds the other ended less than PACING_GAP_S ago (in the same pass of the event loop) waits,
+#: so that input and paint events get in between them (benchmarks/bench_gui_stall.py)
+PACING_GAP_S = 0.002
+PACING_DELAY_MS = 8
+_PACING = {"busy_end": 0.0}
+
+
+def note_busy() -> None:
+    """Say that a long piece of GUI-thread work just ended."""
+    _PACING["busy_end"] = time.perf_counter()
+
+
+def recently_busy() -> bool:
+    """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
+    return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
 DEDUPE_MIN = 4096
 _PIXEL_OFFSET = 1 << 20
 
@@ -485,11 +501,18 @@ class TreeView(pg.PlotWidget):
         # adaptive: a redraw whose update + paint cost c is not repeated within 3c (huge trees leave the
         # GUI thread time for everything else)
         cost = self._last_redraw_cost + self._last_paint_cost
-        if self._dirty and time.perf_counter() - self._last_redraw_end >= 3 * cost:
+        now = time.perf_counter()
+        if self._dirty and now - self._last_redraw_end >= 3 * cost:
+            if recently_busy():
+                # other long work (the Watch applying events) ended just now in this pass of the event loop:
+                # redraw a little later, so input and paint events get in between the two
+                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._tick)
+                return
             t = time.perf_counter()
             self.redraw()
             self._last_redraw_end = time.perf_counter()
             self._last_redraw_cost = self._last_redraw_end - t
+            note_busy()
 
     def paintEvent(self, ev) -> None:
         t = time.perf_counter()

@@ -1,0 +1,144 @@
+"""A studio run in a separate process, so the engine's numpy work never holds the window's interpreter lock.
+
+In one process the engine thread and the GUI thread share Python's GIL: a long numpy or pandas call on a
+million rows (coding the table, counting partitions) freezes the window for its whole duration (issue 10
+measured about 100 ms). ``events_in_child(project, on_setup)`` runs the same steps in a forked child and
+yields the same events, in the same order, in this process:
+
+1. the child (a fork: it shares the project's table without copying or pickling it) runs
+   ``runs.prepare_run``: coding and every input check, nothing spent. An input error comes back as the
+   exception and is raised here; nothing was spent.
+2. Here, ``Project.start_run`` spends (release mode charges the persistent budget store, in this process,
+   as for an in-process run) and hands out the noise and the ledger; ``on_setup(setup)`` receives them.
+   The child gets the noise source and a copy of the ledger.
+3. The child runs the engine and sends its events in batches (every ``BATCH_SECONDS``). Here each
+   ``BudgetSpent`` is replayed into ``setup.ledger`` (``Ledger.replay``) before that event and every later
+   one (the noisy values it paid for) are yielded: the ledger the studio shows always holds a spend before
+   its noise is shown. At the end the child's ledger must equal the replayed one (else the run fails).
+
+Closing the generator (the studio's Cancel) kills the child at once. The child never touches Qt and leaves
+with ``os._exit`` (multiprocessing's fork children do). Teaching runs give exactly the events of an
+in-process run with the same seed (the noise source is pickled with its state). Forking needs Linux; on
+other systems, and for small tables, ``use_process`` says no and the studio runs the engine on its worker
+thread as before.
+
+``DPSTUDIO_ENGINE_PROCESS``: ``auto`` (default: a process for tables of ``PROCESS_ROWS`` rows or more),
+``always`` or ``never``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import sys
+import time
+from typing import Callable, Iterator
+
+from dpstudio.core.events import BudgetSpent
+
+BATCH_SECONDS = 0.03
+PROCESS_ROWS = 100_000
+ENV = "DPSTUDIO_ENGINE_PROCESS"
+
+
+class EngineProcessError(RuntimeError):
+    """The engine process ended without saying why (killed, out of memory) or its ledger disagrees."""
+
+
+def use_process(rows: int) -> bool:
+    """Whether a run over ``rows`` records goes to a separate process (see the module docstring)."""
+    choice = os.environ.get(ENV, "auto").strip().lower()
+    if choice == "never" or not sys.platform.startswith("linux"):
+        return False
+    return choice == "always" or rows >= PROCESS_ROWS
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a RuntimeError with its text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - any failure to pickle
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def _child(project, conn) -> None:
+    """The engine process: prepare, wait for the noise and ledger, run, stream the events."""
+    from dpstudio.model.project import RunSetup
+    from dpstudio.model.runs import prepare_run
+
+    try:
+        prepared = prepare_run(project)
+    except BaseException as exc:  # noqa: BLE001 - every input error goes back to the studio
+        conn.send(("error", _portable(exc)))
+        return
+    conn.send(("ready", None))
+    try:
+        noise, ledger, teaching, epsilon = conn.recv()
+    except EOFError:  # the studio did not start the run (its spend was refused): nothing to do
+        return
+    batch: list = []
+    last = time.monotonic()
+    try:
+        for event in prepared.events(RunSetup(noise, ledger, teaching, epsilon)):
+            batch.append(event)
+            now = time.monotonic()
+            if now - last >= BATCH_SECONDS:
+                conn.send(("events", batch))
+                batch, last = [], now
+        conn.send(("events", batch))
+        conn.send(("end", ledger.to_dict()))
+    except BaseException as exc:  # noqa: BLE001
+        conn.send(("events", batch))
+        conn.send(("error", _portable(exc)))
+
+
+def events_in_child(project, on_setup: Callable) -> Iterator:
+    """The run's events, computed in a forked child (see the module docstring). Raises what the child raised
+    (``RunInputError`` before any spend), ``ProjectError`` from ``start_run``, or ``EngineProcessError``."""
+    ctx = multiprocessing.get_context("fork")
+    here, there = ctx.Pipe()
+    child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
+    child.start()
+    there.close()
+    try:
+        kind, payload = _receive(here)
+        if kind == "error":
+            raise payload
+        setup = project.start_run()
+        on_setup(setup)
+        here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
+        ledger = setup.ledger
+        try:
+            while True:
+                kind, payload = _receive(here)
+                if kind == "events":
+                    for event in payload:
+                        if isinstance(event, BudgetSpent):
+                            ledger.replay(event.spend)
+                        yield event
+                elif kind == "error":
+                    raise payload
+                else:
+                    ledger.end_replay()
+                    if payload != ledger.to_dict():
+                        raise EngineProcessError("the engine process's ledger differs from the spends it reported")
+                    return
+        finally:
+            ledger.end_replay()
+    finally:
+        here.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _receive(conn) -> tuple:
+    try:
+        return conn.recv()
+    except EOFError:
+        raise EngineProcessError("the engine process stopped without a result (out of memory or killed)") from None
+
+
+__all__ = ["BATCH_SECONDS", "ENV", "EngineProcessError", "PROCESS_ROWS", "events_in_child", "use_process"]

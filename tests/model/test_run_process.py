@@ -1,0 +1,118 @@
+"""model.run_process: a studio run in a forked engine process gives the same events as in this process, the
+ledger here holds every spend before the noise it paid for, input errors spend nothing, and closing the
+events (Cancel) stops the child."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpstudio.core.events import BudgetSpent, NodeNoised, RunFinished
+from dpstudio.core.taxonomy import Node, Taxonomy
+from dpstudio.io.budget_store import open_store
+from dpstudio.model import run_process
+from dpstudio.model.project import RELEASE, Project
+from dpstudio.model.runs import RunInputError, make_job
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the engine process forks (Linux)")
+
+
+def project(rows: int = 400, seed: int = 0, algorithm: str = "diffgen_consistency") -> Project:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(17, 90, rows), "edu": rng.choice(["a", "b", "c", "d"], rows),
+                       "cls": rng.choice(["n", "y"], rows)})
+    root = Node("*")
+    for group, leaves in (("ab", "ab"), ("cd", "cd")):
+        g = root.add(Node(group))
+        for leaf in leaves:
+            g.add(Node(leaf))
+    p = Project()
+    p.set_data(df, None)
+    p.set_taxonomy("edu", Taxonomy(root))
+    p.set_bounds("age", 0, 100)
+    p.set_algorithm(algorithm, {"steps": 4})
+    p.set_epsilon(1)
+    return p
+
+
+def child_run(p: Project) -> tuple[list, dict]:
+    holder: dict = {}
+    return list(run_process.events_in_child(p, lambda setup: holder.update(setup=setup))), holder
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen_consistency", "maxgddp"])
+def test_the_engine_process_gives_the_events_of_an_in_process_run(algorithm):
+    p = project(algorithm=algorithm)
+    job, setup = make_job(p)
+    here = list(job())
+    there, holder = child_run(p)
+    assert len(there) == len(here) and isinstance(there[-1], RunFinished)
+    assert there[:-1] == here[:-1]  # the same seed: every event equal, in the same order
+    a, b = here[-1].result, there[-1].result
+    np.testing.assert_array_equal(a.counts, b.counts)
+    assert a.cut == b.cut
+    assert holder["setup"].ledger.to_dict() == setup.ledger.to_dict()
+    assert not multiprocessing.active_children()
+
+
+def test_the_ledger_here_holds_each_spend_before_the_noise_it_paid_for():
+    p = project()
+    holder: dict = {}
+    seen = 0
+    for event in run_process.events_in_child(p, lambda setup: holder.update(setup=setup)):
+        ledger = holder["setup"].ledger
+        if isinstance(event, BudgetSpent):
+            seen += 1
+            assert ledger.entries[seen - 1] == event.spend
+            assert float(ledger.spent) == pytest.approx(float(event.spent_total))
+        if isinstance(event, NodeNoised):
+            assert seen > 0 and len(ledger.entries) == seen
+    assert holder["setup"].ledger.spent == 1
+
+
+def test_an_input_error_comes_back_before_any_spend(monkeypatch):
+    p = project()
+    p.set_mode(RELEASE)
+    p.set_classes(["n", "y"])
+    p.set_bounds("age", 30, 100)  # ages below 30 lie outside the public bounds
+    calls = []
+    with pytest.raises(RunInputError, match="outside the public bounds"):
+        list(run_process.events_in_child(p, calls.append))
+    assert calls == [] and (p.release_ledger is None or p.release_ledger.spent == 0)
+    assert not multiprocessing.active_children()
+
+
+def test_a_release_run_charges_the_store_once_here(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "budget.sqlite"))
+    p = project()
+    p.set_mode(RELEASE)
+    p.set_classes(["n", "y"])
+    events, holder = child_run(p)
+    assert holder["setup"].ledger is p.release_ledger and p.release_ledger.spent == 1
+    assert not holder["setup"].teaching and holder["setup"].noise.is_secure
+    assert not any(getattr(e, "true_count", None) is not None for e in events)
+    (dataset,) = open_store().datasets()
+    assert [float(s.epsilon) for s in open_store().dataset(dataset.name).spends] == [1.0]
+
+
+def test_closing_the_events_stops_the_engine_process():
+    p = project(rows=2000)
+    events = run_process.events_in_child(p, lambda setup: None)
+    next(events)
+    assert multiprocessing.active_children()
+    events.close()
+    assert not multiprocessing.active_children()
+
+
+def test_use_process_follows_the_table_size_and_the_environment(monkeypatch):
+    monkeypatch.delenv(run_process.ENV, raising=False)
+    assert not run_process.use_process(run_process.PROCESS_ROWS - 1)
+    assert run_process.use_process(run_process.PROCESS_ROWS)
+    monkeypatch.setenv(run_process.ENV, "never")
+    assert not run_process.use_process(10 ** 9)
+    monkeypatch.setenv(run_process.ENV, "always")
+    assert run_process.use_process(1)

@@ -26,8 +26,8 @@ from dpstudio.gui.widgets.candidates_chart import CandidatesChart
 from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
-from dpstudio.gui.widgets.tree_view import (PALETTE_COLOURS, STATE_NAMES, TreeView, node_text, note_busy,
-                                            recently_busy)
+from dpstudio.gui.widgets.tree_view import (PALETTE_COLOURS, STATE_NAMES, PACING_DELAY_MS, TreeView, node_text,
+                                            note_busy, recently_busy)
 from dpstudio.gui.worker import gc_policy
 from dpstudio.model.explain import explain_count
 from dpstudio.model.replay import Replay
@@ -339,7 +339,7 @@ class WatchPanel(QtWidgets.QWidget):
             replay = self.replay
             while replay.position < target:
                 replay.step_forward()
-                if ((replay.position & 63) == 0 or type(replay.state.last_event) in BULK_EVENTS) \
+                if ((replay.position & 15) == 0 or type(replay.state.last_event) in BULK_EVENTS) \
                         and time.perf_counter() > deadline:
                     break
         moved = self.position - start
@@ -351,7 +351,8 @@ class WatchPanel(QtWidgets.QWidget):
         if self.follow and not self.live and self.replay.at_end:
             self.follow = False
             gc_policy().release(self)
-            self._refresh()  # the side panels at the last event
+            # the side panels at the last event, in a later pass of the event loop than this tick's work
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refresh)
             if not self.playing:
                 self.timer.stop()
         return moved

@@ -30,6 +30,9 @@ MAX_LABELS = 80
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
+#: room left below the deepest drawn row by Fit, in pixels (its labels go there)
+FIT_LABEL_ROOM_PX = 72
+FIT_SIDE_PX = 48
 #: pacing of the two long pieces of GUI work during a run (the Watch applying events, the tree redrawing):
 #: one that finds the other ended less than PACING_GAP_S ago (in the same pass of the event loop) waits,
 #: so that input and paint events get in between them (benchmarks/bench_gui_stall.py)
@@ -299,9 +302,11 @@ def node_text(node, show_true: bool = False, compact: bool = False) -> str:
     if compact:
         vals = _fmt(node.noisy)
         if node.consistent is not None:
-            vals += f" -> {_fmt(node.consistent)}"
+            vals += f" -> {_fmt(node.consistent)}" if vals else _fmt(node.consistent)
         if show_true and node.true_count is not None:
             vals += f" ({_fmt(node.true_count)})"
+        if node.epsilon is not None and vals:  # the node's own count budget (interval trees)
+            vals += f"  \u03b5 {node.epsilon:.2g}"
         label = node.label if len(node.label) <= 14 else node.label[:12] + ".."
         return label + ("\n" + vals if vals else "")
     lines = [node.label]
@@ -342,6 +347,7 @@ class TreeView(pg.PlotWidget):
         self.addItem(self.glyph_layer)
         self.collapse = True  # focus and context (``model.tree_focus``); False draws every node
         self.expanded: set[int] = set()
+        self.opened: set[tuple[int, int]] = set()  # sibling groups opened: (head id, members)
         self.focus = None
         self._focus_key = None
         self._shown = np.zeros(0, dtype=bool)
@@ -385,7 +391,7 @@ class TreeView(pg.PlotWidget):
         """Zoom to show the whole tree and follow its growth again."""
         self._auto_fit = True
         if self._x.size:
-            self.getViewBox().autoRange(items=[self.edges, *self.layers])
+            self._fit()
 
     def select(self, node_id: int | None) -> None:
         self.selected = node_id
@@ -404,21 +410,43 @@ class TreeView(pg.PlotWidget):
         k = st.index[node_id]
         return k < self.focus.glyph.size and bool(self.focus.glyph[k])
 
+    def is_group(self, node_id: int) -> bool:
+        """Whether the node is drawn as the first of a group of siblings (a click opens the group)."""
+        st = self.state
+        if self.focus is None or st is None or node_id not in st.index:
+            return False
+        k = st.index[node_id]
+        return k < self.focus.group_size.size and self.focus.is_group(k)
+
     def expand(self, node_id: int) -> None:
         """Show the children of ``node_id`` (they may be glyphs in turn)."""
         self.expanded.add(int(node_id))
         self._dirty = True
 
+    def open_group(self, node_id: int) -> None:
+        """Draw the members of the sibling group ``node_id`` heads (grouped again if still too many)."""
+        k = self.state.index[node_id]
+        self.opened.add((int(node_id), int(self.focus.group_size[k])))
+        self._dirty = True
+
     def collapse_all(self) -> None:
-        """Fold every expanded subtree back into its glyph."""
+        """Fold every expanded subtree back into its glyph and every opened group back into its head."""
         self.expanded.clear()
+        self.opened.clear()
         self._dirty = True
 
     def glyph_texts(self) -> dict[int, str]:
-        """node id -> the words of its glyph, for every glyph drawn."""
+        """node id -> the words of its glyph or group, for every ringed node drawn."""
         if self.focus is None:
             return {}
-        return {int(self._ids[i]): self.focus.label(i) for i in np.flatnonzero(self.focus.glyph)}
+        return {int(self._ids[i]): self._focus_label(i) for i in np.flatnonzero(self.focus.ringed)}
+
+    def _focus_label(self, i: int) -> str:
+        st, f = self.state, self.focus
+        last = int(f.group_last[i])
+        node = st.nodes[int(self._ids[i])]
+        last_label = st.nodes[int(self._ids[last])].label if last >= 0 else ""
+        return f.label(i, node.label, last_label, ranges="lo" in node.info)
 
     def colour_states(self) -> np.ndarray:
         """Palette index of every drawn node, aligned with the state's creation order."""
@@ -439,7 +467,8 @@ class TreeView(pg.PlotWidget):
             self._update_labels()
             return
         key = (id(st), st.structure_version, st.n_nodes)
-        focus_key = (key, self.selected if self.collapse else None, frozenset(self.expanded), self.collapse,
+        focus_key = (key, self.selected if self.collapse else None, frozenset(self.expanded),
+                     frozenset(self.opened), self.collapse,
                      st.winner is not None and st.position)
         if key != self._layout_key or focus_key != self._focus_key:
             ids, par = st.parents_array()
@@ -447,7 +476,7 @@ class TreeView(pg.PlotWidget):
             if self.collapse:
                 from dpstudio.model.tree_focus import focus
 
-                self.focus = focus(st, self.selected, self.expanded)
+                self.focus = focus(st, self.selected, self.expanded, opened=self.opened)
                 shown = self.focus.shown
             else:
                 self.focus = None
@@ -472,13 +501,29 @@ class TreeView(pg.PlotWidget):
         for k, item in enumerate(self.layers):
             sel = (states == k) & self._shown if partial else states == k
             item.setData(self._x[sel], self._y[sel], size=size)
-        glyphs = np.flatnonzero(self.focus.glyph) if self.focus is not None else np.zeros(0, dtype=np.int64)
+        glyphs = np.flatnonzero(self.focus.ringed) if self.focus is not None else np.zeros(0, dtype=np.int64)
         self.glyph_layer.setData(self._x[glyphs], self._y[glyphs], size=size + 8)
         if relayout and self._auto_fit:
-            self.getViewBox().autoRange(items=[self.edges, *self.layers], padding=0.05)
+            self._fit()
         self._update_labels()
 
     # -- internals ----------------------------------------------------------------------------------
+    def _fit(self) -> None:
+        """Every drawn node in view, with room below the deepest row for its labels."""
+        shown = self._shown if self._shown.size == self._x.size else np.ones(self._x.size, dtype=bool)
+        if not shown.any():
+            return
+        x, y = self._x[shown], self._y[shown]
+        vb = self.getViewBox()
+        wide = max(float(x.max() - x.min()), 1.0)
+        side = min(FIT_SIDE_PX / max(vb.width(), 1.0), 0.25)  # half a label's width on each side
+        dx = wide * side / (1 - 2 * side)
+        span = max(float(y.max() - y.min()), 1.0) * 1.05
+        share = min(FIT_LABEL_ROOM_PX / max(vb.height(), 1.0), 0.5)  # of the view's height, for the labels
+        room = span * share / (1 - share)
+        vb.setRange(xRange=(float(x.min()) - dx, float(x.max()) + dx),
+                    yRange=(float(y.min()) - room, float(y.max()) + 0.05 * span), padding=0)
+
     @staticmethod
     def _sizes(n: int) -> float:
         return 11 if n < 200 else (7 if n < 2000 else (5 if n < 10000 else 3))
@@ -539,7 +584,9 @@ class TreeView(pg.PlotWidget):
         p = vb.mapSceneToView(ev.scenePos())
         nid = self.node_at(p.x(), p.y())
         if nid is not None:
-            if self.is_glyph(nid):
+            if self.is_group(nid):
+                self.open_group(nid)
+            elif self.is_glyph(nid):
                 self.expand(nid)
             self.select(nid)
             self.nodeSelected.emit(nid)
@@ -589,9 +636,12 @@ class TreeView(pg.PlotWidget):
         shown = []
         for i in self._label_candidates(st, vis).tolist():
             nd = st.nodes[int(self._ids[i])]
-            text = node_text(nd, self.show_true, compact=True)
-            if self.focus is not None and self.focus.glyph[i]:
-                text += "\n" + self.focus.label(i)
+            if self.focus is not None and self.focus.is_group(i):  # the group's words stand for its members
+                text = self._focus_label(i)
+            else:
+                text = node_text(nd, self.show_true, compact=True)
+                if self.focus is not None and self.focus.glyph[i]:
+                    text += "\n" + self._focus_label(i)
             lines = text.split("\n")
             tw = max(metrics.horizontalAdvance(line) for line in lines) + 8  # the text item's margins
             th = metrics.lineSpacing() * len(lines) + 8

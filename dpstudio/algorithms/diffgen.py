@@ -514,9 +514,12 @@ class _Engine:
         mech = "exponential mechanism over split-point intervals of the public lattice (count-weighted)"
         if self.teaching:
             p = lattice_probabilities(starts, scores, eps, self.du)
-            yield CandidatesScored(step, tuple(_group_label(lattice, starts[j], starts[j + 1])
-                                               for j in range(starts.size - 1)),
-                                   tuple(float(s) for s in scores), tuple(float(x) for x in p), mech, sel)
+            groups = [(starts[j], starts[j + 1]) for j in range(starts.size - 1)]
+            ranges = tuple((lattice.point(k0), lattice.point(k1 - 1), int(k1 - k0)) if k1 > k0
+                           else (None, None, 0) for k0, k1 in groups)
+            yield CandidatesScored(step, tuple(_group_label(lattice, k0, k1) for k0, k1 in groups),
+                                   tuple(float(s) for s in scores), tuple(float(x) for x in p), mech, sel,
+                                   (iv.lo[i], iv.hi[i]), ranges)
         else:
             # the groups' ends are data values (private), and so is their number: only the public
             # interval being split is named (in the mechanism text)

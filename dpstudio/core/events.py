@@ -57,6 +57,11 @@ class CandidatesScored(Event):
     probabilities: tuple[float, ...]
     mechanism: str
     selection: int = -1
+    # a numeric split point in teaching mode only: the interval being split (lo, hi) and, per candidate, the
+    # (first, last) lattice points of its group and how many points it holds (its ends are data values;
+    # (None, None, 0) for a group without a lattice point)
+    interval: tuple = ()
+    ranges: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from dpstudio.gui.widgets.candidates_chart import CandidatesChart
 from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
+from dpstudio.gui.widgets.split_line import SplitLine
 from dpstudio.gui.widgets.tree_view import (PALETTE_COLOURS, STATE_NAMES, PACING_DELAY_MS, TreeView, node_text,
                                             note_busy, recently_busy)
 from dpstudio.gui.worker import gc_policy
@@ -132,6 +133,8 @@ class WatchPanel(QtWidgets.QWidget):
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         self.candidates = CandidatesChart()
         right.addWidget(self.candidates)
+        self.split_line = SplitLine()  # a numeric split point's candidates on a number line (teaching only)
+        right.addWidget(self.split_line)
         self.details = QtWidgets.QLabel("click a node to see its values")
         self.details.setWordWrap(True)
         self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
@@ -444,6 +447,7 @@ class WatchPanel(QtWidgets.QWidget):
             self._step_key = step_key
             self._side_drawn = now
             self.candidates.set_step(st.candidates, st.winner)
+            self.split_line.set_step(st.candidates, st.winner)
         has_steps = self._has_steps
         if self.candidates.isVisible() != has_steps and self.isVisible():
             self.candidates.setVisible(has_steps)

@@ -41,6 +41,15 @@ PACING_DELAY_MS = 8
 _PACING = {"busy_end": 0.0}
 
 
+def _at_least_one(v: np.ndarray) -> tuple[float, float]:
+    """(min, max) of ``v``, widened about its middle to a span of at least 1 (one node, one row)."""
+    lo, hi = float(v.min()), float(v.max())
+    if hi - lo < 1.0:
+        mid = (lo + hi) / 2
+        lo, hi = mid - 0.5, mid + 0.5
+    return lo, hi
+
+
 def note_busy() -> None:
     """Say that a long piece of GUI-thread work just ended."""
     _PACING["busy_end"] = time.perf_counter()
@@ -513,16 +522,14 @@ class TreeView(pg.PlotWidget):
         shown = self._shown if self._shown.size == self._x.size else np.ones(self._x.size, dtype=bool)
         if not shown.any():
             return
-        x, y = self._x[shown], self._y[shown]
         vb = self.getViewBox()
-        wide = max(float(x.max() - x.min()), 1.0)
+        (x0, x1), (y0, y1) = (_at_least_one(self._x[shown]), _at_least_one(self._y[shown]))
         side = min(FIT_SIDE_PX / max(vb.width(), 1.0), 0.25)  # half a label's width on each side
-        dx = wide * side / (1 - 2 * side)
-        span = max(float(y.max() - y.min()), 1.0) * 1.05
+        dx = (x1 - x0) * side / (1 - 2 * side)
+        span = (y1 - y0) * 1.05
         share = min(FIT_LABEL_ROOM_PX / max(vb.height(), 1.0), 0.5)  # of the view's height, for the labels
         room = span * share / (1 - share)
-        vb.setRange(xRange=(float(x.min()) - dx, float(x.max()) + dx),
-                    yRange=(float(y.min()) - room, float(y.max()) + 0.05 * span), padding=0)
+        vb.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - room, y1 + 0.05 * span), padding=0)
 
     @staticmethod
     def _sizes(n: int) -> float:

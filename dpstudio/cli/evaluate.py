@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 from . import CliError
-from .release import add_type_option, parse_types
+from .engines import add_engine_options, chosen_engine, open_chosen
+from .release import _progress_printer, add_type_option, parse_types
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
 
@@ -65,6 +66,7 @@ def add_parser(subparsers) -> None:
                    help="with --release: a box like 'age=[20,40);sex=Female' (repeatable; omitted attributes = all)")
     p.add_argument("--class", dest="query_class", help="with --release: count only this class (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_engine_options(p)
     p.set_defaults(run=run)
 
 
@@ -144,22 +146,36 @@ def run(args) -> int:
 
 
 def _setup(args):
+    """The Adult protocol's tables; adult.data is read by the chosen engine (``--engine``; auto decides on
+    adult.data's size), adult.test always in memory (it is the test set, not the data released)."""
     from ..evaluation.sweeps import SweepError, adult_setup
+    from ..io.datasets import Cancelled
+    from ..io.engines import EngineError
 
     types = parse_types(args.types)
+    data_file = Path(args.data_dir) / "adult.data"
+    if not data_file.exists():
+        data_file = Path(args.data_dir) / "adult" / "adult.data"
+    args.data = str(data_file)  # what --engine auto measures
+    name = chosen_engine(args)
+    engine = None if name == "numpy" else open_chosen(args, name)
     try:
-        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids, types)
-    except (SweepError, FileNotFoundError) as exc:
+        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids, types, engine=engine,
+                           progress=None if engine is None else _progress_printer(args))
+    except (SweepError, FileNotFoundError, EngineError, Cancelled) as exc:
         raise CliError(str(exc)) from None
     except ValueError as exc:  # dataset, taxonomy or encoding problems carry one-line messages
         raise CliError(str(exc).splitlines()[0]) from None
+    finally:
+        if engine is not None:
+            engine.close()
 
 
 def _accuracy(args, setup, algorithms, epsilons, steps) -> int:
     from ..evaluation.sweeps import SECURE_NOTE, SIMULATION_NOTE, format_summary, summarize, sweep
 
     note = SECURE_NOTE if args.secure else SIMULATION_NOTE
-    print(f"# Adult: {len(setup.train)} training rows, {len(setup.test)} test rows; neighbouring = add/remove one record")
+    print(f"# Adult: {setup.train_rows} training rows, {len(setup.test)} test rows; neighbouring = add/remove one record")
     print(f"# {note}", flush=True)
     baselines = None
     if not args.no_baselines:

@@ -170,19 +170,26 @@ class Accuracy:
     train_weight: float
 
 
-def majority_accuracy(train_labels: pd.Series, test_labels: pd.Series) -> float:
-    """Accuracy of always predicting the training set's most frequent class."""
-    majority = train_labels.astype(str).value_counts().idxmax()
+def majority_accuracy(train_labels: pd.Series, test_labels: pd.Series, weights=None) -> float:
+    """Accuracy of always predicting the training set's most frequent class (``weights``: records per row)."""
+    labels = train_labels.astype(str)
+    if weights is None:
+        majority = labels.value_counts().idxmax()
+    else:
+        majority = pd.Series(np.asarray(weights, dtype=float), index=labels.index).groupby(labels).sum().idxmax()
     return float((test_labels.astype(str) == majority).mean())
 
 
 def raw_accuracy(train: pd.DataFrame, test: pd.DataFrame, attributes: Sequence[str], numeric: Sequence[str],
-                 class_column: str, encoding: str = "onehot", **tree_overrides) -> Accuracy:
-    """The non-private baseline: the same tree trained on the raw training records."""
+                 class_column: str, encoding: str = "onehot", weights=None, **tree_overrides) -> Accuracy:
+    """The non-private baseline: the same tree trained on the raw training records (``weights``: records per
+    row, when ``train`` holds distinct rows; the tree's settings count weight, not rows)."""
     enc = Encoder.for_raw(pd.concat([train, test]), attributes, numeric, encoding)
-    tree = entropy_tree(**tree_overrides).fit(enc.transform(train), train[class_column].astype(str).to_numpy())
+    tree = entropy_tree(**tree_overrides).fit(enc.transform(train), train[class_column].astype(str).to_numpy(),
+                                              sample_weight=None if weights is None else np.asarray(weights, float))
     acc = float((tree.predict(enc.transform(test)) == test[class_column].astype(str).to_numpy()).mean())
-    return Accuracy(acc, len(test), len(train), float(len(train)))
+    rows = len(train) if weights is None else int(np.sum(weights))
+    return Accuracy(acc, len(test), rows, float(rows))
 
 
 def release_accuracy(release: pd.DataFrame, cut: Mapping[str, Mapping], test: pd.DataFrame, class_column: str,

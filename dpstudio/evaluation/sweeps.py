@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..algorithms.diffgen import PRESETS, preset, run_to_result
@@ -52,10 +53,18 @@ class Setup:
     numeric: tuple
     attributes: tuple
     notes: list = field(default_factory=list)  # lines about how the input was read (e.g. labels' dots removed)
+    # records per row of ``train`` when an engine read it as distinct rows with counts (None: one row each)
+    train_weights: np.ndarray | None = None
+
+    @property
+    def train_rows(self) -> int:
+        return len(self.train) if self.train_weights is None else int(self.train_weights.sum())
 
     def baselines(self) -> dict:
-        raw = raw_accuracy(self.train, self.test, self.attributes, self.numeric, self.class_column)
-        return {"majority": majority_accuracy(self.train[self.class_column], self.test[self.class_column]),
+        raw = raw_accuracy(self.train, self.test, self.attributes, self.numeric, self.class_column,
+                           weights=self.train_weights)
+        return {"majority": majority_accuracy(self.train[self.class_column], self.test[self.class_column],
+                                              weights=self.train_weights),
                 "raw": raw.accuracy}
 
 
@@ -67,7 +76,7 @@ def adult_log_grids() -> Path:
     return resource("taxonomies", "adult", "log-grids")
 
 
-def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> Setup:
+def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None, engine=None, progress=None) -> Setup:
     """Adult's protocol split and the bundled Adult taxonomies (or those in ``taxonomy_dir``).
 
     ``numeric_grids``: an optional folder of NUMERIC taxonomies (e.g. ``adult_log_grids()``) added on top
@@ -76,13 +85,14 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> 
     numeric attributes have only bounds and MAXGDDP uses its equal-width grid: measured on Adult, the
     log-scale money grids lower MAXGDDP's accuracy at h >= 13 (docs/taxonomy.md), so they are opt-in.
     ``types``: attribute -> declared numeric kind, as for a release (``encode_table``'s ``types``); without
-    one a numeric attribute's kind is the default from its public bounds.
+    one a numeric attribute's kind is the default from its public bounds. ``engine``: a SQL engine (DuckDB,
+    Spark) that reads adult.data as distinct rows of the used columns with their counts (the release is then
+    identical to the in-memory one; ``Setup.train_weights`` holds the counts); adult.test is read in memory.
     """
     from ..io.adult import CLASS_COLUMN, CLASS_LABELS, load_adult
     from ..io.encoding import encode_table
 
     notes: list[str] = []
-    train, test = load_adult(data_dir, notes)
     taxonomies, bounds = read_taxonomy_folder(taxonomy_dir)
     if numeric_grids is not None:
         grids, _ = read_taxonomy_folder(numeric_grids)
@@ -93,10 +103,20 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None) -> 
                 raise SweepError(f"{name}: the grid's root [{tax.lo[0]:g}, {tax.hi[0]:g}) differs from the "
                                  f"public bounds [{bounds[name][0]:g}, {bounds[name][1]:g})")
         taxonomies.update(grids)
+    weights = None
+    if engine is None:
+        train, test = load_adult(data_dir, notes)
+    else:
+        from ..io.adult import COLUMNS, _adult_dir, _complete, engine_train_counts
+        from ..io.datasets import load_table
+
+        used = [c for c in COLUMNS if c in taxonomies or c in bounds or c == CLASS_COLUMN]
+        train, weights = engine_train_counts(data_dir, engine, used, notes, progress)
+        test = _complete(load_table(_adult_dir(data_dir) / "adult.test"), notes)
     data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS,  # adult.names: public
-                        types=types)
+                        types=types, weights=weights)
     numeric = tuple(a.name for a in data.attributes if a.kind == "numeric")
-    return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes), notes)
+    return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes), notes, weights)
 
 
 def read_taxonomy_folder(folder=None) -> tuple[dict, dict]:

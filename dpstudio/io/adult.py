@@ -90,6 +90,36 @@ def load_adult(data_dir, notes: list[str] | None = None) -> tuple[pd.DataFrame, 
     return _complete(load_table(d / "adult.data"), notes), _complete(load_table(d / "adult.test"), notes)
 
 
+def engine_train_counts(data_dir, engine, columns, notes: list[str] | None = None, progress=None):
+    """(frame, weights): the complete rows of adult.data restricted to ``columns`` (Adult column names, the
+    class among them), read by a SQL ``engine`` as distinct rows with their record counts (its only look at
+    the data; docs/scale.md), with the protocol of :func:`load_adult` (rows with a missing value dropped,
+    class labels without a dot)."""
+    import numpy as np
+
+    from dpstudio.io.engines.source import describe
+
+    source = describe(_adult_dir(data_dir) / "adult.data")
+    names = list(source.names)
+    if names == [f"col{i}" for i in range(1, len(COLUMNS) + 1)]:  # the UCI file has no header row
+        as_read = {c: names[COLUMNS.index(c)] for c in columns}
+    elif names == list(COLUMNS):
+        as_read = {c: c for c in columns}
+    else:
+        raise DatasetError(f"{source.path}: expected the Adult columns {', '.join(COLUMNS)}")
+    frame, counts = engine.group_counts(source, [as_read[c] for c in columns], progress=progress)
+    frame = frame.rename(columns={v: k for k, v in as_read.items()})
+    keep = ~frame.isna().any(axis=1).to_numpy()
+    frame = frame.loc[keep].reset_index(drop=True)
+    try:
+        frame[CLASS_COLUMN], note = normalise_class_labels(frame[CLASS_COLUMN], CLASS_LABELS, source.path.name)
+    except ClassLabelError as exc:
+        raise DatasetError(str(exc)) from None
+    if note and notes is not None:
+        notes.append(note)
+    return frame, np.asarray(counts, dtype=np.int64)[keep]
+
+
 def load_bundled_adult() -> tuple[pd.DataFrame, pd.DataFrame]:
     """(train, test) from the bundled sample (resources/samples): the same frames as :func:`load_adult`."""
     from dpstudio.resources import resource

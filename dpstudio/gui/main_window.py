@@ -227,9 +227,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.toolbar = tb
 
     def _name_focused(self, _old, new) -> None:
-        """A control built while its panel was shown is named at the latest when it gets the focus."""
-        if new is not None:
+        """A control built while its panel was shown is named at the latest when it gets the focus. The focus
+        can land on a widget that is being deleted (a file dialog's own line edit): it needs no name."""
+        import shiboken6
+
+        if new is None or not shiboken6.isValid(new):
+            return
+        try:
             name_control(new)
+        except RuntimeError:  # deleted while we read its label
+            pass
 
     def _build_help_menu(self) -> None:
         from dpstudio.gui.help import doc_files, doc_title

@@ -40,3 +40,22 @@ def test_a_control_with_no_words_around_it_gets_no_made_up_name(qtbot):
     lay.addLayout(form)
     assert accessible_name_for(bare) == "" and unnamed_controls(box) == [bare, labelled]
     assert accessible_name_for(labelled) == "lower bound"
+
+
+def test_the_focus_landing_on_a_deleted_widget_is_not_an_error(qtbot, window):
+    """Opening a file dialog in the real window sent a focus change to the dialog's line edit while Qt
+    deleted it: naming it raised 'Internal C++ object already deleted' into the window's error banner."""
+    import shiboken6
+
+    edit = QtWidgets.QLineEdit()
+    edit.setPlaceholderText("file name")
+    shiboken6.delete(edit)
+    window._name_focused(None, edit)  # no exception
+
+    class Dying(QtWidgets.QLineEdit):  # deleted while its words are read
+        def placeholderText(self):
+            shiboken6.delete(self)
+            return super().placeholderText()
+
+    dying = Dying()
+    window._name_focused(None, dying)

@@ -39,7 +39,7 @@ class SplitLine(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setAccessibleName("Split point on a number line")
-        self.setMinimumHeight(150)
+        self.setMinimumHeight(170)
         self.interval: tuple = ()
         self.ranges: tuple = ()
         self.probabilities: tuple = ()
@@ -88,7 +88,9 @@ class SplitLine(QtWidgets.QWidget):
         line_h = metrics.lineSpacing()
         w, h = self.width(), self.height()
         left, right = 12, w - 12
-        text_rect = QtCore.QRectF(left, 2, right - left, 3 * line_h + 2)
+        need = metrics.boundingRect(QtCore.QRect(0, 0, int(right - left), 10 * line_h), QtCore.Qt.TextWordWrap,
+                                    self.caption).height()
+        text_rect = QtCore.QRectF(left, 2, right - left, min(need, h - 4 * line_h) + 2)
         qp.drawText(text_rect, QtCore.Qt.TextWordWrap, self.caption)
         axis_y = h - line_h - 8
         top = text_rect.bottom() + 6

@@ -105,7 +105,19 @@ class TreeState:
         return any(n.true_count is not None for n in self.nodes.values())
 
     def parents_array(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root)."""
+        """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root); kept until the
+        structure changes (the tree view, its focus and the icicle ask for it in turn). Read-only arrays."""
+        key = (self.structure_version, len(self.order), len(self.parent_ids))
+        cached = self.__dict__.get("_parents_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        ids, par = self._parents_array()
+        ids.flags.writeable = False
+        par.flags.writeable = False
+        self.__dict__["_parents_cache"] = (key, ids, par)
+        return ids, par
+
+    def _parents_array(self) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(self.order, dtype=np.int64)
         n = ids.size
         raw = np.asarray(self.parent_ids, dtype=np.int64)

@@ -11,7 +11,8 @@ yields the same events, in the same order, in this process:
 2. Here, ``Project.start_run`` spends (release mode charges the persistent budget store, in this process,
    as for an in-process run) and hands out the noise and the ledger; ``on_setup(setup)`` receives them.
    The child gets the noise source and a copy of the ledger.
-3. The child runs the engine and sends its events in batches (every ``BATCH_SECONDS``). Here each
+3. The child runs the engine and sends its events in batches (every ``BATCH_SECONDS`` or
+   ``BATCH_EVENTS``). Here each
    ``BudgetSpent`` is replayed into ``setup.ledger`` (``Ledger.replay``) before that event and every later
    one (the noisy values it paid for) are yielded: the ledger the studio shows always holds a spend before
    its noise is shown. At the end the child's ledger must equal the replayed one (else the run fails).
@@ -38,6 +39,9 @@ from typing import Callable, Iterator
 from dpstudio.core.events import BudgetSpent
 
 BATCH_SECONDS = 0.03
+#: at most this many events a batch: unpickling holds this process's GIL (a level of 20,000 new nodes sent at
+#: once took about 30 ms), so batches stay small enough to unpickle in a millisecond or two
+BATCH_EVENTS = 500
 PROCESS_ROWS = 100_000
 ENV = "DPSTUDIO_ENGINE_PROCESS"
 
@@ -84,7 +88,7 @@ def _child(project, conn) -> None:
         for event in prepared.events(RunSetup(noise, ledger, teaching, epsilon)):
             batch.append(event)
             now = time.monotonic()
-            if now - last >= BATCH_SECONDS:
+            if now - last >= BATCH_SECONDS or len(batch) >= BATCH_EVENTS:
                 conn.send(("events", batch))
                 batch, last = [], now
         conn.send(("events", batch))
@@ -141,4 +145,4 @@ def _receive(conn) -> tuple:
         raise EngineProcessError("the engine process stopped without a result (out of memory or killed)") from None
 
 
-__all__ = ["BATCH_SECONDS", "ENV", "EngineProcessError", "PROCESS_ROWS", "events_in_child", "use_process"]
+__all__ = ["BATCH_EVENTS", "BATCH_SECONDS", "ENV", "EngineProcessError", "PROCESS_ROWS", "events_in_child", "use_process"]

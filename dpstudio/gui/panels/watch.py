@@ -36,7 +36,7 @@ from dpstudio.model.replay import Replay
 TICK_MS = 30
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
 APPLY_BUDGET_S = 0.008
-SIDE_PANELS_S = 0.25
+SIDE_PANELS_S = 0.5
 #: events that touch every node at once (tens of milliseconds on a large tree): the apply budget is checked
 #: after each of them, so that two never fall in the same tick
 BULK_EVENTS = (ConsistencyDone, LeavesReleased)

@@ -525,7 +525,14 @@ class _Engine:
             # interval being split is named (in the mechanism text)
             yield CandidatesScored(step, (), (), (), f"{mech}: split point of {iv.label(i)}", sel)
         yield self.spend(what, mech, eps, self.du, noise_scale(self.du, eps, 2))
-        j, k = choose_split_on_lattice(starts, scores, eps, self.du, self.noise)
+        script = getattr(self, "script", None)
+        if script is not None and sel in script.split_points:
+            k = int(lattice.index([float(script.split_points[sel])])[0])
+            if not (ka < k < kb and lattice.point(k) == float(script.split_points[sel])):
+                raise ValueError(f"the recorded split point of selection {sel} does not fit this interval")
+            j = int(np.searchsorted(starts, k, side="right")) - 1
+        else:
+            j, k = choose_split_on_lattice(starts, scores, eps, self.du, self.noise)
         s = lattice.point(k)
         iv.split[i] = s
         iv.ksplit[i] = k
@@ -704,20 +711,36 @@ class _Engine:
                               int(counts[j]) if counts is not None else None, {"values": values})
 
 
+@dataclass(frozen=True)
+class ReplayScript:
+    """Teaching only: the outcomes of a recorded run's selections, by selection number, to run the same
+    history again on a neighbouring table (the neighbour view of a selection: the scores and probabilities of
+    one step on D and on D minus one record, after the same earlier choices). ``winners``: selection ->
+    index of the chosen candidate (a specialization; the candidates depend on the cut only, so an index
+    names the same candidate on both tables); ``split_points``: selection -> the chosen split point (a point
+    of the attribute's public lattice). A scripted selection draws no noise. Never used for a release."""
+
+    winners: dict
+    split_points: dict
+
+
 def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                teaching: bool = False, *, per_node_events: bool = True) -> Iterator[Event]:
+                teaching: bool = False, *, per_node_events: bool = True,
+                script: ReplayScript | None = None) -> Iterator[Event]:
     """Run the engine; yields events, the last one ``RunFinished(DiffGenResult)``.
 
     Spends exactly ``params.epsilon`` from ``ledger`` (each spend before the value it pays for is
     yielded). ``teaching=True`` fills true counts and scores in the events and needs simulation noise.
     ``per_node_events=False`` (headless runs: CLI, benchmarks, evaluation) skips the per-node events
     (NodeCreated, NodeNoised, BudgetAssigned) and leaves ConsistencyDone.estimates and LeavesReleased
-    empty; the result is the same.
+    empty; the result is the same. ``script`` (teaching only): replay a recorded history (``ReplayScript``).
     """
     data.validate()
     params.validate()
     if teaching and noise.is_secure:
         raise ValueError("teaching mode shows true counts: it runs on simulation noise only")
+    if script is not None and (noise.is_secure or not teaching):
+        raise ValueError("a scripted history is for teaching runs on simulation noise only")
     eps = as_fraction(params.epsilon)
     if eps > ledger.remaining:
         raise ValueError(f"epsilon {float(eps):g} exceeds what is left in the ledger "
@@ -727,6 +750,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
     start_spent = ledger.spent
     eng = _Engine(data, params, noise, ledger, teaching)
     eng.detail = per_node_events
+    eng.script = script
     numeric_exp = [a for a, at in enumerate(data.attributes)
                    if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"]
     split_eps, step_eps = _budget_plan(params, len(numeric_exp))
@@ -774,7 +798,11 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
             yield CandidatesScored(t, tuple(labels), nan, nan, mech, sel)
         yield eng.spend(f"step {t}: choose a specialization", mech, e, eng.du, scale,
                         f"{len(labels)} candidates, score {params.score}")
-        if params.selection == EXPONENTIAL:
+        if script is not None and sel in script.winners:
+            w = int(script.winners[sel])
+            if not 0 <= w < len(specs):
+                raise ValueError(f"the recorded choice of selection {sel} does not fit this table")
+        elif params.selection == EXPONENTIAL:
             w = exponential_mechanism(scores, e, eng.du, noise)
         else:
             w = report_noisy_max(scores, e, eng.du, monotone, noise)

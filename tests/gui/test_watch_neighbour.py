@@ -98,3 +98,42 @@ def test_release_mode_has_no_neighbour_view(qtbot, sample_project):
     w.tree.nodeSelected.emit(w.state.order[7])
     assert not w.btn_neighbour.isVisible() and not w.btn_neighbour.isEnabled()
     assert w.open_neighbour_view() is None
+
+
+def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
+    """A finished teaching run on the sample: step to a specialization, click 'Remove one record from this
+    step...': the dialog draws each candidate's probability on D and on D minus the record, inside the e^eps
+    band; the button is hidden on a split-point step and in release mode."""
+    from PySide6 import QtCore
+
+    from dpstudio.core.events import CandidatesScored
+    from dpstudio.gui.panels.watch import WatchPanel
+    from tests.gui.export_fixtures import table_project
+    from dpstudio.model.runs import make_job
+
+    project = table_project(steps=3)
+    job, setup = make_job(project)
+    events = list(job())
+    project.record_run(events, setup.ledger, True)
+    watch = WatchPanel(project)
+    qtbot.addWidget(watch)
+    watch.show()
+    watch.load_events(events, teaching=True, epsilon=float(project.epsilon))
+    specs = [k for k, e in enumerate(events) if isinstance(e, CandidatesScored) and len(e.labels) > 1
+             and "split-point" not in e.mechanism]
+    watch.seek(specs[-1] + 1)
+    assert watch.btn_step_neighbour.isVisible()
+    qtbot.mouseClick(watch.btn_step_neighbour, QtCore.Qt.LeftButton)
+    dialog = watch.step_neighbour_dialog
+    assert dialog is not None and dialog.view is not None, dialog.last_error if dialog else ""
+    d, d1 = dialog.bars()
+    assert np.all(d1 <= d * dialog.view.bound * (1 + 1e-12)) and np.all(d1 >= d / dialog.view.bound / (1 + 1e-12))
+    assert "at most e^" in dialog.words.text()
+    dialog.close()
+    splits = [k for k, e in enumerate(events) if isinstance(e, CandidatesScored) and "split-point" in e.mechanism]
+    if splits:
+        watch.seek(splits[0] + 1)
+        assert not watch.btn_step_neighbour.isVisible()
+    watch.load_events(events, teaching=False, epsilon=float(project.epsilon))
+    watch.seek(specs[-1] + 1)
+    assert not watch.btn_step_neighbour.isVisible()

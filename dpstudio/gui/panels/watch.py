@@ -147,7 +147,16 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_neighbour.setAccessibleName("Neighbour view: remove one record")
         self.btn_neighbour.setEnabled(False)
         self.btn_neighbour.setToolTip(NEIGHBOUR_OFF)
-        dl.addWidget(self.btn_neighbour, 0, QtCore.Qt.AlignLeft)
+        self.btn_step_neighbour = QtWidgets.QPushButton("Remove one record from this step...")
+        self.btn_step_neighbour.setAccessibleName("Neighbour view of this selection step")
+        self.btn_step_neighbour.setToolTip("each candidate's chance on the data and on the data without one record "
+                                           "(teaching mode, a specialization step of a finished run)")
+        self.btn_step_neighbour.setVisible(False)
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.btn_neighbour)
+        buttons.addWidget(self.btn_step_neighbour)
+        buttons.addStretch(1)
+        dl.addLayout(buttons)
         right.addWidget(details_box)
         self.noise_chart = NoiseChart()
         self.noise_chart.setVisible(False)
@@ -179,7 +188,9 @@ class WatchPanel(QtWidgets.QWidget):
         self.icicle.nodeSelected.connect(self._on_icicle_select)
         self.view_box.currentTextChanged.connect(self.set_view)
         self.btn_neighbour.clicked.connect(self.open_neighbour_view)
+        self.btn_step_neighbour.clicked.connect(self.open_step_neighbour_view)
         self.neighbour_dialog = None
+        self.step_neighbour_dialog = None
         self._selected: int | None = None
         self.explanation = None  # the CountExplanation shown for the selected node
         self._explained = None
@@ -448,6 +459,7 @@ class WatchPanel(QtWidgets.QWidget):
             self._side_drawn = now
             self.candidates.set_step(st.candidates, st.winner)
             self.split_line.set_step(st.candidates, st.winner)
+        self.btn_step_neighbour.setVisible(self._step_neighbour_ready())
         has_steps = self._has_steps
         if self.candidates.isVisible() != has_steps and self.isVisible():
             self.candidates.setVisible(has_steps)
@@ -489,6 +501,24 @@ class WatchPanel(QtWidgets.QWidget):
         result = st.result if st.result is not None else getattr(self.project, "result", None)
         return (bool(self.teaching) and nd is not None and nd.true_count is not None and nd.variance is not None
                 and getattr(self.project, "frame", None) is not None and hasattr(result, "attributes"))
+
+    def _step_neighbour_ready(self) -> bool:
+        """A specialization step of a finished teaching run on the loaded data is shown."""
+        cand = self.replay.state.candidates
+        return (bool(self.teaching) and not self.live and cand is not None and len(cand.labels) > 1
+                and "split-point" not in cand.mechanism and getattr(self.project, "frame", None) is not None
+                and bool(self.replay.events) and type(self.replay.events[-1]).__name__ == "RunFinished")
+
+    def open_step_neighbour_view(self):
+        """The neighbour view of the selection step shown (teaching mode only): returns the dialog, shown."""
+        from dpstudio.gui.widgets.selection_neighbour_dialog import SelectionNeighbourDialog
+
+        if not self._step_neighbour_ready():
+            return None
+        sel = self.replay.state.candidates.selection
+        self.step_neighbour_dialog = SelectionNeighbourDialog(self.project, list(self.replay.events), sel, self)
+        self.step_neighbour_dialog.show()
+        return self.step_neighbour_dialog
 
     def open_neighbour_view(self):
         """The neighbour view of the selected node (teaching mode only): returns the dialog, shown."""

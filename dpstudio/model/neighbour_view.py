@@ -1,6 +1,7 @@
 """The neighbour view (teaching mode only): one noisy count on D and on D minus one chosen record.
 
-For a node of a finished teaching run, pick a record of the loaded data. If the record lies in the
+For a node of a finished teaching run (a DiffGen partition or an interval-tree node, ``HistogramRecords``),
+pick a record of the loaded data. If the record lies in the
 node's partition, removing it lowers the node's true count of the record's class by 1; otherwise nothing
 changes. The noisy count is the true count plus discrete Laplace noise of the node's scale s (read back
 from the variance the run recorded), so its output distribution on D and on D minus the record are the
@@ -24,6 +25,25 @@ from dpstudio.model.explain import noise_pmf, scale_from_variance
 #: at most this many outputs are computed for the two curves
 MAX_POINTS = 2001
 _INTERVAL = re.compile(r"^\[(-?[\d.e+-]+),\s*(-?[\d.e+-]+)([)\]])$")
+
+
+@dataclass(frozen=True)
+class HistogramRecords:
+    """What the neighbour view needs of a histogram run (an interval tree): its one attribute; a node's label
+    is its interval of the public bin edges, and its count is over every record (no classes)."""
+
+    attributes: tuple
+    classes: tuple = ("all records",)
+    class_name: str | None = None
+
+
+def node_values(node) -> tuple:
+    """The generalized values a node's partition is described by: a DiffGen partition's ``values``, or an
+    interval-tree node's own interval (its label)."""
+    info = node.info or {}
+    if info.get("values"):
+        return tuple(info["values"])
+    return (node.label,) if "lo" in info else ()
 
 
 class NeighbourError(ValueError):
@@ -125,7 +145,7 @@ def neighbour_count(state, node_id: int, record: int, record_values: dict, class
     k = classes.index(str(class_value))
     true = np.atleast_1d(np.asarray(nd.true_count, dtype=np.int64))
     true_d = int(true[k] if true.size > 1 else true[0])
-    in_node = record_in_values((nd.info or {}).get("values", ()), attributes, record_values, taxonomies)
+    in_node = record_in_values(node_values(nd), attributes, record_values, taxonomies)
     true_d1 = true_d - 1 if in_node else true_d
     scale = float(scale_from_variance(nd.variance))
     half = max(3, int(math.ceil(width * scale)))

@@ -137,3 +137,39 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
     watch.load_events(events, teaching=False, epsilon=float(project.epsilon))
     watch.seek(specs[-1] + 1)
     assert not watch.btn_step_neighbour.isVisible()
+
+
+@pytest.mark.parametrize("algorithm", ["hb", "luedptree"])
+def test_the_neighbour_view_of_an_interval_tree_count(qtbot, algorithm):
+    """A teaching histogram run: a noised node of the interval tree opens the neighbour view; a record whose
+    age lies in the node's interval (found here from the label's public bin edges) lowers the count by 1,
+    one outside leaves it, and the two distributions stay within e^(1/scale)."""
+    import re
+
+    from dpstudio.gui.panels.watch import WatchPanel
+    from tests.gui.export_fixtures import histogram_data_project, run
+
+    project = run(histogram_data_project(algorithm=algorithm))
+    watch = WatchPanel(project)
+    qtbot.addWidget(watch)
+    watch.show()
+    watch.load_events(project.events, teaching=True, epsilon=float(project.epsilon))
+    watch.seek_end()
+    st = watch.state
+    node = next(n for n in st.order if st.nodes[n].noisy is not None and st.nodes[n].parent >= 0
+                and st.nodes[n].true_count)
+    watch._show_node(node)
+    assert watch.btn_neighbour.isEnabled()
+    dialog = watch.open_neighbour_view()
+    assert dialog is not None and dialog.view is not None, dialog.last_error if dialog else ""
+    lo, hi = map(float, re.match(r"\[([-\d.e+]+),\s*([-\d.e+]+)\)", st.nodes[node].label).groups())
+    ages = project.frame["age"].to_numpy()
+    inside = int(np.flatnonzero((ages >= lo) & (ages < hi))[0])
+    outside = int(np.flatnonzero((ages < lo) | (ages >= hi))[0])
+    dialog.set_record(inside)
+    v = dialog.view
+    assert v.in_node and v.true_d == int(st.nodes[node].true_count) and v.true_d1 == v.true_d - 1
+    assert v.max_ratio <= v.bound * (1 + 1e-12)
+    dialog.set_record(outside)
+    assert not dialog.view.in_node and dialog.view.true_d1 == dialog.view.true_d
+    dialog.close()

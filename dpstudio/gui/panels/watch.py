@@ -495,12 +495,30 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.select(nid)
         self._show_node(nid)
 
+    def _records_of_run(self):
+        """How the neighbour view reads the run's records: the DiffGen result, or for a histogram its one
+        attribute (``HistogramRecords``); None when neither is known."""
+        from dpstudio.model.neighbour_view import HistogramRecords
+
+        st = self.replay.state
+        result = st.result if st.result is not None else getattr(self.project, "result", None)
+        if hasattr(result, "attributes"):
+            return result
+        project = self.project
+        if result is None or getattr(project, "frame", None) is None:
+            return None
+        from dpstudio.model.runs import HISTOGRAM_NAMES, histogram_attribute
+
+        if getattr(project, "algorithm", None) not in HISTOGRAM_NAMES:
+            return None
+        attr = (project.params or {}).get("attribute") or histogram_attribute(project)
+        return HistogramRecords((attr,)) if attr in project.frame.columns else None
+
     def _neighbour_ready(self, nid: int | None) -> bool:
         st = self.replay.state
         nd = st.nodes.get(nid) if nid is not None else None
-        result = st.result if st.result is not None else getattr(self.project, "result", None)
         return (bool(self.teaching) and nd is not None and nd.true_count is not None and nd.variance is not None
-                and getattr(self.project, "frame", None) is not None and hasattr(result, "attributes"))
+                and getattr(self.project, "frame", None) is not None and self._records_of_run() is not None)
 
     def _step_neighbour_ready(self) -> bool:
         """A specialization step of a finished teaching run on the loaded data is shown."""
@@ -527,8 +545,7 @@ class WatchPanel(QtWidgets.QWidget):
         if not self._neighbour_ready(self._selected):
             return None
         st = self.replay.state
-        result = st.result if st.result is not None else self.project.result
-        self.neighbour_dialog = NeighbourDialog(st, self._selected, self.project.frame, result,
+        self.neighbour_dialog = NeighbourDialog(st, self._selected, self.project.frame, self._records_of_run(),
                                                 dict(self.project.taxonomies), bool(self.teaching), self)
         self.neighbour_dialog.show()
         return self.neighbour_dialog

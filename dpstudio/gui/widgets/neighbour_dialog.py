@@ -15,7 +15,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.neighbour_view import NeighbourError, _ratio_text, neighbour_count, record_in_values
+from dpstudio.model.neighbour_view import (NeighbourError, _ratio_text, neighbour_count, node_values,
+                                           record_in_values)
 
 
 class NeighbourDialog(QtWidgets.QDialog):
@@ -27,7 +28,7 @@ class NeighbourDialog(QtWidgets.QDialog):
         self.setAccessibleName("Neighbour view")
         self.state, self.node_id, self.result, self.taxonomies = state, node_id, result, taxonomies
         self.teaching = teaching
-        cols = [c for c in (*result.attributes, result.class_name) if c in frame.columns]
+        cols = [c for c in (*result.attributes, result.class_name) if c is not None and c in frame.columns]
         self.frame = frame[cols].dropna()
         self.view = None
         self.last_error = ""
@@ -76,7 +77,7 @@ class NeighbourDialog(QtWidgets.QDialog):
     def next_record_in_partition(self, after: int) -> int | None:
         """The first row after ``after`` whose record lies in the node's partition (None: none)."""
         nd = self.state.nodes.get(self.node_id)
-        values = (nd.info or {}).get("values", ()) if nd is not None else ()
+        values = node_values(nd) if nd is not None else ()
         for row, rec in enumerate(self.frame.iloc[after + 1:].to_dict("records"), start=after + 1):
             if record_in_values(values, self.result.attributes, rec, self.taxonomies):
                 return row
@@ -91,7 +92,7 @@ class NeighbourDialog(QtWidgets.QDialog):
 
     def set_record(self, row: int) -> None:
         rec = self._record(row)
-        cls = rec.get(self.result.class_name)
+        cls = rec.get(self.result.class_name) if self.result.class_name else self.result.classes[0]
         try:
             self.view = neighbour_count(self.state, self.node_id, row, rec, cls, self.result.classes,
                                         self.result.attributes, self.taxonomies, self.teaching)

@@ -12,7 +12,9 @@ scores and probabilities.
 
 Shown only in teaching mode: the scores and probabilities depend on the data, which a release never shows.
 Report-noisy-max steps have the same e^eps bound; their probabilities are estimated by sampling
-(``noisy_max_probabilities``), so the view says so.
+(``noisy_max_probabilities``). A numeric split point (``neighbour_split``) is compared point by point: its
+candidate groups are cut by data values and differ between the two tables, but every point of the public
+lattice is a candidate on both, with chance group probability / points in the group.
 """
 
 from __future__ import annotations
@@ -103,6 +105,12 @@ def step_of(events, selection: int) -> tuple[CandidatesScored, float]:
 def selection_scores(project, events, selection: int, frame=None):
     """(labels, scores, probabilities) of ``selection`` when the project's run is made again on ``frame``
     (default: the project's own data) with the run's earlier outcomes."""
+    e = selection_event(project, events, selection, frame)
+    return tuple(e.labels), np.asarray(e.scores, float), np.asarray(e.probabilities, float)
+
+
+def selection_event(project, events, selection: int, frame=None) -> CandidatesScored:
+    """The ``CandidatesScored`` of ``selection`` when the run is made again on ``frame`` (see above)."""
     from dpstudio.core.budget import Ledger
     from dpstudio.core.noise import SimulationNoise
     from dpstudio.model.runs import prepare_run
@@ -117,10 +125,88 @@ def selection_scores(project, events, selection: int, frame=None):
     try:
         for e in run:
             if isinstance(e, CandidatesScored) and e.selection == selection:
-                return tuple(e.labels), np.asarray(e.scores, float), np.asarray(e.probabilities, float)
+                return e
     finally:
         run.close()
     raise SelectionNeighbourError(f"the run on the other table has no selection {selection}")
+
+
+@dataclass
+class NeighbourSplit:
+    """A split-point selection on D and on D minus ``record``: the chance of each lattice point of the
+    interval being chosen, as a step function over ``edges`` (a point in [edges[i], edges[i+1]) has chance
+    ``point_d[i]`` on D and ``point_d1[i]`` on D minus the record). The candidate groups differ between the two
+    tables (a group is cut by data values), but every lattice point is a candidate on both."""
+
+    selection: int
+    step: int
+    record: int
+    interval: tuple
+    edges: np.ndarray
+    point_d: np.ndarray
+    point_d1: np.ndarray
+    epsilon: float
+
+    @property
+    def bound(self) -> float:
+        return math.exp(self.epsilon)
+
+    @property
+    def max_ratio(self) -> float:
+        a, b = self.point_d, self.point_d1
+        ok = (a > 0) & (b > 0)
+        return float(np.max(np.maximum(a[ok] / b[ok], b[ok] / a[ok]))) if ok.any() else 1.0
+
+    def caption(self) -> str:
+        lo, hi = self.interval
+        return (f"record {self.record + 1} removed: the split point of [{lo:g}, {hi:g}); the largest ratio of a "
+                f"point's chance is {self.max_ratio:.4f}, at most e^{self.epsilon:.3g} = {self.bound:.4f} (the "
+                "step's epsilon)")
+
+
+def _point_chances(scored: CandidatesScored) -> tuple[np.ndarray, np.ndarray]:
+    """(first point of each non-empty group, chance of each of its points)."""
+    firsts, chance = [], []
+    for (a, _b, n), p in zip(scored.ranges, scored.probabilities):
+        if n and a is not None:
+            firsts.append(float(a))
+            chance.append(float(p) / int(n))
+    return np.asarray(firsts), np.asarray(chance)
+
+
+def neighbour_split(project, events, selection: int, record: int) -> NeighbourSplit:
+    """The view of a split-point ``selection`` of the project's teaching run without data row ``record``."""
+    scored, eps = step_of(events, selection)
+    if "split-point" not in scored.mechanism or not scored.ranges:
+        raise SelectionNeighbourError("not a split-point step of a teaching run")
+    frame = _without(project, record)
+    other = selection_event(project, events, selection, frame)
+    f0, c0 = _point_chances(scored)
+    f1, c1 = _point_chances(other)
+    edges = np.union1d(f0, f1)
+    at0 = np.searchsorted(f0, edges, side="right") - 1
+    at1 = np.searchsorted(f1, edges, side="right") - 1
+    return NeighbourSplit(selection, scored.step, record, tuple(scored.interval),
+                          np.r_[edges, float(scored.interval[1])], c0[at0], c1[at1], eps)
+
+
+def _without(project, record: int):
+    if project.frame is None:
+        raise SelectionNeighbourError("the neighbour view needs the loaded data")
+    n = len(project.frame)
+    if not 0 <= record < n:
+        raise SelectionNeighbourError(f"record {record + 1} is not a row of the data (1 to {n})")
+    return project.frame.drop(index=project.frame.index[record])
+
+
+def neighbour_view_of_step(project, events, selection: int, record: int):
+    """``neighbour_split`` for a split-point step, else ``neighbour_selection``."""
+    scored, _ = step_of(events, selection)
+    if "split-point" in scored.mechanism:
+        if not any(getattr(e, "true_count", None) is not None for e in events):
+            raise SelectionNeighbourError("the neighbour view needs a teaching run on the loaded data")
+        return neighbour_split(project, events, selection, record)
+    return neighbour_selection(project, events, selection, record)
 
 
 def neighbour_selection(project, events, selection: int, record: int) -> NeighbourSelection:
@@ -131,10 +217,7 @@ def neighbour_selection(project, events, selection: int, record: int) -> Neighbo
     if "split-point" in scored.mechanism or not scored.labels:
         raise SelectionNeighbourError("the neighbour view of a selection covers specialization steps; a split "
                                       "point's candidates are groups cut by data values")
-    n = len(project.frame)
-    if not 0 <= record < n:
-        raise SelectionNeighbourError(f"record {record + 1} is not a row of the data (1 to {n})")
-    frame = project.frame.drop(index=project.frame.index[record])
+    frame = _without(project, record)
     labels, scores_d1, probs_d1 = selection_scores(project, events, selection, frame)
     if labels != tuple(scored.labels):
         raise SelectionNeighbourError("the candidates differ on the two tables (the history did not replay)")
@@ -142,5 +225,6 @@ def neighbour_selection(project, events, selection: int, record: int) -> Neighbo
                               probs_d1, np.asarray(scored.scores, float), scores_d1, eps, scored.mechanism)
 
 
-__all__ = ["NeighbourSelection", "SelectionNeighbourError", "neighbour_selection", "script_until",
-           "selection_scores", "step_of"]
+__all__ = ["NeighbourSelection", "NeighbourSplit", "SelectionNeighbourError", "neighbour_selection",
+           "neighbour_split", "neighbour_view_of_step", "script_until", "selection_event", "selection_scores",
+           "step_of"]

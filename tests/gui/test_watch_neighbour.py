@@ -103,7 +103,7 @@ def test_release_mode_has_no_neighbour_view(qtbot, sample_project):
 def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
     """A finished teaching run on the sample: step to a specialization, click 'Remove one record from this
     step...': the dialog draws each candidate's probability on D and on D minus the record, inside the e^eps
-    band; the button is hidden on a split-point step and in release mode."""
+    band; on a split-point step each lattice point's chance; the button is hidden in release mode."""
     from PySide6 import QtCore
 
     from dpstudio.core.events import CandidatesScored
@@ -131,9 +131,13 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
     assert "at most e^" in dialog.words.text()
     dialog.close()
     splits = [k for k, e in enumerate(events) if isinstance(e, CandidatesScored) and "split-point" in e.mechanism]
-    if splits:
-        watch.seek(splits[0] + 1)
-        assert not watch.btn_step_neighbour.isVisible()
+    assert splits
+    watch.seek(splits[0] + 1)  # a split point: each lattice point's chance on the two tables
+    assert watch.btn_step_neighbour.isVisible()
+    dialog = watch.open_step_neighbour_view()
+    assert dialog.view is not None and type(dialog.view).__name__ == "NeighbourSplit", dialog.last_error
+    assert dialog.view.max_ratio <= dialog.view.bound * (1 + 1e-12) and "split point" in dialog.words.text()
+    dialog.close()
     watch.load_events(events, teaching=False, epsilon=float(project.epsilon))
     watch.seek(specs[-1] + 1)
     assert not watch.btn_step_neighbour.isVisible()

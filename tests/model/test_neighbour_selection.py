@@ -69,3 +69,27 @@ def test_split_steps_release_runs_and_bad_records_are_refused(run):
     with pytest.raises(SelectionNeighbourError, match="teaching"):
         neighbour_selection(p, release_like, sel, 0)
     assert math.isfinite(step_of(events, sel)[1])
+
+
+def test_a_split_point_step_is_compared_point_by_point(run):
+    """On D minus a record the split point's groups change (they are cut by data values), so the view compares
+    each lattice point's chance (group probability / points): within e^eps everywhere; the replay on D itself
+    gives back the recorded groups and probabilities."""
+    from dpstudio.model.neighbour_selection import neighbour_split, neighbour_view_of_step, selection_event
+
+    p, events = run
+    sel = _selections(events, split=True)[0]
+    scored, eps = step_of(events, sel)
+    again = selection_event(p, events, sel)
+    assert again.ranges == scored.ranges
+    np.testing.assert_allclose(again.probabilities, scored.probabilities, rtol=1e-12)
+    moved = []
+    for record in range(0, 60, 4):
+        view = neighbour_split(p, events, sel, record)
+        assert view.edges[0] > view.interval[0] and view.edges[-1] == view.interval[1]
+        assert np.all(np.diff(view.edges) > 0) and view.point_d.size == view.edges.size - 1
+        assert view.max_ratio <= view.bound * (1 + 1e-12)
+        moved.append(view.max_ratio > 1)
+    assert any(moved)
+    assert type(neighbour_view_of_step(p, events, sel, 0)).__name__ == "NeighbourSplit"
+    assert math.isclose(view.epsilon, eps)

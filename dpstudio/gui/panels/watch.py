@@ -521,10 +521,12 @@ class WatchPanel(QtWidgets.QWidget):
                 and getattr(self.project, "frame", None) is not None and self._records_of_run() is not None)
 
     def _step_neighbour_ready(self) -> bool:
-        """A specialization step of a finished teaching run on the loaded data is shown."""
+        """A selection step (a specialization or a split point) of a finished teaching run on the loaded data
+        is shown."""
         cand = self.replay.state.candidates
-        return (bool(self.teaching) and not self.live and cand is not None and len(cand.labels) > 1
-                and "split-point" not in cand.mechanism and getattr(self.project, "frame", None) is not None
+        return (bool(self.teaching) and not self.live and cand is not None
+                and (len(cand.labels) > 1 and "split-point" not in cand.mechanism or bool(cand.ranges))
+                and getattr(self.project, "frame", None) is not None
                 and bool(self.replay.events) and type(self.replay.events[-1]).__name__ == "RunFinished")
 
     def open_step_neighbour_view(self):

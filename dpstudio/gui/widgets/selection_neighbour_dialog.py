@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.neighbour_selection import SelectionNeighbourError, neighbour_selection
+from dpstudio.model.neighbour_selection import NeighbourSplit, SelectionNeighbourError, neighbour_view_of_step
 
 #: candidates drawn (the most likely on D)
 SHOWN = 12
@@ -42,7 +42,6 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
         self.plot.setMouseEnabled(False, False)
         self.plot.setLabel("bottom", "probability of being chosen")
         self.plot.addLegend(offset=(-10, -40))  # bottom right: the least likely candidates' short bars
-        self.plot.getAxis("left").setWidth(200)  # the candidates' names
         self.plot.setMinimumHeight(300)
         lay.addWidget(self.plot, 1)
         self.words = QtWidgets.QLabel()
@@ -57,7 +56,7 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
         if self.record_spin.value() != row + 1:
             self.record_spin.setValue(row + 1)
         try:
-            self.view = neighbour_selection(self.project, self.events, self.selection, row)
+            self.view = neighbour_view_of_step(self.project, self.events, self.selection, row)
         except SelectionNeighbourError as exc:
             self.view, self.last_error = None, str(exc)
             self.words.setText(f"not shown: {exc}")
@@ -68,6 +67,12 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
 
     def _draw(self) -> None:
         v = self.view
+        if isinstance(v, NeighbourSplit):
+            self._draw_split(v)
+            return
+        self.plot.setLabel("bottom", "probability of being chosen")
+        self.plot.setLabel("left", "")
+        self.plot.getAxis("left").setWidth(200)  # the candidates' names
         order = np.argsort(-v.probs_d, kind="stable")[:SHOWN]
         y = np.arange(order.size)[::-1].astype(float)
         self.plot.clear()
@@ -83,6 +88,23 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
         self.words.setText(
             f"step {v.step}, {v.mechanism}: the {order.size} most likely of {len(v.labels)} candidates. "
             + v.caption() + ". The orange band around each blue bar is where the red bar must fall.")
+
+    def _draw_split(self, v: NeighbourSplit) -> None:
+        """Each lattice point's chance on D and on D minus the record, as step lines along the interval."""
+        self.plot.clear()
+        self.plot.getAxis("left").setTicks(None)
+        self.plot.getAxis("left").setWidth(None)
+        self.plot.setLabel("bottom", "split point")
+        self.plot.setLabel("left", "chance of each point")
+        lo = pg.PlotDataItem(v.edges, v.point_d / v.bound, stepMode="center")
+        hi = pg.PlotDataItem(v.edges, v.point_d * v.bound, stepMode="center")
+        self.plot.addItem(pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(240, 160, 32, 70)))
+        self.plot.plot(v.edges, v.point_d, stepMode="center", pen=pg.mkPen("#4a7fc1", width=2), name="on D")
+        self.plot.plot(v.edges, v.point_d1, stepMode="center",
+                       pen=pg.mkPen("#d02020", width=2, style=QtCore.Qt.DashLine), name="on D minus the record")
+        self.words.setText(f"step {v.step}, a split point: " + v.caption() + ". The orange band (D x e^(+-eps)) "
+                           "is where the red line must stay; points between the same two data values share a "
+                           "chance, so both lines are steps.")
 
     def bars(self) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities on D, on D minus the record) of the candidates drawn."""

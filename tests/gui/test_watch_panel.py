@@ -301,3 +301,19 @@ def test_labels_wait_for_the_layout_of_a_new_state(panel):
     assert panel.tree.visible_label_count() == 0 and panel.tree.label_rects() == []
     panel.tree.redraw()
     assert 0 < panel.tree.visible_label_count() <= panel.replay.state.n_nodes
+
+
+def test_a_tick_after_following_a_run_keeps_the_position(panel, qtbot):
+    """While the Watch followed a live run its playback target stayed at the start: a later tick (the
+    timer, a paced redraw) jumped the view back to event 0."""
+    from dpstudio.core.budget import Ledger
+
+    events = list(interval_tree(n_bins=27, b=3, seed=4))
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    panel.tick(0.03)
+    panel.project.record_run(events, Ledger(1), True)
+    qtbot.waitUntil(lambda: panel.position == len(events) and not panel.follow, timeout=10000)
+    panel.tick(0.0)
+    panel.tick(0.5)
+    assert panel.position == len(events)

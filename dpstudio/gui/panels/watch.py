@@ -338,6 +338,7 @@ class WatchPanel(QtWidgets.QWidget):
         replay = self.replay
         if self.follow and not self.playing:
             target = len(replay)
+            self._target = target  # where playback continues from once following ends
         else:
             self._carry += self.speed * seconds
             steps = int(self._carry)

@@ -99,11 +99,27 @@ def test_a_release_run_charges_the_store_once_here(tmp_path, monkeypatch):
     assert [float(s.epsilon) for s in open_store().dataset(dataset.name).spends] == [1.0]
 
 
-def test_closing_the_events_stops_the_engine_process():
-    p = project(rows=2000)
+def _endless(*_args, teaching=False):
+    """An engine that never ends (the child is a fork: this replaces the real one there too)."""
+    import time
+
+    from dpstudio.core.events import Progress
+
+    k = 0
+    while True:
+        k += 1
+        yield Progress(k, 0, "working")
+        time.sleep(0.01)
+
+
+def test_closing_the_events_stops_the_engine_process(monkeypatch):
+    from dpstudio.model import runs
+
+    p = project(rows=200)
+    monkeypatch.setattr(runs, "prepare_run", lambda _p: runs.PreparedRun(_endless, (), 200))
     events = run_process.events_in_child(p, lambda setup: None)
-    next(events)
-    assert multiprocessing.active_children()
+    assert next(events).message == "working"
+    assert multiprocessing.active_children()  # still running: it never ends by itself
     events.close()
     assert not multiprocessing.active_children()
 

@@ -93,12 +93,14 @@ class Worker(QtCore.QRunnable):
 
     # runs on the pool thread
     def run(self) -> None:
+        from dpstudio.io.datasets import Cancelled as Stopped  # a loader or an engine query stopped by progress
+
         try:
             if self.function:
                 result = self._run_function()
             else:
                 result = self._run_iterator()
-        except Cancelled:
+        except (Cancelled, Stopped):
             self._end("cancelled")
         except BaseException as exc:  # noqa: BLE001 - every exception becomes a message
             self._end("failed", user_message(exc))

@@ -81,8 +81,7 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
 
     if not project.teaching:
         raise ValueError("the simulated preview shows true counts: teaching mode only, never in a release")
-    frame = project.frame
-    if frame is None:
+    if not project.has_data:
         raise ValueError("no data is loaded")
     if plan.algorithm in HISTOGRAM_ALGORITHMS:
         from dpstudio.model.runs import histogram_counts
@@ -95,9 +94,10 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
         cls = project.class_attribute
         if cls is None:
             raise ValueError("choose the class attribute first")
-        vc = frame[cls].value_counts().head(cells)
-        labels = [f"{cls} = {v}" for v in vc.index]
-        true = [int(c) for c in vc.to_numpy()]
+        values, counts = project.value_counts(cls)
+        top = sorted(zip(values, counts), key=lambda t: -t[1])[:cells]  # most frequent first
+        labels = [f"{cls} = {v}" for v, _ in top]
+        true = [int(c) for _, c in top]
     leaf = count_accuracy(plan)[-1].epsilon
     noisy = SimulationNoise(project.seed).laplace_counts(true, noise_scale(1, leaf))
     return [(label, t, int(n)) for label, t, n in zip(labels, true, noisy)]

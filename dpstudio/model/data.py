@@ -25,7 +25,9 @@ def bundled_sample_path() -> Path:
 
 def load_dataset(path: str | os.PathLike, progress: Progress = None, encoding: str = "utf-8"):
     """Load a data file into a ``dpstudio.io.datasets.Dataset`` (CSV/TSV text read with ``encoding``);
-    errors are specific ValueErrors/OSErrors."""
+    errors are specific ValueErrors/OSErrors. A UTF-8 CSV/TSV or Parquet file larger than the engines'
+    ``AUTO_BYTES`` (256 MB; ``$DPSTUDIO_STUDIO_ENGINE=duckdb|numpy`` decides instead) opens as an
+    ``io.engine_table.EngineTable``: read through DuckDB, its records never loaded into memory."""
     from dpstudio.io.datasets import load_table
 
     path = Path(path)
@@ -33,6 +35,10 @@ def load_dataset(path: str | os.PathLike, progress: Progress = None, encoding: s
         raise IsADirectoryError(21, "is a folder", str(path))
     if not path.exists():
         raise FileNotFoundError(2, "no such file", str(path))
+    from dpstudio.io.engine_table import open_engine_table, opens_with_engine
+
+    if opens_with_engine(path, encoding):  # large: read through DuckDB, the rows stay in the file
+        return open_engine_table(path, progress)
     kw = {} if progress is None else {"progress": progress}
     return with_records_print(load_table(path, encoding=encoding, **kw))
 

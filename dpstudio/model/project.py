@@ -276,8 +276,8 @@ class Project:
         ``types`` (column -> "categorical"/"numeric") defaults to ``dataset.types`` if it has one, else
         numeric for numeric pandas dtypes.
         """
-        frame = getattr(dataset, "frame", dataset)
-        columns = [str(c) for c in frame.columns]
+        frame = getattr(dataset, "frame", dataset)  # None: a table read through an engine (io.engine_table)
+        columns = [str(c) for c in (frame.columns if frame is not None else dataset.columns)]
         declared = types is not None
         if types is None:
             types = dict(getattr(dataset, "types", {}) or {})
@@ -289,7 +289,10 @@ class Project:
         old_class = self.class_attribute
         if path is None or self.data_path is None or Path(path) != self.data_path:
             self.dataset_name = None  # a name given to other data does not carry over
+        old = self.dataset
         self.dataset = dataset
+        if old is not None and old is not dataset and callable(getattr(old, "close", None)):
+            old.close()  # a table read through an engine holds its connection until replaced
         self.data_path = None if path is None else Path(path)
         if encoding is not None:
             self.data_encoding = str(encoding)
@@ -317,7 +320,7 @@ class Project:
             self.release_ledger = None
         self._ledger_hash = file_hash
         # the records as loaded (set_type later rewrites columns in place): the budget store's key
-        self._loaded = [frame.copy(deep=False), getattr(dataset, "records_print", None)]
+        self._loaded = [None if frame is None else frame.copy(deep=False), getattr(dataset, "records_print", None)]
         self.clear_run(notify=False)
         for f in ("data", "roles", "types", "bounds", "classes", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)
@@ -327,10 +330,28 @@ class Project:
 
     @property
     def frame(self):
-        """The pandas frame of the loaded data, or None."""
+        """The pandas frame of the loaded data, or None (no data, or a table read through an engine: its
+        records are not in memory; ``has_data`` tells the two apart)."""
         if self.dataset is None:
             return None
         return getattr(self.dataset, "frame", self.dataset)
+
+    @property
+    def has_data(self) -> bool:
+        return self.dataset is not None
+
+    @property
+    def n_rows(self) -> int:
+        """Records in the loaded table (private: for the data owner's eyes only); 0 without data."""
+        if self.dataset is None:
+            return 0
+        frame = self.frame
+        return len(self.dataset) if frame is None else len(frame)
+
+    @property
+    def engine_table(self):
+        """The loaded table when it is read through an engine (``io.engine_table.EngineTable``), else None."""
+        return self.dataset if self.dataset is not None and self.frame is None else None
 
     def set_role(self, attribute: str, role: str) -> None:
         self._check_attribute(attribute)
@@ -359,16 +380,16 @@ class Project:
             if self.provenance_of(pv.key(pv.TYPE, attribute)).derived:  # choosing it by hand declares it
                 self._set_provenance(pv.key(pv.TYPE, attribute), Provenance(source))
             return
-        if kind == NUMERIC and self.frame is not None:
+        if kind == NUMERIC and self.has_data:
             import pandas as pd
 
-            col = self.frame[attribute]
-            values = pd.to_numeric(col.dropna(), errors="coerce")
-            bad = col.dropna()[values.isna()]
-            if len(bad):
-                sample = ", ".join(repr(v) for v in bad.unique()[:5])
-                raise ProjectError(f"{attribute} cannot be numeric: {len(bad)} value(s) are not numbers "
-                                   f"(for example {sample})")
+            values, counts = self.value_counts(attribute)
+            parsed = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy()
+            bad = [(v, int(n)) for v, n, x in zip(values, counts, parsed) if x != x]
+            if bad:
+                sample = ", ".join(repr(v) for v, _ in sorted(bad, key=lambda t: -t[1])[:5])
+                raise ProjectError(f"{attribute} cannot be numeric: {sum(n for _, n in bad)} value(s) are not "
+                                   f"numbers (for example {sample})")
         set_type = getattr(self.dataset, "set_type", None)
         if callable(set_type):
             set_type(attribute, kind)
@@ -415,12 +436,13 @@ class Project:
         ProjectError without data or for a categorical attribute ("only numeric attributes {what}")."""
         import pandas as pd
 
-        if self.frame is None:
+        if not self.has_data:
             raise ProjectError("open data first")
         self._check_attribute(attribute)
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes {what}")
-        return pd.to_numeric(self.frame[attribute], errors="coerce").dropna().to_numpy(dtype=float)
+        distinct = self.value_counts(attribute)[0]  # the distinct values decide min, max and wholeness
+        return pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").dropna().to_numpy(dtype=float)
 
     def propose_numeric_type(self, attribute: str) -> str:
         """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
@@ -516,9 +538,9 @@ class Project:
         from dpstudio.io.encoding import _class_text
 
         cls = self.class_attribute
-        if self.frame is None or cls is None:
+        if not self.has_data or cls is None:
             raise ProjectError("open data and choose the class attribute first")
-        values = sorted({_class_text(v) for v in self.frame[cls].dropna().unique()})
+        values = sorted({_class_text(v) for v in self.value_counts(cls)[0]})
         self.set_classes(values, pv.CLASSES_FROM_DATA, derived=True)
         return list(self.classes)
 
@@ -646,8 +668,11 @@ class Project:
 
     def value_counts(self, attribute: str):
         """(distinct values, their row counts) of ``attribute``, missing left out; cached per data frame
-        and column dtype, so checking coverage after each taxonomy edit maps only the distinct values."""
+        and column dtype, so checking coverage after each taxonomy edit maps only the distinct values. A table
+        read through an engine answers from the counts it read when it was opened."""
         frame = self.frame
+        if frame is None:
+            return self.dataset.value_counts(attribute)
         col = frame[attribute]
         cache = self.__dict__.setdefault("_vc_cache", {})
         entry = cache.get(attribute)
@@ -661,8 +686,7 @@ class Project:
     def uncovered(self, attribute: str) -> tuple[tuple[Any, int], ...]:
         """((value, rows), ...) not covered by the taxonomy of ``attribute``, most frequent first."""
         tax = self.taxonomies.get(attribute)
-        frame = self.frame
-        if tax is None or frame is None or attribute not in frame.columns:
+        if tax is None or not self.has_data or attribute not in self.columns:
             return ()
         values, counts = self.value_counts(attribute)
         leaf_ids = tax.map_values(values).leaf_ids
@@ -733,7 +757,9 @@ class Project:
         """The ``DatasetPrint`` of the records as loaded (computed once per load: ~0.7 s a million rows)."""
         if self._loaded is None:
             return None
-        if self._loaded[1] is None:
+        if self._loaded[1] is None and self._loaded[0] is None:  # an engine table opened without its print
+            self._loaded[1] = self.dataset.fingerprint()
+        elif self._loaded[1] is None:
             from dpstudio.io.dataset_fingerprint import table_print
 
             self._loaded[1] = table_print(self._loaded[0])
@@ -899,7 +925,7 @@ class Project:
         """
         eps = check_epsilon(epsilon)
         info, refusal = None, ""
-        if self.frame is None:
+        if not self.has_data:
             refusal = "no data is loaded: open a file in the Data panel"
         else:
             try:

@@ -120,7 +120,7 @@ def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem
     """Every problem of ``project`` for its algorithm and mode (empty: ready to run). ``epsilon_text``:
     what the epsilon box shows (checked as the run reads it); None checks the project's epsilon."""
     p = project
-    if p.frame is None:
+    if not p.has_data:
         return [Problem("no data is loaded: open a file, or the bundled Adult sample", "data.open")]
     if p.algorithm in bp.HISTOGRAM_ALGORITHMS:
         out = _histogram_problems(p)

@@ -35,26 +35,53 @@ class RunInputError(ValueError):
 
 
 def used_frame(project: Project, columns: list[str]):
-    """The project's frame restricted to ``columns`` with the missing-value choice applied."""
-    frame = project.frame
-    if frame is None:
+    """The project's records restricted to ``columns`` with the missing-value choice applied (in memory
+    only: a table read through an engine has no records here; see ``used_counts``)."""
+    if project.has_data and project.frame is None:
+        raise RunInputError("this needs the records in memory, and the table is read through DuckDB (it is "
+                            "larger than memory allows): open a smaller extract for it")
+    return used_counts(project, columns)[0]
+
+
+def used_counts(project: Project, columns: list[str], progress=None):
+    """(rows, records per row or None): the project's data restricted to ``columns`` with the missing-value
+    choice applied. In memory the rows are the records (weights None); a table read through an engine gives
+    the distinct combinations of ``columns`` with their counts (one pass; ``progress(done, total, what)``
+    follows it and cancels it), which every algorithm takes as weighted records."""
+    if not project.has_data:
         raise RunInputError("no data is loaded: open a file in the Data panel")
-    sub = frame[columns]
+    weights = None
+    if project.frame is None:
+        from dpstudio.io.datasets import Cancelled, DatasetError
+        from dpstudio.io.engines import EngineError
+
+        try:
+            sub, weights = project.dataset.group_counts(columns, progress)
+        except Cancelled:
+            raise
+        except (EngineError, DatasetError) as exc:
+            raise RunInputError(str(exc)) from None
+    else:
+        sub = project.frame[columns]
     if project.missing == DROP_MISSING:
-        sub = sub.dropna()
+        keep = sub.notna().all(axis=1).to_numpy()
+        sub = sub.loc[keep]
+        weights = None if weights is None else weights[keep]
         if sub.empty:
             raise RunInputError("every row has a missing value in a used attribute: nothing is left after "
                                 "dropping them (choose 'keep' or fewer attributes)")
-        return sub
+        return sub, weights
     sub = sub.copy()
     for c in columns:
-        if not sub[c].isna().any():
+        isna = sub[c].isna()
+        if not isna.any():
             continue
         if project.types.get(c) == NUMERIC:
-            raise RunInputError(f"{c} is numeric and has {int(sub[c].isna().sum())} missing values: numbers have "
+            n = int(isna.sum() if weights is None else weights[isna.to_numpy()].sum())
+            raise RunInputError(f"{c} is numeric and has {n} missing values: numbers have "
                                 "no 'missing' category; choose 'drop' in the Data panel")
         sub[c] = sub[c].astype(object).where(sub[c].notna(), MISSING_LABEL)
-    return sub
+    return sub, weights
 
 
 def _missing_domains(project: Project, qis: list[str]) -> str:
@@ -71,7 +98,7 @@ def _missing_domains(project: Project, qis: list[str]) -> str:
     return "; ".join(parts) + (" (or set them to ignore in the Data panel)" if parts else "")
 
 
-def encode_table(project: Project):
+def encode_table(project: Project, progress=None):
     """A ``DiffGenInput`` from the project's quasi-identifiers, class, taxonomies and bounds.
 
     The project's own checks (roles, bounds, taxonomy kinds) are made here; the coding itself is
@@ -104,11 +131,12 @@ def encode_table(project: Project):
     if project.classes is None and project.mode == RELEASE:
         raise RunInputError(f"the class values of {cls} are not declared: a release lists exactly the public "
                             "classes, so declare every value the class can take (Data panel, Class values) before a release run")
-    sub = used_frame(project, qis + [cls])
+    sub, weights = used_counts(project, qis + [cls], progress)
     try:
         sources = {a: f"the cut points of the taxonomy of {a} ({project.provenance_of(pv.key(pv.TAXONOMY, a)).source})"
                    for a in bounds if a in taxonomies}
-        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources)
+        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources,
+                            weights=weights)
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 
@@ -142,7 +170,8 @@ def default_bins(project: Project, attribute: str | None = None) -> int:
     return int(span) if lo.is_integer() and hi.is_integer() and 2 <= span <= MAX_INTEGER_BINS else DEFAULT_BINS
 
 
-def histogram_counts(project: Project, attribute: str | None, bins: int) -> tuple[np.ndarray, np.ndarray, str]:
+def histogram_counts(project: Project, attribute: str | None, bins: int, progress=None
+                     ) -> tuple[np.ndarray, np.ndarray, str]:
     """(counts, edges, attribute): equal-width bins over the public bounds of a numeric attribute."""
     if attribute is None:
         attribute = histogram_attribute(project)
@@ -154,14 +183,15 @@ def histogram_counts(project: Project, attribute: str | None, bins: int) -> tupl
     if bins < 1:
         raise RunInputError("the number of bins must be at least 1")
     lo, hi = project.bounds[attribute]
-    values = used_frame(project, [attribute])[attribute].to_numpy(dtype=float)
+    sub, weights = used_counts(project, [attribute], progress)
+    values = sub[attribute].to_numpy(dtype=float)
     outside = (values < lo) | (values >= hi)
     if outside.any():
-        raise RunInputError(f"{attribute}: {int(outside.sum())} row(s) lie outside the public bounds "
-                            f"[{lo:g}, {hi:g})")
+        n = int(outside.sum() if weights is None else weights[outside].sum())
+        raise RunInputError(f"{attribute}: {n} row(s) lie outside the public bounds [{lo:g}, {hi:g})")
     edges = np.linspace(lo, hi, bins + 1)
     idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
-    return np.bincount(idx, minlength=bins).astype(np.int64), edges, attribute
+    return np.bincount(idx, weights=weights, minlength=bins).astype(np.int64), edges, attribute
 
 
 def run_plan(project: Project):
@@ -193,7 +223,7 @@ class PreparedRun:
         return self.engine(*self.args, setup.noise, setup.ledger, teaching=setup.teaching)
 
 
-def prepare_run(project: Project) -> PreparedRun:
+def prepare_run(project: Project, progress=None) -> PreparedRun:
     """Code the inputs of the project's algorithm and check them; raises RunInputError before any spend.
 
     The run uses the split drawn in the Algorithm panel (``run_plan``): its shares become the engine's
@@ -204,13 +234,13 @@ def prepare_run(project: Project) -> PreparedRun:
     if name in TABLE_PRESETS:
         from dpstudio.algorithms.diffgen import run_diffgen
 
-        data = encode_table(project)
+        data = encode_table(project, progress)
         plan, params = run_plan(project)
         try:
             dg = bp.engine_params(name, params, project.epsilon, plan)
         except ValueError as exc:
             raise RunInputError(f"the budget split cannot run: {exc}") from None
-        return PreparedRun(run_diffgen, (data, dg), int(project.frame.shape[0]))
+        return PreparedRun(run_diffgen, (data, dg), project.n_rows)
     if name in HISTOGRAM_NAMES:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
 
@@ -220,24 +250,24 @@ def prepare_run(project: Project) -> PreparedRun:
             bins = int(bins)
         except (TypeError, ValueError):
             raise RunInputError(f"the number of bins must be a whole number, got {bins!r}") from None
-        counts, edges, _attr = histogram_counts(project, params.get("attribute"), bins)
+        counts, edges, _attr = histogram_counts(project, params.get("attribute"), bins, progress)
         plan, params = run_plan(project)
         try:
             it = bp.tree_params(name, params, project.epsilon, plan, edges=tuple(float(e) for e in edges))
             plan_interval_tree(counts.size, it)  # shape, budgets and split checked before any spend
         except ValueError as exc:
             raise RunInputError(str(exc)) from None
-        return PreparedRun(run_interval_tree, (counts, it), int(project.frame.shape[0]))
+        return PreparedRun(run_interval_tree, (counts, it), project.n_rows)
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-def make_job(project: Project) -> tuple[Callable[[], Iterator], RunSetup]:
+def make_job(project: Project, progress=None) -> tuple[Callable[[], Iterator], RunSetup]:
     """(job, setup) for the project's algorithm: ``prepare_run`` (every check, no spend), then
     ``Project.start_run`` (the spend: noise and ledger; release mode charges the budget store)."""
-    prepared = prepare_run(project)
+    prepared = prepare_run(project, progress)
     setup = project.start_run()
     return (lambda: prepared.events(setup)), setup
 
 
 __all__ = ["PreparedRun", "RunInputError", "default_bins", "encode_table", "histogram_attribute", "histogram_counts",
-           "make_job", "prepare_run", "run_plan", "used_frame"]
+           "make_job", "prepare_run", "run_plan", "used_counts", "used_frame"]

@@ -239,7 +239,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         p = self.project
         self.refresh_readiness()
-        if p.frame is None:
+        if not p.has_data:
             self.budget_label.setText("this dataset: no data loaded")
             self.budget_warnings.setText("")
             self.dataset_apply.setEnabled(False)
@@ -768,13 +768,26 @@ class AlgorithmPanel(QtWidgets.QWidget):
         holder: dict = {}
 
         def job():
+            from dpstudio.io.datasets import Cancelled
             from dpstudio.model import run_process
 
-            if run_process.use_process(0 if project.frame is None else len(project.frame)):  # the engine's numpy calls then never hold our GIL
+            # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
+            # (its connection stays here) and its run reads the small counts of the used columns only
+            if project.frame is not None and run_process.use_process(len(project.frame)):
                 return run_process.events_in_child(project, lambda setup: holder.update(setup=setup))
-            run_job, setup = make_job(project)
+            try:
+                run_job, setup = make_job(project, progress=reading)
+            except Cancelled:  # the query over the file was stopped: nothing was spent
+                return iter(())
             holder["setup"] = setup
             return run_job()
+
+        def reading(done: int, total: int, what: str) -> bool:
+            """Progress of the pass over a file read through DuckDB; False (Cancel pressed) stops it."""
+            if worker.is_cancelled:
+                return False
+            worker.signals.progress.emit(int(done), int(total), str(what))
+            return True
 
         # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
         worker = Worker(job, name=bp.ALGORITHMS[self.algorithm], pause_gc=True)
@@ -831,14 +844,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return None
 
 
-def make_job(project):
-    """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup.
+def make_job(project, progress=None):
+    """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup
+    (``model.runs.make_job``; ``progress`` follows and cancels the read of a table in a file)."""
+    from dpstudio.model import runs
 
-    Uses the engines in ``dpstudio.algorithms`` through ``dpstudio.model.runs.make_run`` when that module
-    exists; raises a ValueError that says what is missing otherwise.
-    """
-    try:
-        from dpstudio.model import runs
-    except ModuleNotFoundError:
-        raise ValueError("running from the studio needs dpstudio.model.runs (the engines are not wired yet)") from None
-    return runs.make_job(project)
+    return runs.make_job(project, progress)

@@ -475,6 +475,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         """(frame, taxonomies, missing, settings) checked; on bad input: the message, ``done`` emitted, None."""
         try:
             frame = self.project.frame
+            if frame is None and self.project.has_data:
+                raise AnonymizeError("anonymization writes every record, generalised, so it needs the table in "
+                                     "memory; this file is read through DuckDB because it is large: open a "
+                                     "smaller extract for it (the DP algorithms run on the whole file)")
             if frame is None:
                 raise AnonymizeError("open data first (Data panel)")
             settings = self.settings()
@@ -631,8 +635,7 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     def _fill_attack_attributes(self) -> None:
         """Every column that is not a quasi-identifier of the settings (the class attribute first)."""
-        frame = self.project.frame
-        cols = [] if frame is None else [str(c) for c in frame.columns]
+        cols = [str(c) for c in self.project.columns] if self.project.has_data else []
         try:
             qi = set(self.settings().qi)
         except AnonymizeError:

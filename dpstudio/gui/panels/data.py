@@ -410,8 +410,9 @@ class DataPanel(QtWidgets.QWidget):
         self.clear_error()
         win = host(self)
         if win is not None:
-            frame = self.project.frame
-            win.show_info(f"opened {path.name}: {len(frame):,} rows, {len(frame.columns)} attributes")
+            p = self.project
+            how = ("; read through DuckDB, not loaded into memory" if p.engine_table is not None else "")
+            win.show_info(f"opened {path.name}: {p.n_rows:,} rows, {len(p.columns)} attributes{how}")
         self.loaded.emit()
 
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
@@ -652,8 +653,8 @@ class DataPanel(QtWidgets.QWidget):
             self._refresh_classes()
             self._on_attr_selected()
             return
-        if field == "types" and self.project.frame is not None:
-            self.preview_model.set_frame(self.project.frame)  # a type change replaces the column
+        if field == "types" and self.project.has_data:
+            self.preview_model.set_frame(self._preview_frame())  # a type change replaces the column
             self._nunique = {}
         self._refresh_attributes()
 
@@ -666,8 +667,17 @@ class DataPanel(QtWidgets.QWidget):
             self._na = cached
         return cached[1]
 
+    def _preview_frame(self):
+        """The rows the preview shows: the whole table in memory, or the first rows of a table read through
+        DuckDB (``EngineTable.preview_frame``)."""
+        table = self.project.engine_table
+        return self.project.frame if table is None else table.preview_frame()
+
     def missing_report(self) -> dict[str, int]:
         """Missing cells per attribute of the loaded data (attributes with none are left out)."""
+        table = self.project.engine_table
+        if table is not None:
+            return {c: n for c, n in table.missing_per_column().items() if n}
         mask = self._missing_mask()
         if mask is None:
             return {}
@@ -675,16 +685,22 @@ class DataPanel(QtWidgets.QWidget):
         return {str(c): int(n) for c, n in counts.items() if n}
 
     def refresh(self) -> None:
-        frame = self.project.frame
-        if frame is None:
+        if not self.project.has_data:
             self.preview_model.set_frame(None)
             self.stack.setCurrentIndex(0)
             return
         self.stack.setCurrentIndex(1)
-        self.preview_model.set_frame(frame)
+        self.preview_model.set_frame(self._preview_frame())
         path = self.project.data_path
         name = path.name if path else "data"
-        self.file_label.setText(f"<b>{name}</b> \u2014 {len(frame):,} rows \u00d7 {len(frame.columns)} attributes"
+        engine = ""
+        if self.project.engine_table is not None:
+            from dpstudio.io.engine_table import PREVIEW_ROWS
+
+            engine = (f"; read through DuckDB (the file is large): not loaded into memory, the preview shows the "
+                      f"first {min(PREVIEW_ROWS, self.project.n_rows):,} rows")
+        self.file_label.setText(f"<b>{name}</b> \u2014 {self.project.n_rows:,} rows \u00d7 {len(self.project.columns)} "
+                                f"attributes{engine}"
                                 + (f" <span style='color:#757575'>({path.parent})</span>" if path else ""))
         self.file_label.setToolTip(f"{path}\nSHA-256 {self.project.data_hash}" if path else "")
         self._nunique = {}
@@ -695,13 +711,15 @@ class DataPanel(QtWidgets.QWidget):
     def _distinct(self, attr: str) -> int:
         cache = getattr(self, "_nunique", {})
         if attr not in cache:
-            cache[attr] = int(self.project.frame[attr].nunique())
+            table = self.project.engine_table
+            cache[attr] = (int(self.project.frame[attr].nunique()) if table is None
+                           else table.distinct_count(attr))
             self._nunique = cache
         return cache[attr]
 
     def _refresh_attributes(self) -> None:
         p = self.project
-        if p.frame is None:
+        if not p.has_data:
             return
         self._updating = True
         try:
@@ -737,11 +755,16 @@ class DataPanel(QtWidgets.QWidget):
                         item.setToolTip(f"{prov.source}: {pv.DERIVED_NOTE}" if derived else "")
                         if derived:
                             item.setForeground(QtGui.QColor("#ef6c00"))
-            total_rows = len(p.frame)
+            total_rows = p.n_rows
             used = [c for c in p.columns if p.roles.get(c) != IGNORE]
-            rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0
-            if missing:
-                parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
+            parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
+            if missing and p.engine_table is not None:  # the rows per used set need a pass over the file
+                rows_any = p.engine_table.missing_report().rows_with_missing
+                self.missing_label.setText(f"{rows_any:,} of {total_rows:,} rows have a missing value in some "
+                                           f"attribute (the run counts those in the used ones as it reads the "
+                                           f"file). Missing cells: {parts}.")
+            elif missing:
+                rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0
                 self.missing_label.setText(f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "
                                            f"attribute. Missing cells: {parts}.")
             else:

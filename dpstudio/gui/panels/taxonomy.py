@@ -274,12 +274,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
     def uncovered(self, attr: str) -> tuple:
         """((value, rows), ...) for ``attr``, cached per taxonomy object and data frame."""
         tax = self.project.taxonomies.get(attr)
-        frame = self.project.frame
+        data = (self.project.dataset, self.project.types.get(attr))
         cached = self._coverage.get(attr)
-        if cached is not None and cached[0] is tax and cached[1] is frame:
+        if cached is not None and cached[0] is tax and cached[1][0] is data[0] and cached[1][1] == data[1]:
             return cached[2]
         found = self.project.uncovered(attr)
-        self._coverage[attr] = (tax, frame, found)
+        self._coverage[attr] = (tax, data, found)
         return found
 
     def badge(self, attr: str) -> tuple[str, str]:
@@ -296,7 +296,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
                     return NONE, f"no taxonomy: intervals grow from the bounds [{b[0]:g}, {b[1]:g})"
                 return NONE, "no taxonomy and no public bounds"
             return NONE, "no taxonomy"
-        if self.project.frame is None:
+        if not self.project.has_data:
             return COVERED, "no data to check"
         found = self.uncovered(attr)
         if not found:
@@ -381,7 +381,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.attr_list.addItem(item)
         self.attr_list.blockSignals(False)
         self._refresh_badges()
-        has = self.project.frame is not None
+        has = self.project.has_data
         for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
             b.setEnabled(has)
         attrs = self.attributes()
@@ -492,7 +492,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
         self.offered = None
         self.offer_bar.hide()
-        if self.project.frame is None or not self.without_taxonomy():
+        if not self.project.has_data or not self.without_taxonomy():
             return
         found = folder_beside(self.project.data_path, self.attributes())
         if found is None:
@@ -610,11 +610,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         attr = attribute if isinstance(attribute, str) else self._need_attribute()
         if attr is None:
             return False
-        frame = self.project.frame
-        if frame is None:
+        if not self.project.has_data:
             self.show_error("open data first")
             return False
-        values = sorted(frame[attr].dropna().astype(str).unique())
+        values = sorted({str(v) for v in self.project.value_counts(attr)[0]})
         if not values:
             self.show_error(f"{attr} has no values")
             return False

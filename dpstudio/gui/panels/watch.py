@@ -513,13 +513,19 @@ class WatchPanel(QtWidgets.QWidget):
         if getattr(project, "algorithm", None) not in HISTOGRAM_NAMES:
             return None
         attr = (project.params or {}).get("attribute") or histogram_attribute(project)
-        return HistogramRecords((attr,)) if attr in project.frame.columns else None
+        return HistogramRecords((attr,)) if attr in project.columns else None
 
     def _neighbour_ready(self, nid: int | None) -> bool:
         st = self.replay.state
         nd = st.nodes.get(nid) if nid is not None else None
         return (bool(self.teaching) and nd is not None and nd.true_count is not None and nd.variance is not None
                 and getattr(self.project, "frame", None) is not None and self._records_of_run() is not None)
+
+    def _neighbour_off(self) -> str:
+        if getattr(self.project, "frame", None) is None and getattr(self.project, "has_data", False):
+            return ("the neighbour view removes one record and runs again, so it needs the records in memory; "
+                    "this table is read through DuckDB (it is large)")
+        return NEIGHBOUR_OFF
 
     def _step_neighbour_ready(self) -> bool:
         """A selection step (a specialization or a split point) of a finished teaching run on the loaded data
@@ -559,7 +565,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_neighbour.setEnabled(ready)
         self.btn_neighbour.setVisible(bool(self.teaching))
         self.btn_neighbour.setToolTip("see this count's output distribution on the data and on the data without "
-                                      "one record you pick" if ready else NEIGHBOUR_OFF)
+                                      "one record you pick" if ready else self._neighbour_off())
         nd = self.replay.state.nodes.get(nid)
         if nd is None:
             self.details.setText("the selected node does not exist at this step")

@@ -1,0 +1,309 @@
+"""A data file read through DuckDB without loading its rows: the studio's large tables.
+
+``open_engine_table(path)`` returns an :class:`EngineTable`, which answers what the studio asks of a loaded
+table (its columns and their kinds, a preview of the first rows, each column's distinct values with their
+counts, the missing cells, the budget store's fingerprint) and, for a run, the records of the used columns
+as their distinct combinations with a count each (``group_counts``, the same aggregate as
+``dpstudio release --engine duckdb``). No record is kept in memory: ``frame`` is None, and what needs
+single records (the neighbour views, anonymization) says so.
+
+Everything here is private: the counts, the distinct values, the preview and the fingerprint are shown to
+the data owner or used by a run on the driver, never written into a release. No domain is decided here:
+the kinds read from the values are proposals the data owner confirms, as with ``load_table``.
+
+Kinds and values follow ``io.datasets.load_table`` exactly: the engine reads text trimmed with the
+missing tokens as NULL, and the driver applies ``load_table``'s own column rules to each column's distinct
+values (a column is numeric when every present value is a number; a type change converts the same way
+``Dataset.set_type`` does). Every engine call goes through one lock (a DuckDB connection serves one query
+at a time); what the studio shows is computed once when the file is opened.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import datasets as ds
+from .engines import EngineError, open_engine
+from .engines.source import Source, describe
+
+#: rows the Data panel shows (the first ones of the file)
+PREVIEW_ROWS = 1000
+StudioProgress = Callable[[int, int, str], object]
+
+
+class EngineTable:
+    """A table in a file, queried through DuckDB (see the module docstring). Same questions as a
+    ``Dataset`` where the studio asks them; ``frame`` is None: no records in memory."""
+
+    frame = None
+    engine_name = "duckdb"
+
+    def __init__(self, source: Source, engine, native: dict[str, bool], marginals: dict[str, tuple],
+                 n_rows: int, rows_with_missing: int, preview: pd.DataFrame, sha256: str):
+        self.source = source
+        self.path = source.path
+        self.sha256 = sha256
+        self.separator = source.delimiter if source.kind == "csv" else None
+        self.header = source.header
+        self.encoding = "utf-8"
+        self.history: tuple[str, ...] = ()
+        self.records_print = None
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._native = dict(native)  # column -> the file holds text (else numbers, e.g. Parquet)
+        self._raw = marginals  # column -> (raw distinct values incl. None for missing, counts)
+        self._n_rows = int(n_rows)
+        self._rows_with_missing = int(rows_with_missing)
+        self._types = {c: _inferred_kind(self._raw[c][0]) for c in source.names}
+        self._loaded_types = dict(self._types)  # the kinds load_table would give: how the values were parsed
+        self._raw_preview = preview
+        self._vc: dict[str, tuple] = {}
+
+    def __repr__(self) -> str:
+        return f"<EngineTable {self.path.name}: {self.n_rows} rows x {len(self.columns)} columns (duckdb)>"
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    # -- what a Dataset answers ----------------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        return self._n_rows
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.source.names)
+
+    @property
+    def types(self) -> dict[str, str]:
+        return dict(self._types)
+
+    def kind(self, column: str) -> str:
+        self._check_column(column)
+        return self._types[column]
+
+    def _check_column(self, column: str) -> None:
+        if column not in self._types:
+            raise ds.DatasetError(f"no column named {column!r}; the columns are {', '.join(self.columns)}")
+
+    def numeric_problems(self, column: str) -> dict[str, int]:
+        """Values that are not numbers, with their counts (no change is made)."""
+        self._check_column(column)
+        if self._types[column] == ds.NUMERIC:
+            return {}
+        values, counts = self._raw[column]
+        present = [(v, int(n)) for v, n in zip(values, counts) if not ds._isna(v)]
+        parsed = ds._parse_numbers([ds._cell_text(v) for v, _ in present])
+        return {ds._cell_text(v): n for (v, n), x in zip(present, parsed) if np.isnan(x)}
+
+    def set_type(self, column: str, kind: str) -> ds.TypeChange:
+        """Make ``column`` numeric or categorical, as ``Dataset.set_type`` does (text that is not a number
+        becomes missing); nothing is read again: every query converts with the declared kinds."""
+        self._check_column(column)
+        if kind not in ds.KINDS:
+            raise ds.DatasetError(f"unknown column kind {kind!r}: use 'numeric' or 'categorical'")
+        if self._types[column] == kind:
+            return ds.TypeChange(column, kind)
+        bad = self.numeric_problems(column) if kind == ds.NUMERIC else {}
+        self._types[column] = kind
+        self._vc.pop(column, None)
+        self.history = self.history + (f"column {column!r} set to {kind}",)
+        if bad:  # cells that were present are missing now: count the rows again (one pass over the file)
+            self._rows_with_missing = self._count_rows_with_missing()
+        return ds.TypeChange(column, kind, bad)
+
+    def _count_rows_with_missing(self) -> int:
+        eng, src = self._engine, self.source
+        tests = []
+        for c in self.columns:
+            e = eng.column(src, c, self._native[c])
+            numeric_text = self._native[c] and self._types[c] == ds.NUMERIC
+            tests.append(f"TRY_CAST({e} AS DOUBLE) IS NULL" if numeric_text else f"{e} IS NULL")
+        with self._lock:
+            out = eng.frame(f"SELECT COUNT(*) AS n FROM src WHERE {' OR '.join(tests)}")
+        return int(out["n"].iloc[0])
+
+    def value_counts(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """(distinct values, records holding each) of ``column`` as its declared kind reads it, missing
+        left out. Private: for the data owner's checks (coverage, class values, bounds proposals)."""
+        self._check_column(column)
+        if column not in self._vc:
+            values, counts = self._raw[column]
+            typed = self.typed(column, pd.Series(list(values), dtype=object, name=column))
+            frame = pd.DataFrame({"v": typed, "n": np.asarray(counts, dtype=np.int64)}).dropna()
+            summed = frame.groupby("v", sort=True)["n"].sum()  # "1" and "1.0" are one number
+            self._vc[column] = (summed.index.to_numpy(), summed.to_numpy(dtype=np.int64))
+        return self._vc[column]
+
+    def distinct_count(self, column: str) -> int:
+        return int(self.value_counts(column)[0].size)
+
+    def missing_per_column(self) -> dict[str, int]:
+        """Missing cells per column under the declared kinds (text that is not a number counts as missing in a
+        numeric column, as after ``Dataset.set_type``)."""
+        return {c: self._n_rows - int(self.value_counts(c)[1].sum()) for c in self.columns}
+
+    def missing_report(self) -> ds.MissingReport:
+        """Missing cells per column, and the rows with a missing value in any column (read when the file was
+        opened; a type change the studio accepts never turns a present value into a missing one)."""
+        return ds.MissingReport(self.missing_per_column(), self._rows_with_missing, self._n_rows)
+
+    def preview_frame(self) -> pd.DataFrame:
+        """The first ``PREVIEW_ROWS`` rows of the file with the declared kinds (display only)."""
+        return pd.DataFrame({c: self.typed(c, self._raw_preview[c]) for c in self.columns})
+
+    # -- what a run reads --------------------------------------------------------------------------
+    def typed(self, column: str, raw: pd.Series) -> pd.Series:
+        """Raw engine values of ``column`` converted as ``load_table`` and ``Dataset.set_type`` would."""
+        raw = raw.astype(object).where(raw.notna(), np.nan) if raw.dtype == object else raw
+        loaded = self._loaded_types[column]  # decided on all of the column's values, not on this part of them
+        values = ds._finish_column(raw.rename(column), self.source.missing, loaded)[0]
+        kind = self._types[column]
+        if kind == loaded:
+            return values
+        return ds._numbers_as_text(values) if kind == ds.CATEGORICAL else ds._as_numeric(values)[0]
+
+    def group_counts(self, columns, progress: StudioProgress | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+        """(distinct combinations of ``columns`` with the declared kinds, records per combination): one
+        pass over the file in DuckDB. Private aggregates for the run on the driver."""
+        columns = list(columns)
+        for c in columns:
+            self._check_column(c)
+        what = f"reading {', '.join(columns)} from {self.path.name}"
+        _check(progress, 0, 1000, what)
+        with self._lock:
+            frame, counts = self._engine.group_counts(self.source, columns, progress=_engine_progress(progress))
+        _check(progress, 1000, 1000, what)
+        out = pd.DataFrame({c: self.typed(c, frame[c]) for c in columns})
+        return out, counts
+
+    def fingerprint(self, progress: StudioProgress | None = None):
+        """The budget store's ``DatasetPrint`` of the whole table (a pass over the file; the same print as
+        ``load_table``'s records give, so the dataset is charged once however it is read)."""
+        if self.records_print is None:
+            with self._lock:
+                self.records_print = self._engine.table_print(self.source, progress=_engine_progress(progress))
+        return self.records_print
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._engine.close()
+            except Exception:  # an engine already closed
+                pass
+
+
+def _inferred_kind(values) -> str:
+    series = pd.Series([v for v in values if not ds._isna(v)], dtype=object)
+    if series.empty:
+        return ds.CATEGORICAL
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in series):
+        return ds.NUMERIC
+    return ds.NUMERIC if ds._looks_numeric(series.map(ds._cell_text)) else ds.CATEGORICAL
+
+
+def _engine_progress(progress: StudioProgress | None):
+    """The engine's ``progress(fraction, what)`` from the studio's ``progress(done, total, message)``; the
+    studio cancels by raising (its worker) or returning False: either way the query is interrupted."""
+    if progress is None:
+        return None
+
+    def report(fraction: float, what: str):
+        try:
+            return progress(int(round(fraction * 1000)), 1000, what) is not False
+        except Exception:  # the worker's Cancelled: stop the query
+            return False
+
+    return report
+
+
+def _check(progress: StudioProgress | None, done: int, total: int, what: str) -> None:
+    if progress is not None and progress(done, total, what) is False:
+        raise ds.Cancelled(f"cancelled ({what})")
+
+
+def open_engine_table(path, progress: StudioProgress | None = None, fingerprint: bool = True) -> EngineTable:
+    """Open a CSV/TSV (.gz) or Parquet file through DuckDB: one pass for every column's distinct values with
+    their counts and the rows with a missing value, the first rows for the preview, the file's SHA-256,
+    and (``fingerprint``) the budget store's fingerprint (a second pass). Raises ``DatasetError`` for a file
+    DuckDB cannot read and ``io.datasets.Cancelled`` when ``progress`` stops it; nothing is kept then."""
+    try:
+        source = describe(path)
+    except EngineError as exc:
+        raise ds.DatasetError(str(exc)) from None
+    engine = open_engine("duckdb")
+    try:
+        return _opened(source, engine, progress, fingerprint)
+    except BaseException:
+        engine.close()
+        raise
+
+
+def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
+    from .datasets import _file_sha256
+
+    _check(progress, 0, 1000, "reading the file's columns")
+    try:
+        native = engine.register(source)
+        exprs = [f"{engine.column(source, c, native[c])} AS {engine.quote(c)}" for c in source.names]
+        any_missing = " OR ".join(f"{engine.quote(c)} IS NULL" for c in source.names)
+        sets = ", ".join(f"({engine.quote(c)})" for c in source.names)
+        flags = ", ".join(f"GROUPING({engine.quote(c)}) AS g{i}" for i, c in enumerate(source.names))
+        rows = f"SELECT *, ({any_missing}) AS dpstudio_any_missing FROM (SELECT {', '.join(exprs)} FROM src)"
+        sql = (f"SELECT *, {flags}, COUNT(*) AS n FROM ({rows}) "
+               f"GROUP BY GROUPING SETS ({sets}, (dpstudio_any_missing))")
+        out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "counting each column's values")
+        preview = engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {PREVIEW_ROWS}")
+    except ds.Cancelled:
+        raise
+    except EngineError as exc:
+        raise ds.DatasetError(str(exc)) from None
+    except Exception as exc:  # duckdb's own errors (a damaged file, a ragged line)
+        raise ds.DatasetError(f"duckdb cannot read {source.path.name}: {str(exc).splitlines()[0]}") from None
+    marginals = {}
+    for i, c in enumerate(source.names):
+        part = out[out[f"g{i}"] == 0]
+        marginals[c] = (part[c].astype(object).where(part[c].notna(), None).to_numpy(), part["n"].to_numpy(np.int64))
+    flag_rows = out[[f"g{i}" for i in range(len(source.names))]].min(axis=1) == 1
+    flagged = out[flag_rows]
+    n_rows = int(flagged["n"].sum())
+    if n_rows == 0:
+        raise ds.DatasetError(f"{source.path.name} has no data rows")
+    rows_with_missing = int(flagged.loc[flagged["dpstudio_any_missing"] == True, "n"].sum())  # noqa: E712
+    _check(progress, 700, 1000, "computing the file's SHA-256")
+    table = EngineTable(source, engine, native, marginals, n_rows, rows_with_missing, preview,
+                        _file_sha256(source.path))
+    if fingerprint:
+        table.fingerprint(progress)
+    return table
+
+
+def opens_with_engine(path, encoding: str = "utf-8") -> bool:
+    """Whether the studio opens ``path`` through DuckDB rather than into memory: a CSV/TSV (.gz) or Parquet
+    file larger than ``engines.AUTO_BYTES`` (the CLI's ``--engine auto`` rule), in UTF-8, with DuckDB
+    installed; ``$DPSTUDIO_STUDIO_ENGINE`` = ``duckdb`` or ``numpy`` decides instead."""
+    import os
+
+    from .engines import choose_engine
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    readable = suffix in ds.PARQUET_SUFFIXES or suffix not in (*ds.EXCEL_SUFFIXES, ".xls")
+    if not readable or (suffix not in ds.PARQUET_SUFFIXES and encoding.lower().replace("_", "-") not in
+                        ("utf-8", "utf8", "utf-8-sig")):
+        return False
+    forced = os.environ.get("DPSTUDIO_STUDIO_ENGINE", "").strip().lower()
+    if forced in ("duckdb", "numpy"):
+        return forced == "duckdb" and _has_duckdb()
+    return choose_engine("auto", p) == "duckdb"
+
+
+def _has_duckdb() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("duckdb") is not None

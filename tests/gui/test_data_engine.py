@@ -1,0 +1,96 @@
+"""The studio on a table read through DuckDB (a large file): the Data panel shows the first rows, the
+counts per attribute and the missing cells of the whole file; a run from the Algorithm panel gives the
+events of the same run on the file loaded into memory; the neighbour view says why it is off."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dpstudio.io.datasets import load_table
+from tests.gui.conftest import shot
+from tests.io.test_engines import adult_files
+
+pytest.importorskip("duckdb")
+
+
+def open_in(qtbot, win, path):
+    data = win.panels["Data"]
+    with qtbot.waitSignal(data.loaded, timeout=30000):
+        data.open_file(path)
+    return data
+
+
+def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, monkeypatch):
+    from dpstudio.io.engine_table import PREVIEW_ROWS
+    from dpstudio.model.data import declare_bundled_sample
+    from tests.model.test_engine_runs import BOUNDS, project_on
+
+    csv, _ = adult_files(tmp_path, rows=2500)
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
+    data = open_in(qtbot, window, csv)
+    p = window.project
+    loaded = load_table(csv)
+    assert p.engine_table is not None and p.frame is None and p.n_rows == 2500
+    assert "DuckDB" in data.file_label.text() and "2,500 rows" in data.file_label.text()
+    assert data.preview_model.rowCount() == min(PREVIEW_ROWS, 2500)
+    assert data.missing_report() == {c: int(n) for c, n in loaded.frame.isna().sum().items() if n}
+    rows_any = int(loaded.frame.isna().any(axis=1).sum())
+    assert f"{rows_any:,} of 2,500 rows" in data.missing_label.text()
+    col = p.columns.index("workclass")
+    assert data.attr_table.item(col, 5).text() == f"{loaded.frame['workclass'].nunique():,}"
+    shot(window, "data_engine")
+
+    declare_bundled_sample(p)
+    for a, (lo, hi) in BOUNDS.items():
+        p.set_bounds(a, lo, hi)
+    p.set_algorithm("maxgddp")
+    p.set_epsilon(1.0)
+    assert window.panels["Taxonomy"].badge("sex")[0] == "covered"
+    algo = window.panels["Algorithm"]
+    algo.refresh_budget()
+    worker = algo.run(watch=window.panels["Watch"])
+    assert worker is not None
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=60000)
+    assert worker.outcome == "finished", algo.eps_error.text()
+    qtbot.waitUntil(lambda: p.result is not None, timeout=60000)
+
+    reference = project_on(loaded, csv)  # the same file in memory, same seed
+    from dpstudio.model.runs import make_job
+
+    job, _setup = make_job(reference)
+    expected = list(job())
+    assert p.events[:-1] == expected[:-1]
+    for field in vars(p.result):
+        if field != "noise":  # the noise object (same seed, same draws) is another instance
+            assert repr(getattr(p.result, field)) == repr(getattr(expected[-1].result, field)), field
+    watch = window.panels["Watch"]
+    watch._show_node(0)
+    assert not watch.btn_neighbour.isEnabled() and "DuckDB" in watch.btn_neighbour.toolTip()
+
+
+def test_cancel_while_the_file_is_read_spends_nothing(qtbot, window, tmp_path, monkeypatch):
+    from dpstudio.model.data import declare_bundled_sample
+    from tests.model.test_engine_runs import BOUNDS
+
+    csv, _ = adult_files(tmp_path, rows=500)
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
+    open_in(qtbot, window, csv)
+    p = window.project
+    declare_bundled_sample(p)
+    for a, (lo, hi) in BOUNDS.items():
+        p.set_bounds(a, lo, hi)
+    p.set_algorithm("maxgddp")
+    algo = window.panels["Algorithm"]
+    table = p.engine_table
+    real = table.group_counts
+
+    def slow(columns, progress=None):  # the Cancel button pressed while the engine reads the file
+        algo.worker.cancel()
+        return real(columns, progress)
+
+    monkeypatch.setattr(table, "group_counts", slow)
+    worker = algo.run(watch=window.panels["Watch"])
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=30000)
+    assert worker.outcome == "cancelled"
+    assert p.result is None and (p.run_ledger is None or p.run_ledger.spent == 0)

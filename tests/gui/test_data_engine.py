@@ -68,6 +68,11 @@ def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, mon
     watch._show_node(0)
     assert not watch.btn_neighbour.isEnabled() and "DuckDB" in watch.btn_neighbour.toolTip()
 
+    compare = window.panels["Compare"]  # the raw-data baseline trains on records: said, not crashed
+    compare.refresh() if hasattr(compare, "refresh") else None
+    scores = compare.evaluate_classification(loaded.frame.dropna().head(400))
+    assert scores.raw is None and "DuckDB" in compare.class_label.text()
+
 
 def test_cancel_while_the_file_is_read_spends_nothing(qtbot, window, tmp_path, monkeypatch):
     from dpstudio.model.data import declare_bundled_sample

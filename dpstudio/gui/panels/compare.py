@@ -442,11 +442,13 @@ class ComparePanel(QtWidgets.QWidget):
         test, note = cmp.prepare_test_table(test, cols, cls, self.result.classes)
         numeric = [a for a in cols if p.types.get(a) == NUMERIC]
         self._clear_classification()
-        if self.release_view():
+        if self.release_view() or p.frame is None:
             self.scores = s = cmp.classification_scores(self.result, test, cls, numeric)
             heights, brushes = [s.majority, s.release], ["#7f7f7f", "#2e9e5b"]
+            why = ("teaching mode only" if self.release_view() else
+                   "it trains on the records, and this table is read through DuckDB, not into memory")
             text = (f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
-                    f"{s.majority:.2%} (raw-data baseline: teaching mode only)")
+                    f"{s.majority:.2%} (raw-data baseline: {why})")
         else:
             from dpstudio.model.runs import used_frame
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,27 @@ from .engines.source import Source, describe
 
 #: rows the Data panel shows (the first ones of the file)
 PREVIEW_ROWS = 1000
+#: a column with more distinct values (DuckDB's estimate) is not listed when the file is opened: its
+#: summary comes from SQL aggregates, its values are read only when something needs them
+MAX_LISTED = 100_000
+
+
+@dataclass(frozen=True)
+class ColumnStats:
+    """SQL aggregates of a column with too many distinct values to list (``MAX_LISTED``): cells present,
+    DuckDB's estimate of the distinct values, cells that DuckDB reads as numbers, their least and largest
+    value, and how many of them are not whole. Private: for the data owner's eyes and proposals only."""
+
+    present: int
+    distinct: int
+    numbers: int
+    lo: float | None
+    hi: float | None
+    fractional: int
+
+    def kind(self, is_text: bool) -> str:
+        """Numeric when the file holds numbers, or text every present cell of which DuckDB reads as one."""
+        return ds.NUMERIC if not is_text or 0 < self.present == self.numbers else ds.CATEGORICAL
 StudioProgress = Callable[[int, int, str], object]
 
 
@@ -44,7 +66,8 @@ class EngineTable:
     engine_name = "duckdb"
 
     def __init__(self, source: Source, engine, native: dict[str, bool], marginals: dict[str, tuple],
-                 n_rows: int, rows_with_missing: int, preview: pd.DataFrame, sha256: str):
+                 n_rows: int, rows_with_missing: int, preview: pd.DataFrame, sha256: str,
+                 wide: dict[str, ColumnStats] | None = None):
         self.source = source
         self.path = source.path
         self.sha256 = sha256
@@ -59,7 +82,9 @@ class EngineTable:
         self._raw = marginals  # column -> (raw distinct values incl. None for missing, counts)
         self._n_rows = int(n_rows)
         self._rows_with_missing = int(rows_with_missing)
-        self._types = {c: _inferred_kind(self._raw[c][0]) for c in source.names}
+        self._wide = dict(wide or {})  # columns not listed (too many values): their SQL summary
+        self._types = {c: (_inferred_kind(self._raw[c][0]) if c in self._raw else self._wide[c].kind(native[c]))
+                       for c in source.names}
         self._loaded_types = dict(self._types)  # the kinds load_table would give: how the values were parsed
         self._raw_preview = preview
         self._vc: dict[str, tuple] = {}
@@ -96,7 +121,7 @@ class EngineTable:
         self._check_column(column)
         if self._types[column] == ds.NUMERIC:
             return {}
-        values, counts = self._raw[column]
+        values, counts = self._values(column)
         present = [(v, int(n)) for v, n in zip(values, counts) if not ds._isna(v)]
         parsed = ds._parse_numbers([ds._cell_text(v) for v, _ in present])
         return {ds._cell_text(v): n for (v, n), x in zip(present, parsed) if np.isnan(x)}
@@ -133,20 +158,58 @@ class EngineTable:
         left out. Private: for the data owner's checks (coverage, class values, bounds proposals)."""
         self._check_column(column)
         if column not in self._vc:
-            values, counts = self._raw[column]
+            values, counts = self._values(column)
             typed = self.typed(column, pd.Series(list(values), dtype=object, name=column))
             frame = pd.DataFrame({"v": typed, "n": np.asarray(counts, dtype=np.int64)}).dropna()
             summed = frame.groupby("v", sort=True)["n"].sum()  # "1" and "1.0" are one number
             self._vc[column] = (summed.index.to_numpy(), summed.to_numpy(dtype=np.int64))
         return self._vc[column]
 
+    def _values(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """(raw distinct values with None for missing, counts): listed when the file was opened, or read now
+        (one pass) for a column with more than ``MAX_LISTED`` values."""
+        if column not in self._raw:
+            with self._lock:
+                frame, counts = self._engine.group_counts(self.source, [column])
+            raw = frame[column]
+            self._raw[column] = (raw.astype(object).where(raw.notna(), None).to_numpy(), counts)
+        return self._raw[column]
+
+    def is_listed(self, column: str) -> bool:
+        """Whether the column's values are at hand (else only its SQL summary: ``ColumnStats``)."""
+        return column in self._raw
+
     def distinct_count(self, column: str) -> int:
+        """Distinct values (missing left out); DuckDB's estimate for a column not listed (``is_listed``)."""
+        if not self.is_listed(column):
+            return self._wide[column].distinct
         return int(self.value_counts(column)[0].size)
 
     def missing_per_column(self) -> dict[str, int]:
         """Missing cells per column under the declared kinds (text that is not a number counts as missing in a
         numeric column, as after ``Dataset.set_type``)."""
-        return {c: self._n_rows - int(self.value_counts(c)[1].sum()) for c in self.columns}
+        out = {}
+        for c in self.columns:
+            if self.is_listed(c):
+                out[c] = self._n_rows - int(self.value_counts(c)[1].sum())
+            else:
+                st = self._wide[c]
+                numbers_only = self._native[c] and self._types[c] == ds.NUMERIC
+                out[c] = self._n_rows - (st.numbers if numbers_only else st.present)
+        return out
+
+    def numeric_summary(self, column: str) -> tuple[float, float, bool] | None:
+        """(least value, largest value, every value whole) of a numeric column, None without numbers: for the
+        bounds and kind proposals (derived from the data, marked so until the data owner confirms them)."""
+        if self._types[column] != ds.NUMERIC:
+            raise ds.DatasetError(f"column {column!r} is categorical")
+        if not self.is_listed(column):
+            st = self._wide[column]
+            return None if st.lo is None else (st.lo, st.hi, st.fractional == 0)
+        values = np.asarray(self.value_counts(column)[0], dtype=float)
+        if values.size == 0:
+            return None
+        return float(values.min()), float(values.max()), bool(np.array_equal(values, np.round(values)))
 
     def missing_report(self) -> ds.MissingReport:
         """Missing cells per column, and the rows with a missing value in any column (read when the file was
@@ -162,7 +225,12 @@ class EngineTable:
         """Raw engine values of ``column`` converted as ``load_table`` and ``Dataset.set_type`` would."""
         raw = raw.astype(object).where(raw.notna(), np.nan) if raw.dtype == object else raw
         loaded = self._loaded_types[column]  # decided on all of the column's values, not on this part of them
-        values = ds._finish_column(raw.rename(column), self.source.missing, loaded)[0]
+        if loaded == ds.NUMERIC:
+            values, read = ds._finish_column(raw.rename(column), self.source.missing, None)
+            if read != ds.NUMERIC:  # text DuckDB read as numbers and Python does not ('1_0'): missing
+                values = ds._as_numeric(values)[0]
+        else:
+            values = ds._finish_column(raw.rename(column), self.source.missing, ds.CATEGORICAL)[0]
         kind = self._types[column]
         if kind == loaded:
             return values
@@ -248,16 +316,30 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
     from .datasets import _file_sha256
 
     _check(progress, 0, 1000, "reading the file's columns")
+    names = source.names
+    q = engine.quote
     try:
         native = engine.register(source)
-        exprs = [f"{engine.column(source, c, native[c])} AS {engine.quote(c)}" for c in source.names]
-        any_missing = " OR ".join(f"{engine.quote(c)} IS NULL" for c in source.names)
-        sets = ", ".join(f"({engine.quote(c)})" for c in source.names)
-        flags = ", ".join(f"GROUPING({engine.quote(c)}) AS g{i}" for i, c in enumerate(source.names))
+        exprs = [f"{engine.column(source, c, native[c])} AS {q(c)}" for c in names]
+        any_missing = " OR ".join(f"{q(c)} IS NULL" for c in names)
         rows = f"SELECT *, ({any_missing}) AS dpstudio_any_missing FROM (SELECT {', '.join(exprs)} FROM src)"
-        sql = (f"SELECT *, {flags}, COUNT(*) AS n FROM ({rows}) "
-               f"GROUP BY GROUPING SETS ({sets}, (dpstudio_any_missing))")
-        out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "counting each column's values")
+        parts = ["COUNT(*) AS n_rows", "COUNT(*) FILTER (WHERE dpstudio_any_missing) AS n_missing"]
+        for i, c in enumerate(names):
+            d = f"TRY_CAST({q(c)} AS DOUBLE)"
+            parts += [f"COUNT({q(c)}) AS present{i}", f"approx_count_distinct({q(c)}) AS distinct{i}",
+                      f"COUNT({d}) AS numbers{i}", f"MIN({d}) AS lo{i}", f"MAX({d}) AS hi{i}",
+                      f"COUNT(*) FILTER (WHERE {d} <> round({d})) AS fractional{i}"]
+        stats_sql = f"SELECT {', '.join(parts)} FROM ({rows})"
+        stats = engine.watched(lambda: engine.frame(stats_sql), _engine_progress(progress),
+                               "counting each column's values").iloc[0]
+        listed = [c for i, c in enumerate(names) if int(stats[f"distinct{i}"]) <= MAX_LISTED]
+        out = None
+        if listed:
+            sets = ", ".join(f"({q(c)})" for c in listed)
+            flags = ", ".join(f"GROUPING({q(c)}) AS g{names.index(c)}" for c in listed)
+            sql = (f"SELECT {', '.join(q(c) for c in listed)}, {flags}, COUNT(*) AS n FROM "
+                   f"(SELECT {', '.join(exprs)} FROM src) GROUP BY GROUPING SETS ({sets})")
+            out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "listing each column's values")
         preview = engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {PREVIEW_ROWS}")
     except ds.Cancelled:
         raise
@@ -265,22 +347,26 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
         raise ds.DatasetError(str(exc)) from None
     except Exception as exc:  # duckdb's own errors (a damaged file, a ragged line)
         raise ds.DatasetError(f"duckdb cannot read {source.path.name}: {str(exc).splitlines()[0]}") from None
-    marginals = {}
-    for i, c in enumerate(source.names):
-        part = out[out[f"g{i}"] == 0]
-        marginals[c] = (part[c].astype(object).where(part[c].notna(), None).to_numpy(), part["n"].to_numpy(np.int64))
-    flag_rows = out[[f"g{i}" for i in range(len(source.names))]].min(axis=1) == 1
-    flagged = out[flag_rows]
-    n_rows = int(flagged["n"].sum())
+    n_rows = int(stats["n_rows"])
     if n_rows == 0:
         raise ds.DatasetError(f"{source.path.name} has no data rows")
-    rows_with_missing = int(flagged.loc[flagged["dpstudio_any_missing"] == True, "n"].sum())  # noqa: E712
+    marginals = {}
+    for c in listed:
+        part = out[out[f"g{names.index(c)}"] == 0]
+        marginals[c] = (part[c].astype(object).where(part[c].notna(), None).to_numpy(), part["n"].to_numpy(np.int64))
+    wide = {c: ColumnStats(int(stats[f"present{i}"]), int(stats[f"distinct{i}"]), int(stats[f"numbers{i}"]),
+                           _number(stats[f"lo{i}"]), _number(stats[f"hi{i}"]), int(stats[f"fractional{i}"]))
+            for i, c in enumerate(names) if c not in marginals}
     _check(progress, 700, 1000, "computing the file's SHA-256")
-    table = EngineTable(source, engine, native, marginals, n_rows, rows_with_missing, preview,
-                        _file_sha256(source.path))
+    table = EngineTable(source, engine, native, marginals, n_rows, int(stats["n_missing"]), preview,
+                        _file_sha256(source.path), wide)
     if fingerprint:
         table.fingerprint(progress)
     return table
+
+
+def _number(value) -> float | None:
+    return None if value is None or value != value else float(value)
 
 
 def opens_with_engine(path, encoding: str = "utf-8") -> bool:

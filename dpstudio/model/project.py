@@ -444,13 +444,29 @@ class Project:
         distinct = self.value_counts(attribute)[0]  # the distinct values decide min, max and wholeness
         return pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").dropna().to_numpy(dtype=float)
 
+    def _numeric_summary(self, attribute: str, what: str) -> tuple[float, float, bool] | None:
+        """(least, largest, all whole) of a numeric attribute's values, None without numbers; a table read
+        through an engine answers from its counts or, for a column with very many values, SQL aggregates."""
+        table = self.engine_table
+        if table is not None:
+            self._check_attribute(attribute)
+            if self.types.get(attribute) != NUMERIC:
+                raise ProjectError(f"{attribute} is categorical: only numeric attributes {what}")
+            return table.numeric_summary(attribute)
+        import numpy as np
+
+        values = self._numeric_values(attribute, what)
+        if values.size == 0:
+            return None
+        return float(values.min()), float(values.max()), bool(np.array_equal(values, np.round(values)))
+
     def propose_numeric_type(self, attribute: str) -> str:
         """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
         from the data: not private" until confirmed: one record with 30.5 would change it."""
         import numpy as np
 
-        values = self._numeric_values(attribute, "are integer or continuous")
-        kind = "integer" if np.array_equal(values, np.round(values)) else "continuous"
+        summary = self._numeric_summary(attribute, "are integer or continuous")
+        kind = "integer" if summary is None or summary[2] else "continuous"
         self.set_numeric_type(attribute, kind, pv.KIND_FROM_DATA, derived=True)
         return kind
 
@@ -493,10 +509,10 @@ class Project:
         """Bounds from the data: [floor(min), floor(max) + 1), marked "derived from the data: not private"."""
         import numpy as np
 
-        values = self._numeric_values(attribute, "have bounds")
-        if values.size == 0:
+        summary = self._numeric_summary(attribute, "have bounds")
+        if summary is None:
             raise ProjectError(f"{attribute} has no numbers to propose bounds from")
-        lo, hi = float(np.floor(values.min())), float(np.floor(values.max()) + 1)
+        lo, hi = float(np.floor(summary[0])), float(np.floor(summary[1]) + 1)
         self.set_bounds(attribute, lo, hi, pv.BOUNDS_FROM_DATA, derived=True)
         return lo, hi
 

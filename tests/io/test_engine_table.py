@@ -131,3 +131,30 @@ def test_a_text_column_stays_text_in_every_part(tmp_path):
     same_as_loaded(table, dataset)
     rows, counts = table.group_counts(["code"])
     assert rows["code"].tolist() == ["007", "AB1"] and counts.tolist() == [PREVIEW_ROWS + 5, 1]
+
+
+def test_columns_with_very_many_values_are_summarised_not_listed(tmp_path, monkeypatch):
+    """Above MAX_LISTED distinct values a column is not listed when the file opens: its kind, missing cells,
+    bounds and wholeness come from SQL aggregates (the same answers), its values are read when asked."""
+    monkeypatch.setattr("dpstudio.io.engine_table.MAX_LISTED", 20)
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame({"id": [f"p{i:04d}" for i in range(n)],
+                          "income": np.round(rng.uniform(0, 1000, n), 2),
+                          "count": rng.integers(0, 500, n).astype(str),
+                          "y": rng.choice(["a", "b"], n)})
+    frame.loc[::37, "income"] = np.nan
+    frame.loc[::41, "count"] = "?"
+    path = tmp_path / "wide.csv"
+    frame.to_csv(path, index=False, na_rep="?")
+    table, dataset = open_engine_table(path), load_table(path)
+    assert not table.is_listed("id") and not table.is_listed("income") and table.is_listed("y")
+    assert table.types == dataset.types
+    assert table.missing_report() == dataset.missing_report()
+    assert abs(table.distinct_count("id") - n) <= 0.05 * n  # DuckDB's estimate
+    inc = dataset.frame["income"].dropna()
+    assert table.numeric_summary("income") == (inc.min(), inc.max(), False)
+    cnt = dataset.frame["count"].dropna()
+    assert table.numeric_summary("count") == (cnt.min(), cnt.max(), True)
+    same_as_loaded(table, dataset)  # asking for the values reads them (exact)
+    assert table.is_listed("id")

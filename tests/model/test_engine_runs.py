@@ -108,13 +108,15 @@ def test_the_studio_opens_large_files_through_duckdb(files, monkeypatch):
     assert load_dataset(files[0]).frame is not None
 
 
-def test_proposals_from_the_counts(files):
+@pytest.mark.parametrize("listed", [100_000, 10])  # 10: fnlwgt and age are summarised by SQL, not listed
+def test_proposals_from_the_counts(files, listed, monkeypatch):
     """Bounds, kinds and class values proposed from the data (marked derived) are the same either way."""
+    monkeypatch.setattr("dpstudio.io.engine_table.MAX_LISTED", listed)
     csv = files[1]
     got = []
     for dataset in (load_table(csv), open_engine_table(csv)):
         p = Project()
         p.set_data(dataset, csv)
-        got.append((p.propose_bounds("age"), p.propose_numeric_type("fnlwgt"), p.propose_classes(),
-                    p.uncovered_values("sex")))
+        got.append((p.propose_bounds("age"), p.propose_bounds("fnlwgt"), p.propose_numeric_type("fnlwgt"),
+                    p.propose_classes(), p.uncovered_values("sex")))
     assert got[0] == got[1]

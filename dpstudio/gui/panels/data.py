@@ -717,6 +717,12 @@ class DataPanel(QtWidgets.QWidget):
             self._nunique = cache
         return cache[attr]
 
+    def _distinct_text(self, attr: str) -> str:
+        """The Distinct cell: exact, or DuckDB's estimate (≈) for a column with very many values."""
+        table = self.project.engine_table
+        approx = table is not None and not table.is_listed(attr)
+        return ("\u2248" if approx else "") + f"{self._distinct(attr):,}"
+
     def _refresh_attributes(self) -> None:
         p = self.project
         if not p.has_data:
@@ -735,7 +741,7 @@ class DataPanel(QtWidgets.QWidget):
                 kind = p.numeric_types.get(c) if p.types.get(c) == NUMERIC else None
                 cells = (c, p.roles.get(c, ""), p.types.get(c, "") + (f": {kind}" if kind else ""), btext,
                          str(missing.get(c, 0)),
-                         f"{self._distinct(c):,}")
+                         self._distinct_text(c))
                 for k, text in enumerate(cells):
                     item = self.attr_table.item(r, k)
                     if item is None:

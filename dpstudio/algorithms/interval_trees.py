@@ -55,7 +55,7 @@ ALGORITHMS = {
     "hopt": ("H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
              "the root included, may be left un-noised), weighted least squares"),
     "pidentity": ("p-Identity (HDMM, McKenna et al. 2018): the bins plus p optimised weighted sums on integer "
-                  "queries, exact weighted least squares"),
+                  "queries (from 1,024 bins: smooth sums at two scales), exact weighted least squares"),
 }
 
 #: What ``choose_algorithm`` compares (SC is left out: its greedy partition is slow at large n and it never
@@ -63,8 +63,9 @@ ALGORITHMS = {
 AUTO_CANDIDATES = ("flat", "hb", "luedp", "hopt", "pidentity")
 #: ``choose_algorithm`` leaves H_opt out above this many bins (its search would take minutes).
 AUTO_HOPT_MAX_BINS = 1 << 16
-#: ... and p-Identity above this many (its plan takes seconds there and H_opt wins, benchmarks/RESULTS.md).
-AUTO_PIDENTITY_MAX_BINS = 2048
+#: ... and p-Identity above this many (its smooth rows' plan grows as n^2 / 16 beyond: seconds at 8,192 bins;
+#: the stored profile is the optimum at 4,096, benchmarks/RESULTS.md).
+AUTO_PIDENTITY_MAX_BINS = 4096
 
 MIN_BINS = 2
 
@@ -309,7 +310,7 @@ def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str
             left_out[algo] = "its weighted sums may add up to the total (the root)"
             continue
         if algo == "pidentity" and n > AUTO_PIDENTITY_MAX_BINS:
-            left_out[algo] = f"more than {AUTO_PIDENTITY_MAX_BINS} bins: its plan takes seconds and H_opt wins"
+            left_out[algo] = f"more than {AUTO_PIDENTITY_MAX_BINS} bins: its plan would take seconds or more"
             continue
         params = IntervalTreeParams(algo, epsilon, None, noise_root)
         try:

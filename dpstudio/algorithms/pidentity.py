@@ -115,6 +115,111 @@ def optimise_theta(n_bins: int, p: int | None = None, max_iter: int = MAX_ITER) 
     return res.x.reshape(p, n)
 
 
+#: from this many bins on, the extra rows are smooth bumps at two scales (``smooth_layout``), not free weights
+SMOOTH_FROM_BINS = 1024
+#: the bins a smooth row is centred on, per scale: a row of size s may weigh the s bins before its block and
+#: the s after it too (3 s weights, one profile per scale shared by every row of that scale)
+SMOOTH_SIZES = (256, 16)
+#: L-BFGS-B iterations from the stored profile (it stops earlier once converged, e.g. at 4,096 bins)
+SMOOTH_POLISH_ITER = 20
+
+
+@dataclass(frozen=True)
+class SmoothLayout:
+    """Where the smooth rows' weights lie: entry i of the pattern is row ``rows[i]``, bin ``cols[i]``, and takes
+    the profile value ``prof[i]`` (of ``size`` values in all: the profiles of every scale, concatenated)."""
+
+    n: int
+    p: int
+    rows: np.ndarray
+    cols: np.ndarray
+    prof: np.ndarray
+    size: int
+
+    def theta(self, g: np.ndarray) -> np.ndarray:
+        out = np.zeros((self.p, self.n))
+        out[self.rows, self.cols] = np.asarray(g)[self.prof]
+        return out
+
+
+def smooth_layout(n_bins: int, sizes=SMOOTH_SIZES) -> SmoothLayout:
+    """Rows of ``sizes[0]`` bins, then of ``sizes[1]`` bins, ... (blocks from bin 0; the last one may be
+    shorter), each with weights on its own block and its two neighbours (cut at the ends)."""
+    n = int(n_bins)
+    rows, cols, prof = [], [], []
+    base = r = 0
+    for s in sizes:
+        for start in range(0, n, s):
+            lo = start - s
+            j = np.arange(max(lo, 0), min(start + 2 * s, n))
+            rows.append(np.full(j.size, r))
+            cols.append(j)
+            prof.append(base + (j - lo))
+            r += 1
+        base += 3 * s
+    return SmoothLayout(n, r, np.concatenate(rows), np.concatenate(cols), np.concatenate(prof), base)
+
+
+def hierarchy_profile(sizes=SMOOTH_SIZES) -> np.ndarray:
+    """The profile of a plain hierarchy: every row sums its own block with weight 1 (a tree's levels)."""
+    g = np.zeros(sum(3 * s for s in sizes))
+    base = 0
+    for s in sizes:
+        g[base + s: base + 2 * s] = 1.0
+        base += 3 * s
+    return g
+
+
+def _smooth_objective(g: np.ndarray, lay: SmoothLayout):
+    """``_objective`` for Theta = ``lay.theta(g)`` and its gradient in the profile values, without forming an
+    n x n or a dense p x n product of Theta: O(p nnz + p^3 + n p), nnz the pattern's size."""
+    from scipy import sparse
+    from scipy.linalg import cho_factor, cho_solve
+
+    n, p = lay.n, lay.p
+    vals = np.asarray(g)[lay.prof]
+    B = sparse.csr_matrix((vals, (lay.rows, lay.cols)), shape=(p, n))
+    d = 1.0 + np.bincount(lay.cols, weights=vals, minlength=n)
+    kd = gram_diag(n)
+    C = B.multiply(d[None, :]).tocsr()
+    CKt = gram_mul(C.T.toarray())  # K C^T, n x p
+    Gi = cho_solve(cho_factor(np.eye(p) + (B @ B.T).toarray()), np.eye(p))
+    f = float(np.sum(d * d * kd) - np.sum(Gi * (C @ CKt).T))
+    GiBt = B.T @ Gi  # (G^-1 B)^T
+    diag_xdk = d * kd - np.sum(GiBt * CKt, 1)
+    Et = CKt * d[:, None]
+    W = (B @ Et).T @ Gi
+    Yt = Et - B.T @ W.T
+    bz = np.einsum("im,im->i", Yt[lay.cols], Gi[lay.rows])
+    grad = 2.0 * diag_xdk[lay.cols] - 2.0 * bz
+    return f, np.bincount(lay.prof, weights=grad, minlength=lay.size)
+
+
+def optimise_smooth(n_bins: int, start: np.ndarray | None = None, max_iter: int = SMOOTH_POLISH_ITER,
+                    sizes=SMOOTH_SIZES) -> np.ndarray:
+    """Theta (p x n) of the smooth rows for n bins: L-BFGS-B on the profile values (one BLAS thread) from
+    ``start`` (default: the stored profile, ``pidentity_profile.PROFILE``)."""
+    lay = smooth_layout(n_bins, sizes)
+    if start is None:
+        from .pidentity_profile import PROFILE, SIZES
+
+        if tuple(SIZES) != tuple(sizes):
+            raise ValueError(f"the stored profile is for sizes {SIZES}")
+        start = np.asarray(PROFILE, dtype=float)
+    return lay.theta(optimise_profile(lay, start, max_iter))
+
+
+def optimise_profile(lay: SmoothLayout, start: np.ndarray, max_iter: int) -> np.ndarray:
+    """The profile values minimising the continuous all-range error (L-BFGS-B, one BLAS thread, >= 0)."""
+    from scipy.optimize import minimize
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        res = minimize(_smooth_objective, np.asarray(start, dtype=float), args=(lay,), jac=True,
+                       method="L-BFGS-B", bounds=[(0.0, None)] * lay.size, options={"maxiter": int(max_iter)})
+    return res.x
+
+
 @dataclass
 class PIdentityPlan:
     """The public part of a p-Identity run: integer weights, budgets, scales, variances, analytic error."""
@@ -172,6 +277,8 @@ class PIdentityPlan:
 
 @lru_cache(maxsize=8)
 def _continuous_theta(n: int) -> np.ndarray:
+    if n >= SMOOTH_FROM_BINS:
+        return optimise_smooth(n)
     return optimise_theta(n)
 
 
@@ -189,7 +296,10 @@ def plan_pidentity(n_bins: int, epsilon, grid_steps: int = 256) -> PIdentityPlan
     scale_values = {v: noise_scale(1, exact_fraction(v)) for v in np.unique(e)}
     bin_scales = np.array([scale_values[v] for v in e])
     var_values = {v: laplace_variance(s, discrete=True) for v, s in scale_values.items()}
-    notes = [f"{M.shape[0]} extra rows with integer weights (resolution {R}) optimised by L-BFGS-B for the "
+    rows = (f"{M.shape[0]} extra rows: smooth weighted sums at two scales ({' and '.join(map(str, SMOOTH_SIZES))} "
+            "bins, each reaching into its neighbours; one shared profile per scale, from a stored optimum "
+            "polished for these n bins)" if n >= SMOOTH_FROM_BINS else f"{M.shape[0]} extra rows")
+    notes = [f"{rows} with integer weights (resolution {R}) optimised by L-BFGS-B for the "
              "expected all-range error after least squares; bins' own budgets rounded down to the grid "
              f"2^(j/{grid_steps})"]
     return PIdentityPlan("pidentity", float(eps), flat_tree(n), M, R, e, bin_scales,

@@ -72,6 +72,10 @@ def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, mon
     compare.refresh() if hasattr(compare, "refresh") else None
     scores = compare.evaluate_classification(loaded.frame.dropna().head(400))
     assert scores.raw is None and "DuckDB" in compare.class_label.text()
+    worker = compare.run_monte_carlo(runs=2)  # teaching: the true counts are read in the worker
+    assert worker is not None
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=60000)
+    assert worker.outcome == "finished"
 
 
 def test_cancel_while_the_file_is_read_spends_nothing(qtbot, window, tmp_path, monkeypatch):

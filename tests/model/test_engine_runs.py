@@ -4,6 +4,7 @@ nothing."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from dpstudio.io.datasets import Cancelled, load_table
@@ -120,3 +121,26 @@ def test_proposals_from_the_counts(files, listed, monkeypatch):
         got.append((p.propose_bounds("age"), p.propose_bounds("fnlwgt"), p.propose_numeric_type("fnlwgt"),
                     p.propose_classes(), p.uncovered_values("sex")))
     assert got[0] == got[1]
+
+
+def test_histogram_counts_of_a_column_with_missing_values(tmp_path):
+    """One column comes from the counts read at opening (no pass): the same bins, and the same refusal of
+    missing numbers under 'keep', as in memory."""
+    from dpstudio.model.runs import histogram_counts
+
+    path = tmp_path / "h.csv"
+    ages = [str(a) for a in np.random.default_rng(5).integers(18, 90, 700)]
+    for i in range(0, 700, 23):
+        ages[i] = "?"
+    path.write_text("age,y\n" + "".join(f"{a},{'ab'[i % 2]}\n" for i, a in enumerate(ages)))
+    got = []
+    for dataset in (load_table(path), open_engine_table(path)):
+        p = Project()
+        p.set_data(dataset, path)
+        p.set_bounds("age", 0, 100)
+        counts, edges, _ = histogram_counts(p, "age", 20)
+        p.set_missing("keep")
+        with pytest.raises(RunInputError) as err:
+            histogram_counts(p, "age", 20)
+        got.append((counts.tolist(), edges.tolist(), str(err.value)))
+    assert got[0] == got[1] and sum(got[0][0]) == 700 - 31

@@ -304,10 +304,11 @@ class ComparePanel(QtWidgets.QWidget):
         if kind == "table":
             from dpstudio.model.runs import encode_table
 
-            data = encode_table(self.project)  # teaching mode only: the true counts
-            result = self.result
+            project, result = self.project, self.result
 
             def job(progress):
+                data = encode_table(project, progress)  # teaching mode only: the true counts (a pass over a
+                # file read through DuckDB: here in the worker, with progress and Cancel)
                 res = cmp.diffgen_error_by_size(data, result, float(result.count_epsilon), runs=runs, seed=seed,
                                                 progress=progress)
                 return cmp.diffgen_curves(res)

@@ -115,8 +115,10 @@ def optimise_theta(n_bins: int, p: int | None = None, max_iter: int = MAX_ITER) 
     return res.x.reshape(p, n)
 
 
-#: from this many bins on, the extra rows are smooth bumps at two scales (``smooth_layout``), not free weights
+#: from this many bins on, the extra rows are smooth bumps at two scales (``smooth_layout``), not free weights,
+#: up to ``SMOOTH_TO_BINS`` (n/16 + n/256 rows: the plan's cost grows as n^2; beyond, the 16 free rows again)
 SMOOTH_FROM_BINS = 1024
+SMOOTH_TO_BINS = 8192
 #: the bins a smooth row is centred on, per scale: a row of size s may weigh the s bins before its block and
 #: the s after it too (3 s weights, one profile per scale shared by every row of that scale)
 SMOOTH_SIZES = (256, 16)
@@ -277,7 +279,7 @@ class PIdentityPlan:
 
 @lru_cache(maxsize=8)
 def _continuous_theta(n: int) -> np.ndarray:
-    if n >= SMOOTH_FROM_BINS:
+    if SMOOTH_FROM_BINS <= n <= SMOOTH_TO_BINS:
         return optimise_smooth(n)
     return optimise_theta(n)
 
@@ -298,7 +300,7 @@ def plan_pidentity(n_bins: int, epsilon, grid_steps: int = 256) -> PIdentityPlan
     var_values = {v: laplace_variance(s, discrete=True) for v, s in scale_values.items()}
     rows = (f"{M.shape[0]} extra rows: smooth weighted sums at two scales ({' and '.join(map(str, SMOOTH_SIZES))} "
             "bins, each reaching into its neighbours; one shared profile per scale, from a stored optimum "
-            "polished for these n bins)" if n >= SMOOTH_FROM_BINS else f"{M.shape[0]} extra rows")
+            "polished for these n bins)" if SMOOTH_FROM_BINS <= n <= SMOOTH_TO_BINS else f"{M.shape[0]} extra rows")
     notes = [f"{rows} with integer weights (resolution {R}) optimised by L-BFGS-B for the "
              "expected all-range error after least squares; bins' own budgets rounded down to the grid "
              f"2^(j/{grid_steps})"]

@@ -55,7 +55,7 @@ class NeighbourCount:
     """The two output distributions of one noisy count (one class) on D and D minus ``record``."""
 
     node: int
-    record: int
+    record: int  # the row number shown to the user (1-based, as in the Data panel)
     in_node: bool
     class_value: str
     class_index: int
@@ -82,10 +82,10 @@ class NeighbourCount:
         r, b = _ratio_text(self.max_ratio), _ratio_text(self.bound)
         eps = 1.0 / self.scale
         if not self.in_node:
-            return (f"record {self.record} is not in this partition: removing it leaves this count at "
+            return (f"the record in row {self.record:,} is not in this partition: removing it leaves this count at "
                     f"{self.true_d}, the two distributions are the same (ratio 1); it changes one count of "
                     "each level elsewhere")
-        return (f"removing record {self.record} ({self.class_value}) lowers this count from {self.true_d} to "
+        return (f"removing the record in row {self.record:,} ({self.class_value}) lowers this count from {self.true_d} to "
                 f"{self.true_d1}; the noise (discrete Laplace, scale {self.scale:.4g}) makes the two outputs "
                 f"overlap: their ratio is at most {r} here, never above e^{eps:.3g} = {b} anywhere")
 

@@ -68,10 +68,12 @@ def test_the_view_opens_from_a_node_and_the_ratio_never_exceeds_e_to_the_epsilon
     # a record outside the partition leaves the count as it is
     outside = next(r for r in range(len(dlg.frame)) if not record_in_values(
         w.state.nodes[nid].info["values"], w.state.result.attributes, dlg._record(r), sample_project.taxonomies))
-    dlg.record_spin.setValue(outside)
+    dlg.record_spin.setValue(dlg.row_number(outside))  # the spin box shows the data's 1-based row numbers
+    assert dlg.position() == outside and str(dlg.row_number(outside)) in dlg.record_label.text()
     assert not dlg.view.in_node and np.array_equal(*dlg.curves())
     dlg.next_button.click()
-    assert dlg.view.in_node and dlg.record_spin.value() > outside
+    assert dlg.view.in_node and dlg.position() > outside
+    assert dlg.record_spin.value() == dlg.row_number(dlg.position())
 
 
 def test_hand_example_pmfs_and_refusals():
@@ -177,3 +179,22 @@ def test_the_neighbour_view_of_an_interval_tree_count(qtbot, algorithm):
     dialog.set_record(outside)
     assert not dialog.view.in_node and dialog.view.true_d1 == dialog.view.true_d
     dialog.close()
+
+
+def test_the_count_dialog_numbers_rows_as_the_data_panel_and_skips_rows_left_out(qtbot, sample_project):
+    """Row numbers are the data's (1-based, as the preview shows them); a row with a missing value in a used
+    attribute is not a record of the run: asking for it moves on to the next row."""
+    from dpstudio.gui.widgets.neighbour_dialog import NeighbourDialog
+
+    w = _panel(qtbot, sample_project, TEACHING)
+    nid = w.state.order[7]
+    res = w.state.result
+    frame = sample_project.frame.copy()
+    frame.loc[2, res.attributes[0]] = np.nan  # row 3 of the data
+    dlg = NeighbourDialog(w.state, nid, frame, res, dict(sample_project.taxonomies), True)
+    qtbot.addWidget(dlg)
+    assert dlg.row_number(0) == 1 and dlg.row_number(2) == 4  # row 3 is not among the run's records
+    dlg.record_spin.setValue(3)
+    assert dlg.position() == 2 and dlg.record_spin.value() == 4 and "row 4 of the data" in dlg.record_label.text()
+    dlg.record_spin.setValue(1)
+    assert dlg.position() == 0 and dlg._record(0) == frame.iloc[0][list(dlg.frame.columns)].to_dict()

@@ -30,6 +30,9 @@ class NeighbourDialog(QtWidgets.QDialog):
         self.teaching = teaching
         cols = [c for c in (*result.attributes, result.class_name) if c is not None and c in frame.columns]
         self.frame = frame[cols].dropna()
+        # the data's row numbers, 1-based as the Data panel's preview shows them (rows with a missing value in
+        # a used attribute are not in the run, so not here)
+        self._numbers = np.asarray([frame.index.get_loc(i) for i in self.frame.index], dtype=np.int64) + 1
         self.view = None
         self.last_error = ""
 
@@ -37,7 +40,7 @@ class NeighbourDialog(QtWidgets.QDialog):
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("remove record (row of the data):"))
         self.record_spin = QtWidgets.QSpinBox()
-        self.record_spin.setRange(0, max(len(self.frame) - 1, 0))
+        self.record_spin.setRange(1, int(self._numbers[-1]) if self._numbers.size else 1)
         self.record_spin.setAccessibleName("Record to remove (row number)")
         row.addWidget(self.record_spin)
         self.next_button = QtWidgets.QPushButton("Next record in this partition")
@@ -65,11 +68,32 @@ class NeighbourDialog(QtWidgets.QDialog):
         lay.addWidget(close)
         self.resize(760, 520)
 
-        self.record_spin.valueChanged.connect(self.set_record)
+        self.record_spin.valueChanged.connect(self._on_spin)
         self.next_button.clicked.connect(self.next_in_partition)
         first = self.next_record_in_partition(-1)
-        self.record_spin.setValue(first if first is not None else 0)
-        self.set_record(self.record_spin.value())
+        self.set_record(first if first is not None else 0)
+
+    def row_number(self, position: int) -> int:
+        """The data's row number (1-based, as in the Data panel) of the ``position``-th record of the run."""
+        return int(self._numbers[int(position)])
+
+    def position(self) -> int:
+        """The record shown, as its position among the run's records."""
+        return self._position
+
+    def _on_spin(self, number: int) -> None:
+        pos = int(np.searchsorted(self._numbers, number))
+        if pos >= self._numbers.size:
+            pos = self._numbers.size - 1
+        if pos != self._position:
+            self.set_record(pos)  # a row left out of the run (a missing value) moves on to the next one
+        elif self.row_number(pos) != number:
+            self._sync_spin()
+
+    def _sync_spin(self) -> None:
+        self.record_spin.blockSignals(True)
+        self.record_spin.setValue(self.row_number(self._position))
+        self.record_spin.blockSignals(False)
 
     def _record(self, row: int) -> dict:
         return self.frame.iloc[int(row)].to_dict()
@@ -84,17 +108,20 @@ class NeighbourDialog(QtWidgets.QDialog):
         return None
 
     def next_in_partition(self) -> None:
-        nxt = self.next_record_in_partition(self.record_spin.value())
+        nxt = self.next_record_in_partition(self._position)
         if nxt is None:
             nxt = self.next_record_in_partition(-1)
         if nxt is not None:
-            self.record_spin.setValue(nxt)
+            self.set_record(nxt)
 
     def set_record(self, row: int) -> None:
+        """Show the neighbour without the ``row``-th record of the run (its position among them)."""
+        self._position = int(row)
+        self._sync_spin()
         rec = self._record(row)
         cls = rec.get(self.result.class_name) if self.result.class_name else self.result.classes[0]
         try:
-            self.view = neighbour_count(self.state, self.node_id, row, rec, cls, self.result.classes,
+            self.view = neighbour_count(self.state, self.node_id, self.row_number(row), rec, cls, self.result.classes,
                                         self.result.attributes, self.taxonomies, self.teaching)
         except NeighbourError as exc:
             self.last_error = str(exc)
@@ -103,7 +130,7 @@ class NeighbourDialog(QtWidgets.QDialog):
             return
         self.last_error = ""
         shown = ", ".join(f"{k}={v}" for k, v in list(rec.items())[:6])
-        self.record_label.setText(f"record {row}: {shown}, ... "
+        self.record_label.setText(f"row {self.row_number(row):,} of the data: {shown}, ... "
                                   + ("(in this partition)" if self.view.in_node else "(not in this partition)"))
         self._draw()
         self.words.setText(self.view.words())

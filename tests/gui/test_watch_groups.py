@@ -92,3 +92,20 @@ def test_each_interval_node_shows_its_count_budget_and_release_mode_no_true_coun
     eps = {f"{st.nodes[i].epsilon:.2g}" for i in st.order if st.nodes[i].epsilon is not None}
     assert all(t.split("\u03b5 ")[1].split()[0] in eps for t in with_budget)
     assert not any("true" in t for t in labels)
+
+
+def test_the_icicle_of_4096_bins_draws_its_leaf_row(panel):
+    """Each of the 4,096 leaves is far thinner than a pixel: their row is drawn as a band of their colour
+    across the whole width, not left white."""
+    _run(panel, "flat", 4096)
+    panel.set_view("Both")
+    panel.views.setSizes([300, 300])
+    QtWidgets.QApplication.processEvents()
+    ice = panel.icicle
+    img = ice.grab().toImage()
+    L = ice._layout()
+    rh = ice._row_height(L)
+    y = int(1.5 * rh)  # the middle of the leaf row (depth 1)
+    row = [img.pixelColor(x, y) for x in range(2, img.width() - 2)]
+    coloured = sum(1 for c in row if (c.red(), c.green(), c.blue()) != (255, 255, 255))
+    assert coloured >= 0.95 * len(row)

@@ -34,6 +34,24 @@ def _size_text(v: float) -> str:
     return f"{v:,.0f}"
 
 
+def _pixel_runs(px0: np.ndarray, depth: np.ndarray, status: np.ndarray, mask: np.ndarray, width: int) -> list:
+    """Cells thinner than half a pixel (4,096 bins on 700 pixels): one pixel per row and pixel column they fall
+    in (the status of the first such cell there), consecutive pixels of one status merged: [(x, depth, width,
+    status)], at most a row's width per depth, so the paint stays cheap however many cells there are."""
+    idx = np.flatnonzero(mask)
+    if not idx.size:
+        return []
+    w = max(int(width), 1)
+    pix = np.clip(np.floor(px0[idx]).astype(np.int64), 0, w - 1)
+    key = depth[idx].astype(np.int64) * w + pix
+    keys, first = np.unique(key, return_index=True)
+    codes = status[idx][first]
+    brk = np.flatnonzero((np.diff(keys) != 1) | (np.diff(codes) != 0) | (np.diff(keys // w) != 0)) + 1
+    starts = np.concatenate([[0], brk])
+    ends = np.concatenate([brk, [keys.size]])
+    return [(int(keys[a] % w), int(keys[a] // w), int(b - a), int(codes[a])) for a, b in zip(starts, ends)]
+
+
 class IcicleView(QtWidgets.QWidget):
     """Paints a ``TreeState`` as an icicle; ``set_state`` keeps the latest, ``redraw`` on demand."""
 
@@ -188,8 +206,10 @@ class IcicleView(QtWidgets.QWidget):
         st = self.state
         rh = self._row_height(L)
         px0, px1 = self._to_px(L.x0), self._to_px(L.x1)
-        vis = (px1 - px0 >= 0.5) & (px1 >= 0) & (px0 <= self.width()) & (L.depth * rh < self.height())
+        inside = (px1 >= 0) & (px0 <= self.width()) & (L.depth * rh < self.height())
+        vis = inside & (px1 - px0 >= 0.5)
         status = np.asarray(st.status, dtype=np.int64)[: L.ids.size]
+        thin = _pixel_runs(px0, L.depth, status, inside & ~vis, self.width())
         p.setRenderHint(QtGui.QPainter.Antialiasing, False)
         white = QtGui.QPen(QtGui.QColor("white"))
         white.setWidth(1)
@@ -197,11 +217,20 @@ class IcicleView(QtWidgets.QWidget):
             rows = np.flatnonzero(vis & (status == code))
             if not rows.size:
                 continue
-            rects = [QtCore.QRectF(float(px0[i]), float(L.depth[i] * rh), float(px1[i] - px0[i]), rh)
-                     for i in rows]
             p.setBrush(colour)
-            p.setPen(white if rows.size < 4000 else QtCore.Qt.NoPen)
-            p.drawRects(rects)
+            wide = (px1[rows] - px0[rows]) >= 3  # a white border only where the cell is wider than it
+            for part, pen in ((rows[wide], white if rows.size < 4000 else QtCore.Qt.NoPen),
+                              (rows[~wide], QtCore.Qt.NoPen)):
+                if part.size:
+                    p.setPen(pen)
+                    p.drawRects([QtCore.QRectF(float(px0[i]), float(L.depth[i] * rh), float(px1[i] - px0[i]), rh)
+                                 for i in part])
+        for code, colour in self._colours.items():  # cells thinner than half a pixel: a band of their colour
+            runs = [QtCore.QRectF(float(x), float(d * rh), float(w), rh) for x, d, w, c in thin if c == code]
+            if runs:
+                p.setBrush(colour)
+                p.setPen(QtCore.Qt.NoPen)
+                p.drawRects(runs)
         self._paint_selection(p, L, px0, px1, rh)
         self._paint_labels(p, L, px0, px1, rh, vis)
 

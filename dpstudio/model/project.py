@@ -1118,7 +1118,7 @@ class Project:
                     self.roles[c] = a["role"]
                 if a.get("type") in TYPES:
                     self.types[c] = a["type"]
-                    if callable(getattr(self.dataset, "set_type", None)) and a["type"] == NUMERIC:
+                    if callable(getattr(self.dataset, "set_type", None)):  # the data read as declared
                         try:
                             self.dataset.set_type(c, a["type"])
                         except Exception as exc:  # a changed data file; keep going with a warning

@@ -103,3 +103,38 @@ def test_cancel_while_the_file_is_read_spends_nothing(qtbot, window, tmp_path, m
     qtbot.waitUntil(lambda: worker.outcome is not None, timeout=30000)
     assert worker.outcome == "cancelled"
     assert p.result is None and (p.run_ledger is None or p.run_ledger.spent == 0)
+
+
+def test_a_project_on_a_large_file_saves_and_reopens_through_duckdb(qtbot, window, tmp_path, monkeypatch):
+    from PySide6 import QtWidgets
+
+    from dpstudio.gui.main_window import MainWindow
+    from dpstudio.model.data import declare_bundled_sample
+    from tests.model.test_engine_runs import BOUNDS
+
+    csv, _ = adult_files(tmp_path, rows=800)
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
+    open_in(qtbot, window, csv)
+    p = window.project
+    declare_bundled_sample(p)
+    for a, (lo, hi) in BOUNDS.items():
+        p.set_bounds(a, lo, hi)
+    p.set_type("education-num", "categorical")
+    target = tmp_path / "big.dpstudio"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window.act_save.trigger()
+    assert target.is_file() and "<=50K" not in target.read_text().split('"classes"')[0]  # no data cells
+    other = MainWindow()
+    qtbot.addWidget(other)
+    worker = other.open_project(target)
+    assert worker is not None
+    qtbot.waitUntil(lambda: other.project.has_data, timeout=30000)
+    q = other.project
+    assert q.engine_table is not None and q.frame is None and q.n_rows == 800
+    for attr in ("columns", "roles", "types", "bounds", "data_hash"):
+        assert getattr(q, attr) == getattr(p, attr), attr
+    assert q.taxonomies == p.taxonomies
+    assert q.engine_table.types["education-num"] == "categorical"  # the reopened data reads as declared
+    assert q.value_counts("education-num")[0].tolist() == p.value_counts("education-num")[0].tolist()
+    other.project.dirty = False
+    other.close()

@@ -45,9 +45,22 @@ class CandidatesChart(pg.PlotWidget):
         self.probabilities = np.zeros(0)
         self.winner: int | None = None
         self.hidden = False
+        self._step = None  # (scored, winner) drawn: drawn again when a resize changes how many bars fit
         self.setTitle("candidates")
 
+    def bars_that_fit(self) -> int:
+        """How many bars keep their labels at this height (``BAR_PX`` each, at least 3)."""
+        return max(3, min(MAX_BARS, (self.height() - 120) // BAR_PX)) if self.height() > 0 else MAX_BARS
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        if self.__dict__.get("_step") is not None and self.probabilities.size > 0:  # (not during __init__)
+            want = min(self.bars_that_fit(), self.probabilities.size)
+            if want != len(self.shown):  # e.g. the explanation below took room: fewer bars, none overlapping
+                self.set_step(*self._step)
+
     def clear_step(self) -> None:
+        self._step = None
         self.shown, self.probabilities, self.winner = [], np.zeros(0), None
         self.bars.setOpts(x0=[], y=[], height=[], width=[])
         self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
@@ -74,7 +87,8 @@ class CandidatesChart(pg.PlotWidget):
             probs = np.full(probs.size, 1.0 / probs.size)
         probs = np.where(np.isfinite(probs), probs, 0.0)
         w = int(winner.index) if _pairs(scored, winner) and 0 <= int(winner.index) < probs.size else None
-        fit = max(5, min(MAX_BARS, (self.height() - 120) // BAR_PX)) if self.height() > 0 else MAX_BARS
+        self._step = (scored, winner)
+        fit = self.bars_that_fit()
         order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
             order[-1] = w

@@ -663,7 +663,8 @@ class TreeView(pg.PlotWidget):
             if len(shown) >= MAX_LABELS:
                 break
         while len(self._labels) < len(shown):
-            t = pg.TextItem(color="#202020", anchor=(0.5, 0.0))
+            # a light backing keeps the words readable where the edges to the children cross them
+            t = pg.TextItem(color="#202020", anchor=(0.5, 0.0), fill=pg.mkBrush(255, 255, 255, 215))
             t.setFont(self._label_font)
             self.addItem(t)
             self._labels.append(t)

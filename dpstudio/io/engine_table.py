@@ -36,7 +36,7 @@ from .engines.source import Source, describe
 PREVIEW_ROWS = 1000
 #: a column with more distinct values (DuckDB's estimate) is not listed when the file is opened: its
 #: summary comes from SQL aggregates, its values are read only when something needs them
-MAX_LISTED = 100_000
+MAX_LISTED = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,11 @@ from typing import Any, Callable
 
 from PySide6 import QtCore
 
+# raised inside a function job's progress callback once the worker is cancelled: the loaders' and the engines'
+# own, so a job stopped by its progress, wherever that is raised, ends the worker as cancelled
+from dpstudio.io.datasets import Cancelled
+
 BATCH_SECONDS = 0.03
-
-
-class Cancelled(Exception):
-    """Raised inside a function job's progress callback once the worker is cancelled."""
 
 
 def user_message(exc: BaseException) -> str:
@@ -93,14 +93,12 @@ class Worker(QtCore.QRunnable):
 
     # runs on the pool thread
     def run(self) -> None:
-        from dpstudio.io.datasets import Cancelled as Stopped  # a loader or an engine query stopped by progress
-
         try:
             if self.function:
                 result = self._run_function()
             else:
                 result = self._run_iterator()
-        except (Cancelled, Stopped):
+        except Cancelled:
             self._end("cancelled")
         except BaseException as exc:  # noqa: BLE001 - every exception becomes a message
             self._end("failed", user_message(exc))

@@ -768,17 +768,13 @@ class AlgorithmPanel(QtWidgets.QWidget):
         holder: dict = {}
 
         def job():
-            from dpstudio.io.datasets import Cancelled
             from dpstudio.model import run_process
 
             # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
             # (its connection stays here) and its run reads the small counts of the used columns only
             if project.frame is not None and run_process.use_process(len(project.frame)):
                 return run_process.events_in_child(project, lambda setup: holder.update(setup=setup))
-            try:
-                run_job, setup = make_job(project, progress=reading)
-            except Cancelled:  # the query over the file was stopped: nothing was spent
-                return iter(())
+            run_job, setup = make_job(project, progress=reading)  # Cancel during a read: Cancelled, nothing spent
             holder["setup"] = setup
             return run_job()
 

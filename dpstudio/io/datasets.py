@@ -78,7 +78,28 @@ class TypeChange:
         return sum(self.unconvertible.values())
 
 
-class Dataset:
+class ColumnKinds:
+    """A 'numeric' or 'categorical' kind per column (``_types``), as a table in memory (:class:`Dataset`) and
+    a table read through an engine (``io.engine_table.EngineTable``) both keep them."""
+
+    _types: dict[str, str]
+    columns: list[str]
+
+    @property
+    def types(self) -> dict[str, str]:
+        """Column name -> 'numeric' or 'categorical' (a copy; change it with ``set_type``)."""
+        return dict(self._types)
+
+    def kind(self, column: str) -> str:
+        self._check_column(column)
+        return self._types[column]
+
+    def _check_column(self, column: str) -> None:
+        if column not in self._types:
+            raise DatasetError(f"no column named {column!r}; the columns are {', '.join(self.columns)}")
+
+
+class Dataset(ColumnKinds):
     """A loaded table with its provenance and a kind ('numeric' or 'categorical') per column.
 
     ``frame`` holds numeric columns as int64 (whole numbers, nothing missing) or float64 (NaN = missing)
@@ -120,15 +141,6 @@ class Dataset:
     def columns(self) -> list[str]:
         return list(self.frame.columns)
 
-    @property
-    def types(self) -> dict[str, str]:
-        """Column name -> 'numeric' or 'categorical' (a copy; change it with :meth:`set_type`)."""
-        return dict(self._types)
-
-    def kind(self, column: str) -> str:
-        self._check_column(column)
-        return self._types[column]
-
     def numeric_columns(self) -> list[str]:
         return [c for c in self.columns if self._types[c] == NUMERIC]
 
@@ -152,10 +164,6 @@ class Dataset:
             self.encoding,
             self.history + (note,),
         )
-
-    def _check_column(self, column: str) -> None:
-        if column not in self._types:
-            raise DatasetError(f"no column named {column!r}; the columns are {', '.join(self.columns)}")
 
     def renamed(self, names: Mapping[str, str]) -> Dataset:
         """A new dataset with columns renamed (old name -> new name); names must stay distinct."""
@@ -254,6 +262,15 @@ class Dataset:
 
 
 # --- column conversion -------------------------------------------------------------------------------
+
+
+def value_range(values) -> tuple[float, float, bool] | None:
+    """(least, largest, every value whole) of numbers (e.g. a column's distinct values), None for none: what
+    the bounds and numeric-kind proposals read from the data."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        return None
+    return float(v.min()), float(v.max()), bool(np.array_equal(v, np.round(v)))
 
 
 def _tidy_numeric(series: pd.Series) -> pd.Series:

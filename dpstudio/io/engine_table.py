@@ -55,10 +55,12 @@ class ColumnStats:
     def kind(self, is_text: bool) -> str:
         """Numeric when the file holds numbers, or text every present cell of which DuckDB reads as one."""
         return ds.NUMERIC if not is_text or 0 < self.present == self.numbers else ds.CATEGORICAL
+
+
 StudioProgress = Callable[[int, int, str], object]
 
 
-class EngineTable:
+class EngineTable(ds.ColumnKinds):
     """A table in a file, queried through DuckDB (see the module docstring). Same questions as a
     ``Dataset`` where the studio asks them; ``frame`` is None: no records in memory."""
 
@@ -104,17 +106,9 @@ class EngineTable:
     def columns(self) -> list[str]:
         return list(self.source.names)
 
-    @property
-    def types(self) -> dict[str, str]:
-        return dict(self._types)
-
-    def kind(self, column: str) -> str:
-        self._check_column(column)
-        return self._types[column]
-
-    def _check_column(self, column: str) -> None:
-        if column not in self._types:
-            raise ds.DatasetError(f"no column named {column!r}; the columns are {', '.join(self.columns)}")
+    def _numbers_from_text(self, column: str) -> bool:
+        """The file holds text in ``column`` and it is declared numeric: cells that are not numbers are missing."""
+        return self._native[column] and self._types[column] == ds.NUMERIC
 
     def numeric_problems(self, column: str) -> dict[str, int]:
         """Values that are not numbers, with their counts (no change is made)."""
@@ -147,8 +141,7 @@ class EngineTable:
         tests = []
         for c in self.columns:
             e = eng.column(src, c, self._native[c])
-            numeric_text = self._native[c] and self._types[c] == ds.NUMERIC
-            tests.append(f"TRY_CAST({e} AS DOUBLE) IS NULL" if numeric_text else f"{e} IS NULL")
+            tests.append(f"TRY_CAST({e} AS DOUBLE) IS NULL" if self._numbers_from_text(c) else f"{e} IS NULL")
         with self._lock:
             out = eng.frame(f"SELECT COUNT(*) AS n FROM src WHERE {' OR '.join(tests)}")
         return int(out["n"].iloc[0])
@@ -171,8 +164,7 @@ class EngineTable:
         if column not in self._raw:
             with self._lock:
                 frame, counts = self._engine.group_counts(self.source, [column])
-            raw = frame[column]
-            self._raw[column] = (raw.astype(object).where(raw.notna(), None).to_numpy(), counts)
+            self._raw[column] = (_raw_values(frame[column]), counts)
         return self._raw[column]
 
     def is_listed(self, column: str) -> bool:
@@ -194,8 +186,7 @@ class EngineTable:
                 out[c] = self._n_rows - int(self.value_counts(c)[1].sum())
             else:
                 st = self._wide[c]
-                numbers_only = self._native[c] and self._types[c] == ds.NUMERIC
-                out[c] = self._n_rows - (st.numbers if numbers_only else st.present)
+                out[c] = self._n_rows - (st.numbers if self._numbers_from_text(c) else st.present)
         return out
 
     def numeric_summary(self, column: str) -> tuple[float, float, bool] | None:
@@ -206,10 +197,7 @@ class EngineTable:
         if not self.is_listed(column):
             st = self._wide[column]
             return None if st.lo is None else (st.lo, st.hi, st.fractional == 0)
-        values = np.asarray(self.value_counts(column)[0], dtype=float)
-        if values.size == 0:
-            return None
-        return float(values.min()), float(values.max()), bool(np.array_equal(values, np.round(values)))
+        return ds.value_range(self.value_counts(column)[0])
 
     def missing_report(self) -> ds.MissingReport:
         """Missing cells per column, and the rows with a missing value in any column (read when the file was
@@ -238,10 +226,15 @@ class EngineTable:
 
     def group_counts(self, columns, progress: StudioProgress | None = None) -> tuple[pd.DataFrame, np.ndarray]:
         """(distinct combinations of ``columns`` with the declared kinds, records per combination): one
-        pass over the file in DuckDB. Private aggregates for the run on the driver."""
+        pass over the file in DuckDB, or for one listed column its counts read when the file was opened (no
+        pass; the same rows). Private aggregates for the run on the driver."""
         columns = list(columns)
         for c in columns:
             self._check_column(c)
+        if len(columns) == 1 and self.is_listed(columns[0]):
+            values, counts = self._raw[columns[0]]
+            raw = pd.Series(values, dtype=object, name=columns[0])
+            return pd.DataFrame({columns[0]: self.typed(columns[0], raw)}), np.asarray(counts, dtype=np.int64)
         what = f"reading {', '.join(columns)} from {self.path.name}"
         _check(progress, 0, 1000, what)
         with self._lock:
@@ -296,9 +289,10 @@ def _check(progress: StudioProgress | None, done: int, total: int, what: str) ->
 
 
 def open_engine_table(path, progress: StudioProgress | None = None, fingerprint: bool = True) -> EngineTable:
-    """Open a CSV/TSV (.gz) or Parquet file through DuckDB: one pass for every column's distinct values with
-    their counts and the rows with a missing value, the first rows for the preview, the file's SHA-256,
-    and (``fingerprint``) the budget store's fingerprint (a second pass). Raises ``DatasetError`` for a file
+    """Open a CSV/TSV (.gz) or Parquet file through DuckDB: one pass for every column's SQL summary and the
+    rows with a missing value, one for the distinct values with their counts of every column with at most
+    ``MAX_LISTED`` of them, the first rows for the preview, the file's SHA-256, and (``fingerprint``) the
+    budget store's fingerprint (a third pass). Raises ``DatasetError`` for a file
     DuckDB cannot read and ``io.datasets.Cancelled`` when ``progress`` stops it; nothing is kept then."""
     try:
         source = describe(path)
@@ -352,8 +346,8 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
         raise ds.DatasetError(f"{source.path.name} has no data rows")
     marginals = {}
     for c in listed:
-        part = out[out[f"g{names.index(c)}"] == 0]
-        marginals[c] = (part[c].astype(object).where(part[c].notna(), None).to_numpy(), part["n"].to_numpy(np.int64))
+        part = out[out[f"g{names.index(c)}"] == 0].sort_values(c, na_position="last")  # as group_counts orders
+        marginals[c] = (_raw_values(part[c]), part["n"].to_numpy(np.int64))
     wide = {c: ColumnStats(int(stats[f"present{i}"]), int(stats[f"distinct{i}"]), int(stats[f"numbers{i}"]),
                            _number(stats[f"lo{i}"]), _number(stats[f"hi{i}"]), int(stats[f"fractional{i}"]))
             for i, c in enumerate(names) if c not in marginals}
@@ -363,6 +357,11 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
     if fingerprint:
         table.fingerprint(progress)
     return table
+
+
+def _raw_values(series: pd.Series) -> np.ndarray:
+    """An engine's distinct values of one column as objects, None for missing."""
+    return series.astype(object).where(series.notna(), None).to_numpy()
 
 
 def _number(value) -> float | None:
@@ -375,7 +374,7 @@ def opens_with_engine(path, encoding: str = "utf-8") -> bool:
     installed; ``$DPSTUDIO_STUDIO_ENGINE`` = ``duckdb`` or ``numpy`` decides instead."""
     import os
 
-    from .engines import choose_engine
+    from .engines import _has, choose_engine
 
     p = Path(path)
     suffix = p.suffix.lower()
@@ -385,11 +384,6 @@ def opens_with_engine(path, encoding: str = "utf-8") -> bool:
         return False
     forced = os.environ.get("DPSTUDIO_STUDIO_ENGINE", "").strip().lower()
     if forced in ("duckdb", "numpy"):
-        return forced == "duckdb" and _has_duckdb()
+        return forced == "duckdb" and _has("duckdb")
     return choose_engine("auto", p) == "duckdb"
 
-
-def _has_duckdb() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("duckdb") is not None

@@ -431,40 +431,28 @@ class Project:
         self._changed("types")
         self.notify("provenance")
 
-    def _numeric_values(self, attribute: str, what: str):
-        """The loaded values of a numeric attribute (missing ones left out), for a proposal from the data;
-        ProjectError without data or for a categorical attribute ("only numeric attributes {what}")."""
+    def _numeric_summary(self, attribute: str, what: str) -> tuple[float, float, bool] | None:
+        """(least, largest, all whole) of a numeric attribute's values, None without numbers, for a proposal
+        from the data (its distinct values decide; a table read through an engine answers from its counts or,
+        for a column with very many values, SQL aggregates); ProjectError without data or for a categorical
+        attribute ("only numeric attributes {what}")."""
         import pandas as pd
+
+        from dpstudio.io.datasets import value_range
 
         if not self.has_data:
             raise ProjectError("open data first")
         self._check_attribute(attribute)
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes {what}")
-        distinct = self.value_counts(attribute)[0]  # the distinct values decide min, max and wholeness
-        return pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").dropna().to_numpy(dtype=float)
-
-    def _numeric_summary(self, attribute: str, what: str) -> tuple[float, float, bool] | None:
-        """(least, largest, all whole) of a numeric attribute's values, None without numbers; a table read
-        through an engine answers from its counts or, for a column with very many values, SQL aggregates."""
-        table = self.engine_table
-        if table is not None:
-            self._check_attribute(attribute)
-            if self.types.get(attribute) != NUMERIC:
-                raise ProjectError(f"{attribute} is categorical: only numeric attributes {what}")
-            return table.numeric_summary(attribute)
-        import numpy as np
-
-        values = self._numeric_values(attribute, what)
-        if values.size == 0:
-            return None
-        return float(values.min()), float(values.max()), bool(np.array_equal(values, np.round(values)))
+        if self.engine_table is not None:
+            return self.engine_table.numeric_summary(attribute)
+        distinct = self.value_counts(attribute)[0]
+        return value_range(pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").dropna())
 
     def propose_numeric_type(self, attribute: str) -> str:
         """The kind read from the values (all whole numbers: integer, else continuous), marked "derived
         from the data: not private" until confirmed: one record with 30.5 would change it."""
-        import numpy as np
-
         summary = self._numeric_summary(attribute, "are integer or continuous")
         kind = "integer" if summary is None or summary[2] else "continuous"
         self.set_numeric_type(attribute, kind, pv.KIND_FROM_DATA, derived=True)

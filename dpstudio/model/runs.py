@@ -46,8 +46,9 @@ def used_frame(project: Project, columns: list[str]):
 def used_counts(project: Project, columns: list[str], progress=None):
     """(rows, records per row or None): the project's data restricted to ``columns`` with the missing-value
     choice applied. In memory the rows are the records (weights None); a table read through an engine gives
-    the distinct combinations of ``columns`` with their counts (one pass; ``progress(done, total, what)``
-    follows it and cancels it), which every algorithm takes as weighted records."""
+    the distinct combinations of ``columns`` with their counts (``EngineTable.group_counts``: one pass, or none
+    for one column; ``progress(done, total, what)`` follows it and cancels it), which every algorithm takes as
+    weighted records."""
     if not project.has_data:
         raise RunInputError("no data is loaded: open a file in the Data panel")
     weights = None
@@ -56,7 +57,7 @@ def used_counts(project: Project, columns: list[str], progress=None):
         from dpstudio.io.engines import EngineError
 
         try:
-            sub, weights = _engine_counts(project.dataset, columns, progress)
+            sub, weights = project.dataset.group_counts(columns, progress)
         except Cancelled:
             raise
         except (EngineError, DatasetError) as exc:
@@ -82,22 +83,6 @@ def used_counts(project: Project, columns: list[str], progress=None):
                                 "no 'missing' category; choose 'drop' in the Data panel")
         sub[c] = sub[c].astype(object).where(sub[c].notna(), MISSING_LABEL)
     return sub, weights
-
-
-def _engine_counts(table, columns: list[str], progress):
-    """A table read through an engine: one column comes from the counts read when the file was opened (no
-    pass over the file), several from one ``group_counts`` pass."""
-    import pandas as pd
-
-    if len(columns) == 1 and table.is_listed(columns[0]):
-        c = columns[0]
-        values, counts = table.value_counts(c)
-        missing = table.missing_per_column()[c]
-        frame = pd.DataFrame({c: pd.Series(list(values) + ([np.nan] if missing else []), dtype=object)})
-        if table.kind(c) == NUMERIC:
-            frame[c] = frame[c].astype(float)
-        return frame, np.append(np.asarray(counts, dtype=np.int64), [missing] if missing else [])
-    return table.group_counts(columns, progress)
 
 
 def _missing_domains(project: Project, qis: list[str]) -> str:

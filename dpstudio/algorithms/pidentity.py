@@ -102,17 +102,24 @@ def block_start(n: int, p: int) -> np.ndarray:
     return theta
 
 
-def optimise_theta(n_bins: int, p: int | None = None, max_iter: int = MAX_ITER) -> np.ndarray:
-    """Theta >= 0 (p x n) minimising the continuous p-Identity's all-range error (L-BFGS-B, scipy)."""
+def _minimise(objective, start: np.ndarray, args: tuple, max_iter: int) -> np.ndarray:
+    """L-BFGS-B on ``objective(x, *args) -> (f, gradient)`` from ``start``, every value >= 0, one BLAS
+    thread (p x n products: threads cost more than they save, 3x slower at n = 1024)."""
     from scipy.optimize import minimize
     from threadpoolctl import threadpool_limits
 
+    x0 = np.asarray(start, dtype=float).ravel()
+    with threadpool_limits(1):
+        res = minimize(objective, x0, args=args, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * x0.size,
+                       options={"maxiter": int(max_iter)})
+    return res.x
+
+
+def optimise_theta(n_bins: int, p: int | None = None, max_iter: int = MAX_ITER) -> np.ndarray:
+    """Theta >= 0 (p x n) minimising the continuous p-Identity's all-range error (L-BFGS-B, scipy)."""
     n = int(n_bins)
     p = n_rows(n) if p is None else int(p)
-    with threadpool_limits(1):  # p x n products: threads cost more than they save (3x slower at n = 1024)
-        res = minimize(_objective, block_start(n, p).ravel(), args=(p, n), jac=True, method="L-BFGS-B",
-                       bounds=[(0.0, None)] * (p * n), options={"maxiter": int(max_iter)})
-    return res.x.reshape(p, n)
+    return _minimise(_objective, block_start(n, p), (p, n), max_iter).reshape(p, n)
 
 
 #: from this many bins on, the extra rows are smooth bumps at two scales (``smooth_layout``), not free weights,
@@ -213,13 +220,7 @@ def optimise_smooth(n_bins: int, start: np.ndarray | None = None, max_iter: int 
 
 def optimise_profile(lay: SmoothLayout, start: np.ndarray, max_iter: int) -> np.ndarray:
     """The profile values minimising the continuous all-range error (L-BFGS-B, one BLAS thread, >= 0)."""
-    from scipy.optimize import minimize
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        res = minimize(_smooth_objective, np.asarray(start, dtype=float), args=(lay,), jac=True,
-                       method="L-BFGS-B", bounds=[(0.0, None)] * lay.size, options={"maxiter": int(max_iter)})
-    return res.x
+    return _minimise(_smooth_objective, start, (lay,), max_iter)
 
 
 @dataclass

@@ -213,24 +213,21 @@ class IcicleView(QtWidgets.QWidget):
         p.setRenderHint(QtGui.QPainter.Antialiasing, False)
         white = QtGui.QPen(QtGui.QColor("white"))
         white.setWidth(1)
+        def cell(i):
+            return QtCore.QRectF(float(px0[i]), float(L.depth[i] * rh), float(px1[i] - px0[i]), rh)
+
         for code, colour in self._colours.items():
             rows = np.flatnonzero(vis & (status == code))
-            if not rows.size:
-                continue
-            p.setBrush(colour)
             wide = (px1[rows] - px0[rows]) >= 3  # a white border only where the cell is wider than it
-            for part, pen in ((rows[wide], white if rows.size < 4000 else QtCore.Qt.NoPen),
-                              (rows[~wide], QtCore.Qt.NoPen)):
-                if part.size:
-                    p.setPen(pen)
-                    p.drawRects([QtCore.QRectF(float(px0[i]), float(L.depth[i] * rh), float(px1[i] - px0[i]), rh)
-                                 for i in part])
-        for code, colour in self._colours.items():  # cells thinner than half a pixel: a band of their colour
-            runs = [QtCore.QRectF(float(x), float(d * rh), float(w), rh) for x, d, w, c in thin if c == code]
-            if runs:
-                p.setBrush(colour)
+            narrow = [cell(i) for i in rows[~wide]]
+            narrow += [QtCore.QRectF(float(x), float(d * rh), float(w), rh) for x, d, w, c in thin if c == code]
+            p.setBrush(colour)
+            if wide.any():
+                p.setPen(white if rows.size < 4000 else QtCore.Qt.NoPen)
+                p.drawRects([cell(i) for i in rows[wide]])
+            if narrow:  # cells under 3 px, and the pixel runs of those under half a pixel: no border
                 p.setPen(QtCore.Qt.NoPen)
-                p.drawRects(runs)
+                p.drawRects(narrow)
         self._paint_selection(p, L, px0, px1, rh)
         self._paint_labels(p, L, px0, px1, rh, vis)
 

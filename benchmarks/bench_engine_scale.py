@@ -45,6 +45,26 @@ def write_parquet(out: Path, rows: int, seed: int = 0) -> None:
     tmp.rename(out)
 
 
+def bench_data(rows: int, keep: str | None) -> tuple[Path, Path]:
+    """(folder, file): the ``rows``-row Parquet file in ``keep`` (reused when present) or in a new temporary
+    folder, written if missing."""
+    folder = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="dpstudio-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / f"adult_{rows}.parquet"
+    if not data.exists():
+        t = time.perf_counter()
+        write_parquet(data, rows)
+        print(f"wrote {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.0f} s")
+    return folder, data
+
+
+def remove_unless_kept(folder: Path, keep: str | None) -> None:
+    if not keep:
+        for f in folder.iterdir():
+            f.unlink()
+        folder.rmdir()
+
+
 def release_argv(data: Path, out: Path, store: str) -> list[str]:
     taxonomies = [f"--taxonomy={a}={TAX / (a + '.csv')}" for a in
                   ("workclass", "education", "marital-status", "occupation", "sex")]
@@ -75,14 +95,8 @@ def main(argv: list[str]) -> int:
     rows = int(args[0]) if args else 20_000_000
     repeats = int(args[1]) if len(args) > 1 else 1
     keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
-    folder = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="dpstudio-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    data = folder / f"adult_{rows}.parquet"
     print(f"load average before: {os.getloadavg()}")
-    if not data.exists():
-        t = time.perf_counter()
-        write_parquet(data, rows)
-        print(f"wrote {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.0f} s")
+    folder, data = bench_data(rows, keep)
     cases = [("untracked (--budget-store none)", "none")]
     if "--tracked" in argv:
         cases.append(("tracked (fingerprint of the whole table by DuckDB)", str(folder / "store.sqlite")))
@@ -96,10 +110,7 @@ def main(argv: list[str]) -> int:
         print(f"{rows:,} rows, {name}: median wall {statistics.median(walls):.1f} s "
               f"({', '.join(f'{w:.1f}' for w in walls)}), peak {max(m for _, m in runs):.2f} GB, {repeats} run(s)")
     print(f"load average after: {os.getloadavg()}")
-    if not keep:
-        for f in folder.iterdir():
-            f.unlink()
-        folder.rmdir()
+    remove_unless_kept(folder, keep)
     return 0
 
 

@@ -16,12 +16,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_engine_scale import write_parquet  # noqa: E402
+from bench_engine_scale import bench_data, remove_unless_kept  # noqa: E402
 
 CHILD = r"""
 import json, os, resource, sys, time
@@ -64,12 +62,8 @@ def main(argv: list[str]) -> int:
     repeats = int(args[1]) if len(args) > 1 else 3
     keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
     engine = "numpy" if "--numpy" in argv else "duckdb"
-    folder = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="dpstudio-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    data = folder / f"adult_{rows}.parquet"
     print(f"load average before: {os.getloadavg()}")
-    if not data.exists():
-        write_parquet(data, rows)
+    folder, data = bench_data(rows, keep)
     runs = []
     for _ in range(repeats):
         store = folder / "store.sqlite"
@@ -81,10 +75,7 @@ def main(argv: list[str]) -> int:
           f"{max(r['peak_gb'] for r in runs):.2f} GB (medians of {repeats}; opens "
           f"{', '.join(format(r['open'], '.1f') for r in runs)})")
     print(f"load average after: {os.getloadavg()}")
-    if not keep:
-        for f in folder.iterdir():
-            f.unlink()
-        folder.rmdir()
+    remove_unless_kept(folder, keep)
     return 0
 
 

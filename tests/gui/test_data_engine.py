@@ -23,8 +23,7 @@ def open_in(qtbot, win, path):
 
 def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, monkeypatch):
     from dpstudio.io.engine_table import PREVIEW_ROWS
-    from dpstudio.model.data import declare_bundled_sample
-    from tests.model.test_engine_runs import BOUNDS, project_on
+    from tests.model.test_engine_runs import declare_adult, project_on
 
     csv, _ = adult_files(tmp_path, rows=2500)
     monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
@@ -41,11 +40,7 @@ def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, mon
     assert data.attr_table.item(col, 5).text() == f"{loaded.frame['workclass'].nunique():,}"
     shot(window, "data_engine")
 
-    declare_bundled_sample(p)
-    for a, (lo, hi) in BOUNDS.items():
-        p.set_bounds(a, lo, hi)
-    p.set_algorithm("maxgddp")
-    p.set_epsilon(1.0)
+    declare_adult(p)
     assert window.panels["Taxonomy"].badge("sex")[0] == "covered"
     algo = window.panels["Algorithm"]
     algo.refresh_budget()
@@ -79,17 +74,13 @@ def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, mon
 
 
 def test_cancel_while_the_file_is_read_spends_nothing(qtbot, window, tmp_path, monkeypatch):
-    from dpstudio.model.data import declare_bundled_sample
-    from tests.model.test_engine_runs import BOUNDS
+    from tests.model.test_engine_runs import declare_adult
 
     csv, _ = adult_files(tmp_path, rows=500)
     monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
     open_in(qtbot, window, csv)
     p = window.project
-    declare_bundled_sample(p)
-    for a, (lo, hi) in BOUNDS.items():
-        p.set_bounds(a, lo, hi)
-    p.set_algorithm("maxgddp")
+    declare_adult(p)
     algo = window.panels["Algorithm"]
     table = p.engine_table
     real = table.group_counts
@@ -109,16 +100,13 @@ def test_a_project_on_a_large_file_saves_and_reopens_through_duckdb(qtbot, windo
     from PySide6 import QtWidgets
 
     from dpstudio.gui.main_window import MainWindow
-    from dpstudio.model.data import declare_bundled_sample
-    from tests.model.test_engine_runs import BOUNDS
+    from tests.model.test_engine_runs import declare_adult
 
     csv, _ = adult_files(tmp_path, rows=800)
     monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
     open_in(qtbot, window, csv)
     p = window.project
-    declare_bundled_sample(p)
-    for a, (lo, hi) in BOUNDS.items():
-        p.set_bounds(a, lo, hi)
+    declare_adult(p)
     p.set_type("education-num", "categorical")
     target = tmp_path / "big.dpstudio"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))

@@ -21,15 +21,20 @@ BOUNDS = {"age": (17, 91), "education-num": (1, 17), "hours-per-week": (1, 100),
           "capital-loss": (0, 4357), "fnlwgt": (10000, 1500000)}
 
 
-def project_on(dataset, path, algorithm="maxgddp", **params) -> Project:
-    p = Project()
-    p.set_data(dataset, path)
+def declare_adult(p: Project, algorithm="maxgddp", **params) -> Project:
+    """The Adult sample's public inputs and BOUNDS declared on ``p`` (data loaded), the algorithm at eps = 1."""
     declare_bundled_sample(p)
     for a, (lo, hi) in BOUNDS.items():
         p.set_bounds(a, lo, hi)
     p.set_algorithm(algorithm, params or None)
     p.set_epsilon(1.0)
     return p
+
+
+def project_on(dataset, path, algorithm="maxgddp", **params) -> Project:
+    p = Project()
+    p.set_data(dataset, path)
+    return declare_adult(p, algorithm, **params)
 
 
 @pytest.fixture(scope="module")

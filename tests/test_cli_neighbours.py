@@ -102,6 +102,22 @@ def test_histogram_from_counts_metadata_is_the_same_for_neighbours(tmp_path, alg
     assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr
 
 
+@pytest.mark.parametrize("algorithm", ["pidentity", None])
+def test_histogram_with_smooth_rows_metadata_is_the_same_for_neighbours(tmp_path, algorithm):
+    """1,024 bins: p-Identity's smooth rows (the default there); D and D plus one record in bin 500."""
+    counts = [int(c) for c in np.random.default_rng(7).poisson(20, 1024)]
+    write_counts(tmp_path / "d", counts)
+    write_counts(tmp_path / "d1", counts[:500] + [counts[500] + 1] + counts[501:])
+    chosen = [] if algorithm is None else ["--algorithm", algorithm]
+    argv = ["histogram", "--counts", "counts.txt", *chosen, "--epsilon", "1", "--out", "out.csv"]
+    a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
+    assert a.sidecar["algorithm"] == b.sidecar["algorithm"] == "pidentity"
+    assert a.sidecar["strategy"]["extra_rows"] == 68  # 1,024 / 16 + 1,024 / 256 smooth rows
+    assert [r[0] for r in a.rows] == [r[0] for r in b.rows] and a.rows[0] == ["bin", "count"]
+    assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
+    assert a.stdout.replace("d1", "d") == b.stdout.replace("d1", "d") and a.stderr == b.stderr
+
+
 @pytest.mark.parametrize("chosen", [["--algorithm", "hb"], []], ids=["hb", "default"])
 @pytest.mark.parametrize("added", ["33", "?"], ids=["value", "missing-value"])
 def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added, chosen):

@@ -3,7 +3,8 @@
 D and D' = D + one record go through the studio as a user would: open the CSV in the Data panel, declare
 roles, types, the numeric kind, bounds and the class values there, import the taxonomies in the Taxonomy
 panel, run in release mode from the Algorithm panel (secure noise; each input charges its own throwaway
-budget store), and export through the Export panel. Every non-noisy part of the two exports must be
+budget store), and export through the Export panel; once with the table in memory, once read through DuckDB
+(the studio's way with a large file). Every non-noisy part of the two exports must be
 identical: the sidecar without the documented outputs of a mechanism, the CSV header and its class column's
 structure, the report's structure. The added record has a class value no other record holds: before issue 8
 the class set came from the data, so the neighbour's release had a third class and more cells.
@@ -11,6 +12,7 @@ the class set came from the data, so the neighbour's release had a third class a
 
 import csv
 import json
+import os
 
 import pytest
 from PySide6 import QtWidgets
@@ -35,7 +37,7 @@ def _through_the_panels(qtbot, folder, algorithm, declare_table):
     try:
         data = win.panel("Data")
         data.open_file(folder / "d.csv")
-        qtbot.waitUntil(lambda: win.project.frame is not None, timeout=30000)
+        qtbot.waitUntil(lambda: win.project.has_data, timeout=30000)
         p = win.project
         if declare_table is not None:
             declare_table(win, data)
@@ -55,6 +57,7 @@ def _through_the_panels(qtbot, folder, algorithm, declare_table):
         assert alg.run() is not None, alg.last_error
         qtbot.waitUntil(lambda: p.can_export, timeout=60000)
         assert p.unconfirmed_inputs() == []
+        assert (p.engine_table is not None) == (os.environ.get("DPSTUDIO_STUDIO_ENGINE") == "duckdb")
         paths = win.panel("Export").export_to(folder / "out", "release", confirm=False)
     finally:
         win.project.dirty = False
@@ -78,8 +81,17 @@ def studio_export(qtbot, folder, algorithm):
     return _through_the_panels(qtbot, folder, algorithm, _declare_table)
 
 
+@pytest.fixture(params=["numpy", "duckdb"])
+def engine(request, monkeypatch):
+    """The table in memory, or read through DuckDB as the studio reads a large file."""
+    if request.param == "duckdb":
+        pytest.importorskip("duckdb")
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen_consistency", "maxgddp"])
-def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm):
+def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm, engine):
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)  # d.csv and the country taxonomy, as the CLI test writes them
     write_table(tmp_path / "d1", rows + [("China", 33, "Maybe")])
@@ -105,7 +117,7 @@ def studio_histogram_export(qtbot, folder, algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ["hb", "luedptree", "hopt"])
-def test_studio_histogram_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm):
+def test_studio_histogram_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm, engine):
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)
     write_table(tmp_path / "d1", rows + [("China", 99, "Maybe")])

@@ -84,6 +84,23 @@ def test_automatic_steps_are_the_same_for_neighbouring_tables(tmp_path, algorith
     assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
 
 
+def test_maxgddp_log_grid_is_the_same_for_neighbouring_tables(tmp_path):
+    """Bounds spanning three decades give MAXGDDP the 1-2-5 grid, from the bounds alone: D and D + one
+    record (a value above every other) get the same grid, its source and the re-run script's options."""
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [("USA", 99000, "Y")])
+    argv = [a if a != "age=0:100" else "age=0:100000" for a in release_argv("maxgddp", steps=None)]
+    a, b = (run_writer(tmp_path / name, argv, report="out.html") for name in ("d", "d1"))
+    for o in (a, b):
+        age = next(x for x in o.sidecar["attributes"] if x["name"] == "age")
+        assert age["lattice"]["grid"] == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
+        assert "1-2-5 series" in age["lattice"]["split_points"]
+        assert o.sidecar["parameters"]["numeric_grid"] == "log"
+    assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
+    assert report_structure(a.report) == report_structure(b.report)
+
+
 def write_counts(folder, counts):
     folder.mkdir()
     (folder / "counts.txt").write_text("\n".join(map(str, counts)) + "\n")

@@ -196,6 +196,27 @@ def test_engine_options_reach_the_sidecar(files):
     assert [s["step"] for s in meta["post_processing"]] == ["consistency"]
 
 
+@pytest.mark.parametrize("grid, expected", [(None, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
+                                            ("equal", [500, 1000, 1500, 2000]), ("log", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000])])
+def test_numeric_grid_option_chooses_maxgddps_split_grid(files, grid, expected):
+    tmp, data, tax = files
+    a = args(data, tax, tmp / "g.csv", "--seed", "1", "--grid-bins", "5", *(["--numeric-grid", grid] if grid else []))
+    a[a.index("--algorithm") + 1] = "maxgddp"
+    a[a.index("age=15:40")] = "age=0:2500"  # bounds that span three decades
+    assert main(a) == 0
+    meta = json.loads((tmp / "g.json").read_text())
+    age = next(x for x in meta["attributes"] if x["name"] == "age")
+    assert age["lattice"]["grid"] == expected
+    assert meta["parameters"]["numeric_grid"] == (grid or "log")
+
+
+def test_numeric_grid_is_refused_for_diffgen(files, capsys):
+    tmp, data, tax = files
+    out = tmp / "d.csv"
+    assert main(args(data, tax, out, "--numeric-grid", "equal")) == 2
+    assert "--numeric-grid applies to --algorithm maxgddp only" in capsys.readouterr().err and not out.exists()
+
+
 @pytest.mark.parametrize("algorithm", ["diffgen", "maxgddp"])
 def test_count_share_flag_sets_the_counts_budget(files, algorithm):
     from fractions import Fraction

@@ -23,8 +23,10 @@
   projection of ``core.tree_projection`` (non-negative, integral, consistent, total kept), and the
   consistent leaves are released.
 - ``maxgddp`` (seed 002): one candidate vector (every categorical specialization and, per numeric
-  interval, every public grid split point inside it), report-noisy-max with scale Du/eps_l (Max is
-  monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
+  interval, every public grid split point inside it; the grid of an attribute without a taxonomy is the
+  1-2-5 series 1, 2, 5, 10, ... when its public bounds start at 0 or above and span three decades, such as
+  money amounts, else 16 equal-width bins of the bounds: ``_grid_for``; public inputs only),
+  report-noisy-max with scale Du/eps_l (Max is monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
   r = fanout^(1/3) (fanout 3 as in the paper); default eps1 = eps2 = eps/2 (the seed leaves the split
   open; DiffGen's half-and-half). Leaf counts Lap(1/eps2), then the same leaf projection as diffgen.
 
@@ -78,6 +80,14 @@ NOISY_MAX = "noisy_max"
 LEAST_SQUARES = "least_squares"
 HAY = "hay_generalized"
 NO_CONSISTENCY = "none"
+#: MAXGDDP's public split grid for a numeric attribute without a taxonomy (``_grid_for``): "equal" =
+#: ``grid_bins`` equal-width bins of the bounds; "log" = the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside
+#: the bounds when they start at 0 or above and span at least three decades (hi >= 1000 max(lo, 1)), the
+#: equal-width grid otherwise. Both depend on the public bounds only.
+EQUAL_GRID = "equal"
+LOG_GRID = "log"
+NUMERIC_GRIDS = (EQUAL_GRID, LOG_GRID)
+LOG_GRID_DECADES = 3
 
 PRESETS = {
     "diffgen": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen", numeric_splits="exponential",
@@ -86,7 +96,7 @@ PRESETS = {
                                numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES,
                                node_budget="optimized", tree_projection=True),
     "maxgddp": dict(score=sc.MAX, selection=NOISY_MAX, budget="geometric", numeric_splits="grid",
-                    counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
+                    numeric_grid=LOG_GRID, counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
 }
 
 
@@ -97,7 +107,8 @@ class DiffGenParams:
     score: "max" | "infogain"; score_scope: "partition" (sum over the partitions holding a candidate) |
     "pooled"; selection: "exponential" | "noisy_max"; budget: "diffgen" (eps' per step) | "geometric"
     (MAXGDDP levels); numeric_splits: "exponential" (DiffGen, data-dependent intervals) | "grid" (public
-    split points; ``grid_bins`` equal-width bins from the bounds unless the attribute brings a grid);
+    split points: the attribute's taxonomy cut points, else ``numeric_grid``: "equal" (``grid_bins``
+    equal-width bins of the bounds) or "log" (the 1-2-5 series when the bounds span three decades));
     tree_fraction: eps1 / eps for the geometric budget; fanout: f in r = f^(1/3); counts: "leaves" |
     "tree"; node_budget (tree): "uniform" (L/eps_c everywhere) | "path" (node scale = length of the
     longest path through it / eps_c) | "optimized" (per-level shares chosen for the released tree's shape,
@@ -128,6 +139,7 @@ class DiffGenParams:
     budget: str = "diffgen"
     numeric_splits: str = "exponential"
     grid_bins: int = 16
+    numeric_grid: str = EQUAL_GRID
     tree_fraction: object = Fraction(1, 2)
     fanout: float = 3.0
     counts: str = "leaves"
@@ -147,7 +159,8 @@ class DiffGenParams:
             raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")
         choices = dict(score=sc.SCORES, score_scope=("partition", "pooled"),
                        selection=(EXPONENTIAL, NOISY_MAX), budget=("diffgen", "geometric"),
-                       numeric_splits=("exponential", "grid"), counts=("leaves", "tree"),
+                       numeric_splits=("exponential", "grid"), numeric_grid=NUMERIC_GRIDS,
+                       counts=("leaves", "tree"),
                        node_budget=("uniform", "path", "optimized"), consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY))
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -340,9 +353,23 @@ def _group_label(lattice, k0: int, k1: int) -> str:
     return f"{k1 - k0} points {lattice.point(k0):g} .. {lattice.point(k1 - 1):g}"
 
 
-def _grid_for(attr: NumericAttribute, bins: int) -> np.ndarray:
+def uses_log_grid(lo: float, hi: float) -> bool:
+    """Whether the "log" grid rule takes the 1-2-5 series for public bounds [lo, hi)."""
+    return lo >= 0 and hi >= 10 ** LOG_GRID_DECADES * max(lo, 1.0)
+
+
+def log_grid(lo: float, hi: float) -> np.ndarray:
+    """The 1-2-5 series 1, 2, 5, 10, ... strictly inside (lo, hi)."""
+    top = max(0, int(math.ceil(math.log10(max(hi, 1.0)))))
+    g = np.array([m * 10.0 ** k for k in range(top + 1) for m in (1, 2, 5)])
+    return g[(g > lo) & (g < hi)]
+
+
+def _grid_for(attr: NumericAttribute, bins: int, kind: str = EQUAL_GRID) -> np.ndarray:
     if attr.grid is not None:
         g = np.unique(np.asarray(attr.grid, dtype=float))
+    elif kind == LOG_GRID and uses_log_grid(attr.lo, attr.hi):
+        g = log_grid(attr.lo, attr.hi)
     else:
         g = attr.lo + (attr.hi - attr.lo) * np.arange(1, bins) / bins
         if attr.integer:
@@ -449,7 +476,7 @@ class _Engine:
                 self.intervals[a] = _Intervals(attr.lo, attr.hi, lattice.cells)
                 x = np.asarray(attr.values, dtype=float)
                 if params.numeric_splits == "grid":
-                    g = _grid_for(attr, params.grid_bins)
+                    g = _grid_for(attr, params.grid_bins, params.numeric_grid)
                     self.grids[a] = g
                     self.bins[a] = np.searchsorted(g, x, side="right")
                 else:
@@ -987,6 +1014,9 @@ def _split_domain(eng: _Engine, a: int) -> dict:
     if attr.grid is not None:
         source = getattr(eng.lattices[a], "source", "the cut points of the attribute's taxonomy")
         d.pop("grid_source", None)
+    elif eng.params.numeric_grid == LOG_GRID and uses_log_grid(attr.lo, attr.hi):
+        source = ("the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside the public bounds, which span at least "
+                  f"{LOG_GRID_DECADES} decades")
     else:
         source = f"{eng.params.grid_bins} equal-width bins of the public bounds"
         if attr.integer:

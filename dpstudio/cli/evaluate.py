@@ -36,7 +36,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--taxonomies", help="folder of taxonomy files + bounds.json (default: the bundled Adult ones)")
     p.add_argument("--numeric-grids", metavar="DIR",
                    help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
-                        "(e.g. resources/taxonomies/adult/log-grids); default: equal-width grids")
+                        "(e.g. resources/taxonomies/adult/log-grids); default: --numeric-grid's rule")
+    p.add_argument("--numeric-grid", choices=("log", "equal"), default=None,
+                   help="maxgddp: grid of a numeric attribute without a numeric taxonomy: log (default: the 1-2-5 "
+                        "series when the bounds start at 0 or above and span three decades, equal-width bins "
+                        "otherwise) or equal (16 equal-width bins)")
     add_type_option(p)
     p.add_argument("--algorithm", default="maxgddp",
                    help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)")
@@ -184,13 +188,18 @@ def _accuracy(args, setup, algorithms, epsilons, steps) -> int:
               " (papers: 75.43 %, 85.3 %)", flush=True)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     records = sweep(setup, algorithms, epsilons, steps, args.runs, seed=args.seed, secure=args.secure,
-                    results=args.results, encoding=args.encoding, progress=progress)
+                    results=args.results, encoding=args.encoding, progress=progress,
+                    **_grid_override(args))
     rows = summarize(records)
     print(format_summary(rows, baselines, note))
     if args.out:
         _write(args, rows, {"note": note, "baselines": baselines, "summary": rows,
                             "runs": sorted(records, key=lambda r: (r["algorithm"], r["epsilon"], r["steps"], r["run"]))})
     return 0
+
+
+def _grid_override(args) -> dict:
+    return {} if args.numeric_grid is None else {"numeric_grid": args.numeric_grid}
 
 
 def _range_error(args, setup, algorithms, epsilons, steps) -> int:
@@ -209,7 +218,7 @@ def _range_error(args, setup, algorithms, epsilons, steps) -> int:
     noise = SecureNoise() if args.secure else SimulationNoise(args.seed)
     # the tree: one run of the chosen algorithm (its structure); its count budget eps_c is what the
     # Monte-Carlo compares leaf-only and consistent releases on
-    _, result = one_run(setup, algorithms[0], epsilons[0], steps[0], noise)
+    _, result = one_run(setup, algorithms[0], epsilons[0], steps[0], noise, **_grid_override(args))
     domain = domain_of(setup.data)
     tree = true_tree(setup.data, result, domain)
     rng = np.random.default_rng(args.seed)

@@ -6,7 +6,7 @@
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
                      [--consistency ls|hay|none] [--node-budget optimized|uniform|path]
                      [--post-processing projection|clamp] [--overwrite]
-                     [--expand-records] [--missing drop|category] [--grid-bins B] [--tree-fraction F]
+                     [--expand-records] [--missing drop|category] [--numeric-grid log|equal] [--grid-bins B] [--tree-fraction F]
                      [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
                      [--engine auto|numpy|duckdb|spark] [--spark-master URL]
 
@@ -70,6 +70,10 @@ def add_parser(subparsers) -> None:
                    help="projection (default: non-negative, consistent over the released tree, total kept; "
                         "diffgen and maxgddp project the sums of their noisy leaves) or clamp (negative counts "
                         "set to 0 after rounding)")
+    p.add_argument("--numeric-grid", choices=("log", "equal"), default=None,
+                   help="maxgddp: split grid of a numeric attribute without a numeric taxonomy: log (default: the "
+                        "1-2-5 series 1, 2, 5, 10, ... when its bounds start at 0 or above and span three decades, "
+                        "such as money amounts; equal-width bins otherwise) or equal (always --grid-bins bins)")
     p.add_argument("--grid-bins", type=int, default=16,
                    help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
     p.add_argument("--tree-fraction", default=None, help="maxgddp: share of epsilon for the tree (eps1; default 1/2)")
@@ -273,6 +277,11 @@ def _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, coun
         raise CliError("--node-budget applies to --algorithm diffgen-consistent only")
     if args.node_budget is not None:
         overrides["node_budget"] = args.node_budget
+    if args.numeric_grid is not None:
+        if args.algorithm != "maxgddp":
+            raise CliError("--numeric-grid applies to --algorithm maxgddp only (DiffGen's split points lie on the "
+                           "attribute's lattice or taxonomy)")
+        overrides["numeric_grid"] = args.numeric_grid
     if args.post_processing is not None:
         overrides["tree_projection"] = args.post_processing == "projection"
     if args.consistency is not None:

@@ -80,7 +80,7 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
         args += ["--steps", str(int(p.steps))]
     args += ["--score", p.score, "--score-scope", p.score_scope, "--grid-bins", str(int(p.grid_bins))]
     if p.algorithm == "maxgddp":
-        args += ["--fanout", _number(p.fanout)]
+        args += ["--numeric-grid", p.numeric_grid, "--fanout", _number(p.fanout)]
     if p.algorithm == "diffgen-consistent":
         args += ["--consistency", p.consistency, "--node-budget", p.node_budget,
                  "--post-processing", "projection" if p.tree_projection else "clamp"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpstudio.algorithms import diffgen_scores as sc
-from dpstudio.algorithms.diffgen import preset, run_diffgen, run_to_result
+from dpstudio.algorithms.diffgen import log_grid, preset, run_diffgen, run_to_result, uses_log_grid
 from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from dpstudio.core.budget import Ledger
 from dpstudio.core.events import (BudgetSpent, CandidatesScored, LeavesReleased, NodeCreated, NodeNoised,
@@ -188,6 +188,46 @@ def test_maxgddp_grid_candidates_from_equal_width_bounds():
         left, right = ys[ages < g], ys[ages >= g]
         hand = max(left.sum(), (~left).sum()) + max(right.sum(), (~right).sum())
         assert s == hand
+
+
+@pytest.mark.parametrize("lo, hi, log", [(0, 100000, True), (0, 1500000, True), (10, 10000, True),
+                                         (17, 91, False), (1, 100, False), (0, 999, False), (-5, 100000, False)])
+def test_log_grid_rule_depends_on_the_bounds_only(lo, hi, log):
+    assert uses_log_grid(lo, hi) is log
+    if log:
+        g = log_grid(lo, hi)
+        assert g.min() > lo and g.max() < hi
+        # three points per decade, in the 1-2-5 series
+        assert set(np.round(g / 10.0 ** np.floor(np.log10(g)), 9)) <= {1.0, 2.0, 5.0}
+
+
+def test_log_grid_of_money_bounds_is_the_bundled_log_taxonomys_cut_points():
+    assert log_grid(0, 100000).tolist() == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000,
+                                            20000, 50000]
+
+
+@pytest.mark.parametrize("grid, expected", [("log", [1, 2, 5, 10, 20, 50, 100, 200, 500]),
+                                            ("equal", [200, 400, 600, 800])])
+def test_maxgddp_candidates_on_the_log_or_equal_grid(grid, expected):
+    amounts = [0, 0, 3, 40, 0, 700, 0, 15]
+    y = np.array([0 if c == "N" else 1 for c in CLASS])
+    data = DiffGenInput((NumericAttribute("Gain", np.array(amounts, float), 0.0, 1000.0, integer=True),),
+                        "Class", ("N", "Y"), y)
+    params = preset("maxgddp", 1, 1, grid_bins=5, **({} if grid == "log" else {"numeric_grid": grid}))
+    evs = events_of(data, params)[0]
+    ev = _first_scores(evs)
+    assert ev.labels == tuple(f"Gain=[0,1000) at {g}" for g in expected)
+    result = evs[-1].result
+    assert result.numeric_domains["Gain"]["grid"] == [float(g) for g in expected]
+    source = result.numeric_domains["Gain"]["split_points"]
+    assert ("1-2-5 series" in source) == (grid == "log") and ("5 equal-width bins" in source) == (grid == "equal")
+
+
+def test_maxgddp_default_grid_is_log_and_diffgen_ignores_it():
+    assert preset("maxgddp", 1, 3).numeric_grid == "log"
+    assert preset("diffgen", 1, 3).numeric_grid == "equal"
+    with pytest.raises(ValueError, match="numeric_grid"):
+        preset("maxgddp", 1, 3, numeric_grid="quantile")
 
 
 # -- counts and consistency ----------------------------------------------------------------------------------

@@ -17,5 +17,5 @@ def test_default_steps_are_chosen_from_epsilon(algorithm, epsilon):
 
 
 def test_automatic_rule_values():
-    assert [automatic_steps("maxgddp", e)[0] for e in (0.1, 0.25, 1, 2)] == [9, 8, 6, 6]
+    assert [automatic_steps("maxgddp", e)[0] for e in (0.1, 0.25, 1, 2, 5, 100)] == [8, 8, 8, 9, 10, 10]
     assert [automatic_steps("diffgen-consistent", e)[0] for e in (0.1, 0.25, 1)] == [8, 10, 10]

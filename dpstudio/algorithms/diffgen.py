@@ -26,9 +26,10 @@
   interval, every public grid split point inside it; the grid of an attribute without a taxonomy is the
   1-2-5 series 1, 2, 5, 10, ... when its public bounds start at 0 or above and span three decades, such as
   money amounts, else 16 equal-width bins of the bounds: ``_grid_for``; public inputs only),
-  report-noisy-max with scale Du/eps_l (Max is monotone); eps = eps1 (tree) + eps2 (counts), eps1 split over the h levels as eps_l ~ r^l,
-  r = fanout^(1/3) (fanout 3 as in the paper); default eps1 = eps2 = eps/2 (the seed leaves the split
-  open; DiffGen's half-and-half). Leaf counts Lap(1/eps2), then the same leaf projection as diffgen.
+  report-noisy-max with scale Du/eps_l (Max is monotone); eps = eps1 (tree) + eps2 (counts), eps1 split
+  over the h levels as eps_l ~ r^l, r = fanout^(1/3) (fanout 3 as in the paper); default eps1 = eps2 =
+  eps/2 (the seed leaves the split open; DiffGen's half-and-half). Leaf counts Lap(1/eps2), then the
+  same leaf projection as diffgen.
 
 Every option can be combined with the others (``DiffGenParams``). Privacy facts, for any options: the
 selection steps compose sequentially (each acts on all records); the split points of one step's new
@@ -365,10 +366,18 @@ def log_grid(lo: float, hi: float) -> np.ndarray:
     return g[(g > lo) & (g < hi)]
 
 
-def _grid_for(attr: NumericAttribute, bins: int, kind: str = EQUAL_GRID) -> np.ndarray:
+def _grid_rule(attr: NumericAttribute, kind: str) -> str:
+    """Which grid ``_grid_for`` builds for ``attr``: "taxonomy" (its cut points), LOG_GRID or EQUAL_GRID."""
     if attr.grid is not None:
+        return "taxonomy"
+    return LOG_GRID if kind == LOG_GRID and uses_log_grid(attr.lo, attr.hi) else EQUAL_GRID
+
+
+def _grid_for(attr: NumericAttribute, bins: int, kind: str = EQUAL_GRID) -> np.ndarray:
+    rule = _grid_rule(attr, kind)
+    if rule == "taxonomy":
         g = np.unique(np.asarray(attr.grid, dtype=float))
-    elif kind == LOG_GRID and uses_log_grid(attr.lo, attr.hi):
+    elif rule == LOG_GRID:
         g = log_grid(attr.lo, attr.hi)
     else:
         g = attr.lo + (attr.hi - attr.lo) * np.arange(1, bins) / bins
@@ -1011,10 +1020,11 @@ def _split_domain(eng: _Engine, a: int) -> dict:
     if a not in eng.grids:
         return d
     attr = eng.data.attributes[a]
-    if attr.grid is not None:
+    rule = _grid_rule(attr, eng.params.numeric_grid)
+    if rule == "taxonomy":
         source = getattr(eng.lattices[a], "source", "the cut points of the attribute's taxonomy")
         d.pop("grid_source", None)
-    elif eng.params.numeric_grid == LOG_GRID and uses_log_grid(attr.lo, attr.hi):
+    elif rule == LOG_GRID:
         source = ("the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside the public bounds, which span at least "
                   f"{LOG_GRID_DECADES} decades")
     else:

@@ -6,8 +6,8 @@
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
                      [--consistency ls|hay|none] [--node-budget optimized|uniform|path]
                      [--post-processing projection|clamp] [--overwrite]
-                     [--expand-records] [--missing drop|category] [--numeric-grid log|equal] [--grid-bins B] [--tree-fraction F]
-                     [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
+                     [--expand-records] [--missing drop|category] [--numeric-grid log|equal] [--grid-bins B]
+                     [--tree-fraction F] [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
                      [--engine auto|numpy|duckdb|spark] [--spark-master URL]
 
 Writes OUT.csv and the sidecar OUT.json (see ``dpstudio.io.release``). Attributes named by neither

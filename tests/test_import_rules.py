@@ -99,3 +99,138 @@ def test_gui_app_and_demo_do_not_import_each_other():
     app = _imports_of(folder / "app.py", "dpstudio.gui")
     demo = _imports_of(folder / "demo.py", "dpstudio.gui")
     assert not ("dpstudio.gui.demo" in app and "dpstudio.gui.app" in demo), "gui/app.py and gui/demo.py import each other"
+
+
+# -- the layers, every import (inside functions too), no cycles ---------------------------------------------
+#: core < algorithms < io, evaluation < model < gui, cli (resources: files only, usable by every layer)
+LAYERS = {"core": 0, "resources": 0, "algorithms": 1, "io": 2, "evaluation": 2, "model": 3, "gui": 4, "cli": 4,
+          "platform_check": 4, "__main__": 4}
+#: the one place cli reaches the studio: ``dpstudio gui`` starts it
+LAUNCHER = ("dpstudio.cli.gui", "dpstudio.gui.app")
+QT_FREE = ("core", "algorithms", "io", "evaluation", "model")
+
+
+def module_graph(package_dir):
+    """{module: (path, dpstudio modules it imports anywhere in the file)} for the package at ``package_dir``."""
+    import ast
+    from pathlib import Path
+
+    root = Path(package_dir)
+    top = root.name
+    mods = {}
+    for path in root.rglob("*.py"):
+        parts = (top,) + path.relative_to(root).with_suffix("").parts
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in mods.items():
+        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        out = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                names = [f"{base}.{a.name}" for a in node.names]
+                found = [m for m in names if m in mods]
+                out.update(found or [base])
+            elif isinstance(node, ast.Import):
+                out.update(a.name for a in node.names)
+        graph[name] = (path, {m for m in out if m.split(".")[0] in (top, "PySide6", "pyqtgraph", "shiboken6")
+                              and m != name})
+    return graph
+
+
+def layer_violations(package_dir) -> list[str]:
+    """Every import that breaks the layers, Qt outside the studio, and every import cycle."""
+    graph = module_graph(package_dir)
+    top = next(iter(graph)).split(".")[0]
+
+    def layer(m):
+        part = m.split(".")[1] if "." in m else None
+        return LAYERS.get(part)
+
+    bad = []
+    for m, (_, targets) in sorted(graph.items()):
+        lm = layer(m)
+        for t in sorted(targets):
+            if t.split(".")[0] in QT_PREFIXES:
+                if m.split(".")[1:2] and m.split(".")[1] in QT_FREE:
+                    bad.append(f"{m} imports {t} (Qt outside gui)")
+                continue
+            lt = layer(t)
+            if lm is None or lt is None:
+                continue
+            if (m, t) == LAUNCHER or (m.startswith(LAUNCHER[0]) and t == f"{top}.gui"):
+                continue
+            if lt > lm:
+                bad.append(f"{m} imports {t} (layer {lt} above {lm})")
+            elif {m.split(".")[1], t.split(".")[1]} == {"gui", "cli"}:
+                bad.append(f"{m} imports {t} (gui and cli are separate front ends)")
+    # cycles: a module importing its own package's __init__ is not an edge (the package loads first)
+    edges = {m: {t for t in targets if t in graph and not m.startswith(t + ".")} for m, (_, targets) in graph.items()}
+    index, low, stack, on, counter = {}, {}, [], set(), [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                bad.append("import cycle: " + " <-> ".join(sorted(comp)))
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        for v in sorted(edges):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return bad
+
+
+def test_every_import_keeps_the_layers_and_no_cycle():
+    from pathlib import Path
+
+    import dpstudio
+
+    assert layer_violations(Path(dpstudio.__file__).parent) == []
+
+
+def test_the_layer_check_finds_planted_violations(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    import dpstudio
+
+    copy = tmp_path / "dpstudio"
+    shutil.copytree(Path(dpstudio.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    # an upward import inside a function, Qt in the model, gui reaching the cli, and a cycle
+    (copy / "core" / "planted.py").write_text("def f():\n    from dpstudio.model import project\n")
+    (copy / "model" / "planted_qt.py").write_text("from PySide6 import QtCore\n")
+    (copy / "gui" / "planted_cli.py").write_text("import dpstudio.cli.release\n")
+    (copy / "io" / "cycle_a.py").write_text("from dpstudio.io import cycle_b\n")
+    (copy / "io" / "cycle_b.py").write_text("def g():\n    from . import cycle_a\n")
+    found = layer_violations(copy)
+    assert any(v.startswith("dpstudio.core.planted imports dpstudio.model.project") for v in found), found
+    assert any(v.startswith("dpstudio.model.planted_qt imports PySide6") for v in found), found
+    assert any(v.startswith("dpstudio.gui.planted_cli imports dpstudio.cli.release") for v in found), found
+    assert "import cycle: dpstudio.io.cycle_a <-> dpstudio.io.cycle_b" in found, found
+    assert len(found) == 4, found

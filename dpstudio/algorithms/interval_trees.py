@@ -36,7 +36,7 @@ from dpstudio.core.consistency import least_squares
 from dpstudio.core.coverage import effective_coverage, n_ranges
 from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, Event, LeavesReleased,
                                   NodeCreated, NodeNoised, Progress, RunFinished)
-from dpstudio.core.noise import NoiseSource, SimulationNoise
+from dpstudio.core.noise import NoiseSource, SimulationNoise, simulated_discrete_laplace
 from dpstudio.core.scales import exact_fraction, noise_scale
 from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
                                        laplace_variance, raw_all_range_mse)
@@ -534,13 +534,6 @@ def release_histogram(counts, params: IntervalTreeParams, noise: NoiseSource, le
     return result
 
 
-def _discrete_laplace(rng: np.random.Generator, scales: np.ndarray, runs: int) -> np.ndarray:
-    """Discrete Laplace samples (nodes x runs) with per-node scales (simulation only)."""
-    q = -np.expm1(-1.0 / scales)[:, None]
-    shape = (scales.size, runs)
-    return (rng.geometric(np.broadcast_to(q, shape)) - rng.geometric(np.broadcast_to(q, shape))).astype(float)
-
-
 def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, consistent: bool = True,
                               batch: int = 16, discrete: bool = True):
     """Measured mean squared error over all ranges (simulation noise, not a release): (mean, std error).
@@ -560,7 +553,7 @@ def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, con
         m = min(batch, runs - start)
         y = np.zeros((tree.n_nodes, m))
         if discrete:
-            y[idx] = _discrete_laplace(rng, plan.scales[idx], m)
+            y[idx] = simulated_discrete_laplace(rng, plan.scales[idx], m)
         else:
             y[idx] = rng.laplace(0.0, 1.0, size=(idx.size, m)) * plan.scales[idx][:, None]
         if consistent:
@@ -598,7 +591,7 @@ def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: i
     raw = np.zeros(lengths.size)
     for _ in range(runs):
         y = np.zeros(tree.n_nodes)
-        y[idx] = _discrete_laplace(rng, plan.scales[idx], 1)[:, 0]
+        y[idx] = simulated_discrete_laplace(rng, plan.scales[idx], 1)[:, 0]
         est = least_squares(tree.parents, y, plan.variances, tree.levels)[tree.leaf_of_bin]
         P = np.concatenate([[0.0], np.cumsum(est)])
         for j, d in enumerate(lengths):

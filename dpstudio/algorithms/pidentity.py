@@ -313,17 +313,15 @@ def plan_pidentity(n_bins: int, epsilon, grid_steps: int = 256) -> PIdentityPlan
 def monte_carlo_all_range_mse(plan: PIdentityPlan, runs: int = 1000, seed: int = 0, batch: int = 500):
     """Measured mean squared error over all ranges (simulation noise, not a release): (mean, std error).
     The least-squares estimate is linear and unbiased, so the truth is taken as 0."""
-    from dpstudio.core.noise import SimulationNoise
+    from dpstudio.core.noise import SimulationNoise, simulated_discrete_laplace
     from dpstudio.core.range_error import all_range_squared_error_sum
-
-    from .interval_trees import _discrete_laplace
 
     rng = SimulationNoise(seed).rng
     per_run = []
     for start in range(0, runs, batch):
         m = min(batch, runs - start)
-        est = plan.least_squares(_discrete_laplace(rng, plan.bin_scales, m),
-                                 _discrete_laplace(rng, np.full(plan.n_rows, plan.row_scale), m))
+        est = plan.least_squares(simulated_discrete_laplace(rng, plan.bin_scales, m),
+                                 simulated_discrete_laplace(rng, np.full(plan.n_rows, plan.row_scale), m))
         per_run += [all_range_squared_error_sum(est[:, k]) / n_ranges(plan.tree.n_bins) for k in range(m)]
     a = np.array(per_run)
     return float(a.mean()), float(a.std(ddof=1) / np.sqrt(a.size))

@@ -6,8 +6,8 @@
     dpstudio budget rename NAME NEW        give a dataset another name
     [--budget-store PATH|none]             default $DPSTUDIO_BUDGET_STORE, else the user data directory
 
-Also the helpers ``dpstudio release`` and ``dpstudio histogram`` use to charge the store before any noise
-is drawn (``add_store_options``, ``check_store_options``, ``charge_store``).
+Also the helpers the release commands use (``add_store_options``, ``check_store_options``, and
+``begin_release``, which settles the spend through the release service before any noise is drawn).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ def add_store_options(p) -> None:
                    help="the data's name in the budget store (default: the file's name without its suffix)")
     p.add_argument("--dataset-budget", metavar="EPS", default=None,
                    help="the data's lifetime budget, on its first use (default: the first release's epsilon)")
+    p.add_argument("--new-dataset", action="store_true",
+                   help="these records are other people than a known dataset they resemble (a renamed, added or "
+                        "dropped column, repeated rows): give them a budget of their own")
 
 
 def check_store_options(args) -> None:
@@ -46,39 +49,49 @@ def check_store_options(args) -> None:
         raise CliError(f"--dataset-budget: {exc}") from None
 
 
-def charge_store(args, fingerprint, epsilon, what: str, source) -> dict:
-    """Charge the store for the whole run's ``epsilon`` (call before any noise); the sidecar's entry.
+def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
+    """Settle a command's spend through the release service (``model.release``) before any noise and
+    return its ``RunSetup`` (noise, ledger, the sidecar's budget entry). The command line is the answer to
+    the release question: its warnings are printed, its refusal is a CliError (nothing charged).
 
-    ``fingerprint()`` computes the data's ``DatasetPrint`` (called only when a store is open: an untracked
-    run does not hash the data), ``source`` is the data file. Refusals become a CliError.
-    """
-    from ..core.budget import BudgetExceededError
-    from ..io.budget_store import (BudgetStoreError, UNTRACKED, default_dataset_name, fraction_text, open_store,
-                                   untracked_record)
+    ``seed`` given: seeded simulation noise, not a release, nothing charged. ``fingerprint()`` computes the
+    data's ``DatasetPrint`` (called only when a store is open: an untracked run does not hash the data),
+    ``source`` is the data file (its stem names new data unless --dataset-name)."""
+    from fractions import Fraction
 
-    name = args.dataset_name or default_dataset_name(source)
+    from ..core.budget import check_epsilon
+    from ..io.budget_store import default_dataset_name, fraction_text
+    from ..model.release import ReleaseRefused, ReleaseRequest, ReleaseService, epsilon_caution
+
+    if seed is not None:
+        return ReleaseService.simulate(epsilon, seed)
+    service = ReleaseService()
+    total = None if args.dataset_budget is None else check_epsilon(args.dataset_budget)
+    request = ReleaseRequest(args.dataset_name or default_dataset_name(source), fingerprint, check_epsilon(epsilon),
+                             what, "cli", args.budget_store, total, bool(getattr(args, "new_dataset", False)),
+                             str(source))
+    question = service.question(request)
+    caution = epsilon_caution(question.epsilon)
+    for warning in ((caution,) if caution else ()) + question.warnings:
+        print(f"WARNING: {warning}", file=sys.stderr)
+    if question.refusal:
+        raise CliError(question.refusal)
+    if args.dataset_name and question.tracked and question.dataset != args.dataset_name:
+        print(f"note: this data is already tracked as {question.dataset!r}; charging it there "
+              "(dpstudio budget rename changes the name)", file=sys.stderr)
+    if question.related:
+        print(f"note: charged to the known dataset {question.dataset!r}: {question.related} "
+              "(--new-dataset declares these records other people)", file=sys.stderr)
     try:
-        store = open_store(args.budget_store)
-        if store is None:
-            print(f"WARNING: {UNTRACKED}", file=sys.stderr)
-            return untracked_record(name)
-        fp = fingerprint()
-        known = store.find(fp)
-        if known is not None and args.dataset_name and args.dataset_name != known.name:
-            print(f"note: this data is already tracked as {known.name!r}; charging it there "
-                  "(dpstudio budget rename changes the name)", file=sys.stderr)
-        for warning in store.near_duplicate_warnings(fp):
-            print(f"WARNING: {warning}", file=sys.stderr)
-        charge = store.charge(fp, epsilon, what, "cli", name=name, total=args.dataset_budget)
-    except (BudgetStoreError, BudgetExceededError) as exc:
+        setup = service.begin(question, True)
+    except ReleaseRefused as exc:
         raise CliError(str(exc)) from None
-    print(f"budget store: dataset {charge.dataset!r}: spent {fraction_text(charge.spent)} of "
-          f"{fraction_text(charge.total)}, {fraction_text(charge.remaining)} left", file=sys.stderr)
-    return charge.to_dict()
-
-
-SIMULATION_RECORD = {"tracked": False, "charged": None,
-                     "note": "simulation noise (not a release): nothing was charged to the budget store"}
+    b = setup.budget
+    if b.get("tracked"):
+        spent, total, left = (fraction_text(Fraction(b[k])) for k in ("dataset_spent", "dataset_total",
+                                                                      "dataset_remaining"))
+        print(f"budget store: dataset {b['dataset']!r}: spent {spent} of {total}, {left} left", file=sys.stderr)
+    return setup
 
 
 # -- the subcommand ----------------------------------------------------------------------------------------

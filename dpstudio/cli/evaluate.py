@@ -179,7 +179,11 @@ def _accuracy(args, setup, algorithms, epsilons, steps) -> int:
     from ..evaluation.sweeps import SECURE_NOTE, SIMULATION_NOTE, format_summary, summarize, sweep
 
     note = SECURE_NOTE if args.secure else SIMULATION_NOTE
-    print(f"# Adult: {setup.train_rows} training rows, {len(setup.test)} test rows; neighbouring = add/remove one record")
+    from ..io.dataset_fingerprint import approximate_size
+
+    # the sizes rounded (two significant figures): an evaluation prints no exact count of the data's rows
+    print(f"# Adult: about {approximate_size(setup.train_rows):,} training rows, about "
+          f"{approximate_size(len(setup.test)):,} test rows; neighbouring = add/remove one record")
     print(f"# {note}", flush=True)
     baselines = None
     if not args.no_baselines:
@@ -295,16 +299,22 @@ def _query_release(args) -> int:
     return 0
 
 
+#: every evaluation output says what it is on each row (secure noise or not, it is never a release)
+NOT_A_RELEASE = "evaluation: not a release"
+
+
 def _write(args, rows: list[dict], payload: dict) -> None:
     from ..io.atomic import OutputPathError, atomic_write
 
+    payload = {"not_a_release": NOT_A_RELEASE, **payload}
     try:
         if args.out.lower().endswith(".csv"):
             buf = io.StringIO()
             if rows:
-                w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+                marked = [{**r, "not_a_release": NOT_A_RELEASE} for r in rows]
+                w = csv.DictWriter(buf, fieldnames=list(marked[0]), lineterminator="\n")
                 w.writeheader()
-                w.writerows(rows)
+                w.writerows(marked)
             atomic_write(args.out, buf.getvalue(), overwrite=args.overwrite)
         else:
             atomic_write(args.out, json.dumps(payload, indent=1, default=str), overwrite=args.overwrite)

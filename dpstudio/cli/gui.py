@@ -8,6 +8,8 @@ to a temporary folder), saves a PNG of each panel in DIR and exits; it works off
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("gui", help="open the dpstudio window (default when no subcommand is given)")
@@ -35,6 +37,8 @@ def run(args) -> int:
     args.window_size = (width, height)
     if args.demo and args.data:
         raise CliError("--demo runs on the bundled Adult sample; leave out DATA")
+    if args.data is not None and not Path(args.data).exists():
+        raise CliError(f"{args.data}: no such file")
     from dpstudio.gui.app import run_app
 
     return run_app(args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from dpstudio.cli import CliError
-from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
@@ -138,8 +138,7 @@ def _dataset_print(args, counts, engine=None):
 def run(args) -> int:
     from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, check_counts,
                                                     choose_algorithm, plan_interval_tree, release_histogram)
-    from dpstudio.core.budget import BudgetExceededError, Ledger
-    from dpstudio.core.noise import SecureNoise, SimulationNoise
+    from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.histogram_release import check_release_paths, write_histogram_release
 
@@ -163,15 +162,14 @@ def run(args) -> int:
                                             edges=None if edges is None else tuple(float(e) for e in edges),
                                             shape=args.shape)
             plan_interval_tree(counts.size, params)  # shape and budgets before any noise
-            budget = SIMULATION_RECORD if args.seed is not None else charge_store(
-                args, lambda: _dataset_print(args, counts, engine), params.checked_epsilon(),
-                f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}", args.counts or args.data)
+            setup = begin_release(args, lambda: _dataset_print(args, counts, engine), params.checked_epsilon(),
+                                  f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
+                                  args.counts or args.data, args.seed)
         finally:
             if engine is not None:
                 engine.close()
-        noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
-        ledger = Ledger(params.checked_epsilon())
-        result = release_histogram(counts, params, noise, ledger)
+        ledger, budget = setup.ledger, setup.budget
+        result = release_histogram(counts, params, setup.noise, ledger)
         csv_path, json_path = write_histogram_release(args.out, result, ledger, edges, domain, reasons,
                                                       args.overwrite, labels=domain.get("categories"),
                                                       extra={"dataset_budget": budget,

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 from . import CliError
-from .budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from .budget import add_store_options, begin_release, check_store_options
 from .engines import add_engine_options, chosen_engine, open_chosen
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
@@ -170,8 +170,7 @@ def _parse_steps(text) -> int | None:
 
 def run(args) -> int:
     from ..algorithms.diffgen import run_to_result
-    from ..core.budget import Ledger, as_fraction
-    from ..core.noise import SecureNoise, SimulationNoise
+    from ..core.budget import as_fraction
     from ..io.atomic import OutputPathError, check_output_path
     from ..io.encoding import EncodingError, check_classes, parse_bounds
     from ..io.release import sidecar_path, write_release
@@ -232,14 +231,12 @@ def run(args) -> int:
         sources = {a: f"the cut points of the taxonomy file {Path(tax_files[a]).name}" for a in taxonomies
                    if a in bounds or taxonomies[a].is_numeric}
         data, fingerprint = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
-        params, budget = _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, count_share,
-                                             simulation, out)
+        params, setup = _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out)
     finally:
         if engine is not None:
             engine.close()
-    noise = SimulationNoise(args.seed) if simulation else SecureNoise()
-    ledger = Ledger(eps)
-    result = run_to_result(data, params, noise, ledger)
+    ledger, budget = setup.ledger, setup.budget
+    result = run_to_result(data, params, setup.noise, ledger)
     also = None
     if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
         from ..io.report import report_html
@@ -264,8 +261,9 @@ def run(args) -> int:
     return 0
 
 
-def _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, count_share, simulation, out):
-    """(params, the budget store's record): the parameters checked, the store charged before any noise."""
+def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out):
+    """(params, RunSetup): the parameters checked, then the spend settled by the release service (the store
+    charged) before any noise."""
     from ..algorithms.diffgen import preset
 
     overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
@@ -292,10 +290,8 @@ def _prepare_and_charge(args, data, fingerprint, eps, steps, tree_fraction, coun
         params = preset(args.algorithm, eps, steps, **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    budget = (SIMULATION_RECORD if simulation else
-              charge_store(args, fingerprint, eps,
-                           f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data))
-    return params, budget
+    return params, begin_release(args, fingerprint, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}",
+                                 args.data, args.seed)
 
 
 def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_sources):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dpstudio.algorithms.stream_runs import MECHANISMS
 from dpstudio.cli import CliError
-from dpstudio.cli.budget import SIMULATION_RECORD, add_store_options, charge_store, check_store_options
+from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.core.stream_partition import MODES
 
 
@@ -73,8 +73,7 @@ def load_stream(args):
 
 def run(args) -> int:
     from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams, release_stream
-    from dpstudio.core.budget import BudgetExceededError, Ledger
-    from dpstudio.core.noise import SecureNoise, SimulationNoise
+    from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.cli.histogram import _dataset_print
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
@@ -87,12 +86,11 @@ def run(args) -> int:
         eps = params.checked_epsilon()
         counts, source = load_stream(args)
         params.validate(counts.size)  # every check before the store is charged or noise drawn
-        budget = SIMULATION_RECORD if args.seed is not None else charge_store(
-            args, lambda: _dataset_print(args, counts), eps, f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
-            args.counts or args.data)
-        noise = SimulationNoise(args.seed) if args.seed is not None else SecureNoise()
-        ledger = Ledger(eps)
-        result = release_stream(counts, params, noise, ledger)
+        setup = begin_release(args, lambda: _dataset_print(args, counts), eps,
+                              f"dpstudio stream --mechanism {args.mechanism} -> {args.out}", args.counts or args.data,
+                              args.seed)
+        ledger, budget = setup.ledger, setup.budget
+        result = release_stream(counts, params, setup.noise, ledger)
         csv_path, json_path = write_stream_release(args.out, result, ledger, source, None, args.overwrite,
                                                    extra={"dataset_budget": budget})
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:

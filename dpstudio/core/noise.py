@@ -242,3 +242,14 @@ class SimulationNoise(NoiseSource):
     def laplace(self, size, scale: float) -> np.ndarray:
         """Continuous Laplace noise, for Monte-Carlo error estimates only."""
         return self.rng.laplace(0.0, _check_scale(scale), size=size)
+
+
+def simulated_discrete_laplace(rng, scales, runs: int):
+    """Discrete Laplace samples (nodes x runs) with per-node ``scales`` from a numpy generator: Monte-Carlo
+    estimates of error only (seeded simulation, never a release)."""
+    import numpy as np
+
+    scales = np.asarray(scales, dtype=float)
+    q = -np.expm1(-1.0 / scales)[:, None]
+    shape = (scales.size, runs)
+    return (rng.geometric(np.broadcast_to(q, shape)) - rng.geometric(np.broadcast_to(q, shape))).astype(float)

@@ -40,11 +40,7 @@ def make_app():
 
 def run_app(args) -> int:
     """Open the window on ``args.data`` (else the bundled sample), or run the demo with ``args.demo``."""
-    data = getattr(args, "data", None)
-    if data is not None and not Path(data).exists():
-        from dpstudio.cli import CliError
-
-        raise CliError(f"{data}: no such file")
+    data = getattr(args, "data", None)  # checked by the launcher (``dpstudio gui``): it exists
     app = make_app()
     if getattr(args, "demo", False):
         from dpstudio.gui.demo import run_demo

@@ -22,6 +22,7 @@ not available yet is reported, and the steps that do not need it still run. Work
 
 from __future__ import annotations
 
+from dpstudio.model.readiness import readiness
 import shutil
 import sys
 import tempfile
@@ -186,7 +187,7 @@ class Demo:
             if p.types.get(a) == CATEGORICAL and a not in p.taxonomies:
                 p.set_role(a, IGNORE)
                 ignored.append(a)
-        problems = p.problems()
+        problems = [x.text for x in readiness(p)]
         if problems:
             raise DemoStepError("; ".join(problems))
         first = p.attributes(QUASI_IDENTIFIER)[0]

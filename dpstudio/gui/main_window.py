@@ -349,7 +349,7 @@ class MainWindow(QtWidgets.QMainWindow):
             for i in range(panel.inputs_list.count()):
                 if panel.inputs_list.item(i).data(Qt.UserRole) == attribute:
                     panel.inputs_list.setCurrentRow(i)
-        control = {"data.role": "role_combo", "data.type": "type_combo",
+        control = {"data.role": "role_combo", "data.type": "type_combo", "data.types": "types_button",
                    "data.bounds": "lo_edit", "data.classes": "classes_edit", "export.inputs": "confirm_button",
                    "algorithm.epsilon": "eps_edit", "algorithm.budget": "dataset_total_edit",
                    "taxonomy": "attr_list"}.get(place)
@@ -599,7 +599,23 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.settings.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
         self.settings.sync()
 
+    def spending_run(self) -> str:
+        """What a release run now going on has spent ("" when none is running): closing loses its result,
+        never its spend."""
+        spent = getattr(self.project, "release_in_progress", None)
+        return spent if self.runner.busy and spent else ""
+
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        running = self.spending_run()
+        if running:
+            answer = QtWidgets.QMessageBox.question(
+                self, "A release run is going on",
+                f"A release run is going on. Its budget is already spent ({running}) and stays spent whether "
+                "or not you close: closing now stops the run and loses its result. Close anyway?",
+                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
+            if answer != QtWidgets.QMessageBox.Yes:
+                event.ignore()
+                return
         if not self.maybe_save():
             event.ignore()
             return

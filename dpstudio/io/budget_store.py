@@ -9,6 +9,16 @@ what was run, mode "cli" or "studio"). The fingerprint stays here: it is never w
 The lifetime total is set explicitly (``total=`` on first use, ``set_total``) or, if never set, becomes
 the first release's epsilon: any further release on the same data needs a deliberate raise.
 
+Recognising the same people under trivial edits: beside the exact fingerprint, every print charged is kept
+with its per-column prints and its distinct-records print (``dataset_fingerprint``). A table whose exact
+print is new but that matches a known dataset on most of its columns (more than half of the larger table's
+columns, by their values as multisets, names ignored: a renamed, added or dropped column) or on its
+distinct records (every row duplicated; only where one of the two tables has mostly distinct records, since
+two samples of a table of few combinations share them all) is charged there (``related``), unless the caller declares it a new
+dataset deliberately (``new_dataset=True``). Not recognised: a table with most columns' values changed, a
+sample or a subset of the rows, rows added or removed (each changes every column's multiset), or a
+different coding of most columns (ages in years against age groups).
+
 ``charge`` checks and records a spend in one SQLite transaction (``BEGIN IMMEDIATE``: concurrent charges
 from several processes are serialised, so they never overspend) with the exact arithmetic of
 ``core.budget.Ledger``. A refused charge raises ``BudgetExceededError`` saying what remains and how to raise
@@ -37,7 +47,11 @@ from dpstudio.io.dataset_fingerprint import DatasetPrint
 
 ENV = "DPSTUDIO_BUDGET_STORE"
 OFF = "none"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+MOST_COLUMNS = 0.5  # related: more than this share of the larger table's columns match
+#: related by distinct records only where records are mostly distinct on one side (person-level data); in a
+#: table of few combinations every sample holds them all
+MOSTLY_DISTINCT = 0.5
 NEAR_SIZE = 0.10  # near-duplicates: same columns and sizes within 10 %
 UNTRACKED = (f"budget tracking is off ({ENV}=none or --budget-store none): this spend is not recorded "
              "in any budget store")
@@ -59,6 +73,14 @@ CREATE TABLE IF NOT EXISTS spends (
     epsilon TEXT NOT NULL,
     what TEXT NOT NULL,
     mode TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS prints (
+    fingerprint TEXT PRIMARY KEY,
+    dataset INTEGER NOT NULL REFERENCES datasets(id),
+    column_prints TEXT NOT NULL,
+    distinct_print TEXT NOT NULL,
+    approx_rows INTEGER NOT NULL DEFAULT 0,
+    approx_distinct INTEGER NOT NULL DEFAULT 0
 );
 """
 
@@ -127,6 +149,7 @@ class Charge:
     total: Fraction
     spent: Fraction
     store: Path
+    related: str = ""  # non-empty: charged to a known dataset these records match loosely, and why
 
     @property
     def remaining(self) -> Fraction:
@@ -189,14 +212,17 @@ class BudgetStore:
                 con.close()
                 raise BudgetStoreError(f"budget store {self.path} was written by a newer dpstudio "
                                        f"(schema {version})")
-            if write and version < SCHEMA_VERSION:
+            if version < SCHEMA_VERSION and (write or version >= 1):  # created, or migrated from 1
                 con.execute("BEGIN IMMEDIATE")
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         con.execute(statement)
+                # version 1 kept the exact print only: it stays known, without looser prints
+                con.execute("INSERT OR IGNORE INTO prints (fingerprint, dataset, column_prints, distinct_print) "
+                            "SELECT fingerprint, id, '[]', '' FROM datasets")
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 con.execute("COMMIT")
-            elif version < SCHEMA_VERSION:
+            elif version == 0:
                 con.close()
                 return None  # an empty file: nothing stored yet
             return con
@@ -245,8 +271,57 @@ class BudgetStore:
         return self._read()
 
     def find(self, fp: DatasetPrint) -> DatasetBudget | None:
-        found = self._read("WHERE fingerprint = ?", (fp.fingerprint,))
+        """The dataset these exact records were charged to (under any of the prints it was charged with)."""
+        found = self._read("WHERE fingerprint = ? OR id IN (SELECT dataset FROM prints WHERE fingerprint = ?)",
+                           (fp.fingerprint, fp.fingerprint))
         return found[0] if found else None
+
+    def related(self, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
+        """A known dataset that ``fp`` matches loosely (see the module docstring), with the reason in
+        words; None when there is none, or when the records are known exactly (``find``)."""
+        if not fp.column_prints and not fp.distinct:
+            return None
+        con = self._connect(write=False)
+        if con is None:
+            return None
+        try:
+            best = None
+            for ident, cols, distinct, rows, n_distinct in con.execute(
+                    "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"):
+                theirs = json.loads(cols)
+                if fp.distinct and distinct == fp.distinct and (
+                        n_distinct >= MOSTLY_DISTINCT * max(rows, 1) or
+                        fp.approx_distinct >= MOSTLY_DISTINCT * max(fp.approx_rows, 1)):
+                    reason = "the same distinct records (rows repeated or not)"
+                    score = (2, 0)
+                else:
+                    shared = _multiset_overlap(fp.column_prints, theirs)
+                    if not shared or shared <= MOST_COLUMNS * max(len(fp.column_prints), len(theirs)):
+                        continue
+                    reason = (f"{shared} of its {len(fp.column_prints)} columns hold the same values as "
+                              f"{shared} of that dataset's {len(theirs)} (column names are not compared)")
+                    score = (1, shared)
+                if best is None or score > best[0]:
+                    best = (score, ident, reason)
+            if best is None:
+                return None
+            rows = self._rows(con, "WHERE id = ?", (best[1],))
+        except sqlite3.DatabaseError as exc:
+            raise BudgetStoreError(f"budget store {self.path} is not usable ({exc})") from None
+        finally:
+            con.close()
+        if not rows or self.find(fp) is not None:
+            return None
+        return rows[0], best[2]
+
+    def match(self, fp: DatasetPrint, new_dataset: bool = False) -> tuple[DatasetBudget | None, str]:
+        """The dataset a charge of ``fp`` goes to and why: (exact match, "") or (related match, reason),
+        or (None, "") for data the store does not know (or declared new, ``new_dataset``)."""
+        known = self.find(fp)
+        if known is not None or new_dataset:
+            return known, ""
+        found = self.related(fp)
+        return (None, "") if found is None else found
 
     def dataset(self, name: str) -> DatasetBudget:
         found = self._read("WHERE name = ?", (check_name(name),))
@@ -255,36 +330,52 @@ class BudgetStore:
             raise BudgetStoreError(f"no dataset named {name!r} in the budget store {self.path} (known: {known})")
         return found[0]
 
-    def near_duplicates(self, fp: DatasetPrint) -> list[DatasetBudget]:
-        """Other datasets with the same columns and a size within 10 %: perhaps an edited copy."""
+    def near_duplicates(self, fp: DatasetPrint, exclude: str | None = None) -> list[DatasetBudget]:
+        """Other datasets with the same columns and a size within 10 %: perhaps an edited copy (the dataset
+        named ``exclude``, the one a charge goes to, is left out)."""
         out = []
-        for d in self._read("WHERE fingerprint != ?", (fp.fingerprint,)):
+        known = self.find(fp)
+        for d in self.datasets():
+            if (known is not None and d.name == known.name) or d.name == exclude:
+                continue
             big = max(d.approx_rows, fp.approx_rows)
             if d.columns == tuple(fp.columns) and abs(d.approx_rows - fp.approx_rows) <= NEAR_SIZE * big:
                 out.append(d)
         return out
 
-    def near_duplicate_warnings(self, fp: DatasetPrint) -> list[str]:
+    def near_duplicate_warnings(self, fp: DatasetPrint, exclude: str | None = None) -> list[str]:
         return [f"this data looks like the dataset {d.name!r} (same columns, similar size) but its records "
                 f"differ; {fraction_text(d.spent)} of {fraction_text(d.total)} epsilon was spent on {d.name!r}. "
                 "If they share people, their budgets add up: release with care"
-                for d in self.near_duplicates(fp)]
+                for d in self.near_duplicates(fp, exclude)]
 
-    def name_for(self, fp: DatasetPrint, name: str | None) -> str:
-        """The name a charge would use: the stored one for known data, else ``name`` (checked)."""
-        known = self.find(fp)
+    def name_for(self, fp: DatasetPrint, name: str | None, new_dataset: bool = False) -> str:
+        """The name a charge would use: the stored one for known (or related) data, else ``name`` (checked)."""
+        known, _ = self.match(fp, new_dataset)
         return known.name if known is not None else check_name(name)
 
     # -- writing -------------------------------------------------------------------------------------
     def charge(self, fp: DatasetPrint, epsilon, what: str, mode: str, name: str | None = None,
-               total=None) -> Charge:
+               total=None, new_dataset: bool = False) -> Charge:
         """Record a spend of ``epsilon`` on the dataset ``fp`` (creating its entry, named ``name``, with the
-        lifetime ``total`` or else ``epsilon``), or raise BudgetExceededError and change nothing."""
+        lifetime ``total`` or else ``epsilon``), or raise BudgetExceededError and change nothing.
+
+        Records the store does not know exactly but that match a known dataset loosely (``related``) are
+        charged to that dataset, and their print is kept with it; ``new_dataset`` (a deliberate declaration
+        that they are other people) makes a new entry instead. ``Charge.related`` says why."""
         eps = check_epsilon(epsilon)
         new_total = None if total is None else check_epsilon(total)
+        related = None if new_dataset else self.related(fp)
+        reason = ""
         with self._transaction() as con:
-            row = con.execute("SELECT id, name, total FROM datasets WHERE fingerprint = ?",
-                              (fp.fingerprint,)).fetchone()
+            # the exact records are looked up inside the transaction: two first charges race safely
+            row = con.execute("SELECT id, name, total FROM datasets WHERE fingerprint = ? OR id IN "
+                              "(SELECT dataset FROM prints WHERE fingerprint = ?)",
+                              (fp.fingerprint, fp.fingerprint)).fetchone()
+            if row is None and related is not None:
+                row = con.execute("SELECT id, name, total FROM datasets WHERE name = ?",
+                                  (related[0].name,)).fetchone()
+                reason = related[1] if row is not None else ""
             if row is None:
                 label = check_name(name)
                 if con.execute("SELECT 1 FROM datasets WHERE name = ?", (label,)).fetchone():
@@ -314,7 +405,11 @@ class BudgetStore:
                     f"{shlex.quote(label)} EPS") from None
             con.execute("INSERT INTO spends (dataset, time, epsilon, what, mode) VALUES (?, ?, ?, ?, ?)",
                         (ident, _now(), str(eps), str(what), str(mode)))
-        return Charge(label, eps, lifetime, ledger.spent, self.path)
+            con.execute("INSERT OR REPLACE INTO prints (fingerprint, dataset, column_prints, distinct_print, "
+                        "approx_rows, approx_distinct) VALUES (?, ?, ?, ?, ?, ?)",
+                        (fp.fingerprint, ident, json.dumps(list(fp.column_prints)), fp.distinct,
+                         int(fp.approx_rows), int(fp.approx_distinct)))
+        return Charge(label, eps, lifetime, ledger.spent, self.path, reason)
 
     def set_total(self, name: str, total) -> DatasetBudget:
         """Change a dataset's lifetime budget (not below what was spent)."""
@@ -346,6 +441,13 @@ class BudgetStore:
             if row is None:
                 raise BudgetStoreError(f"no dataset named {label!r} in the budget store {self.path}")
             change(con, row[0], _spends(con, row[0]))
+
+
+def _multiset_overlap(a, b) -> int:
+    """How many items two lists share, counting repeats (a multiset intersection)."""
+    from collections import Counter
+
+    return sum((Counter(a) & Counter(b)).values())
 
 
 def _spends(con, ident: int) -> list[Fraction]:

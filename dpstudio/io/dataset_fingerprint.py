@@ -8,6 +8,13 @@ removed record changes both sums (a duplicate record counts twice). The sorted c
 print too. Whole numbers are hashed as floats, so a column read as int64 in one file and float64 in
 another (the same values) gives the same print.
 
+Beside the exact print, two looser ones let the budget store recognise the same people under trivial edits
+(``budget_store.BudgetStore.related``):
+
+- ``column_prints``: one per column, over the column's values as a multiset (order-insensitive, the
+  column's name ignored): a renamed column keeps its print, an added or dropped column leaves the others'.
+- ``distinct``: over the distinct records (each distinct row once), so duplicating every row keeps it.
+
 ``counts_print(counts)`` does the same for a histogram's bin counts (a counts file is data too); there the
 bin number is part of each row, so the order of the bins matters.
 
@@ -36,6 +43,9 @@ class DatasetPrint:
     fingerprint: str  # hex; a hash of the private records (never published)
     columns: tuple[str, ...]
     approx_rows: int  # approximate_size(records), never the exact count
+    column_prints: tuple[str, ...] = ()  # sorted; one per column, names ignored (never published)
+    distinct: str = ""  # hex; a hash of the distinct records ("" where not computed: counts files)
+    approx_distinct: int = 0  # approximate_size(distinct records)
 
 
 def approximate_size(n: int) -> int:
@@ -64,11 +74,33 @@ def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _row_sum(frame: pd.DataFrame, key: str, weights: np.ndarray | None = None) -> int:
-    hashes = pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy(dtype=np.uint64)
+def _hashes(frame: pd.DataFrame, key: str) -> np.ndarray:
+    return pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy(dtype=np.uint64)
+
+
+def _wrapped_sum(hashes: np.ndarray, weights: np.ndarray | None = None) -> int:
     if weights is not None:  # a row standing for w identical rows adds its hash w times (wrapping)
         hashes = hashes * np.asarray(weights, dtype=np.uint64)
     return int(hashes.sum(dtype=np.uint64))  # numpy's unsigned sum wraps: modulo 2^64
+
+
+def _row_sum(frame: pd.DataFrame, key: str, weights: np.ndarray | None = None) -> int:
+    return _wrapped_sum(_hashes(frame, key), weights)
+
+
+def _chunk_sums(canon: pd.DataFrame, weights: np.ndarray | None) -> list[int]:
+    """A chunk's sums: the row hashes under each key, the distinct rows' hashes, then each column's value
+    hashes (the column's name left out); the number of distinct rows follows their sum. A chunk of raw rows (``weights`` None) counts its distinct rows
+    itself; a weighted chunk's rows are distinct already (a GROUP BY over every column)."""
+    rows = [_hashes(canon, key) for key in HASH_KEYS]
+    sums = [_wrapped_sum(h, weights) for h in rows]
+    distinct = rows[0] if weights is not None else np.unique(rows[0])
+    sums += [_wrapped_sum(distinct), int(distinct.size)]
+    for name in canon.columns:
+        values = pd.util.hash_pandas_object(canon[name], index=False, hash_key=HASH_KEYS[0]).to_numpy(
+            dtype=np.uint64)
+        sums.append(_wrapped_sum(values, weights))
+    return sums
 
 
 def _digest(kind: str, names, sums) -> str:
@@ -91,21 +123,25 @@ def table_print_chunks(chunks) -> DatasetPrint:
     summed, so a table streamed in chunks (the data engines, ``dpstudio.io.engines``) gets the same print
     as the whole table loaded at once."""
     names, sums, rows = add_row_sums(chunks)
-    if names is None:
+    if names is None or sums is None:
         raise ValueError("no rows to fingerprint")
     return print_from_sums(names, sums, rows)
 
 
 def add_row_sums(chunks) -> tuple[tuple | None, list[int], int]:
-    """(sorted column names, row-hash sums under each key, rows) of chunks: part of a print, to combine
-    with other parts (``combine_sums``, ``print_from_sums``). A chunk is a frame, or (frame, counts) when
-    its rows are distinct rows each standing for ``counts[i]`` identical rows (a data engine's GROUP BY)."""
-    names, sums, rows = None, [0] * len(HASH_KEYS), 0
+    """(sorted column names, sums, rows) of chunks: part of a print, to combine with other parts
+    (``combine_sums``, ``print_from_sums``). A chunk is a frame, or (frame, counts) when its rows are
+    distinct rows each standing for ``counts[i]`` identical rows (a data engine's GROUP BY: chunks of one
+    such query never repeat a row, so the distinct records' sum adds up across them). Frames of raw rows
+    are deduplicated within themselves only: pass the table as one frame. ``sums``: the row-hash sums
+    under each key, the distinct rows' sum and number, and one sum per column in sorted-name order."""
+    names, sums, rows = None, None, 0
     for chunk in chunks:
         frame, weights = chunk if isinstance(chunk, tuple) else (chunk, None)
         canon = _canonical(frame)
         names = tuple(canon.columns)
-        sums = combine_sums(sums, [_row_sum(canon, key, weights) for key in HASH_KEYS])
+        part = _chunk_sums(canon, weights)
+        sums = part if sums is None else combine_sums(sums, part)
         rows += len(canon) if weights is None else int(np.sum(weights))
     return names, sums, rows
 
@@ -115,8 +151,15 @@ def combine_sums(a, b) -> list[int]:
 
 
 def print_from_sums(names, sums, rows: int) -> DatasetPrint:
-    """The ``DatasetPrint`` of a table from its sorted column names and its combined row-hash sums."""
-    return DatasetPrint(_digest("table", tuple(names), sums), tuple(names), approximate_size(rows))
+    """The ``DatasetPrint`` of a table from its sorted column names and its combined sums (``add_row_sums``;
+    only the row-hash sums under each key, in prints made before the looser ones were kept)."""
+    n = len(HASH_KEYS)
+    exact = _digest("table", tuple(names), sums[:n])
+    if len(sums) < n + 2 + len(names):
+        return DatasetPrint(exact, tuple(names), approximate_size(rows))
+    distinct = _digest("distinct", tuple(names), [sums[n]])
+    columns = tuple(sorted(_digest("column", (), [s]) for s in sums[n + 2:]))
+    return DatasetPrint(exact, tuple(names), approximate_size(rows), columns, distinct, approximate_size(sums[n + 1]))
 
 
 def counts_print(counts) -> DatasetPrint:

@@ -403,6 +403,14 @@ class Figure:
     explanation: str
 
 
+def _exp(x: float) -> float:
+    """e^x, infinite where a float cannot hold it (a huge epsilon's odds)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
     """Data-independent error figures of ``plan`` (what the panel shows and the report prints)."""
     p = {**default_params(plan.algorithm), **(params or {})}
@@ -419,7 +427,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
             out.append(Figure("epsilon per split-point choice", split / (a + h),
                               f"{a + h} numeric split-point choices share {split:.4g}"))
         du = 1.0
-        out.append(Figure("odds for a score lead of 10", math.exp(eps_sel * 10 / (2 * du)),
+        out.append(Figure("odds for a score lead of 10", _exp(eps_sel * 10 / (2 * du)),
                           "how much likelier a candidate scoring 10 more is chosen (Max score, Du = 1)"))
         if alg == "diffgen":
             ec = float(plan.share("count"))

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpstudio.core.consistency import hay_generalized, least_squares
-from dpstudio.core.noise import SimulationNoise
+from dpstudio.core.noise import SimulationNoise, simulated_discrete_laplace
 from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, SEED_RULE
 
 HISTOGRAM_METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
@@ -96,13 +96,6 @@ def histogram_analytic(plan, lengths=None) -> Curves:
     return out
 
 
-def _discrete_laplace(rng, scales, runs):
-    q = 1.0 - np.exp(-1.0 / scales)
-    shape = (scales.size, runs)
-    qq = np.broadcast_to(q[:, None], shape)
-    return (rng.geometric(qq) - rng.geometric(qq)).astype(float)
-
-
 def _range_errors_from_leaves(err_bins: np.ndarray, d: int) -> np.ndarray:
     """Squared error of every range of length d (errors of the bins given), one row per run."""
     c = np.concatenate([np.zeros((1, err_bins.shape[1])), np.cumsum(err_bins, axis=0)])
@@ -135,13 +128,13 @@ def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, pro
     for r in range(runs):
         if progress is not None:
             progress(r, runs, f"Monte-Carlo run {r + 1} of {runs}")
-        flat = _discrete_laplace(rng, np.full(n, flat_scale), 1)
+        flat = simulated_discrete_laplace(rng, np.full(n, flat_scale), 1)
         for j, d in enumerate(d_all):
             per[LEAF_ONLY][r, j] = _range_errors_from_leaves(flat, int(d))[0]
         if not is_tree:
             continue
         y = np.zeros((t.n_nodes, 1))
-        y[idx] = _discrete_laplace(rng, plan.scales[idx], 1)
+        y[idx] = simulated_discrete_laplace(rng, plan.scales[idx], 1)
         ls = least_squares(t.parents, y, plan.variances, t.levels)[leaf_of_bin]
         hay = hay_generalized(t.parents, y, t.levels)[leaf_of_bin] if all_noised else None
         for j, d in enumerate(d_all):
@@ -289,7 +282,7 @@ def _dl_noise(rng, scales: np.ndarray, k: int) -> np.ndarray:
     finite = np.isfinite(s)
     out = np.zeros((s.size, k))
     if finite.any():
-        out[finite] = _discrete_laplace(rng, np.repeat(s[finite], k), 1).reshape(-1, k)
+        out[finite] = simulated_discrete_laplace(rng, np.repeat(s[finite], k), 1).reshape(-1, k)
     return out
 
 

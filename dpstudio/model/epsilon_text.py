@@ -4,7 +4,8 @@
 (``1``, ``0.5``, ``1/4``, ``2e-1``) and one decimal comma: ``0,1`` is 0.1. It refuses, with a message
 saying why, anything it could read two ways: a comma and a point together (``1,000.5``), more than one
 comma, and a comma followed by exactly three digits after a non-zero whole part (``1,000`` is one
-thousand in some conventions and one in others). ``understood_text(eps)`` is how the studio shows the
+thousand in some conventions and one in others), and a value beyond what the figures can show
+(``model.release.question.MAX_EPSILON``). ``understood_text(eps)`` is how the studio shows the
 value it read, so a decimal comma is never silently read as something else.
 
 Privacy: epsilon is the budget a release spends; a value the user did not see must never be used, so a
@@ -17,6 +18,7 @@ import re
 from fractions import Fraction
 
 from dpstudio.core.budget import check_epsilon, fraction_text
+from dpstudio.model.release.question import epsilon_refusal
 
 _AMBIGUOUS_THOUSANDS = re.compile(r"^[+-]?0*[1-9]\d{0,2},\d{3}$")
 
@@ -42,12 +44,16 @@ def parse_epsilon_text(text: str) -> Fraction:
                              "decimal point")
         s = s.replace(",", ".")
     try:
-        return check_epsilon(s)
+        eps = check_epsilon(s)
     except ValueError as exc:
         msg = str(exc)
         if msg.startswith("not a number"):
             msg = f"{raw.strip()!r} is not a number: write epsilon like 1, 0.5 or 1/4"
         raise ValueError(msg) from None
+    too_large = epsilon_refusal(eps)
+    if too_large:
+        raise ValueError(too_large)
+    return eps
 
 
 def understood_text(eps: Fraction) -> str:

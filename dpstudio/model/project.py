@@ -14,14 +14,14 @@ write back through the setters, never by poking attributes, so every change is a
 
 Privacy facts this module keeps:
 
-- Release mode draws secure noise (``SecureNoise``) and spends from one ledger whose total is the
-  project's epsilon; that ledger is saved with the project, so a budget spent on a dataset stays spent
-  after reopening. ``start_run`` refuses a second release run once the budget is used up.
-- On top of that ledger, ``start_run`` charges the persistent budget store (``dpstudio.io.budget_store``,
-  the one the CLI charges too) for the run's epsilon before handing out secure noise. The store knows the
-  data by the fingerprint of its records as loaded (not the file's bytes), so reloading the same records
-  shuffled or re-saved, or a new project on them, spends from the same lifetime budget;
-  ``dataset_budget()`` says what is left.
+- Release runs go through the release service (``model.release``): ``release_question(eps)`` is the
+  question the user answers, ``start_run(answer)`` charges the persistent budget store
+  (``dpstudio.io.budget_store``, the one the CLI charges too) for the run's epsilon, then hands out secure
+  noise and a fresh ledger of epsilon (``release_ledger``, the last release's ledger, saved). The store is
+  the only truth about what was spent: a second release in the same project is a normal path when the
+  dataset's lifetime total leaves room. The store knows the data by the fingerprint of its records as loaded
+  (not the file's bytes), and loosely under trivial edits (``BudgetStore.related``); the project's
+  ``account`` (``model.release.account.BudgetAccount``) says what is left.
 - A release run needs the declared class domain (``classes``); a record with another class is an input
   error, never a new class. Changing which attribute is the class clears the declaration.
 - Teaching mode draws seeded simulation noise and gets a fresh ledger for every run: nothing it produces
@@ -124,70 +124,12 @@ def taxonomy_from_dict(d: dict) -> Taxonomy:
 
 
 # ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class RunSetup:
-    """What ``Project.start_run`` hands to a run: the noise, the ledger to spend from, the mode."""
+from dpstudio.model.release.account import AccountError, BudgetAccount, DatasetBudgetInfo  # noqa: E402
+from dpstudio.model.release.question import ReleaseQuestion  # noqa: E402
+from dpstudio.model.release.service import ReleaseRefused, ReleaseService, RunSetup  # noqa: E402
 
-    noise: NoiseSource
-    ledger: Ledger
-    teaching: bool
-    epsilon: Fraction
-    budget: dict | None = None  # release mode: the budget store's record for the sidecar (dataset_budget)
-
-
-@dataclass(frozen=True)
-class DatasetBudgetInfo:
-    """The loaded data's lifetime budget in the budget store (``Project.dataset_budget``).
-
-    ``total`` and ``remaining`` are None while the store does not know the data yet (its first release's
-    epsilon becomes the total unless one was set) or when tracking is off (``tracked`` False).
-    ``warnings``: near-duplicates in the store, or that tracking is off.
-    """
-
-    name: str | None
-    total: Fraction | None
-    spent: Fraction
-    remaining: Fraction | None
-    tracked: bool
-    warnings: tuple[str, ...] = ()
-
-    def describe(self) -> str:
-        """One line for a panel, e.g. "this dataset (adult): 0.5 of 1 epsilon left"."""
-        from dpstudio.io.budget_store import fraction_text
-
-        if not self.tracked:
-            return f"this dataset ({self.name}): not tracked: experiments only (budget store: none)"
-        if self.total is None:
-            return f"this dataset ({self.name}): no release yet on this data"
-        return (f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
-                "epsilon left")
-
-
-@dataclass(frozen=True)
-class ReleaseConfirmation:
-    """What a release-mode run is about to do to this dataset's budget (``Project.release_confirmation``)."""
-
-    dataset: str  # the dataset's name in the budget store (default: the data file's stem)
-    data_path: str | None
-    data_sha256: str | None
-    epsilon: Fraction  # about to be spent
-    budget: Fraction  # the lifetime budget of this dataset (the store's; this project's when untracked)
-    spent_before: Fraction  # on this dataset, by every project and command the store knows of
-    remaining_after: Fraction
-    refusal: str = ""  # non-empty: the run would be refused, and why
-    tracked: bool = True  # False: the budget store is off, only this project's ledger counts
-    warnings: tuple[str, ...] = ()  # near-duplicates in the store, or that tracking is off
-
-    def text(self) -> str:
-        """The question, in plain words (the studio asks it with No as the default answer)."""
-        where = f"dataset {self.dataset!r}" + (f" ({self.data_path})" if self.data_path else "")
-        lines = [f"Run a release on {where}?",
-                 f"This spends epsilon = {float(self.epsilon):g} of this dataset's budget of "
-                 f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
-                 f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.",
-                 *(f"WARNING: {w}" for w in self.warnings),
-                 "The spend cannot be undone, even if you cancel the run or never export it."]
-        return "\n\n".join(lines)
+#: the question a release asks (kept under its earlier name for callers of ``release_confirmation``)
+ReleaseConfirmation = ReleaseQuestion
 
 
 class Project:
@@ -219,16 +161,19 @@ class Project:
         self.epsilon: Fraction = Fraction(1)
         self.mode: str = TEACHING
         self.seed: int = 2026
-        self.release_ledger: Ledger | None = None  # release mode's ledger over this data (saved)
+        self.release_ledger: Ledger | None = None  # the last release run's ledger (saved)
         self.run_ledger: Ledger | None = None  # the ledger of the last run (either mode)
         self.events: list = []  # events of the last run (memory only)
         self.result: Any = None  # RunFinished.result of the last run (memory only)
         self.run_teaching: bool | None = None  # mode the last run was made in
-        self.dataset_name: str | None = None  # the data's name in the budget store (None: the file's stem)
-        self.budget_store: str | None = None  # None: $DPSTUDIO_BUDGET_STORE or the user data dir; "none": off
-        self.dataset_total: Fraction | None = None  # lifetime budget for data the store does not know yet
+        store = getattr(getattr(self, "account", None), "store", None)  # where the store is outlives a reset
+        self.account = BudgetAccount(self.dataset_print, lambda: self.data_path, lambda: self.has_data)
+        self.account.store = store
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
+        self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
         self._loaded = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
+        self.previous_declarations = None  # model.declarations.Declarations of the file opened before
+        self.release_in_progress = ""  # while a release run goes on: what it spent, in words ("" otherwise)
         self.dirty: bool = False
 
     def reset(self) -> None:
@@ -288,7 +233,16 @@ class Project:
         old_roles = self.roles
         old_class = self.class_attribute
         if path is None or self.data_path is None or Path(path) != self.data_path:
-            self.dataset_name = None  # a name given to other data does not carry over
+            self.account.forget_data()  # a name given to other data does not carry over
+        if self.dataset is not None and (path is None or self.data_path is None or Path(path) != self.data_path):
+            # declarations belong to the data they were made for: kept aside, re-applied only when asked
+            from dpstudio.model.declarations import Declarations
+
+            label = self.data_path.name if self.data_path is not None else "the previous data"
+            stash = Declarations.capture(self, label)
+            self.previous_declarations = stash if stash.count() else None
+            self.taxonomies, self.taxonomy_sources, self.bounds, self.numeric_types = {}, {}, {}, {}
+            self.classes, self.provenance = None, {}
         old = self.dataset
         self.dataset = dataset
         if old is not None and old is not dataset and callable(getattr(old, "close", None)):
@@ -315,9 +269,8 @@ class Project:
         for c in columns:
             self.provenance[pv.key(pv.TYPE, c)] = Provenance("declared" if declared else pv.TYPE_FROM_DATA,
                                                              derived=not declared)
-        if self.release_ledger is not None and self.release_ledger.entries and file_hash != self._ledger_hash:
-            # a release ledger belongs to the data it was spent on
-            self.release_ledger = None
+        if self.release_ledger is not None and file_hash != self._ledger_hash:
+            self.release_ledger = None  # the last release's ledger belongs to the data it was spent on
         self._ledger_hash = file_hash
         # the records as loaded (set_type later rewrites columns in place): the budget store's key
         self._loaded = [None if frame is None else frame.copy(deep=False), getattr(dataset, "records_print", None)]
@@ -327,6 +280,18 @@ class Project:
         self.set_dirty(True)
 
     _ledger_hash: str | None = None
+
+    def reapply_declarations(self) -> tuple[list[str], list[str]]:
+        """Re-apply the declarations made for the previously opened file (``model.declarations``), each
+        recorded as re-applied by the user; (inputs re-applied, inputs skipped with why)."""
+        stash = self.previous_declarations
+        if stash is None:
+            raise ProjectError("there are no declarations of a previous file to re-apply")
+        target = self.data_path.name if self.data_path is not None else "this data"
+        done, skipped = stash.apply(self, target)
+        self.previous_declarations = None
+        self._changed("provenance")
+        return done, skipped
 
     @property
     def frame(self):
@@ -721,12 +686,7 @@ class Project:
         eps = check_epsilon(value)
         if eps == self.epsilon:
             return
-        if self.release_ledger is not None and self.release_ledger.entries:
-            raise ProjectError(f"the release budget of this data was already spent "
-                               f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g}); "
-                               "it cannot be changed")
         self.epsilon = eps
-        self.release_ledger = None
         self._changed("epsilon")
 
     def set_seed(self, seed: int) -> None:
@@ -751,7 +711,7 @@ class Project:
 
     @property
     def ledger(self) -> Ledger | None:
-        """The ledger to display: release mode's ledger over this data, else the last teaching run's."""
+        """The ledger to display: the last release run's in release mode, else the last teaching run's."""
         if self.mode == RELEASE:
             return self.release_ledger
         return self.run_ledger
@@ -769,134 +729,111 @@ class Project:
             self._loaded[1] = table_print(self._loaded[0])
         return self._loaded[1]
 
-    def _store(self):
-        from dpstudio.io.budget_store import BudgetStoreError, open_store
-
-        try:
-            return open_store(self.budget_store)
-        except BudgetStoreError as exc:
-            raise ProjectError(str(exc)) from None
+    # the account's settings, under the names the project file and callers use
+    budget_store = property(lambda self: self.account.store, lambda self, v: setattr(self.account, "store", v))
+    dataset_name = property(lambda self: self.account.name, lambda self, v: setattr(self.account, "name", v))
+    dataset_total = property(lambda self: self.account.total, lambda self, v: setattr(self.account, "total", v))
 
     def _default_dataset_name(self) -> str:
-        from dpstudio.io.budget_store import default_dataset_name
+        return self.account.default_name()
 
-        if self.dataset_name:
-            return self.dataset_name
-        return default_dataset_name(self.data_path) if self.data_path is not None else "data"
+    def _account(self, action: Callable[[], DatasetBudgetInfo]) -> DatasetBudgetInfo:
+        try:
+            return action()
+        except AccountError as exc:
+            raise ProjectError(str(exc)) from None
 
     def dataset_budget(self) -> DatasetBudgetInfo:
-        """What the budget store holds for the loaded data: name, lifetime total, spent, remaining, tracked.
-
-        Raises ProjectError when no data is loaded or the store cannot be read."""
-        from dpstudio.io.budget_store import UNTRACKED, BudgetStoreError
-
-        if self._loaded is None:
-            raise ProjectError("no data is loaded")
-        store = self._store()
-        fp = None if store is None else self.dataset_print()  # untracked: no need to fingerprint
-        if store is None:
-            return DatasetBudgetInfo(self._default_dataset_name(), None, Fraction(0), None, False, (UNTRACKED,))
-        try:
-            known = store.find(fp)
-            warnings = tuple(store.near_duplicate_warnings(fp))
-        except BudgetStoreError as exc:
-            raise ProjectError(str(exc)) from None
-        if known is None:
-            total = self.dataset_total
-            return DatasetBudgetInfo(self._default_dataset_name(), total, Fraction(0), total, True, warnings)
-        return DatasetBudgetInfo(known.name, known.total, known.spent, known.remaining, True, warnings)
+        """What the budget store holds for the loaded data now: name, lifetime total, spent, remaining,
+        tracked (``BudgetAccount.info``). Raises ProjectError when no data is loaded or the store cannot be
+        read."""
+        return self._account(self.account.info)
 
     def set_dataset_name(self, name) -> DatasetBudgetInfo:
-        """Name the loaded data in the budget store (renamed there if the store knows it; saved in the
-        project file). A name that belongs to other records is refused."""
-        from dpstudio.io.budget_store import BudgetStoreError, check_name
-
-        if self._loaded is None:
-            raise ProjectError("no data is loaded")
-        store = self._store()
-        fp = None if store is None else self.dataset_print()
-        try:
-            label = check_name(name)
-            known = None if store is None else store.find(fp)
-            if known is not None and known.name != label:
-                store.rename(known.name, label)
-            elif known is None and store is not None and any(d.name == label for d in store.datasets()):
-                raise BudgetStoreError(f"the name {label!r} belongs to another dataset in the budget store "
-                                       "(different records); choose another name")
-        except BudgetStoreError as exc:
-            raise ProjectError(str(exc)) from None
-        if label != self.dataset_name:
-            self.dataset_name = label
+        """Name the loaded data in the budget store (saved in the project file); see ``BudgetAccount.rename``."""
+        before = self.account.name
+        info = self._account(lambda: self.account.rename(name))
+        if self.account.name != before:
             self.set_dirty(True)
         self.notify("ledger")
-        return self.dataset_budget()
+        return info
 
     def set_dataset_total(self, total) -> DatasetBudgetInfo:
         """Set the loaded data's lifetime budget deliberately (not below what was spent on it)."""
-        from dpstudio.io.budget_store import BudgetStoreError
+        info = self._account(lambda: self.account.set_total(total))
+        self.notify("ledger")
+        return info
 
-        eps = check_epsilon(total)
-        fp = self.dataset_print()
-        store = self._store()
-        if fp is None or store is None:
-            raise ProjectError("no data is loaded" if fp is None else "budget tracking is off (budget store: none)")
-        try:
-            known = store.find(fp)
-            if known is None:
-                self.dataset_total = eps
-            else:
-                store.set_total(known.name, eps)
-        except BudgetStoreError as exc:
-            raise ProjectError(str(exc)) from None
+    def set_new_dataset(self, new: bool) -> DatasetBudgetInfo:
+        """Declare the loaded records other people than the known dataset they match loosely (or take that
+        declaration back): their releases then get a budget of their own."""
+        self.account.new_dataset = bool(new)
         self.notify("ledger")
         return self.dataset_budget()
 
-    def _charge_store(self) -> dict:
-        """Charge the budget store for this release run's epsilon (before any secure noise is drawn)."""
-        from dpstudio.core.budget import BudgetExceededError
-        from dpstudio.io.budget_store import BudgetStoreError, untracked_record
+    def release_question(self, epsilon=None) -> ReleaseQuestion:
+        """The question a release-mode run asks before it spends ``epsilon`` (default: the project's), from
+        the release service: the dataset's name, lifetime budget and what was spent on it come from the
+        persistent budget store (every project and command on the same records). ``refusal`` is non-empty
+        when the run would be refused (no data, undeclared classes, epsilon beyond what the figures show or
+        more than what remains on the dataset, an unusable store): nothing is to be asked then."""
+        from dpstudio.model import budget_plan as bp
+        from dpstudio.model.release.question import epsilon_refusal
 
-        store = self._store()
-        if store is None:
-            return untracked_record(self._default_dataset_name())
-        fp = self.dataset_print()
-        if fp is None:
-            raise ProjectError("no data is loaded")
+        eps = check_epsilon(self.epsilon if epsilon is None else epsilon)
+        refusal = ""
+        if not self.has_data:
+            refusal = "no data is loaded: open a file in the Data panel"
+        elif self.algorithm in bp.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
+            refusal = (f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
+                       "public classes; declare them in the Data panel (Class values)")
+        if refusal or epsilon_refusal(eps):
+            return ReleaseQuestion(self._default_dataset_name(), None if self.data_path is None else
+                                   str(self.data_path), eps, eps, Fraction(0), Fraction(0),
+                                   refusal or epsilon_refusal(eps))
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
-        try:
-            charge = store.charge(fp, self.epsilon, what, "studio", name=self._default_dataset_name(),
-                                  total=self.dataset_total)
-        except (BudgetExceededError, BudgetStoreError) as exc:
-            raise ProjectError(str(exc)) from None
-        self.dataset_total = None
-        return charge.to_dict()
+        return ReleaseService().question(self.account.request(eps, what))
 
-    def start_run(self) -> RunSetup:
+    release_confirmation = release_question
+
+    def start_run(self, answer: ReleaseQuestion | None = None) -> RunSetup:
         """Noise and ledger for a new run in the current mode.
 
         Teaching: ``SimulationNoise(seed)`` and a fresh ledger of ``epsilon`` (re-run freely).
-        Release: ``SecureNoise`` and the release ledger; raises ProjectError if its budget was spent
-        already (spend once; true counts never enter the run's events) or if the data's lifetime budget in
-        the budget store cannot pay for ``epsilon`` (the store is charged here, before any noise).
+        Release: ``answer`` is the ``release_question`` the user said Yes to; the release service charges the
+        budget store for its epsilon, then hands out ``SecureNoise`` and a fresh ledger (kept as
+        ``release_ledger``). ProjectError (nothing spent) when there is no answer, the question was a
+        refusal, or the store refuses the charge.
         """
         if self.mode == TEACHING:
-            return RunSetup(SimulationNoise(self.seed), Ledger(self.epsilon), True, self.epsilon)
-        if self.release_ledger is None:
-            self.release_ledger = Ledger(self.epsilon)
-            self._ledger_hash = self.data_hash
-        if self.release_ledger.spent > 0:
-            raise ProjectError(f"the release budget of this data is spent "
-                               f"({float(self.release_ledger.spent):g} of {float(self.release_ledger.total):g} "
-                               "used): a second release would spend more than the budget you set. Use teaching "
-                               "mode to experiment, or start a new project for a new budget")
+            return ReleaseService.simulate(self.epsilon, self.seed)
+        if answer is None:
+            raise ProjectError("a release run needs its question answered first (release_question): nothing "
+                               "was spent")
+        if answer.epsilon != self.epsilon:
+            raise ProjectError(f"the question answered was for epsilon {float(answer.epsilon):g}, the project's is "
+                               f"{float(self.epsilon):g}: ask again; nothing was spent")
+        try:
+            setup = ReleaseService().begin(answer, True)
+        except ReleaseRefused as exc:
+            raise ProjectError(str(exc)) from None
         # no notify here: a studio run calls this on its worker thread; ``record_run`` announces the
         # spend on the GUI thread when the run ends
-        self.run_budget = self._charge_store()
-        return RunSetup(SecureNoise(), self.release_ledger, False, self.epsilon, self.run_budget)
+        self.account.total = None
+        self.release_in_progress = (f"epsilon {float(setup.epsilon):g} on dataset "
+                                    f"{(setup.budget or {}).get('dataset') or answer.dataset!r}")
+        self.release_ledger = setup.ledger
+        self._ledger_hash = self.data_hash
+        self.run_budget = setup.budget
+        return setup
 
-    def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None) -> None:
-        """Keep the events (memory only) and the ledger of a finished (or cancelled) run."""
+    def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None,
+                   snapshot: Any = None) -> None:
+        """Keep the events (memory only), the ledger of a finished (or cancelled) run, and the snapshot of
+        the inputs it ran with (``model.release.snapshot``; the export describes it)."""
         self.events = list(events)
+        self.run_snapshot = snapshot
+        self.release_in_progress = ""
         if result is None:
             from dpstudio.core.events import RunFinished
 
@@ -913,72 +850,17 @@ class Project:
 
     def clear_run(self, notify: bool = True) -> None:
         self.events, self.result, self.run_ledger, self.run_teaching = [], None, None, None
+        self.run_snapshot = None
         if notify:
             self.notify("run")
             self.notify("ledger")
 
-    def release_confirmation(self, epsilon) -> "ReleaseConfirmation":
-        """The facts the studio states before a release-mode run spends ``epsilon`` on this dataset.
-
-        The dataset's name, lifetime budget and what was spent on it come from the persistent budget store
-        (``dataset_budget``: every project and command on the same records); before its first release the
-        budget is the total set for it, else ``epsilon`` itself. With tracking off, the project's release
-        ledger is all there is (and the facts say so). ``refusal`` is non-empty when the run would be
-        refused (no data, undeclared classes, this project's budget already spent, or ``epsilon`` more than
-        what remains on the dataset): nothing is to be asked then.
-        """
-        eps = check_epsilon(epsilon)
-        info, refusal = None, ""
-        if not self.has_data:
-            refusal = "no data is loaded: open a file in the Data panel"
-        else:
-            try:
-                info = self.dataset_budget()
-            except ProjectError as exc:
-                refusal = f"the budget store cannot be used: {exc}"
-        ledger = self.release_ledger
-        name = info.name if info is not None else self._default_dataset_name()
-        if info is not None and info.tracked:
-            budget = info.total if info.total is not None else eps
-            spent = info.spent
-        elif ledger is None or (not ledger.entries and ledger.total != eps):
-            budget, spent = eps, Fraction(0)
-        else:
-            budget, spent = ledger.total, ledger.spent
-        remaining_after = budget - spent - eps
-        from dpstudio.model import budget_plan as bp
-
-        if refusal:
-            pass
-        elif self.algorithm in bp.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
-            refusal = (f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
-                       "public classes; declare them in the Data panel (Class values)")
-        elif ledger is not None and ledger.spent > 0:
-            refusal = (f"the release budget of this project is spent ({float(ledger.spent):g} of "
-                       f"{float(ledger.total):g} used): a second release would spend more than the budget you set. "
-                       "Use teaching mode to experiment, or start a new project for a new budget")
-        elif remaining_after < 0:
-            refusal = (f"epsilon {float(eps):g} is more than the {float(budget - spent):g} that remains on dataset "
-                       f"{name!r}" + ("; raise its lifetime total deliberately (Algorithm panel, Dataset budget)"
-                                      if info is not None and info.tracked else ""))
-        return ReleaseConfirmation(dataset=name, data_path=None if self.data_path is None else str(self.data_path),
-                                   data_sha256=self.data_hash, epsilon=eps, budget=budget, spent_before=spent,
-                                   remaining_after=max(remaining_after, Fraction(0)), refusal=refusal,
-                                   tracked=info is None or info.tracked,
-                                   warnings=() if info is None else tuple(info.warnings))
-
     @property
     def can_export(self) -> bool:
-        """True only for a finished release-mode run (secure noise, budget spent in the release ledger)."""
-        return self.mode == RELEASE and self.run_teaching is False and self.result is not None
-
-    # -- readiness ---------------------------------------------------------------------------------------
-    def problems(self) -> list[str]:
-        """Why the project cannot run yet (empty list = ready), in words for the user: the texts of
-        ``dpstudio.model.readiness.readiness`` (which also says where each is fixed)."""
-        from dpstudio.model.readiness import readiness
-
-        return [x.text for x in readiness(self)]
+        """True only for a finished release-mode run (secure noise, budget spent in the release ledger) whose
+        snapshot allows it (its inputs were public or confirmed when it ran)."""
+        return (self.mode == RELEASE and self.run_teaching is False and self.result is not None
+                and self.run_snapshot is not None and not self.run_snapshot.export_refusal())
 
     # -- persistence ---------------------------------------------------------------------------------------
     def to_dict(self, relative_to: Path | None = None) -> dict:

@@ -26,6 +26,7 @@ PLACES = {
     "data.open": ("Data", "Open"),
     "data.role": ("Data", "Role"),
     "data.type": ("Data", "Type"),
+    "data.types": ("Data", "Confirm column types"),
     "data.bounds": ("Data", "Public bounds"),
     "data.classes": ("Data", "Class values"),
     "taxonomy": ("Taxonomy", "the attribute's taxonomy"),
@@ -102,9 +103,16 @@ def _derived_problems(p: Project) -> list[Problem]:
     if p.mode != RELEASE:
         return []
     undeclared = pv.key(pv.CLASSES, p.class_attribute or "") if p.classes is None else None  # listed already
-    return [Problem(f"the {pv.describe(k)} was derived from the data and is not confirmed as public knowledge "
-                    "(its release could not be exported)", "export.inputs", k)
-            for k in p.unconfirmed_inputs() if k != undeclared]
+    keys = [k for k in p.unconfirmed_inputs() if k != undeclared]
+    types = [k.partition(":")[2] for k in keys if k.startswith(pv.TYPE + ":")]
+    out = []
+    if types:  # confirmed together, in one dialog
+        shown = ", ".join(types[:6]) + (f" and {len(types) - 6} more" if len(types) > 6 else "")
+        out.append(Problem(f"the types of {len(types)} column{'s' if len(types) > 1 else ''} ({shown}) were read "
+                           "from the data and are not confirmed as public knowledge", "data.types", types[0]))
+    return out + [Problem(f"the {pv.describe(k)} was derived from the data and is not confirmed as public "
+                          "knowledge (its release could not be exported)", "export.inputs", k)
+                  for k in keys if not k.startswith(pv.TYPE + ":")]
 
 
 def _budget_problems(p: Project, eps) -> list[Problem]:

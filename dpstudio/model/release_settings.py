@@ -11,29 +11,22 @@ from __future__ import annotations
 
 from dpstudio.io.reproduce import ReleaseSettings
 from dpstudio.model.budget_plan import AUTO_STEPS
-from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, Project
-from dpstudio.model.runs import histogram_attribute
 
 
-def release_settings(project: Project) -> ReleaseSettings:
-    """The settings of ``project``'s last run (its ``result``)."""
-    r = project.result
-    data = str(project.data_path) if project.data_path is not None else "DATA.csv"
-    missing = "drop" if project.missing == DROP_MISSING else "keep"
-    name = project.run_budget.get("dataset") if project.run_budget else None
+def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSettings:
+    """The settings of the run whose inputs ``snapshot`` froze (``model.release.snapshot.RunSnapshot``) and
+    whose result is ``result``; ``budget`` is its budget store record (the dataset's name)."""
+    s, r = snapshot, result
+    data = s.data_path or "DATA.csv"
+    missing = "keep" if s.missing == "keep" else "drop"
+    name = budget.get("dataset") if budget else None
     if hasattr(r.params, "noise_root"):  # an interval tree
         edges = tuple(float(e) for e in r.params.edges) if r.params.edges is not None else None
-        column = (project.params or {}).get("attribute") or histogram_attribute(project)
-        return ReleaseSettings(data, r.params, column=column, edges=edges, missing=missing, dataset_name=name)
-    qis = project.attributes(QUASI_IDENTIFIER)
-    numeric = [a for a in qis if project.types.get(a) == NUMERIC]
-    taxonomies = {a: project.taxonomies[a] for a in qis if a in project.taxonomies
-                  and (a not in numeric or project.taxonomies[a].is_numeric)}
-    bounds = {a: tuple(float(v) for v in project.bounds[a]) for a in numeric}
-    types = {a: project.numeric_types[a] for a in numeric if a in project.numeric_types}
-    steps = int((project.params or {}).get("steps", AUTO_STEPS))
-    return ReleaseSettings(data, r.params, class_attribute=project.class_attribute,
-                           classes=[str(c) for c in r.classes], taxonomies=taxonomies, bounds=bounds, types=types,
-                           automatic_steps=steps == AUTO_STEPS, n_numeric=len(numeric), missing=missing,
+        return ReleaseSettings(data, r.params, column=s.histogram_attribute, edges=edges, missing=missing,
+                               dataset_name=name)
+    taxonomies = {a: t for a, t in s.taxonomies.items() if a not in s.numeric or t.is_numeric}
+    steps = int(s.params.get("steps", AUTO_STEPS))
+    return ReleaseSettings(data, r.params, class_attribute=s.class_attribute, classes=[str(c) for c in r.classes],
+                           taxonomies=taxonomies, bounds=dict(s.bounds), types=dict(s.numeric_types),
+                           automatic_steps=steps == AUTO_STEPS, n_numeric=len(s.numeric), missing=missing,
                            dataset_name=name)
-

@@ -69,7 +69,7 @@ def _portable(exc: BaseException) -> BaseException:
 
 def _child(project, conn) -> None:
     """The engine process: prepare, wait for the noise and ledger, run, stream the events."""
-    from dpstudio.model.project import RunSetup
+    from dpstudio.model.release.service import RunSetup
     from dpstudio.model.runs import prepare_run
 
     try:
@@ -98,9 +98,10 @@ def _child(project, conn) -> None:
         conn.send(("error", _portable(exc)))
 
 
-def events_in_child(project, on_setup: Callable) -> Iterator:
+def events_in_child(project, on_setup: Callable, answer=None) -> Iterator:
     """The run's events, computed in a forked child (see the module docstring). Raises what the child raised
-    (``RunInputError`` before any spend), ``ProjectError`` from ``start_run``, or ``EngineProcessError``."""
+    (``RunInputError`` before any spend), ``ProjectError`` from ``start_run``, or ``EngineProcessError``.
+    ``answer``: the release question the user answered (release mode), handed to ``start_run``."""
     ctx = multiprocessing.get_context("fork")
     here, there = ctx.Pipe()
     child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
@@ -110,7 +111,7 @@ def events_in_child(project, on_setup: Callable) -> Iterator:
         kind, payload = _receive(here)
         if kind == "error":
             raise payload
-        setup = project.start_run()
+        setup = project.start_run(answer)
         on_setup(setup)
         here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
         ledger = setup.ledger

@@ -262,11 +262,12 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-def make_job(project: Project, progress=None) -> tuple[Callable[[], Iterator], RunSetup]:
+def make_job(project: Project, progress=None, answer=None) -> tuple[Callable[[], Iterator], RunSetup]:
     """(job, setup) for the project's algorithm: ``prepare_run`` (every check, no spend), then
-    ``Project.start_run`` (the spend: noise and ledger; release mode charges the budget store)."""
+    ``Project.start_run(answer)`` (the spend through the release service: release mode charges the budget
+    store for the question the user answered, ``answer``)."""
     prepared = prepare_run(project, progress)
-    setup = project.start_run()
+    setup = project.start_run(answer)
     return (lambda: prepared.events(setup)), setup
 
 

@@ -5,11 +5,11 @@ from, and the budget store's charge of a stream release.
   ILINet's layout (``kind="ilinet"``); ``load()`` reads it with ``io.stream_input`` (StreamInputError with
   one line otherwise), ``record()`` is the sidecar's ``source``.
 - ``bundled_ilinet()``: the ILINet file of ``../shared/data/streams`` beside the checkout, if present.
-- ``charge_stream_release(source, counts, epsilon, store)``: charges the persistent budget store
-  (docs/budget.md) for the whole epsilon of a release run; call it before any secure noise is drawn. The
+- ``stream_request(source, counts, epsilon, store, what)``: the release service's request for a stream
+  release (``model.release``): the panel asks its question, and ``ReleaseService.begin`` charges the
+  persistent budget store (docs/budget.md) for the whole epsilon before any secure noise is drawn. The
   store knows the data by the same fingerprint as ``dpstudio stream`` (the parsed counts of a counts
   file, the whole parsed table of a data file), so the CLI and the studio spend from one lifetime budget.
-  Refusals raise StreamInputError (one line) and charge nothing.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import numpy as np
 from dpstudio.algorithms.stream_runs import StreamInputError
 
 COUNTS, ILINET = "counts", "ilinet"
-SIMULATION_BUDGET = {"tracked": False, "charged": None,
-                     "note": "simulation noise (not a release): nothing was charged to the budget store"}
 
 
 def bundled_ilinet() -> Path | None:
@@ -79,21 +77,21 @@ class StreamSource:
         return table_print(load_table(self.path).frame)
 
 
-def charge_stream_release(source: StreamSource, counts, epsilon, store=None, dataset_name: str | None = None,
-                          what: str = "studio stream") -> dict:
-    """Charge ``epsilon`` to the budget store ``store`` (None: the default store, "none": tracking off)
-    before a release run; returns the sidecar's ``dataset_budget`` entry."""
-    from dpstudio.core.budget import BudgetExceededError
-    from dpstudio.io.budget_store import BudgetStoreError, default_dataset_name, open_store, untracked_record
-    from dpstudio.io.datasets import DatasetError
+def stream_request(source: StreamSource, counts, epsilon, store=None, dataset_name: str | None = None,
+                   what: str = "studio stream"):
+    """The release service's ``ReleaseRequest`` for a stream release of ``counts`` read from ``source``
+    (``store``: None for the default store, "none" for tracking off)."""
+    from dpstudio.core.budget import check_epsilon
+    from dpstudio.io.budget_store import default_dataset_name
+    from dpstudio.model.release import ReleaseRequest
 
-    name = dataset_name or default_dataset_name(source.path)
-    try:
-        opened = open_store(store)
-        if opened is None:
-            return untracked_record(name)
-        charge = opened.charge(source.fingerprint(counts), epsilon, f"{what} on {source.path.name}", "studio",
-                               name=name)
-    except (BudgetStoreError, BudgetExceededError, DatasetError) as exc:
-        raise StreamInputError(str(exc).splitlines()[0]) from None
-    return charge.to_dict()
+    def fingerprint():
+        from dpstudio.io.datasets import DatasetError
+
+        try:
+            return source.fingerprint(counts)
+        except DatasetError as exc:
+            raise StreamInputError(str(exc).splitlines()[0]) from None
+
+    return ReleaseRequest(dataset_name or default_dataset_name(source.path), fingerprint, check_epsilon(epsilon),
+                          f"{what} on {source.path.name}", "studio", store, data_path=str(source.path))

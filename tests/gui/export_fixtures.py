@@ -39,7 +39,11 @@ def histogram_data_project(n_rows=2000, bins=32, seed=0, algorithm="hb") -> Proj
 
 
 def run(project: Project) -> Project:
-    job, setup = make_job(project)
+    """Run as the Algorithm panel does: the snapshot at Run, the release question answered Yes."""
+    from dpstudio.model.release.snapshot import snapshot_of
+
+    snapshot = snapshot_of(project)
+    job, setup = make_job(project, answer=None if project.teaching else project.release_question())
     events = list(job())
-    project.record_run(events, setup.ledger, setup.teaching)
+    project.record_run(events, setup.ledger, setup.teaching, snapshot=snapshot)
     return project

@@ -80,7 +80,7 @@ def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qt
     from dpstudio.io.reproduce import input_files
     from dpstudio.model.release_settings import release_settings
 
-    files = input_files(release_settings(p))
+    files = input_files(release_settings(p.run_snapshot, p.result, p.run_budget))
     for i, a in enumerate(["age", "sex", "work"]):
         path = tmp_path / f"t{i}.json"
         path.write_text(files[f"taxonomy{i}.json"])

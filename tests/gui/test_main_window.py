@@ -279,13 +279,16 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     from dpstudio.model.runs import make_job
 
     p = window.project
-    p.set_data(pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}), None)
+    p.set_data(pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}), None,
+               types={"edu": "categorical", "cls": "categorical"})
     p.set_taxonomy("edu", flat_categorical(["a", "b"]))
     p.set_classes(["n", "y"])
     p.set_algorithm("diffgen", {"steps": 1})
     p.set_mode(RELEASE)
-    job, setup = make_job(p)
-    p.record_run(list(job()), setup.ledger, teaching=False)
+    from dpstudio.model.release.snapshot import snapshot_of
+
+    job, setup = make_job(p, answer=p.release_question())
+    p.record_run(list(job()), setup.ledger, teaching=False, snapshot=snapshot_of(p))
     assert p.can_export and p.release_ledger.spent == 1
     assert window.close() is False
     assert "has not been exported" in texts[-1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
+from dpstudio.model.readiness import readiness
 from dpstudio.model.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
 
 Qt = QtCore.Qt
@@ -33,7 +34,7 @@ def make_ready_like_the_demo(window):
     from dpstudio.gui.demo import bundled_taxonomy_folder
 
     p = window.project
-    if not p.problems():
+    if not [x.text for x in readiness(p)]:
         return
     window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
     for a in p.attributes(QUASI_IDENTIFIER):

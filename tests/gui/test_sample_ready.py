@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from dpstudio.model.readiness import readiness
 from dpstudio.model.project import CATEGORICAL, NUMERIC, QUASI_IDENTIFIER
 
 
@@ -29,7 +30,7 @@ def test_sample_opens_with_its_shipped_taxonomies_declared_not_derived(qtbot, wi
     for a in qis:
         if p.types.get(a) == NUMERIC:
             assert a in p.bounds, a
-    assert p.problems() == [] and p.unconfirmed_inputs() == []
+    assert [x.text for x in readiness(p)] == [] and p.unconfirmed_inputs() == []
 
 
 def test_first_run_in_teaching_mode_succeeds_with_no_other_step(qtbot, window):

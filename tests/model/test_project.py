@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dpstudio.model.readiness import readiness
 import json
 from fractions import Fraction
 
@@ -116,12 +117,12 @@ def test_uncovered_values_against_direct_count(project):
 
 
 def test_problems_name_what_is_missing(project):
-    probs = project.problems()
+    probs = [x.text for x in readiness(project)]
     assert any("age" in p and "bounds" in p for p in probs)
     assert any("edu" in p and "taxonomy" in p for p in probs)
     project.set_bounds("age", 17, 90)
     project.set_taxonomy("edu", edu_tax())
-    probs = project.problems()
+    probs = [x.text for x in readiness(project)]
     assert probs == ["edu: the taxonomy does not cover some values (e.g. c)"]
 
 
@@ -133,17 +134,30 @@ def test_teaching_runs_get_fresh_ledgers_and_simulation_noise(project):
     assert not project.can_export
 
 
-def test_release_spends_once(project):
+def test_release_needs_its_question_answered_and_the_store_decides_a_second_one(project):
+    from dpstudio.model.release.snapshot import snapshot_of
+
+    project.set_classes(["n", "y"])
+    for c in project.columns:  # the types guessed from the data, declared
+        project.set_type(c, project.types[c])
     project.set_mode(RELEASE)
-    setup = project.start_run()
+    with pytest.raises(ProjectError, match="question answered first"):
+        project.start_run()  # no answer: nothing spent
+    assert project.dataset_budget().total is None
+    setup = project.start_run(project.release_question())
     assert isinstance(setup.noise, SecureNoise) and not setup.teaching
     setup.ledger.spend("counts", "discrete Laplace", 1)
-    project.record_run([], setup.ledger, teaching=False, result="released")
+    project.record_run([], setup.ledger, teaching=False, result="released", snapshot=snapshot_of(project))
     assert project.can_export
-    with pytest.raises(ProjectError, match="spent"):
-        project.start_run()
-    with pytest.raises(ProjectError, match="cannot be changed"):
-        project.set_epsilon(2)
+    # the dataset's lifetime total was this release's epsilon: a second one is refused by the store...
+    assert "0 of 1 is left" in project.release_question().refusal
+    with pytest.raises(ProjectError, match="0 of 1 is left"):
+        project.start_run(project.release_question())
+    # ... until the total is raised deliberately: then the same project releases again, at another epsilon
+    project.set_dataset_total(3)
+    project.set_epsilon(2)
+    second = project.start_run(project.release_question())
+    assert second.budget["dataset_spent"] == "3" and project.release_ledger is second.ledger
     # switching to teaching forgets the run: nothing of it can be exported
     project.set_mode(TEACHING)
     assert project.result is None and not project.can_export
@@ -163,10 +177,11 @@ def test_save_and_reopen_same_state(project, tmp_path):
     project.set_taxonomy("age", numeric_equal_width(17, 90, 2, 2))
     project.set_missing(KEEP_MISSING)
     project.set_role("cls", CLASS)
+    project.set_classes(["n", "y"])
     project.set_algorithm("maxgddp", {"steps": 4, "fanout": 3})
     project.set_epsilon("0.3")
     project.set_mode(RELEASE)
-    led = project.start_run().ledger
+    led = project.start_run(project.release_question()).ledger
     with led.parallel("g"):
         led.spend("a", "m", Fraction(1, 10))
         led.spend("b", "m", Fraction(2, 10))

@@ -15,9 +15,15 @@ from tests.budget_data import ROWS, write_data
 def project_on(path, epsilon="1"):
     p = Project()
     p.set_data(load_table(path), path)
+    p.set_classes(["N", "Y"])
     p.set_mode(RELEASE)
     p.set_epsilon(epsilon)
     return p
+
+
+def release(p):
+    """A release run's spend as the studio makes it: the question, answered Yes."""
+    return p.start_run(p.release_question())
 
 
 @pytest.fixture
@@ -28,7 +34,7 @@ def data(tmp_path):
 @pytest.mark.parametrize("copy", ["shuffled", "crlf", "no-trailing-newline"])
 def test_reloading_the_same_records_does_not_give_a_fresh_budget(tmp_path, data, copy):
     p = project_on(data)
-    setup = p.start_run()
+    setup = release(p)
     assert setup.budget["dataset"] == "people" and setup.budget["dataset_remaining"] == "0"
     if copy == "shuffled":
         again = write_data(tmp_path / "again.csv", [ROWS[i] for i in np.random.default_rng(5).permutation(40)])
@@ -39,7 +45,7 @@ def test_reloading_the_same_records_does_not_give_a_fresh_budget(tmp_path, data,
     p.set_data(load_table(again), again)  # another file hash: the project's own ledger starts afresh
     assert p.release_ledger is None or p.release_ledger.spent == 0
     with pytest.raises(ProjectError, match="dataset 'people'.*0 of 1 is left"):
-        p.start_run()
+        release(p)
     assert len(open_store().dataset("people").spends) == 1
 
 
@@ -48,17 +54,17 @@ def test_a_new_project_on_the_same_data_shows_what_remains(data):
     assert first.dataset_budget().total is None  # unknown to the store: the first release sets it
     first.set_dataset_total(1)
     assert first.dataset_budget().remaining == 1
-    first.start_run()
+    release(first)
     second = project_on(data, "1")
     info = second.dataset_budget()
     assert (info.name, info.total, info.spent, info.remaining, info.tracked) == \
         ("people", 1, Fraction(1, 4), Fraction(3, 4), True)
     assert info.describe() == "this dataset (people): 0.75 of 1 epsilon left"
     with pytest.raises(ProjectError, match="0.75 of 1 is left"):
-        second.start_run()
+        release(second)
     assert second.dataset_budget().spent == Fraction(1, 4)  # the refusal spent nothing
     second.set_dataset_total(2)
-    assert second.start_run().budget["dataset_remaining"] == "3/4"  # 2 - 1/4 - 1
+    assert release(second).budget["dataset_remaining"] == "3/4"  # 2 - 1/4 - 1
 
 
 def test_a_type_change_after_loading_keeps_the_dataset(data):
@@ -66,11 +72,11 @@ def test_a_type_change_after_loading_keeps_the_dataset(data):
     before = p.dataset_print()
     p.set_type("age", "categorical")  # rewrites the column in place (numbers become text)
     assert p.dataset_print() == before
-    p.start_run()
+    release(p)
     q = project_on(data)
     q.set_type("age", "categorical")
     with pytest.raises(ProjectError, match="lifetime budget"):
-        q.start_run()
+        release(q)
 
 
 def test_teaching_runs_do_not_charge(data):
@@ -85,7 +91,7 @@ def test_untracked_store_says_so(data, monkeypatch):
     monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", "none")
     for _ in range(2):
         p = project_on(data)
-        setup = p.start_run()
+        setup = release(p)
         assert setup.budget["tracked"] is False and "not recorded" in setup.budget["note"]
         info = p.dataset_budget()
         assert info.tracked is False and "not tracked" in info.describe() and info.warnings
@@ -106,5 +112,6 @@ def test_the_studio_loader_fingerprints_in_the_worker_not_on_adoption(data, monk
     monkeypatch.setattr(fingerprint, "table_print", refuse)
     p = Project()
     p.set_data(ds, data)
+    p.set_classes(["N", "Y"])
     p.set_mode(RELEASE)
-    assert p.dataset_budget().name == "people" and p.start_run().budget["dataset"] == "people"
+    assert p.dataset_budget().name == "people" and release(p).budget["dataset"] == "people"

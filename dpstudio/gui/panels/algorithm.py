@@ -35,9 +35,11 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.readiness_list import ReadinessList
+from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.model import budget_plan as bp
 from dpstudio.model.accuracy import count_accuracy, simulated_preview
 from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
+from dpstudio.model.release.question import epsilon_caution
 from dpstudio.model.readiness import readiness, refusal_text
 from dpstudio.model.runs import default_bins
 
@@ -53,12 +55,6 @@ def slider_to_epsilon(pos: int) -> float:
     """Slider position -> epsilon on a log scale from 0.01 to 10, rounded to 3 significant digits."""
     x = 10 ** (SLIDER_MIN + (SLIDER_MAX - SLIDER_MIN) * pos / SLIDER_STEPS)
     return float(f"{x:.3g}")
-
-
-def exec_modal(box: QtWidgets.QMessageBox) -> int:
-    """Show a modal question and return the button pressed (a panel's ``exec_dialog`` hook: a driver
-    without a user, such as the demo or a test, answers the real dialog through it)."""
-    return box.exec()
 
 
 def epsilon_to_slider(eps: float) -> int:
@@ -111,6 +107,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.eps_error.setWordWrap(True)
         self.eps_understood = QtWidgets.QLabel("")
         self.eps_understood.setStyleSheet("color:#616161;")
+        self.eps_understood.setWordWrap(True)
         elay.addRow("epsilon", self.eps_edit)
         elay.addRow("", self.eps_understood)
         elay.addRow("log scale", self.eps_slider)
@@ -128,6 +125,13 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.budget_warnings.setWordWrap(True)
         self.budget_warnings.setStyleSheet("color:#b35900;")
         elay.addRow(self.budget_warnings)
+        self.new_dataset_check = QtWidgets.QCheckBox("These records are other people: a budget of their own")
+        self.new_dataset_check.setToolTip("The budget store took these records for a known dataset (a renamed, "
+                                          "added or dropped column, repeated rows). Tick only if they are other "
+                                          "people: their releases then spend a budget of their own.")
+        self.new_dataset_check.toggled.connect(self._on_new_dataset)
+        self.new_dataset_check.hide()
+        elay.addRow(self.new_dataset_check)
         drow = QtWidgets.QHBoxLayout()
         self.dataset_name_edit = QtWidgets.QLineEdit()
         self.dataset_name_edit.setPlaceholderText("dataset name")
@@ -253,11 +257,28 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return
         self.budget_label.setText(info.describe())
         self.budget_label.setStyleSheet("font-weight:bold;" + ("color:#b35900;" if not info.tracked else ""))
+        declared_new = p.account.new_dataset
+        self.new_dataset_check.setVisible(bool(info.related) or declared_new)
+        self.new_dataset_check.blockSignals(True)
+        self.new_dataset_check.setChecked(declared_new)
+        self.new_dataset_check.blockSignals(False)
         self.budget_warnings.setText("\n".join(f"WARNING: {w}" for w in info.warnings))
         self.dataset_apply.setEnabled(True)
         self.dataset_total_edit.setEnabled(info.tracked)
         if not self.dataset_name_edit.hasFocus():
             self.dataset_name_edit.setText(info.name or "")
+
+    def showEvent(self, event) -> None:  # the store may have changed (another project, the CLI)
+        super().showEvent(event)
+        self.refresh_budget()
+
+    def _on_new_dataset(self, checked: bool) -> None:
+        from dpstudio.model.project import ProjectError
+
+        try:
+            self.project.set_new_dataset(checked)
+        except ProjectError as exc:
+            self._refuse_budget(str(exc))
 
     def dataset_budget_question(self, info, name: str | None, total) -> str:
         """The confirmation asked before naming the dataset or setting its lifetime total."""
@@ -629,7 +650,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.run_button.setEnabled(True)
         self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
         shown = understood_text(eps)
-        self.eps_understood.setText("" if text.strip() == shown else f"understood as epsilon = {shown}")
+        words = [] if text.strip() == shown else [f"understood as epsilon = {shown}"]
+        caution = epsilon_caution(eps)
+        self.eps_understood.setText("; ".join(words + ([f"Caution: {caution}"] if caution else [])))
+        self.eps_understood.setStyleSheet("color:#b36b00;" if caution else "color:#616161;")
         if self.eps_error.text().startswith("Run is off"):
             self.eps_error.setText("")
 
@@ -699,21 +723,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def confirm_release(self, facts) -> bool:
         """Ask before a release-mode run spends: the dataset, the epsilon, what remains afterwards, that it
         cannot be undone (``ReleaseConfirmation.text``). No is the default answer; True only for Yes."""
-        return self._ask_yes_no("release_box", "Spend the release budget?", facts.text())
+        return self._ask_yes_no("release_box", RELEASE_TITLE, facts.text())
 
     def _ask_yes_no(self, keep_as: str, title: str, text: str) -> bool:
-        """A warning question with No as the default (and Escape) answer, shown through ``exec_dialog``
-        and kept in ``self.<keep_as>``; True only for Yes."""
-        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, title, text,
-                                    QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, self)
-        box.setDefaultButton(QtWidgets.QMessageBox.No)
-        box.setEscapeButton(QtWidgets.QMessageBox.No)
-        setattr(self, keep_as, box)
-        try:
-            self.exec_dialog(box)
-            return box.clickedButton() is box.button(QtWidgets.QMessageBox.Yes)
-        finally:
-            box.deleteLater()
+        """A warning question with No as the default answer, shown through ``exec_dialog`` and kept in
+        ``self.<keep_as>``; True only for Yes (``gui.widgets.yes_no``)."""
+        return ask_yes_no(self, title, text, self.exec_dialog, keep_as)
 
     def _refuse_run(self, message: str) -> None:
         """A run that does not start: say why beside the button and in the window; stay where we are."""
@@ -754,12 +769,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
             except ValueError as exc:
                 self._refuse_run(f"not run: {exc}")
                 return None
+        from dpstudio.model.release.snapshot import snapshot_of
+
+        snapshot = snapshot_of(project)  # what this run uses: the export describes it, whatever changes later
+        answer = None
         if not project.teaching:
-            facts = project.release_confirmation(eps)
-            if facts.refusal:
-                self._refuse_run(f"not run: {facts.refusal}")
+            answer = project.release_question(eps)
+            if answer.refusal:
+                self._refuse_run(f"not run: {answer.refusal}")
                 return None
-            if not self.confirm_release(facts):
+            if not self.confirm_release(answer):
                 self.last_error = ""
                 if win is not None:
                     win.show_info("release run not started: nothing was spent")
@@ -773,8 +792,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
             # (its connection stays here) and its run reads the small counts of the used columns only
             if project.frame is not None and run_process.use_process(len(project.frame)):
-                return run_process.events_in_child(project, lambda setup: holder.update(setup=setup))
-            run_job, setup = make_job(project, progress=reading)  # Cancel during a read: Cancelled, nothing spent
+                return run_process.events_in_child(project, lambda setup: holder.update(setup=setup), answer)
+            run_job, setup = make_job(project, progress=reading, answer=answer)  # Cancel in a read: nothing spent
             holder["setup"] = setup
             return run_job()
 
@@ -811,12 +830,15 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         def on_end(*_):
             setup = holder.get("setup")
-            if setup is not None:
-                project.record_run(events, setup.ledger, setup.teaching)  # the Watch stops following here
+            if setup is not None:  # the Watch stops following here
+                project.record_run(events, setup.ledger, setup.teaching, snapshot=snapshot)
+                if setup.recognised and win is not None:  # the data owner's eyes only
+                    win.show_info(f"charged to the known dataset {setup.budget.get('dataset')!r}: {setup.recognised}")
             if watch is not None and getattr(watch, "live", False):
                 watch.end_live()
 
         def on_failed(message):
+            project.release_in_progress = ""
             self.last_error = message
             if holder.get("setup") is not None:  # the store was charged before the failure: show it
                 project.notify("ledger")
@@ -840,9 +862,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return None
 
 
-def make_job(project, progress=None):
+def make_job(project, progress=None, answer=None):
     """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup
-    (``model.runs.make_job``; ``progress`` follows and cancels the read of a table in a file)."""
+    (``model.runs.make_job``; ``progress`` follows and cancels the read of a table in a file; ``answer``:
+    the release question the user said Yes to)."""
     from dpstudio.model import runs
 
-    return runs.make_job(project, progress)
+    return runs.make_job(project, progress, answer)

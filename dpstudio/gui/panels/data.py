@@ -166,11 +166,32 @@ class DataPanel(QtWidgets.QWidget):
         self.open_button = QtWidgets.QPushButton("Open another file\u2026")
         self.open_button.clicked.connect(self.open_dialog)
         self.encoding_combo = encoding_combo()
+        self.types_button = QtWidgets.QPushButton("Confirm column types\u2026")
+        self.types_button.setToolTip("Confirm together the column types read from the data's values")
+        self.types_button.clicked.connect(lambda: self.confirm_types())
         head.addWidget(self.file_label, 1)
+        head.addWidget(self.types_button)
         head.addWidget(QtWidgets.QLabel("Text encoding:"))
         head.addWidget(self.encoding_combo)
         head.addWidget(self.open_button)
         lay.addLayout(head)
+
+        # declarations made for the file opened before: offered, never carried over silently
+        self.reapply_row = QtWidgets.QFrame()
+        self.reapply_row.setStyleSheet("QFrame{background:#fff8e1;}")
+        rlay_ = QtWidgets.QHBoxLayout(self.reapply_row)
+        rlay_.setContentsMargins(6, 2, 6, 2)
+        self.reapply_label = QtWidgets.QLabel()
+        self.reapply_label.setWordWrap(True)
+        self.reapply_button = QtWidgets.QPushButton("Use them")
+        self.reapply_button.clicked.connect(lambda: self.reapply_declarations())
+        self.reapply_dismiss = QtWidgets.QPushButton("No")
+        self.reapply_dismiss.clicked.connect(self._dismiss_declarations)
+        rlay_.addWidget(self.reapply_label, 1)
+        rlay_.addWidget(self.reapply_button)
+        rlay_.addWidget(self.reapply_dismiss)
+        self.reapply_row.hide()
+        lay.addWidget(self.reapply_row)
 
         split = QtWidgets.QSplitter(Qt.Horizontal)
         split.setObjectName("dataSplitter")
@@ -391,6 +412,65 @@ class DataPanel(QtWidgets.QWidget):
                             "button and open it again")
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
+
+    # -- declarations of another file, column types ------------------------------------------------------
+    def _refresh_declarations(self) -> None:
+        from dpstudio.gui.widgets.confirm_types import unconfirmed_types
+
+        p = self.project
+        stash = getattr(p, "previous_declarations", None)
+        if stash is not None and p.has_data:
+            target = p.data_path.name if p.data_path is not None else "this data"
+            self.reapply_label.setText(f"Use the declarations made for {stash.label} ({stash.count()} public inputs: "
+                                       f"types, bounds, taxonomies, class values) for {target}? Each will say it "
+                                       "was re-applied by you.")
+            self.reapply_row.show()
+        else:
+            self.reapply_row.hide()
+        n = len(unconfirmed_types(p)) if p.has_data else 0
+        self.types_button.setEnabled(n > 0)
+        self.types_button.setText(f"Confirm column types ({n})\u2026" if n else "Column types confirmed")
+
+    def reapply_declarations(self) -> list[str]:
+        """Re-apply the previous file's declarations (``Project.reapply_declarations``); returns them."""
+        try:
+            done, skipped = self.project.reapply_declarations()
+        except ProjectError as exc:
+            self.show_error(str(exc))
+            return []
+        win = host(self)
+        if win is not None:
+            extra = f"; not re-applied: {'; '.join(skipped)}" if skipped else ""
+            win.show_info(f"re-applied {len(done)} declarations{extra}")
+        self._refresh_declarations()
+        return done
+
+    def _dismiss_declarations(self) -> None:
+        self.project.previous_declarations = None
+        self._refresh_declarations()
+
+    def confirm_types(self, accept: bool | None = None) -> list[str]:
+        """Confirm the column types read from the data, together (``ConfirmTypesDialog``). ``accept``:
+        answer without showing the dialog (a driver or a test); None shows it. Returns the confirmed ones."""
+        from dpstudio.gui.widgets.confirm_types import ConfirmTypesDialog
+
+        dialog = ConfirmTypesDialog(self.project, self)
+        self.types_dialog = dialog
+        try:
+            if accept is None:
+                accepted = dialog.exec() == QtWidgets.QDialog.Accepted
+            else:
+                accepted = accept
+            if not accepted:
+                return []
+            try:
+                return dialog.record()
+            except ProjectError as exc:
+                self.show_error(str(exc))
+                return []
+        finally:
+            dialog.deleteLater()
+            self._refresh_declarations()
 
     def _adopt(self, dataset, path: Path, bounds: dict | None = None, sample: bool = False,
                encoding: str = "utf-8") -> None:
@@ -646,6 +726,8 @@ class DataPanel(QtWidgets.QWidget):
 
     # -- refresh from the project ----------------------------------------------------------------------------------------
     def _on_project(self, field: str) -> None:
+        if field in ("data", "types", "provenance"):
+            self._refresh_declarations()
         if field == "data":
             self.refresh()
             return

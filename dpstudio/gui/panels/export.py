@@ -3,10 +3,11 @@ epsilon the release spent. Atomic writes; never overwrites (an existing file is 
 
 Teaching mode REFUSES: the Export button is disabled with a visible explanation, and ``export_to`` raises
 ``ExportRefused``. Only a finished release-mode run on secure noise can be exported
-(``Project.can_export``). A release whose public inputs include one derived from the data and not
-confirmed as public knowledge is refused too, naming the inputs (``Project.unconfirmed_inputs``); the
-"Public inputs" list confirms them one by one, with the user's wording, which the sidecar
-(``public_inputs``) and the report record.
+(``Project.can_export``). Everything written describes the run's snapshot (``model.release.snapshot``,
+taken at Run): the public inputs with the provenance they had then, the settings the re-run scripts use. A
+run whose inputs included one derived from the data and unconfirmed at Run is refused for good (confirming
+it later does not change what ran: run again). The "Public inputs" list confirms the current inputs one by
+one, with the user's wording, for the next run.
 
 Public methods (for the demo driver and tests):
 - ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json,
@@ -116,18 +117,19 @@ class ExportPanel(QtWidgets.QWidget):
                     "export (that run spends the budget).")
         if getattr(p, "result", None) is None:
             return "No release yet: run the algorithm in release mode first (Algorithm panel)."
-        if not p.can_export:
+        if p.run_teaching is not False:
             return "The last run was not a release-mode run: run again in release mode."
         noise = getattr(p.result, "noise", None)
         is_release = getattr(p.result, "is_release", None)
         if is_release is False or (noise is not None and not getattr(noise, "is_secure", False)):
             return "The last run used simulation noise: it is not a release."
-        derived = p.unconfirmed_inputs()
-        if derived:
-            names = "; ".join(f"{pv.describe(k)} ({p.provenance_of(k).source})" for k in derived)
-            return (f"Not exported: derived from the data and not confirmed as public knowledge: {names}. "
-                    "Confirm each below if it is public knowledge, or replace it with a public one.")
-        return ""
+        snapshot = getattr(p, "run_snapshot", None)
+        if snapshot is None:
+            return "The inputs of the last run were not recorded: run again to export."
+        refusal = snapshot.export_refusal()
+        if refusal:
+            return f"Not exported: {refusal}."
+        return "" if p.can_export else "The last run cannot be exported: run again in release mode."
 
     def refresh(self) -> None:
         if self.last_paths and getattr(self.project, "result", None) is not self._exported_result:
@@ -249,7 +251,8 @@ class ExportPanel(QtWidgets.QWidget):
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
         csv_path, json_path, html_path, sh_path, py_path = paths
-        public_inputs = self.project.public_inputs_record()
+        snapshot = self.project.run_snapshot  # what ran, with the provenance its inputs had then
+        public_inputs = [dict(x) for x in snapshot.public_inputs]
         r = self.project.result
         ledger = self.project.run_ledger
         extra = {"public_inputs": public_inputs,
@@ -262,7 +265,7 @@ class ExportPanel(QtWidgets.QWidget):
 
         # the report and the re-run scripts are rendered first and written with the CSV and the sidecar:
         # all five or none
-        settings = release_settings(self.project)
+        settings = release_settings(snapshot, r, self.project.run_budget)
         rerun = f"{csv_path.stem}.rerun.csv"
         also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
                                        public_inputs=public_inputs,

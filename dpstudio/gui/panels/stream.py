@@ -8,8 +8,10 @@ in teaching mode only), the ledger fills line by line, and the guarantee is alwa
 Privacy facts:
 - Teaching mode runs seeded simulation noise; nothing it produces can be exported. The literal ASM
   (STREAMING.md S4.3) runs only here, labelled "not differentially private", and is never exportable.
-- Release mode runs secure noise and charges the persistent budget store (docs/budget.md) for the whole
-  epsilon before any noise is drawn; its events carry no true count. Export writes OUT.csv and OUT.json
+- Release mode asks the release question first (dataset, epsilon, lifetime total, spent, what remains;
+  No is the default) and, on Yes, the release service (``model.release``) charges the persistent budget
+  store (docs/budget.md) for the whole epsilon and hands out the secure noise and the ledger; its events
+  carry no true count. The panel never charges, draws noise or builds a ledger itself. Export writes OUT.csv and OUT.json
   through ``io.stream_release`` (atomic, nothing half-written).
 - Compare (``model/stream_compare.py``): workload error or mean absolute error by mechanism, against epsilon
   (at the window w) or against w (at epsilon). Analytic curves use public inputs only; the measured curves
@@ -26,14 +28,14 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams, run_stream
 from dpstudio.core.budget import Ledger, fraction_text
 from dpstudio.core.events import RunFinished
-from dpstudio.core.noise import SecureNoise, SimulationNoise
 from dpstudio.core.stream_partition import MODES
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.worker import TaskRunner, Worker
-from dpstudio.model.stream_session import (COUNTS, ILINET, SIMULATION_BUDGET, StreamSource, bundled_ilinet,
-                                           charge_stream_release)
+from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
+from dpstudio.model.release import ReleaseRefused, ReleaseService
+from dpstudio.model.stream_session import COUNTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURES, analytic_errors, grid, measured_errors
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
@@ -51,6 +53,7 @@ class StreamPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.project = project
         self.runner = TaskRunner(self)  # used when the panel stands alone (no MainWindow)
+        self.exec_dialog = exec_modal  # how the release question is shown (gui.widgets.yes_no)
         self.source: StreamSource | None = None
         self.counts: np.ndarray | None = None
         self.playback = None
@@ -275,27 +278,40 @@ class StreamPanel(QtWidgets.QWidget):
             self._message(f"the literal ASM is {NOT_DP}: it runs in teaching mode only and is never released")
             return None
         p = self.params()
+        seed = self.project.seed
         try:
             eps = p.checked_epsilon()
             p.validate(self.counts.size)
-            budget = SIMULATION_BUDGET if teaching else charge_stream_release(
-                self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}")
-        except StreamInputError as exc:
+            if teaching:
+                setup = ReleaseService.simulate(eps, seed)
+            else:
+                question = ReleaseService().question(stream_request(
+                    self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}"))
+                if question.refusal:
+                    self._message(f"not run: {question.refusal}")
+                    return None
+                if not ask_yes_no(self, RELEASE_TITLE, question.text(), self.exec_dialog, "release_box"):
+                    self._message("release run not started: nothing was spent")
+                    return None
+                setup = ReleaseService().begin(question, True)
+                self.project.release_in_progress = f"epsilon {float(eps):g} on dataset {question.dataset!r}"
+        except (StreamInputError, ReleaseRefused, ValueError) as exc:
             self._message(str(exc))
             return None
         self.stop()
         self._clear_run()
-        counts, source, seed = self.counts, self.source, self.project.seed
-        ledger = Ledger(eps)
+        counts, source = self.counts, self.source
+        ledger, budget = setup.ledger, setup.budget
         if literal:
             worker = Worker(lambda progress: literal_asm_playback(counts, eps, seed), function=True,
                             name="literal ASM")
         else:
-            noise = SimulationNoise(seed) if teaching else SecureNoise()
-            worker = Worker(lambda: run_stream(counts, p, noise, ledger), name=f"stream {p.mechanism}",
+            worker = Worker(lambda: run_stream(counts, p, setup.noise, ledger), name=f"stream {p.mechanism}",
                             pause_gc=True)
         worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal))
         worker.signals.failed.connect(self._message)
+        for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
+            signal.connect(lambda *_: setattr(self.project, "release_in_progress", ""))
         self.worker = worker
         h = host(self)
         return h.start_worker(worker, f"stream {p.mechanism}") if h is not None else self.runner.start(worker)

@@ -72,8 +72,9 @@ def test_qt_void_calls_do_not_steal_references_to_none():
     assert sys.getrefcount(None) >= before
 
 
-def _imports_of(path, package: str) -> set[str]:
-    """Every dpstudio module ``path`` imports, at the top or inside functions (relative imports resolved)."""
+def _imports_of(path, package: str, keep: tuple = ("dpstudio",)) -> set[str]:
+    """Every module ``path`` imports, at the top or inside functions (relative imports resolved; for
+    ``from a import b`` both ``a`` and ``a.b``), of the top-level packages ``keep``."""
     import ast
 
     out = set()
@@ -87,7 +88,7 @@ def _imports_of(path, package: str) -> set[str]:
             out.update(f"{base}.{a.name}" for a in node.names)
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
-    return {m for m in out if m.startswith("dpstudio")}
+    return {m for m in out if m.split(".")[0] in keep}
 
 
 def test_gui_app_and_demo_do_not_import_each_other():
@@ -111,8 +112,8 @@ QT_FREE = ("core", "algorithms", "io", "evaluation", "model")
 
 
 def module_graph(package_dir):
-    """{module: (path, dpstudio modules it imports anywhere in the file)} for the package at ``package_dir``."""
-    import ast
+    """{module: (path, package modules and Qt modules it imports anywhere in the file)} for the package at
+    ``package_dir``."""
     from pathlib import Path
 
     root = Path(package_dir)
@@ -124,20 +125,9 @@ def module_graph(package_dir):
     graph = {}
     for name, path in mods.items():
         pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        out = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([base] if base else []))
-                names = [f"{base}.{a.name}" for a in node.names]
-                found = [m for m in names if m in mods]
-                out.update(found or [base])
-            elif isinstance(node, ast.Import):
-                out.update(a.name for a in node.names)
-        graph[name] = (path, {m for m in out if m.split(".")[0] in (top, "PySide6", "pyqtgraph", "shiboken6")
-                              and m != name})
+        found = _imports_of(path, pkg, (top,) + QT_PREFIXES)
+        found = {m for m in found if not any(o.startswith(m + ".") for o in found)}  # a.b, not also a
+        graph[name] = (path, {m for m in found if (m in mods or m.split(".")[0] != top) and m != name})
     return graph
 
 

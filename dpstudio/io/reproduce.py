@@ -150,7 +150,8 @@ def _header(s: ReleaseSettings, notes: list, comment: str) -> list[str]:
     what = "dpstudio histogram" if s.is_histogram else "dpstudio release"
     lines = [f"Re-runs this release's settings with `{what}`: the same public inputs and parameters, fresh",
              f"noise. It spends epsilon = {s.params.epsilon} again, charged to the budget store like any release.",
-             "It holds public inputs only (no data, no count). Arguments: [DATA [OUT.csv]]."]
+             "It holds public inputs only (no data, no count). Arguments: [DATA [OUT.csv]] (without OUT, each run",
+             "writes a new file: NAME.rerun.csv, then NAME.rerun-2.csv, ...)."]
     lines += [f"NOTE: {n}." for n in notes]
     return [f"{comment} {ln}" for ln in lines]
 
@@ -160,6 +161,10 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
     args, notes = release_command(s)
     lines = ["#!/bin/sh", *_header(s, notes, "#"), "# DPSTUDIO=path/to/dpstudio picks the program.", "set -eu",
              f"DATA=\"${{1:-{s.data}}}\"", f"OUT=\"${{2:-{out_name}}}\"",
+             'if [ $# -lt 2 ]; then  # a new output name on every run: OUT, then OUT-2, OUT-3, ...',
+             '    stem="${OUT%.csv}"; n=1',
+             '    while [ -e "$OUT" ] || [ -e "${OUT%.csv}.json" ]; do n=$((n + 1)); OUT="$stem-$n.csv"; done',
+             'fi',
              'TAX="$(mktemp -d)"', "trap 'rm -rf \"$TAX\"' EXIT"]
     for name, text in input_files(s).items():
         marker = "DPSTUDIO_END_OF_FILE"
@@ -200,6 +205,11 @@ def python_script(s: ReleaseSettings, out_name: str) -> str:
         "",
         f"DATA = sys.argv[1] if len(sys.argv) > 1 else {s.data!r}",
         f"OUT = sys.argv[2] if len(sys.argv) > 2 else {out_name!r}",
+        "if len(sys.argv) <= 2:  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
+        "    stem, n = OUT[:-4] if OUT.endswith('.csv') else OUT, 1",
+        "    while Path(OUT).exists() or Path(OUT[:-4] + '.json').exists():",
+        "        n += 1",
+        "        OUT = f'{stem}-{n}.csv'",
         f"INPUTS = {files!r}",
         f"ARGS = {args!r}",
         "",

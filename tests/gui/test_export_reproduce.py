@@ -132,3 +132,33 @@ def test_paths_with_spaces_and_quotes_survive_the_shell(qtbot, tmp_path, name):
     assert main(["budget", "set-total", json.loads(paths[1].read_text())["dataset_budget"]["dataset"], "2"]) == 0
     done = _rerun(paths[3], folder / "data.csv", folder / "again.csv")
     assert done.returncode == 0, done.stderr
+
+
+def test_release_files_are_readable_the_script_executes_and_reruns_take_new_names(qtbot, tmp_path):
+    """Files meant for publication: 0644 under the usual umask, the command script executable; the re-run
+    scripts run twice without OUT (a new name each time) and charge the store each time."""
+    import stat
+
+    (tmp_path / "out").mkdir()
+    old = os.umask(0o022)
+    try:
+        p = table_project(n=200, steps=2)
+        paths = _export(qtbot, p, tmp_path, "pub")
+    finally:
+        os.umask(old)
+    modes = {q.name: stat.S_IMODE(q.stat().st_mode) for q in paths}
+    assert modes == {"pub.csv": 0o644, "pub.json": 0o644, "pub.report.html": 0o644, "pub.command.sh": 0o755,
+                     "pub.reproduce.py": 0o644}, modes
+    name = json.loads(paths[1].read_text())["dataset_budget"]["dataset"]
+    assert main(["budget", "set-total", name, "5"]) == 0
+    env = {**os.environ, "DPSTUDIO": str(Path(sys.executable).with_name("dpstudio"))}
+    for script, cmd in ((paths[4], [sys.executable]), (paths[3], [])):
+        for _ in range(2):
+            done = subprocess.run([*cmd, str(script), str(tmp_path / "data.csv")], capture_output=True, text=True,
+                                  env=env, timeout=300, cwd=tmp_path / "out")
+            assert done.returncode == 0, done.stderr
+    written = sorted(q.name for q in (tmp_path / "out").glob("pub.rerun*.csv"))
+    assert written == ["pub.rerun-2.csv", "pub.rerun-3.csv", "pub.rerun-4.csv", "pub.rerun.csv"], written
+    from dpstudio.io.budget_store import open_store
+
+    assert len(open_store().dataset(name).spends) == 5  # the studio's release and four re-runs

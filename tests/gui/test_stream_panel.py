@@ -15,6 +15,10 @@ from dpstudio.model.project import RELEASE, Project
 from dpstudio.model.stream_session import COUNTS, StreamSource
 from dpstudio.model.stream_view import NOT_DP, analytic_window_errors
 
+from PySide6 import QtWidgets
+
+from tests.gui.test_run_epsilon import Answer
+
 from .conftest import shot
 
 COUNTS_T = 60
@@ -37,6 +41,7 @@ def panel(qtbot, counts_file, tmp_path):
     project = Project()
     project.budget_store = str(tmp_path / "budget.sqlite")
     p = StreamPanel(project)
+    p.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)  # the release question, answered Yes
     qtbot.addWidget(p)
     assert p.set_source(StreamSource(COUNTS, counts_file[0]))
     p.window_box.setValue(10)
@@ -208,6 +213,7 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
         project.budget_store = str(folder / "budget.sqlite")
         project.set_mode(RELEASE)
         p = StreamPanel(project)
+        p.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
         qtbot.addWidget(p)
         assert p.set_source(StreamSource(COUNTS, folder / "s.csv"))
         p.window_box.setValue(4)

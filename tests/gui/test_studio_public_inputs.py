@@ -172,5 +172,5 @@ def test_a_second_project_on_the_same_records_sees_what_was_spent(qtbot, window,
     panel.exec_dialog = answer
     click_run(qtbot, panel)
     qtbot.wait(50)
-    assert answer.boxes == [] and "that remains on dataset 'people'" in panel.eps_error.text()
+    assert answer.boxes == [] and "dataset 'people': a release of epsilon 1 does not fit" in panel.eps_error.text()
     assert window.tabs.currentWidget() is panel

@@ -179,3 +179,4 @@ def test_test_labels_matching_no_class_are_an_input_error(shared_data, small_tax
     assert "no class label of adult.test matches a declared class" in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists()
+

@@ -47,8 +47,10 @@ def test_duckdb_reads_adult_data_to_the_same_runs_as_numpy(adult_dir, tmp_path, 
     text_db, duck = _run(adult_dir, tmp_path, "duckdb", capsys)
     assert numpy["runs"] == duck["runs"] and numpy["summary"] == duck["summary"]
     assert numpy["baselines"] == duck["baselines"]
-    kept = 3000 - len(range(0, 3000, 97))
-    assert f"# Adult: {kept} training rows" in text_np and f"# Adult: {kept} training rows" in text_db
+    kept = 3000 - len(range(0, 3000, 97))  # both engines keep the same rows; the output rounds their number
+    assert numpy["not_a_release"] == duck["not_a_release"] == "evaluation: not a release"
+    line = "# Adult: about 3,000 training rows, about 1,500 test rows"
+    assert line in text_np and line in text_db and str(kept) not in text_np + text_db
 
 
 def test_an_unknown_layout_is_refused_with_one_line(tmp_path, capsys):
@@ -59,3 +61,18 @@ def test_an_unknown_layout_is_refused_with_one_line(tmp_path, capsys):
     code = main(["evaluate", "--data-dir", str(d), "--engine", "duckdb", "--quiet", "--runs", "1"])
     err = capsys.readouterr().err
     assert code == 2 and "expected the Adult columns" in err and len(err.strip().splitlines()) == 1
+
+
+def test_secure_evaluation_csv_is_marked_not_a_release_and_prints_no_exact_count(adult_dir, tmp_path, capsys):
+    """``evaluate --secure`` uses OpenDP noise but is an evaluation: every CSV row says it is not a
+    release, and the row counts it prints are rounded."""
+    import csv
+
+    out = tmp_path / "e.csv"
+    assert main(["evaluate", "--data-dir", str(adult_dir), "--algorithm", "maxgddp", "--epsilon", "1", "--steps",
+                 "2", "--runs", "1", "--secure", "--no-baselines", "--quiet", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    with out.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and all(r["not_a_release"] == "evaluation: not a release" for r in rows)
+    assert "about 3,000 training rows" in text and str(3000 - len(range(0, 3000, 97))) not in text

@@ -234,7 +234,7 @@ class Project:
         old_class = self.class_attribute
         if path is None or self.data_path is None or Path(path) != self.data_path:
             self.account.forget_data()  # a name given to other data does not carry over
-        if self.dataset is not None and (path is None or self.data_path is None or Path(path) != self.data_path):
+        if self.dataset is not None and (None if path is None else Path(path)) != self.data_path:
             # declarations belong to the data they were made for: kept aside, re-applied only when asked
             from dpstudio.model.declarations import Declarations
 

@@ -43,6 +43,7 @@ def test_reloading_the_same_records_does_not_give_a_fresh_budget(tmp_path, data,
     else:
         again = write_data(tmp_path / "again.csv", ROWS, trailing=False)
     p.set_data(load_table(again), again)  # another file hash: the project's own ledger starts afresh
+    p.reapply_declarations()  # another file: its declarations come back only when asked
     assert p.release_ledger is None or p.release_ledger.spent == 0
     with pytest.raises(ProjectError, match="dataset 'people'.*0 of 1 is left"):
         release(p)

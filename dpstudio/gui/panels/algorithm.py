@@ -327,6 +327,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return False
         self.dataset_total_edit.clear()
         self.refresh_budget()
+        self.eps_error.setText("")  # a refusal for want of budget no longer holds
+        win = host(self)
+        if win is not None and hasattr(win, "clear_message"):
+            win.clear_message()
         return True
 
     def _refuse_budget(self, message: str) -> None:

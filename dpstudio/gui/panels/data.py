@@ -440,7 +440,9 @@ class DataPanel(QtWidgets.QWidget):
             return []
         win = host(self)
         if win is not None:
-            extra = f"; not re-applied: {'; '.join(skipped)}" if skipped else ""
+            kept = list(dict.fromkeys(skipped))  # bounds and kind of one missing column: named once
+            extra = f"; not re-applied: {'; '.join(kept[:6])}" + (f" and {len(kept) - 6} more" if len(kept) > 6
+                                                                     else "") if kept else ""
             win.show_info(f"re-applied {len(done)} declarations{extra}")
         self._refresh_declarations()
         return done

@@ -300,6 +300,10 @@ class StreamPanel(QtWidgets.QWidget):
             return None
         self.stop()
         self._clear_run()
+        h = host(self)
+        if h is not None and hasattr(h, "clear_message"):  # an earlier refusal no longer holds
+            h.clear_message()
+        self.last_message = ""
         counts, source = self.counts, self.source
         ledger, budget = setup.ledger, setup.budget
         if literal:

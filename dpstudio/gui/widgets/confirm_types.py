@@ -45,6 +45,7 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         lay.addWidget(self.list, 1)
         lay.addWidget(QtWidgets.QLabel("Your statement (recorded in the project, the sidecar and the report):"))
         self.statement = QtWidgets.QLineEdit(WORDING)
+        self.statement.setCursorPosition(0)  # the statement read from its start
         self.statement.setAccessibleName("Statement confirming the types")
         lay.addWidget(self.statement)
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.Ok | QtWidgets.QDialogButtonBox.Cancel)

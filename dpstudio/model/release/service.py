@@ -106,8 +106,8 @@ class ReleaseService:
         if not refusal and tracked and remaining < 0:
             refusal = (f"dataset {name!r}: a release of epsilon {fraction_text(eps)} does not fit its lifetime budget: "
                        f"{fraction_text(budget - spent)} of {fraction_text(budget)} is left (spent "
-                       f"{fraction_text(spent)}); to raise it deliberately: dpstudio budget set-total {name} EPS "
-                       "(in the studio: Algorithm panel, Dataset budget)")
+                       f"{fraction_text(spent)}); to raise it deliberately: dpstudio budget set-total {name} EPS, "
+                       "or Set... under Dataset budget in the studio")
         return ReleaseQuestion(name, request.data_path, eps, budget, spent, max(remaining, Fraction(0)), refusal,
                                tracked, warnings, related, request)
 

@@ -278,7 +278,8 @@ class BudgetStore:
 
     def related(self, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
         """A known dataset that ``fp`` matches loosely (see the module docstring), with the reason in
-        words; None when there is none, or when the records are known exactly (``find``)."""
+        words; None when there is none. Callers ask it only for records not known exactly (``match``; the
+        exact lookup inside ``charge``'s transaction comes first)."""
         if not fp.column_prints and not fp.distinct:
             return None
         con = self._connect(write=False)
@@ -310,9 +311,7 @@ class BudgetStore:
             raise BudgetStoreError(f"budget store {self.path} is not usable ({exc})") from None
         finally:
             con.close()
-        if not rows or self.find(fp) is not None:
-            return None
-        return rows[0], best[2]
+        return (rows[0], best[2]) if rows else None
 
     def match(self, fp: DatasetPrint, new_dataset: bool = False) -> tuple[DatasetBudget | None, str]:
         """The dataset a charge of ``fp`` goes to and why: (exact match, "") or (related match, reason),

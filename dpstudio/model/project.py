@@ -39,17 +39,18 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
 
 from dpstudio.core.budget import Ledger, check_epsilon
-from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.model import provenance as pv
 from dpstudio.model.provenance import Provenance
+from dpstudio.model.release.account import AccountError, BudgetAccount, DatasetBudgetInfo
+from dpstudio.model.release.question import ReleaseQuestion
+from dpstudio.model.release.service import ReleaseRefused, ReleaseService, RunSetup
 
 SCHEMA_VERSION = 1
 FILE_FORMAT = "dpstudio-project"
@@ -124,9 +125,6 @@ def taxonomy_from_dict(d: dict) -> Taxonomy:
 
 
 # ---------------------------------------------------------------------------------------------------
-from dpstudio.model.release.account import AccountError, BudgetAccount, DatasetBudgetInfo  # noqa: E402
-from dpstudio.model.release.question import ReleaseQuestion  # noqa: E402
-from dpstudio.model.release.service import ReleaseRefused, ReleaseService, RunSetup  # noqa: E402
 
 #: the question a release asks (kept under its earlier name for callers of ``release_confirmation``)
 ReleaseConfirmation = ReleaseQuestion

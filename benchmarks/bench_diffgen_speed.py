@@ -92,7 +92,7 @@ def main() -> None:
             prof.disable()
             stats = pstats.Stats(prof)
             phases = {}
-            for (fname, _, func), row in stats.stats.items():
+            for (_, _, func), row in stats.stats.items():
                 if func in ("candidates", "specialize", "_release_counts", "laplace_counts", "least_squares",
                             "least_squares_variances", "label_matrix", "choose_split", "_released_cut"):
                     phases[func] = phases.get(func, 0.0) + row[3]

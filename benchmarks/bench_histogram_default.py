@@ -18,8 +18,12 @@ import statistics
 import time
 
 from dpstudio.algorithms import interval_levels, pidentity
-from dpstudio.algorithms.interval_trees import (IntervalTreeParams, choose_algorithm, monte_carlo_all_range_mse,
-                                                plan_interval_tree)
+from dpstudio.algorithms.interval_trees import (
+    IntervalTreeParams,
+    choose_algorithm,
+    monte_carlo_all_range_mse,
+    plan_interval_tree,
+)
 
 ANCHORS = {1024: "HDMM 11.10, H_b (no root) 12.66, LUEDPTree 13.4"}
 

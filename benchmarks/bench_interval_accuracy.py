@@ -17,8 +17,12 @@ import math
 import numpy as np
 
 from dpstudio.algorithms.interval_trees import IntervalTreeParams, monte_carlo_all_range_mse, plan_interval_tree
-from dpstudio.core.range_error import (consistent_all_range_mse, consistent_error_by_length,
-                                       laplace_variance, raw_error_by_length)
+from dpstudio.core.range_error import (
+    consistent_all_range_mse,
+    consistent_error_by_length,
+    laplace_variance,
+    raw_error_by_length,
+)
 
 METHODS = [
     ("flat", dict(algorithm="flat")),

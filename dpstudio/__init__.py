@@ -1,3 +1,3 @@
 """dpstudio: prepare differentially private releases of tables and histograms."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

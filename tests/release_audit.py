@@ -21,10 +21,10 @@ import csv
 import io
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Callable
 
 from tests.audit_bounds import loss_lower_bound
 
@@ -56,7 +56,7 @@ class Scenario:
     event_text: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_options(command: str) -> frozenset:
     """The option strings ``dpstudio COMMAND`` accepts in the checkout being audited."""
     from dpstudio.cli import build_parser

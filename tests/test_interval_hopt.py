@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from dpstudio.algorithms.interval_budgets import path_sums
-from dpstudio.algorithms.interval_trees import (AUTO_CANDIDATES, IntervalTreeParams, choose_algorithm,
-                                                monte_carlo_all_range_mse, plan_interval_tree, release_histogram)
+from dpstudio.algorithms.interval_trees import (
+    AUTO_CANDIDATES,
+    IntervalTreeParams,
+    choose_algorithm,
+    monte_carlo_all_range_mse,
+    plan_interval_tree,
+    release_histogram,
+)
 from dpstudio.cli import main
 from dpstudio.core.budget import Ledger
 from dpstudio.core.coverage import n_ranges

@@ -10,12 +10,12 @@ import ast
 import configparser
 import importlib.util
 import shlex
-import tomllib
 import xml.etree.ElementTree as ET
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"

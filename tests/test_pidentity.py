@@ -7,8 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, choose_algorithm,
-                                                plan_interval_tree, release_histogram)
+from dpstudio.algorithms.interval_trees import (
+    HistogramInputError,
+    IntervalTreeParams,
+    choose_algorithm,
+    plan_interval_tree,
+    release_histogram,
+)
 from dpstudio.algorithms.pidentity import _objective, gram_mul, monte_carlo_all_range_mse, plan_pidentity
 from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise

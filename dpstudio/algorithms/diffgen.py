@@ -53,25 +53,42 @@ epsilon (rounded up), so no scale implies more than the ledger says.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 from fractions import Fraction
-from typing import Iterator
+from functools import cached_property
 
 import numpy as np
 
 from ..core import consistency as cons
 from ..core.budget import Ledger, as_fraction, check_epsilon
-from ..core.events import (BudgetAssigned, BudgetSpent, CandidatesScored, ConsistencyDone, Event,
-                           LeavesReleased, NodeCreated, NodeNoised, Progress, RunFinished, WinnerChosen)
-from ..core.mechanisms import (choose_split_on_lattice, exponential_mechanism, exponential_probabilities,
-                               lattice_probabilities, noisy_max_probabilities, noisy_max_scale,
-                               report_noisy_max)
+from ..core.events import (
+    BudgetAssigned,
+    BudgetSpent,
+    CandidatesScored,
+    ConsistencyDone,
+    Event,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    Progress,
+    RunFinished,
+    WinnerChosen,
+)
+from ..core.mechanisms import (
+    choose_split_on_lattice,
+    exponential_mechanism,
+    exponential_probabilities,
+    lattice_probabilities,
+    noisy_max_probabilities,
+    noisy_max_scale,
+    report_noisy_max,
+)
 from ..core.noise import NoiseSource
 from ..core.scales import noise_scale
 from ..core.taxonomy import interval_label
-from . import diffgen_scores as sc
 from ..core.tree_projection import project_tree, split_rows
+from . import diffgen_scores as sc
 from .diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from .diffgen_levels import optimal_level_shares
 from .diffgen_variance import discrete_laplace_variance, least_squares_variances, linear_estimator_variances
@@ -154,7 +171,7 @@ class DiffGenParams:
     count_fraction: object = None
     level_fractions: tuple | None = None
 
-    def validate(self) -> "DiffGenParams":
+    def validate(self) -> DiffGenParams:
         check_epsilon(self.epsilon)
         if not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
             raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")

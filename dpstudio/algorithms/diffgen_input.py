@@ -76,7 +76,7 @@ class DiffGenInput:
         """Rows of the coded arrays (distinct records when ``weights`` is given; 0 iff no record)."""
         return int(self.y.size)
 
-    def validate(self) -> "DiffGenInput":
+    def validate(self) -> DiffGenInput:
         n = self.y.size
         if len(self.classes) < 2:
             raise ValueError(f"the class attribute {self.class_name!r} needs at least two values")

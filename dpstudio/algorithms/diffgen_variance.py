@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 
-
 #: floor for variances that underflow (epsilon so large that the noise is almost surely 0); keeps the
 #: least-squares weights finite.
 TINY_VARIANCE = 1e-300

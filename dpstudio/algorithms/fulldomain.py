@@ -293,7 +293,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
         survivors = set(cset)
         marked, queued = set(), set()
 
-        def ups(node):
+        def ups(node, cset=cset):
             attrs, levels = node
             for pos, j in enumerate(attrs):
                 if levels[pos] < heights[j]:
@@ -301,7 +301,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
                     if up in cset:
                         yield up
 
-        def downs(node):
+        def downs(node, cset=cset):
             attrs, levels = node
             for pos in range(len(attrs)):
                 if levels[pos] > 0:

@@ -21,7 +21,7 @@ ceil(log_b n), and the leftmost path is a longest one (SC relies on that, seed 0
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -109,7 +109,7 @@ class IntervalTree:
                 "levels": self.height + 1, "arities": self.arity_summary()}
 
     @classmethod
-    def from_intervals(cls, n_bins: int, parents, lo, hi, name: str = "custom") -> "IntervalTree":
+    def from_intervals(cls, n_bins: int, parents, lo, hi, name: str = "custom") -> IntervalTree:
         """A tree given node by node; reordered breadth-first. Raises ValueError unless the root holds all
         bins, every internal node has at least 2 children that partition it left to right, and leaves
         hold one bin each."""
@@ -232,7 +232,7 @@ def qardaji_branching(n_bins: int) -> int:
 
 # ----------------------------------------------------------------------------------------------- SC
 
-@lru_cache(maxsize=None)
+@cache
 def _shape_stats(m: int, w: int):
     """Sums over the near-equal w-ary tree of m bins (positions relative, 1-based) of the weights
     omega_d = [d is not the subtree root] - children(d), times 1, (l + r), l and l * r; the coverage sum of

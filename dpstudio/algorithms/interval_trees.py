@@ -25,25 +25,38 @@ more than ``params.node_events_limit`` nodes report progress per phase instead o
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterator
 
 import numpy as np
 
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.consistency import least_squares
 from dpstudio.core.coverage import effective_coverage, n_ranges
-from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, Event, LeavesReleased,
-                                  NodeCreated, NodeNoised, Progress, RunFinished)
+from dpstudio.core.events import (
+    BudgetAssigned,
+    BudgetSpent,
+    ConsistencyDone,
+    Event,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    Progress,
+    RunFinished,
+)
 from dpstudio.core.noise import NoiseSource, SimulationNoise, simulated_discrete_laplace
+from dpstudio.core.range_error import (
+    all_range_squared_error_sum,
+    canonical_cover,
+    consistent_all_range_mse,
+    laplace_variance,
+    raw_all_range_mse,
+)
 from dpstudio.core.scales import exact_fraction, noise_scale
-from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
-                                       laplace_variance, raw_all_range_mse)
 
+from .interval_budgets import SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid, uniform_budgets
 from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
-from .interval_budgets import (SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid,
-                               uniform_budgets)
 from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
 from .pidentity import PIdentityPlan, plan_pidentity
 

@@ -29,7 +29,7 @@ class CliError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dpstudio", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command")
-    for name, module in SUBCOMMANDS.items():
+    for module in SUBCOMMANDS.values():
         try:
             mod = importlib.import_module(f"dpstudio.cli.{module}")
         except ModuleNotFoundError as exc:

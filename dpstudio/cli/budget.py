@@ -128,7 +128,7 @@ def _summary(d) -> list[str]:
 
 def run(args) -> int:
     from ..core.budget import check_epsilon
-    from ..io.budget_store import BudgetStoreError, ENV, fraction_text, store_location, BudgetStore
+    from ..io.budget_store import ENV, BudgetStore, BudgetStoreError, fraction_text, store_location
 
     path = store_location(args.budget_store)
     if path is None:

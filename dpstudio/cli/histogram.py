@@ -10,13 +10,13 @@ Bad input: a one-line message, exit 2, nothing written.
 
 from __future__ import annotations
 
+import functools
 import math
 
+from dpstudio.algorithms.interval_trees import ALGORITHMS
 from dpstudio.cli import CliError
 from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
-
-from dpstudio.algorithms.interval_trees import ALGORITHMS
 
 MISSING_DROPPED = ("rows with a missing value in the column were dropped; how many is not reported (it is "
                    "data)")
@@ -62,9 +62,16 @@ def add_parser(sub) -> None:
 def _load(args, engine=None):
     """(counts, edges, domain dict, not-a-release reasons). ``engine``: a SQL data engine reading --data
     (None: pandas)."""
-    from dpstudio.io.histogram_input import (DERIVED_NOT_PRIVATE, derive_edges, histogram_from_categories,
-                                             histogram_from_values, parse_edges, read_column,
-                                             read_column_counts, read_counts_file)
+    from dpstudio.io.histogram_input import (
+        DERIVED_NOT_PRIVATE,
+        derive_edges,
+        histogram_from_categories,
+        histogram_from_values,
+        parse_edges,
+        read_column,
+        read_column_counts,
+        read_counts_file,
+    )
 
     def column(numeric):
         how = "drop" if args.drop_missing else "error"
@@ -136,8 +143,14 @@ def _dataset_print(args, counts, engine=None):
 
 
 def run(args) -> int:
-    from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, check_counts,
-                                                    choose_algorithm, plan_interval_tree, release_histogram)
+    from dpstudio.algorithms.interval_trees import (
+        HistogramInputError,
+        IntervalTreeParams,
+        check_counts,
+        choose_algorithm,
+        plan_interval_tree,
+        release_histogram,
+    )
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.histogram_release import check_release_paths, write_histogram_release
@@ -162,7 +175,7 @@ def run(args) -> int:
                                             edges=None if edges is None else tuple(float(e) for e in edges),
                                             shape=args.shape)
             plan_interval_tree(counts.size, params)  # shape and budgets before any noise
-            setup = begin_release(args, lambda: _dataset_print(args, counts, engine), params.checked_epsilon(),
+            setup = begin_release(args, functools.partial(_dataset_print, args, counts, engine), params.checked_epsilon(),
                                   f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
                                   args.counts or args.data, args.seed)
         finally:

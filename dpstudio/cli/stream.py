@@ -10,6 +10,8 @@ Bad input: a one-line message, exit 2, nothing written.
 
 from __future__ import annotations
 
+import functools
+
 from dpstudio.algorithms.stream_runs import MECHANISMS
 from dpstudio.cli import CliError
 from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
@@ -73,9 +75,9 @@ def load_stream(args):
 
 def run(args) -> int:
     from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams, release_stream
+    from dpstudio.cli.histogram import _dataset_print
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
-    from dpstudio.cli.histogram import _dataset_print
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
 
     check_store_options(args)
@@ -86,7 +88,7 @@ def run(args) -> int:
         eps = params.checked_epsilon()
         counts, source = load_stream(args)
         params.validate(counts.size)  # every check before the store is charged or noise drawn
-        setup = begin_release(args, lambda: _dataset_print(args, counts), eps,
+        setup = begin_release(args, functools.partial(_dataset_print, args, counts), eps,
                               f"dpstudio stream --mechanism {args.mechanism} -> {args.out}", args.counts or args.data,
                               args.seed)
         ledger, budget = setup.ledger, setup.budget

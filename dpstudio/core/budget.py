@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from decimal import Decimal
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from fractions import Fraction
-from typing import Iterator
 
 NEIGHBOURING = "add/remove one record (unbounded differential privacy)"
 
@@ -181,7 +181,7 @@ class Ledger:
         return entry
 
     @contextmanager
-    def parallel(self, name: str) -> Iterator["Ledger"]:
+    def parallel(self, name: str) -> Iterator[Ledger]:
         """Spends inside this block act on disjoint records: the block costs their maximum."""
         if self._group is not None:
             raise RuntimeError("parallel groups do not nest")
@@ -228,7 +228,7 @@ class Ledger:
         return json.dumps(self.to_dict(), **kw)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Ledger":
+    def from_dict(cls, data: dict) -> Ledger:
         """Rebuild a ledger (for reopening a project); replays the entries through ``spend``.
 
         Consecutive entries of the same group are replayed as one parallel block. The rebuilt ledger must
@@ -259,5 +259,5 @@ class Ledger:
         return ledger
 
     @classmethod
-    def from_json(cls, text: str) -> "Ledger":
+    def from_json(cls, text: str) -> Ledger:
         return cls.from_dict(json.loads(text))

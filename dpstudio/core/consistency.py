@@ -110,7 +110,7 @@ class TreeLevels:
     @property
     def subtree_size(self) -> np.ndarray:
         """Nodes in every node's subtree, itself included."""
-        self.leaf_count
+        _ = self.leaf_count  # computes both size arrays on first use
         return self._sizes[1]
 
 

@@ -37,7 +37,7 @@ class LevelHierarchy:
         return len(self.labels[level])
 
     @classmethod
-    def from_taxonomy(cls, tax: Taxonomy) -> "LevelHierarchy":
+    def from_taxonomy(cls, tax: Taxonomy) -> LevelHierarchy:
         leaves = tax.leaf_order
         height = tax.height
         labels, gen, nodes_of = [], [], []

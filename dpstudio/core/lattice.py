@@ -64,7 +64,7 @@ class NumericType:
     resolution: Fraction | None = None
 
     @classmethod
-    def parse(cls, text) -> "NumericType":
+    def parse(cls, text) -> NumericType:
         """'integer', 'continuous' or 'continuous:RESOLUTION' (a positive number, e.g. 0.01)."""
         if isinstance(text, NumericType):
             return text
@@ -128,7 +128,7 @@ class Lattice:
 
     # -- construction --------------------------------------------------------------------------------
     @classmethod
-    def for_bounds(cls, lo: float, hi: float, declaration=None) -> "Lattice":
+    def for_bounds(cls, lo: float, hi: float, declaration=None) -> Lattice:
         """The lattice of a numeric attribute with public bounds and an optional declared type.
 
         Without a declaration the default comes from the bounds only: whole-number bounds -> integer,

@@ -59,7 +59,7 @@ class NoiseSource(ABC):
     def randbelow(self, n: int) -> int: ...
 
 
-def require_secure(noise: NoiseSource) -> "SecureNoise":
+def require_secure(noise: NoiseSource) -> SecureNoise:
     """Return ``noise`` if it is secure; otherwise raise ``NotSecureNoiseError``."""
     if not isinstance(noise, SecureNoise):
         raise NotSecureNoiseError(

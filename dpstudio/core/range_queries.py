@@ -25,8 +25,8 @@ with simulation noise, never for a release (see ``dpstudio.evaluation.range_erro
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class NumericAxis:
         self.name = name or (taxonomy.attribute if taxonomy is not None else "")
 
     @classmethod
-    def from_taxonomy(cls, taxonomy: Taxonomy, name: str | None = None) -> "NumericAxis":
+    def from_taxonomy(cls, taxonomy: Taxonomy, name: str | None = None) -> NumericAxis:
         return cls(taxonomy.lo[0], taxonomy.hi[0], taxonomy, name or taxonomy.attribute)
 
     def whole(self):
@@ -143,7 +143,7 @@ class Workload:
     def __len__(self) -> int:
         return int(self.classes.size)
 
-    def subset(self, idx) -> "Workload":
+    def subset(self, idx) -> Workload:
         return Workload(tuple(e[idx] for e in self.extents), self.classes[idx])
 
 

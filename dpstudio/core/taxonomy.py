@@ -12,9 +12,10 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,11 @@ class Node:
     """A mutable node used to build trees (parsers, generators, the GUI's editor)."""
 
     label: str
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     lo: float | None = None
     hi: float | None = None
 
-    def add(self, child: "Node") -> "Node":
+    def add(self, child: Node) -> Node:
         self.children.append(child)
         return child
 
@@ -406,7 +407,7 @@ class Taxonomy:
         return f"Taxonomy({self.attribute!r}, {self.kind}, {len(self)} nodes, {len(self.leaves)} leaves)"
 
     # -- validation ------------------------------------------------------------------------------
-    def validate(self, source: str | None = None) -> "Taxonomy":
+    def validate(self, source: str | None = None) -> Taxonomy:
         """Run ``check_tree`` on this taxonomy (returns self, so ``Taxonomy(...).validate()`` chains)."""
         check_tree(self.to_node(), source, kind=self.kind)
         return self
@@ -632,7 +633,7 @@ class Taxonomy:
 
     @classmethod
     def from_parents(cls, labels: Sequence[str], parents: Iterable[int], attribute: str = "",
-                     lo: Sequence[float] | None = None, hi: Sequence[float] | None = None) -> "Taxonomy":
+                     lo: Sequence[float] | None = None, hi: Sequence[float] | None = None) -> Taxonomy:
         """Build from parallel lists (any order; exactly one root with parent -1)."""
         parents = list(parents)
         nodes = [Node(str(lab)) for lab in labels]

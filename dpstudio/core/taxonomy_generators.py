@@ -8,7 +8,7 @@ makes the domain data-derived: the caller must mark it "derived from the data: n
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from .taxonomy import NUMERIC, Node, Taxonomy, TaxonomyError, check_tree, interval_label
 

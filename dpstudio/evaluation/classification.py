@@ -17,8 +17,8 @@ cut, in taxonomy order (``"ordinal"``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,7 @@ class AttributeCut:
         return self.intervals is not None
 
     @classmethod
-    def from_json(cls, name: str, spec: Mapping) -> "AttributeCut":
+    def from_json(cls, name: str, spec: Mapping) -> AttributeCut:
         if "intervals" in spec:
             iv = sorted((float(lo), float(hi), str(lab)) for lo, hi, lab in spec["intervals"])
             if not iv:
@@ -119,7 +119,7 @@ class Encoder:
         self.encoding = encoding
 
     @classmethod
-    def for_cut(cls, cuts: Mapping[str, AttributeCut], encoding: str = "onehot") -> "Encoder":
+    def for_cut(cls, cuts: Mapping[str, AttributeCut], encoding: str = "onehot") -> Encoder:
         numeric = {n for n, c in cuts.items() if c.is_numeric}
         cats = {n: c.label_order for n, c in cuts.items() if not c.is_numeric}
         mids = {n: c.midpoints() for n, c in cuts.items() if c.is_numeric}
@@ -127,7 +127,7 @@ class Encoder:
 
     @classmethod
     def for_raw(cls, train: pd.DataFrame, attributes: Sequence[str], numeric: Sequence[str],
-                encoding: str = "onehot") -> "Encoder":
+                encoding: str = "onehot") -> Encoder:
         """Raw records: numeric columns as they are; categorical levels from the attribute's values."""
         cats = {a: sorted(train[a].astype(str).unique()) for a in attributes if a not in set(numeric)}
         return cls(attributes, set(numeric), cats, None, encoding)

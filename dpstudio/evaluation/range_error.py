@@ -22,15 +22,15 @@ the share of the domain's volume (``size="domain"``, ``Domain.fraction``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
 from ..core.consistency import hay_generalized, least_squares
 from ..core.noise import SimulationNoise
+from ..core.range_queries import Domain, Workload, answer, cell_weights, node_depths, tree_weights
 from ..core.scales import noise_scale
-from ..core.range_queries import Domain, Workload, node_depths, answer, cell_weights, tree_weights
 
 LEAF_ONLY = "leaf-only"
 RAW_TREE = "raw tree (minimal cover)"
@@ -227,8 +227,8 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
                 if RAW_TREE in methods:
                     sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
                     est_nodes[RAW_TREE] = noisy
-                for m, fn in ((LEAST_SQUARES, lambda: least_squares(parents, noisy, 1.0)),
-                              (SEED_RULE, lambda: hay_generalized(parents, noisy))):
+                for m, fn in ((LEAST_SQUARES, lambda noisy=noisy: least_squares(parents, noisy, 1.0)),
+                              (SEED_RULE, lambda noisy=noisy: hay_generalized(parents, noisy))):
                     if m in methods:
                         est = fn()
                         sq[m][idx] += (answer(W_leaf, est[leaves], wl.classes) - truth) ** 2

@@ -14,7 +14,7 @@ uniformity assumption (see ``core.range_queries``). Everything here reads releas
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd

@@ -18,9 +18,9 @@ import os
 import statistics
 import time
 import zlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -257,7 +257,7 @@ def sweep(setup: Setup, algorithms: Sequence[str], epsilons: Iterable[float], st
         records = [rec for rec in done if _key(rec) in wanted]
     have = {_key(rec) for rec in records}
     total = len(todo)
-    for i, key in enumerate(todo):
+    for key in todo:
         if key in have:
             continue
         if results is not None and not _claim(results, key):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from dpstudio.gui.excepthook import install_excepthook  # noqa: F401  (also imported from here by tests)
 
-
 #: Qt messages that say nothing to a user (the offscreen plugin repeats this one for every top-level window)
 QUIET_QT_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
 
@@ -20,9 +19,7 @@ def qt_message(_mode, _context, message: str) -> None:
 
 def make_app():
     """The QApplication (created once), named so QSettings finds the remembered layout."""
-    from PySide6 import QtGui, QtWidgets
-
-    from PySide6 import QtCore
+    from PySide6 import QtCore, QtGui, QtWidgets
 
     QtCore.qInstallMessageHandler(qt_message)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])

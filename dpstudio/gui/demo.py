@@ -22,17 +22,17 @@ not available yet is reported, and the steps that do not need it still run. Work
 
 from __future__ import annotations
 
-from dpstudio.model.readiness import readiness
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.model.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
+from dpstudio.model.readiness import readiness
 
 DEMO_ALGORITHM = "diffgen_consistency"
 DEMO_STEPS = 10

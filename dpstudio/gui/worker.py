@@ -31,7 +31,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6 import QtCore
 
@@ -217,7 +218,7 @@ class _GcPolicy(QtCore.QObject):
         super().__init__()
         self.active: dict = {}  # WorkerSignals -> Worker (holding them keeps the signals alive)
 
-    def pause(self, worker: "Worker") -> None:
+    def pause(self, worker: Worker) -> None:
         gc.freeze()
         if not self.active:
             gc.disable()
@@ -225,7 +226,7 @@ class _GcPolicy(QtCore.QObject):
         for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             sig.connect(self._on_end)
 
-    def resume(self, worker: "Worker") -> None:
+    def resume(self, worker: Worker) -> None:
         """Idempotent; once no pausing worker is left, freeze what exists and collect again."""
         self.release(worker.signals)
 

@@ -101,7 +101,7 @@ def store_location(option: str | os.PathLike | None = None) -> Path | None:
     return Path(value).expanduser()
 
 
-def open_store(option: str | os.PathLike | None = None) -> "BudgetStore | None":
+def open_store(option: str | os.PathLike | None = None) -> BudgetStore | None:
     """The store at ``store_location(option)``, or None when tracking is off."""
     path = store_location(option)
     return None if path is None else BudgetStore(path)

@@ -50,7 +50,6 @@ from ..core.lattice import INTEGER, Lattice, LatticeError
 from ..core.split_grid import GridLattice, SplitGridError, taxonomy_cut_points
 from ..core.taxonomy import Taxonomy, TaxonomyError
 
-
 BLOCK = 1 << 16  # rows per pandas call: each call holds the GIL for about a millisecond
 
 

@@ -140,7 +140,7 @@ def _parameters(result, params: dict | None) -> list[tuple[str, str]]:
             for k, v in d.items()]
 
 
-def _error_section(result, facts: "ReportFacts") -> str:
+def _error_section(result, facts: ReportFacts) -> str:
     parts = []
     if facts.split and not _is_histogram(result):
         parts.append("<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
@@ -223,7 +223,7 @@ def _budget_words(budget: dict | None, ledger) -> str:
     return f"This run spent epsilon = {spent} of its budget of {total}."
 
 
-def _error_words(facts: "ReportFacts") -> str:
+def _error_words(facts: ReportFacts) -> str:
     pts = facts.error_by_size
     if not pts:
         return ("The expected error of each released count is in the tables below (data-independent; no "
@@ -266,7 +266,7 @@ def spent_by_step(ledger, max_bars: int = 12) -> list[tuple[str, float]]:
     return [(name, float(c)) for name, c in by_mechanism.items()]
 
 
-def _summary(result, ledger, facts: "ReportFacts", secure: bool) -> list[str]:
+def _summary(result, ledger, facts: ReportFacts, secure: bool) -> list[str]:
     eps = float(ledger.spent)
     if secure:
         guarantee = (f"Whether or not any one record is in the data changes the probability of any outcome of "

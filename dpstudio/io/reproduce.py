@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from dpstudio.io.taxonomy_formats import format_json
 
+
 @dataclass
 class ReleaseSettings:
     """A release's public inputs and the engine parameters it ran with (``result.params``).

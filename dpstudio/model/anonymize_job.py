@@ -20,8 +20,17 @@ from ..algorithms.mondrian import allowed_cut, run_mondrian
 from ..core import syntactic_metrics as sm
 from ..core.events import Progress, RunFinished
 from ..core.syntactic_models import LDiversity, TCloseness
-from ..io.anonymize import (LABEL, AnonymizeError, encode, generalized_table, kept_rows, mondrian_input,
-                            mondrian_table, with_tree, write_outputs)
+from ..io.anonymize import (
+    LABEL,
+    AnonymizeError,
+    encode,
+    generalized_table,
+    kept_rows,
+    mondrian_input,
+    mondrian_table,
+    with_tree,
+    write_outputs,
+)
 
 ALGORITHMS = ("optimal", "samarati", "incognito", "mondrian-strict", "mondrian-relaxed")
 LATTICE_ALGORITHMS = ("optimal", "samarati", "incognito")

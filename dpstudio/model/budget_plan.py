@@ -158,7 +158,7 @@ class BudgetPlan:
         if sum(self.shares) != self.epsilon:
             raise ValueError(f"the split sums to {float(sum(self.shares))}, not epsilon {float(self.epsilon)}")
 
-    def with_shares(self, shares) -> "BudgetPlan":
+    def with_shares(self, shares) -> BudgetPlan:
         return BudgetPlan(self.algorithm, self.epsilon, list(self.names), list(shares), list(self.kinds),
                           self.locked, list(self.notes))
 
@@ -208,7 +208,7 @@ def qardaji_branching(n: int) -> int:
 TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
 
 
-def engine_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None):
+def engine_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None):
     """The DiffGen engine's parameters (``DiffGenParams``) for a table algorithm, with ``split``'s shares
     when one is given (the split that will run)."""
     from dpstudio.algorithms.diffgen import preset
@@ -311,7 +311,7 @@ def saved_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
 ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
 
-def tree_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None, edges=None):
+def tree_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None, edges=None):
     """The interval-tree engine's parameters (``IntervalTreeParams``), with ``split``'s level shares when
     one is given and it is not the equal default (the split that will run)."""
     from dpstudio.algorithms.interval_trees import IntervalTreeParams
@@ -326,7 +326,7 @@ def tree_params(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None
                               edges=edges)
 
 
-def engine_plan(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None" = None):
+def engine_plan(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None):
     """The interval-tree engine's own public plan (shape, per-node budgets, variances) for these inputs."""
     from dpstudio.algorithms.interval_trees import plan_interval_tree
 
@@ -334,7 +334,7 @@ def engine_plan(algorithm: str, params: dict, epsilon, split: "BudgetPlan | None
     return plan_interval_tree(int(p["bins"]), tree_params(algorithm, p, epsilon, split))
 
 
-def is_default_split(plan: "BudgetPlan", params: dict) -> bool:
+def is_default_split(plan: BudgetPlan, params: dict) -> bool:
     """Whether ``plan`` is the algorithm's default split."""
     return plan.shares == default_plan(plan.algorithm, params, plan.epsilon).shares
 

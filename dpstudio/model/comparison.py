@@ -42,6 +42,7 @@ import numpy as np
 
 from dpstudio.core.consistency import hay_generalized, least_squares
 from dpstudio.core.noise import SimulationNoise, simulated_discrete_laplace
+from dpstudio.core.range_queries import CategoricalAxis, Domain, NumericAxis
 from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, SEED_RULE
 
 HISTOGRAM_METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
@@ -202,11 +203,10 @@ def diffgen_curves(res) -> Curves:
 
 
 # -- DiffGen trees, release mode: noise only ------------------------------------------------------------
-def public_domain(result, taxonomies) -> "Domain":
+def public_domain(result, taxonomies) -> Domain:
     """The run's domain from PUBLIC inputs only: each categorical attribute's taxonomy (``taxonomies[name]``,
     the project's, checked against the labels the release names) and each numeric attribute's public bounds
     (the root interval of the release). No record is read."""
-    from dpstudio.core.range_queries import CategoricalAxis, Domain, NumericAxis
 
     axes = []
     for a, (name, kind) in enumerate(zip(result.attributes, result.kinds)):

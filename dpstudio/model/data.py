@@ -8,10 +8,10 @@ what the studio needs around it: the bundled sample's location and one loader fo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
-Progress = Optional[Callable[[int, int, str], None]]
+Progress = Callable[[int, int, str], None] | None
 
 BUNDLED_SAMPLE = ("samples", "adult.csv.gz")
 

@@ -33,7 +33,7 @@ class Declarations:
     provenance: dict = field(default_factory=dict)  # input key -> Provenance
 
     @classmethod
-    def capture(cls, project, label: str) -> "Declarations":
+    def capture(cls, project, label: str) -> Declarations:
         declared_types = {c: t for c, t in project.types.items()
                           if not project.provenance_of(pv.key(pv.TYPE, c)).derived}
         return cls(label, declared_types, dict(project.taxonomies), dict(project.taxonomy_sources),

@@ -39,10 +39,10 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
-
+from typing import Any
 
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError

@@ -71,7 +71,7 @@ class Provenance:
         return {"source": self.source, "derived": self.derived, "confirmed": self.confirmed or None}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Provenance":
+    def from_dict(cls, d: dict) -> Provenance:
         return cls(str(d.get("source") or ""), bool(d.get("derived")), str(d.get("confirmed") or ""))
 
 

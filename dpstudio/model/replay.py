@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
-
-from dpstudio.model.icicle_layout import released_totals, released_value
 
 from dpstudio.core.events import (
     BudgetAssigned,
@@ -41,6 +40,7 @@ from dpstudio.core.events import (
     RunFinished,
     WinnerChosen,
 )
+from dpstudio.model.icicle_layout import released_totals, released_value
 
 #: node status codes kept per node (aligned with ``TreeState.order``) so views need no per-node scan
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)
@@ -62,7 +62,7 @@ class NodeState:
     consistent: Any = None
     released: Any = None
 
-    def copy(self) -> "NodeState":
+    def copy(self) -> NodeState:
         return NodeState(self.node, self.parent, self.label, self.depth, self.info, self.true_count,
                          self.noisy, self.variance, self.epsilon, self.consistent, self.released)
 

@@ -34,7 +34,7 @@ import os
 import pickle
 import sys
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from dpstudio.core.events import BudgetSpent
 

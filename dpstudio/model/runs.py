@@ -17,8 +17,8 @@ attribute cannot keep missing values.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELE
 
 MISSING_LABEL = "Missing"
 from dpstudio.model.budget_plan import TABLE_PRESETS  # noqa: E402  (algorithm id -> engine preset)
+
 HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
 

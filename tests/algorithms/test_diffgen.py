@@ -10,8 +10,15 @@ from dpstudio.algorithms import diffgen_scores as sc
 from dpstudio.algorithms.diffgen import log_grid, preset, run_diffgen, run_to_result, uses_log_grid
 from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from dpstudio.core.budget import Ledger
-from dpstudio.core.events import (BudgetSpent, CandidatesScored, LeavesReleased, NodeCreated, NodeNoised,
-                                  RunFinished, WinnerChosen)
+from dpstudio.core.events import (
+    BudgetSpent,
+    CandidatesScored,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    RunFinished,
+    WinnerChosen,
+)
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 from dpstudio.core.taxonomy import Node, Taxonomy
 

@@ -12,8 +12,7 @@ import pytest
 from dpstudio.algorithms.diffgen import preset, run_diffgen
 from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from dpstudio.core.budget import Ledger
-from dpstudio.core.events import (BudgetSpent, CandidatesScored, NodeCreated, NodeNoised, RunFinished,
-                                  WinnerChosen)
+from dpstudio.core.events import BudgetSpent, CandidatesScored, NodeCreated, NodeNoised, RunFinished, WinnerChosen
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.taxonomy import Node, Taxonomy
 

@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from dpstudio.algorithms.interval_budgets import (luedp_budgets, luedp_coefficients, path_sums,
-                                                  round_down_to_grid, uniform_budgets)
+from dpstudio.algorithms.interval_budgets import (
+    luedp_budgets,
+    luedp_coefficients,
+    path_sums,
+    round_down_to_grid,
+    uniform_budgets,
+)
 from dpstudio.algorithms.interval_shapes import IntervalTree, regular_tree, sc_tree
 from dpstudio.core.coverage import effective_coverage
 from tests.core.test_range_error import random_tree

@@ -3,9 +3,18 @@
 import numpy as np
 import pytest
 
-from dpstudio.algorithms.interval_shapes import (IntervalTree, _uniform_raw_error_factor, build_tree,
-                                                 ceil_log, flat_tree, qardaji_branching, regular_tree,
-                                                 sc_arity, sc_tree, subtree_coverage_sum)
+from dpstudio.algorithms.interval_shapes import (
+    IntervalTree,
+    _uniform_raw_error_factor,
+    build_tree,
+    ceil_log,
+    flat_tree,
+    qardaji_branching,
+    regular_tree,
+    sc_arity,
+    sc_tree,
+    subtree_coverage_sum,
+)
 
 
 def check_partition(tree):

@@ -5,12 +5,26 @@ import math
 import numpy as np
 import pytest
 
-from dpstudio.algorithms.interval_trees import (HistogramInputError, IntervalTreeParams, check_counts,
-                                                monte_carlo_all_range_mse, plan_interval_tree,
-                                                release_histogram, run_interval_tree)
+from dpstudio.algorithms.interval_trees import (
+    HistogramInputError,
+    IntervalTreeParams,
+    check_counts,
+    monte_carlo_all_range_mse,
+    plan_interval_tree,
+    release_histogram,
+    run_interval_tree,
+)
 from dpstudio.core.budget import BudgetExceededError, Ledger
-from dpstudio.core.events import (BudgetAssigned, BudgetSpent, ConsistencyDone, LeavesReleased, NodeCreated,
-                                  NodeNoised, Progress, RunFinished)
+from dpstudio.core.events import (
+    BudgetAssigned,
+    BudgetSpent,
+    ConsistencyDone,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    Progress,
+    RunFinished,
+)
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 
 COUNTS = np.array([5, 0, 12, 7, 3, 3, 9, 40, 1, 0, 2, 6, 8])
@@ -166,8 +180,12 @@ def test_level_fractions_split_the_ledger_and_node_budgets_by_level():
     from fractions import Fraction
 
     from dpstudio.algorithms.interval_budgets import SAFETY, path_sums
-    from dpstudio.algorithms.interval_trees import (IntervalTreeParams, noised_depths, plan_interval_tree,
-                                                    run_interval_tree)
+    from dpstudio.algorithms.interval_trees import (
+        IntervalTreeParams,
+        noised_depths,
+        plan_interval_tree,
+        run_interval_tree,
+    )
     from dpstudio.core.budget import Ledger
     from dpstudio.core.noise import SimulationNoise
 

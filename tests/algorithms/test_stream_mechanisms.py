@@ -10,8 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from dpstudio.algorithms import stream_shp as shp
 from dpstudio.algorithms.stream_baselines import binary, binary_levels
-from dpstudio.algorithms.stream_runs import (MECHANISMS, StreamInputError, StreamParams, release_stream,
-                                             run_stream)
+from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams, release_stream, run_stream
 from dpstudio.core.budget import Ledger
 from dpstudio.core.events import BudgetSpent
 from dpstudio.core.noise import SecureNoise, SimulationNoise

@@ -3,8 +3,8 @@
 import math
 
 import numpy as np
-from scipy import stats
 import pytest
+from scipy import stats
 
 from dpstudio.core.noise import NotSecureNoiseError, SecureNoise, SimulationNoise, require_secure
 

@@ -24,8 +24,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpstudio.core.mechanisms import (choose_split_on_lattice, lattice_probabilities, noisy_counts,
-                                     report_noisy_max)
+from dpstudio.core.mechanisms import choose_split_on_lattice, lattice_probabilities, noisy_counts, report_noisy_max
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 from tests.audit_bounds import clopper_pearson, loss_lower_bound
 

@@ -7,10 +7,20 @@ import pytest
 
 from dpstudio.algorithms.interval_shapes import IntervalTree, flat_tree, regular_tree, sc_tree
 from dpstudio.core.coverage import n_ranges
-from dpstudio.core.range_error import (all_range_squared_error_sum, canonical_cover, consistent_all_range_mse,
-                                       consistent_error_by_length, flat_all_range_mse, laplace_variance,
-                                       leaf_range_answers, linear_variance, prefix_variances,
-                                       raw_all_range_mse, raw_error_by_length, raw_range_answers)
+from dpstudio.core.range_error import (
+    all_range_squared_error_sum,
+    canonical_cover,
+    consistent_all_range_mse,
+    consistent_error_by_length,
+    flat_all_range_mse,
+    laplace_variance,
+    leaf_range_answers,
+    linear_variance,
+    prefix_variances,
+    raw_all_range_mse,
+    raw_error_by_length,
+    raw_range_answers,
+)
 
 
 def random_tree(rng, n):

@@ -8,8 +8,7 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 from dpstudio.core.range_error import laplace_variance
-from dpstudio.core.stream_partition import (approx_partition, default_groups, partition_windows,
-                                            window_laplace_error)
+from dpstudio.core.stream_partition import approx_partition, default_groups, partition_windows, window_laplace_error
 
 H = [1, 1, 4, 2, 6, 2, 2]
 

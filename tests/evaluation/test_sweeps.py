@@ -14,7 +14,6 @@ from dpstudio.evaluation.sweeps import Setup, SweepError, read_results, summariz
 
 
 def _setup(n=800, seed=0):
-    rng = np.random.default_rng(seed)
     tax = Taxonomy(Node("*", [Node("A", [Node("a1"), Node("a2")]), Node("B", [Node("b1"), Node("b2")])]), "c")
     names = np.array(["a1", "a2", "b1", "b2"])
 

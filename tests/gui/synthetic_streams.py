@@ -13,8 +13,16 @@ import numpy as np
 from dpstudio.core.budget import Ledger
 from dpstudio.core.consistency import least_squares
 from dpstudio.core.events import (
-    BudgetAssigned, BudgetSpent, CandidatesScored, ConsistencyDone, LeavesReleased, NodeCreated, NodeNoised,
-    Progress, RunFinished, WinnerChosen,
+    BudgetAssigned,
+    BudgetSpent,
+    CandidatesScored,
+    ConsistencyDone,
+    LeavesReleased,
+    NodeCreated,
+    NodeNoised,
+    Progress,
+    RunFinished,
+    WinnerChosen,
 )
 from dpstudio.core.mechanisms import exponential_probabilities
 from dpstudio.core.noise import SimulationNoise

@@ -214,9 +214,7 @@ def test_sample_opens_with_its_taxonomy_attributes_checked_and_a_choice_survives
 def test_side_by_side_after_a_teaching_dp_run_and_an_anonymization(panel, qtbot, window, tmp_path):
     """Teaching DP run on the bundled sample, then an anonymization: the side-by-side tab shows the figures
     model.anonymize_compare computes (independently checked in tests/model), from the DP run's noisy counts."""
-    import numpy as np
 
-    from dpstudio.io.adult import load_bundled_adult
     from dpstudio.model import anonymize_compare as ac
 
     p = window.project

@@ -4,7 +4,6 @@ events of the same run on the file loaded into memory; the neighbour view says w
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 
 from dpstudio.io.datasets import load_table

@@ -96,7 +96,7 @@ def test_derived_bounds_refuse_the_run_and_the_export_describes_what_ran(qtbot, 
     # the sidecar says what ran: the derived bounds with their confirmation, not "typed by you"
     assert rec["bounds:age"]["derived"] is True and rec["bounds:age"]["source"] == pv.BOUNDS_FROM_DATA
     assert rec["bounds:age"]["confirmed"] == "Ages of this survey are published as the range seen."
-    assert "--bounds age=%d:%d" % ran_with in paths[3].read_text()  # the re-run script: the bounds that ran
+    assert f"--bounds age={int(ran_with[0])}:{int(ran_with[1])}" in paths[3].read_text()  # the re-run script: the bounds that ran
 
 
 # -- 3. declarations stay with their file ------------------------------------------------------------------

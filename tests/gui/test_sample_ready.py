@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from dpstudio.model.readiness import readiness
 from dpstudio.model.project import CATEGORICAL, NUMERIC, QUASI_IDENTIFIER
+from dpstudio.model.readiness import readiness
 
 
 def open_sample(qtbot, window):

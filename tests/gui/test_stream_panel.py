@@ -8,15 +8,13 @@ import json
 
 import numpy as np
 import pytest
+from PySide6 import QtWidgets
 
 from dpstudio.algorithms.stream_runs import StreamParams
 from dpstudio.io.budget_store import open_store
 from dpstudio.model.project import RELEASE, Project
 from dpstudio.model.stream_session import COUNTS, StreamSource
 from dpstudio.model.stream_view import NOT_DP, analytic_window_errors
-
-from PySide6 import QtWidgets
-
 from tests.gui.test_run_epsilon import Answer
 
 from .conftest import shot

@@ -110,8 +110,8 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
 
     from dpstudio.core.events import CandidatesScored
     from dpstudio.gui.panels.watch import WatchPanel
-    from tests.gui.export_fixtures import table_project
     from dpstudio.model.runs import make_job
+    from tests.gui.export_fixtures import table_project
 
     project = table_project(steps=3)
     job, setup = make_job(project)

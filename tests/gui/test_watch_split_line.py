@@ -6,11 +6,9 @@ stream carries no groups and the line stays hidden."""
 import math
 
 import numpy as np
-import pytest
 
 from dpstudio.core.events import CandidatesScored, WinnerChosen
 from dpstudio.gui.widgets.split_line import chosen_point
-from dpstudio.model.replay import Replay
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
 
 

@@ -4,9 +4,6 @@ type changes), and a studio run on it gives the same release, event for event, a
 
 from __future__ import annotations
 
-import gzip
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -267,8 +267,13 @@ def test_duckdb_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, a
     """Secure noise, D and D + one record read by DuckDB: the same non-noisy metadata (as with numpy,
     tests/test_cli_neighbours.py), and no exact count in any artefact."""
     from tests.cli_outputs import assert_no_exact_counts, report_structure, run_writer, without
-    from tests.test_cli_neighbours import (RELEASE_MECHANISM_OUTPUTS, mask_mechanism_outputs, release_argv,
-                                           table_rows, write_table)
+    from tests.test_cli_neighbours import (
+        RELEASE_MECHANISM_OUTPUTS,
+        mask_mechanism_outputs,
+        release_argv,
+        table_rows,
+        write_table,
+    )
 
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)

@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 from dpstudio.algorithms.interval_trees import HistogramInputError
-from dpstudio.io.histogram_input import (DERIVED_NOT_PRIVATE, derive_edges, histogram_from_categories,
-                                         histogram_from_values, parse_edges, read_column, read_counts_file)
+from dpstudio.io.histogram_input import (
+    DERIVED_NOT_PRIVATE,
+    derive_edges,
+    histogram_from_categories,
+    histogram_from_values,
+    parse_edges,
+    read_column,
+    read_counts_file,
+)
 
 
 def write(tmp_path, name, text):

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpstudio.algorithms.diffgen import preset, run_diffgen, run_to_result
+from dpstudio.algorithms.diffgen import preset, run_diffgen
 from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from dpstudio.core.budget import Ledger
-from dpstudio.core.events import NodeCreated, NodeNoised, RunFinished
+from dpstudio.core.events import NodeNoised
 from dpstudio.core.noise import NotSecureNoiseError, SecureNoise, SimulationNoise
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.io.atomic import OutputPathError

@@ -67,10 +67,10 @@ def test_anonymization_accuracy_equals_a_tree_on_pandas_generalized_columns():
     independently (pandas maps from the taxonomy files' leaf -> level labels)."""
     from sklearn.tree import DecisionTreeClassifier
 
+    from dpstudio.cli.release import read_taxonomies
     from dpstudio.evaluation.classification import TREE_SETTINGS
     from dpstudio.gui.demo import bundled_taxonomy_folder
     from dpstudio.io.adult import load_bundled_adult
-    from dpstudio.cli.release import read_taxonomies
     from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
 
     train, test = load_bundled_adult()

@@ -8,7 +8,13 @@ import pytest
 
 from dpstudio.model import budget_plan as bp
 from dpstudio.model.budget_plan import (
-    ALGORITHMS, bary_tree, coverage, default_plan, expected_error, luedp_budgets, qardaji_branching,
+    ALGORITHMS,
+    bary_tree,
+    coverage,
+    default_plan,
+    expected_error,
+    luedp_budgets,
+    qardaji_branching,
 )
 
 

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from dpstudio.core.events import CandidatesScored
-from dpstudio.model.neighbour_selection import (SelectionNeighbourError, neighbour_selection, selection_scores,
-                                                step_of)
+from dpstudio.model.neighbour_selection import SelectionNeighbourError, neighbour_selection, selection_scores, step_of
 from dpstudio.model.runs import make_job
 from tests.model.test_run_process import project
 

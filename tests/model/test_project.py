@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dpstudio.model.readiness import readiness
 import json
 from fractions import Fraction
 
@@ -26,6 +25,7 @@ from dpstudio.model.project import (
     ProjectError,
     file_sha256,
 )
+from dpstudio.model.readiness import readiness
 
 
 def frame():

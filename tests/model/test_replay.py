@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpstudio.core.events import NodeCreated, NodeNoised, BudgetSpent
+from dpstudio.core.events import BudgetSpent, NodeCreated, NodeNoised
 from dpstudio.model.replay import Replay, state_at
 from tests.gui.synthetic_streams import diffgen_like, interval_tree
 

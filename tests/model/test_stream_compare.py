@@ -7,8 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpstudio.model.stream_compare import (EPSILONS, MEASURED, MEASURES, analytic_errors, discrete_laplace_mae,
-                                           grid, measured_errors, measured_point, window_grid)
+from dpstudio.model.stream_compare import (
+    EPSILONS,
+    MEASURED,
+    MEASURES,
+    analytic_errors,
+    discrete_laplace_mae,
+    grid,
+    measured_errors,
+    measured_point,
+    window_grid,
+)
 from dpstudio.model.stream_view import analytic_window_errors
 
 T = 60
@@ -56,9 +65,9 @@ def test_analytic_workload_is_the_stream_views_window_error_and_binary_has_no_cl
 def test_analytic_mae_by_hand():
     # TPM: b = T / eps; SWM: b = w (T - w + 1) / eps
     got = analytic_errors("mae", T, [(10, 2.0)])
-    for (got,), b in ((got["tpm"], T / 2.0), (got["swm"], 10 * (T - 10 + 1) / 2.0)):
+    for (one,), b in ((got["tpm"], T / 2.0), (got["swm"], 10 * (T - 10 + 1) / 2.0)):
         q = np.exp(-1 / b)
-        assert got == pytest.approx(2 * q / (1 - q * q), rel=1e-12)
+        assert one == pytest.approx(2 * q / (1 - q * q), rel=1e-12)
 
 
 @pytest.mark.parametrize("mechanism", ["tpm", "swm"])

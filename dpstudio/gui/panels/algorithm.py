@@ -39,8 +39,8 @@ from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.model import budget_plan as bp
 from dpstudio.model.accuracy import count_accuracy, simulated_preview
 from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
-from dpstudio.model.release.question import epsilon_caution
 from dpstudio.model.readiness import readiness, refusal_text
+from dpstudio.model.release.question import epsilon_caution
 from dpstudio.model.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)

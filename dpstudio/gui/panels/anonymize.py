@@ -100,8 +100,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.c_value.setRange(0.01, 1000)
         self.c_value.setValue(3)
         l_row = QtWidgets.QHBoxLayout()
-        for w, text in ((self.l_kind, None), (QtWidgets.QLabel("l"), None), (self.l_value, None),
-                        (QtWidgets.QLabel("c"), None), (self.c_value, None)):
+        for w in (self.l_kind, QtWidgets.QLabel("l"), self.l_value, QtWidgets.QLabel("c"), self.c_value):
             l_row.addWidget(w)
         form.addRow("l-diversity", l_row)
         self.t_kind = _named(QtWidgets.QComboBox(), "t-closeness kind")

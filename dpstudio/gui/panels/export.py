@@ -258,10 +258,9 @@ class ExportPanel(QtWidgets.QWidget):
         extra = {"public_inputs": public_inputs,
                  "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
         from dpstudio.io.report import report_html
-        from dpstudio.model.report_facts import report_facts
-
         from dpstudio.io.reproduce import python_script, shell_script
         from dpstudio.model.release_settings import release_settings
+        from dpstudio.model.report_facts import report_facts
 
         # the report and the re-run scripts are rendered first and written with the CSV and the sidecar:
         # all five or none

@@ -32,11 +32,11 @@ from dpstudio.core.stream_partition import MODES
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.gui.widgets.stream_plot import StreamPlot
-from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
+from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused, ReleaseService
-from dpstudio.model.stream_session import COUNTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream_session import COUNTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"

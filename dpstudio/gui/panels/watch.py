@@ -27,8 +27,15 @@ from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
 from dpstudio.gui.widgets.split_line import SplitLine
-from dpstudio.gui.widgets.tree_view import (PALETTE_COLOURS, STATE_NAMES, PACING_DELAY_MS, TreeView, node_text,
-                                            note_busy, recently_busy)
+from dpstudio.gui.widgets.tree_view import (
+    PACING_DELAY_MS,
+    PALETTE_COLOURS,
+    STATE_NAMES,
+    TreeView,
+    node_text,
+    note_busy,
+    recently_busy,
+)
 from dpstudio.gui.worker import gc_policy
 from dpstudio.model.explain import explain_count
 from dpstudio.model.replay import Replay

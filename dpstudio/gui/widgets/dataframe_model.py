@@ -26,6 +26,9 @@ def _format(value) -> str:
     return str(value)
 
 
+_NO_PARENT = QtCore.QModelIndex()  # the root; Qt passes a real index when it has one
+
+
 class DataFrameModel(QtCore.QAbstractTableModel):
     """Cells of ``frame`` read on demand, through a small cache of row blocks per column.
 
@@ -74,10 +77,10 @@ class DataFrameModel(QtCore.QAbstractTableModel):
         return blk[0][off], bool(blk[1][off])
 
     # -- Qt model interface -----------------------------------------------------------------------------
-    def rowCount(self, parent=QtCore.QModelIndex()) -> int:
+    def rowCount(self, parent=_NO_PARENT) -> int:
         return 0 if parent.isValid() else self._rows
 
-    def columnCount(self, parent=QtCore.QModelIndex()) -> int:
+    def columnCount(self, parent=_NO_PARENT) -> int:
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index, role=Qt.DisplayRole):

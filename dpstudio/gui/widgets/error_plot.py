@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+
 class DecadeAxis(pg.AxisItem):
     """A log axis (items hold log10 values) that labels decades only: minor ticks stay unlabelled."""
 

@@ -18,8 +18,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, SELECTED
-from dpstudio.model.replay import CREATED
 from dpstudio.model.icicle_layout import icicle_layout
+from dpstudio.model.replay import CREATED
 
 ROW_MIN, ROW_MAX = 6, 46  # rows shrink to show every depth; labels need LABEL_MIN_ROW
 LABEL_MIN_ROW = 14  # rows lower than this carry no labels

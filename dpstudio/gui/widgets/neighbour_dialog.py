@@ -9,14 +9,12 @@ pmf_D x e^(+-1/scale) that every output of the neighbour stays inside. The compu
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.neighbour_view import (NeighbourError, _ratio_text, neighbour_count, node_values,
-                                           record_in_values)
+from dpstudio.model.neighbour_view import NeighbourError, _ratio_text, neighbour_count, node_values, record_in_values
 
 
 class NeighbourDialog(QtWidgets.QDialog):

@@ -55,7 +55,7 @@ def is_numeric_tree(root: Node | None) -> bool:
 
 
 class _Snapshot(QtGui.QUndoCommand):
-    def __init__(self, editor: "TaxonomyEditor", before: Node | None, after: Node | None, text: str,
+    def __init__(self, editor: TaxonomyEditor, before: Node | None, after: Node | None, text: str,
                  select: Path_ | None):
         super().__init__(text)
         self.editor, self.before, self.after, self.select = editor, before, after, select
@@ -70,7 +70,7 @@ class _Snapshot(QtGui.QUndoCommand):
 class TaxonomyTreeView(QtWidgets.QTreeView):
     """A tree view whose drops become re-parent edits of the editor (with undo), not model moves."""
 
-    def __init__(self, editor: "TaxonomyEditor"):
+    def __init__(self, editor: TaxonomyEditor):
         super().__init__()
         self.editor = editor
         self.setDragDropMode(QtWidgets.QAbstractItemView.InternalMove)

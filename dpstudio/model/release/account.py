@@ -10,14 +10,20 @@ rows) are shown and charged as that dataset, with the reason, unless ``new_datas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable
 
 from dpstudio.core.budget import check_epsilon
-from dpstudio.io.budget_store import (UNTRACKED, BudgetStoreError, check_name, default_dataset_name, fraction_text,
-                                      open_store)
+from dpstudio.io.budget_store import (
+    UNTRACKED,
+    BudgetStoreError,
+    check_name,
+    default_dataset_name,
+    fraction_text,
+    open_store,
+)
 from dpstudio.model.release.service import ReleaseRequest
 
 

@@ -19,14 +19,20 @@ here. Panels and commands never open the store, construct noise or build a relea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
 
 from dpstudio.core.budget import BudgetExceededError, Ledger, check_epsilon
 from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise
-from dpstudio.io.budget_store import (UNTRACKED, BudgetStoreError, check_name, fraction_text, open_store,
-                                      untracked_record)
+from dpstudio.io.budget_store import (
+    UNTRACKED,
+    BudgetStoreError,
+    check_name,
+    fraction_text,
+    open_store,
+    untracked_record,
+)
 from dpstudio.model.release.question import ReleaseQuestion, epsilon_refusal
 
 SIMULATION_RECORD = {"tracked": False, "charged": None,

@@ -44,18 +44,26 @@ def main() -> int:
     before = args.code is not None
     print(f"dpstudio from {Path(dpstudio.__file__).parent}; alpha {ra.ALPHA} per one-sided bound")
     if before:  # the pre-fix code decides the kind from the values: x and age are not declared
-        plan = [(ra.split_bits(None), args.runs), (ra.new_class("diffgen-consistent"), args.runs_fixed),
-                (ra.fractional_age("diffgen", None), args.runs_fixed),
-                (ra.fractional_age("maxgddp", None), args.runs_fixed),
-                (ra.dropped_rows_release(), args.runs_fixed), (ra.dropped_rows_histogram(), args.runs_fixed)]
+        plan = [
+            (ra.split_bits(None), args.runs),
+            (ra.new_class("diffgen-consistent"), args.runs_fixed),
+            (ra.fractional_age("diffgen", None), args.runs_fixed),
+            (ra.fractional_age("maxgddp", None), args.runs_fixed),
+            (ra.dropped_rows_release(), args.runs_fixed),
+            (ra.dropped_rows_histogram(), args.runs_fixed),
+        ]
     else:
-        plan = [(ra.split_bits("continuous"), args.runs),
-                (ra.split_bits("continuous:0.01", "diffgen-consistent"), args.runs),
-                (ra.new_class("diffgen-consistent"), 20), (ra.new_class("maxgddp", "A,B,C"), args.runs_fixed),
-                (ra.fractional_age("diffgen", None), 20), (ra.fractional_age("maxgddp", None), 20),
-                (ra.fractional_age("diffgen", "continuous"), args.runs_fixed),
-                (ra.dropped_rows_release("diffgen"), args.runs_fixed),
-                (ra.dropped_rows_histogram("luedp"), args.runs_fixed)]
+        plan = [
+            (ra.split_bits("continuous"), args.runs),
+            (ra.split_bits("continuous:0.01", "diffgen-consistent"), args.runs),
+            (ra.new_class("diffgen-consistent"), 20),
+            (ra.new_class("maxgddp", "A,B,C"), args.runs_fixed),
+            (ra.fractional_age("diffgen", None), 20),
+            (ra.fractional_age("maxgddp", None), 20),
+            (ra.fractional_age("diffgen", "continuous"), args.runs_fixed),
+            (ra.dropped_rows_release("diffgen"), args.runs_fixed),
+            (ra.dropped_rows_histogram("luedp"), args.runs_fixed),
+        ]
     times = []
     with tempfile.TemporaryDirectory(prefix="audit-issue8-") as tmp:
         for i, (sc, n) in enumerate(plan):
@@ -64,8 +72,11 @@ def main() -> int:
             t0 = time.perf_counter()
             res = ra.audit(sc, Path(tmp) / str(i), n)
             times.append((time.perf_counter() - t0) / (2 * n))
-            print(f"{res.line()}\n    event: {sc.event_text}\n    dpstudio "
-                  f"{' '.join(ra.argv_for(sc, Path('data.csv'), Path('out.csv')))}", flush=True)
+            print(
+                f"{res.line()}\n    event: {sc.event_text}\n    dpstudio "
+                f"{' '.join(ra.argv_for(sc, Path('data.csv'), Path('out.csv')))}",
+                flush=True,
+            )
     if times:
         print(f"median wall time of one CLI run: {statistics.median(times) * 1000:.0f} ms")
     return 0

@@ -47,10 +47,14 @@ def main(argv=None) -> int:
     setup = adult_setup(args.data_dir, args.taxonomies)
     base = setup.baselines()
     print(f"# {SIMULATION_NOTE}")
-    print(f"# Adult {len(setup.train)} train / {len(setup.test)} test; attributes: "
-          + ", ".join(f"{a.name}({a.kind[0]})" for a in setup.data.attributes))
-    print(f"# majority {100 * base['majority']:.2f} % (published 75.43 %), raw entropy tree {100 * base['raw']:.2f} % "
-          f"(published 85.3 %)")
+    print(
+        f"# Adult {len(setup.train)} train / {len(setup.test)} test; attributes: "
+        + ", ".join(f"{a.name}({a.kind[0]})" for a in setup.data.attributes)
+    )
+    print(
+        f"# majority {100 * base['majority']:.2f} % (published 75.43 %), raw entropy tree {100 * base['raw']:.2f} % "
+        f"(published 85.3 %)"
+    )
     print(f"# results file: {args.results}", flush=True)
 
     def progress(line):
@@ -62,21 +66,25 @@ def main(argv=None) -> int:
         recs = sweep(setup, [alg], [eps], [h], args.runs, seed=args.seed, results=args.results, progress=progress)
         accs = [r["accuracy"] for r in recs]
         rows.append((alg, eps, h, accs, published, target))
-    print(f"{'algorithm':<20} {'eps':>4} {'h':>3} {'runs':>4} {'mean %':>7} {'median %':>8} {'std':>5} "
-          f"{'published':>9} {'target':>7}  verdict")
+    print(
+        f"{'algorithm':<20} {'eps':>4} {'h':>3} {'runs':>4} {'mean %':>7} {'median %':>8} {'std':>5} "
+        f"{'published':>9} {'target':>7}  verdict"
+    )
     for alg, eps, h, accs, published, target in rows:
         mean = statistics.fmean(accs)
         verdict = "" if target is None else ("met" if mean >= target else "NOT met")
-        print(f"{alg:<20} {eps:>4g} {h:>3} {len(accs):>4} {100 * mean:>7.2f} {100 * statistics.median(accs):>8.2f} "
-              f"{100 * (statistics.stdev(accs) if len(accs) > 1 else 0):>5.2f} "
-              f"{'' if published is None else f'{100 * published:.2f}':>9} "
-              f"{'' if target is None else f'>={100 * target:.1f}':>7}  {verdict}", flush=True)
+        print(
+            f"{alg:<20} {eps:>4g} {h:>3} {len(accs):>4} {100 * mean:>7.2f} {100 * statistics.median(accs):>8.2f} "
+            f"{100 * (statistics.stdev(accs) if len(accs) > 1 else 0):>5.2f} "
+            f"{'' if published is None else f'{100 * published:.2f}':>9} "
+            f"{'' if target is None else f'>={100 * target:.1f}':>7}  {verdict}",
+            flush=True,
+        )
 
     if args.grid:
         algs = [a.strip() for a in args.algorithms.split(",") if a.strip()]
         print(f"\n== grid: eps in {list(EPSILONS)} x h in {list(STEPS)}, {args.runs} runs ==", flush=True)
-        recs = sweep(setup, algs, EPSILONS, STEPS, args.runs, seed=args.seed, results=args.results,
-                     progress=progress)
+        recs = sweep(setup, algs, EPSILONS, STEPS, args.runs, seed=args.seed, results=args.results, progress=progress)
         summary = {(r["algorithm"], r["epsilon"], r["steps"]): r for r in summarize(recs)}
         for alg in algs:
             print(f"\n{alg}: mean accuracy % (std) over runs")

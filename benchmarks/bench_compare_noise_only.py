@@ -25,8 +25,14 @@ from dpstudio.model.runs import make_job
 
 def release(steps: int, n: int = 20000, seed: int = 0):
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "hours": rng.integers(1, 99, n).astype(float),
-                       "work": rng.choice(list("ABCDEFGH"), n), "income": rng.choice(["<=50K", ">50K"], n)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, n).astype(float),
+            "hours": rng.integers(1, 99, n).astype(float),
+            "work": rng.choice(list("ABCDEFGH"), n),
+            "income": rng.choice(["<=50K", ">50K"], n),
+        }
+    )
     p = Project()
     p.set_data(df, None, {"age": "numeric", "hours": "numeric", "work": "categorical", "income": "categorical"})
     p.set_bounds("age", 17, 90)
@@ -58,8 +64,10 @@ def main() -> None:
                 t = time.perf_counter()
                 cmp.diffgen_noise_only(r, dom, runs=runs, queries=a.queries)
                 ts.append(time.perf_counter() - t)
-            print(f"steps {steps}: {r.tree.parents.size} nodes, {len(r.leaf_nodes)} leaves, {a.queries} queries, "
-                  f"{runs} Monte-Carlo runs: median {statistics.median(ts):.3f} s")
+            print(
+                f"steps {steps}: {r.tree.parents.size} nodes, {len(r.leaf_nodes)} leaves, {a.queries} queries, "
+                f"{runs} Monte-Carlo runs: median {statistics.median(ts):.3f} s"
+            )
 
 
 if __name__ == "__main__":

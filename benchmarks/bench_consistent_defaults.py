@@ -46,9 +46,12 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilons", default="0.1,0.25,1")
     ap.add_argument("--steps", default="4,10,13,16")
     ap.add_argument("--no-old", action="store_true", help="skip the old defaults of diffgen-consistent")
-    ap.add_argument("--leaf-only", action="store_true",
-                    help="only maxgddp and diffgen (automatic h, and diffgen at --steps): the leaf projection "
-                         "(default) against the old clamping")
+    ap.add_argument(
+        "--leaf-only",
+        action="store_true",
+        help="only maxgddp and diffgen (automatic h, and diffgen at --steps): the leaf projection "
+        "(default) against the old clamping",
+    )
     args = ap.parse_args(argv)
     epsilons = [float(e) for e in args.epsilons.split(",")]
     steps = [int(h) for h in args.steps.split(",")]
@@ -59,8 +62,11 @@ def main(argv=None) -> int:
 
     def row(name, eps, h, **ov):
         m, accs, t, totals, sec = measure(setup, name.split(" ")[0], eps, h, args.runs, **ov)
-        print(f"| {name} | {eps:g} | {h} | {100 * m:.2f} | {' / '.join(f'{100 * a:.2f}' for a in accs)} | "
-              f"{t:.3f} ({' / '.join(f'{x:.3f}' for x in totals)}) | {sec:.2f} |", flush=True)
+        print(
+            f"| {name} | {eps:g} | {h} | {100 * m:.2f} | {' / '.join(f'{100 * a:.2f}' for a in accs)} | "
+            f"{t:.3f} ({' / '.join(f'{x:.3f}' for x in totals)}) | {sec:.2f} |",
+            flush=True,
+        )
 
     if args.leaf_only:
         for eps in epsilons:

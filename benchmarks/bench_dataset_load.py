@@ -51,8 +51,10 @@ def main(argv: list[str]) -> int:
         ds = load_table(path)
         assert ds.frame.shape == (rows, 15), ds.frame.shape
         report = ds.missing_report()
-        print(f"file: {rows:,} rows x 15 columns, {size_mb:.1f} MB, "
-              f"{report.rows_with_missing:,} rows with a missing value")
+        print(
+            f"file: {rows:,} rows x 15 columns, {size_mb:.1f} MB, "
+            f"{report.rows_with_missing:,} rows with a missing value"
+        )
         cases = {
             "load_table": lambda: load_table(path),
             "load_table + progress callback": lambda: load_table(path, progress=lambda done, total: True),
@@ -61,8 +63,10 @@ def main(argv: list[str]) -> int:
         for name, fn in cases.items():
             wall, cpu = timed(fn, repeats)
             runs = ", ".join(f"{t:.2f}" for t in wall)
-            print(f"{name}: median {statistics.median(wall):.2f} s wall ({runs}), "
-                  f"{statistics.median(cpu):.2f} s CPU, {repeats} runs")
+            print(
+                f"{name}: median {statistics.median(wall):.2f} s wall ({runs}), "
+                f"{statistics.median(cpu):.2f} s CPU, {repeats} runs"
+            )
     return 0
 
 

@@ -71,8 +71,10 @@ def main() -> None:
     if a.big or a.big_only:
         rng = np.random.default_rng(0)
         sizes.append(("adult x 1M", train.iloc[rng.integers(0, len(train), 1_000_000)].reset_index(drop=True)))
-    print(f"load {t_load:.2f} s; attributes: {len(taxonomies)} categorical, {len(bounds)} numeric; "
-          f"h = {a.steps}, eps = {a.epsilon}, noise = {'secure (OpenDP)' if a.secure else 'simulation'}")
+    print(
+        f"load {t_load:.2f} s; attributes: {len(taxonomies)} categorical, {len(bounds)} numeric; "
+        f"h = {a.steps}, eps = {a.epsilon}, noise = {'secure (OpenDP)' if a.secure else 'simulation'}"
+    )
     for name, frame in sizes:
         t0 = time.perf_counter()
         data = encode_table(frame, "Y", taxonomies, bounds)
@@ -93,17 +95,30 @@ def main() -> None:
             stats = pstats.Stats(prof)
             phases = {}
             for (_, _, func), row in stats.stats.items():
-                if func in ("candidates", "specialize", "_release_counts", "laplace_counts", "least_squares",
-                            "least_squares_variances", "label_matrix", "choose_split", "_released_cut"):
+                if func in (
+                    "candidates",
+                    "specialize",
+                    "_release_counts",
+                    "laplace_counts",
+                    "least_squares",
+                    "least_squares_variances",
+                    "label_matrix",
+                    "choose_split",
+                    "_released_cut",
+                ):
                     phases[func] = phases.get(func, 0.0) + row[3]
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{name:11s} {len(frame):>9,d} rows  {alg:19s} median {statistics.median(times):6.2f} s "
-                  f"(runs {', '.join(f'{t:.2f}' for t in times)}; CPU median {statistics.median(cpu):.2f} s); "
-                  f"encode {t_enc:.2f} s; "
-                  f"{result.leaf_values.shape[0]:,d} leaves, {result.tree.parents.size:,d} tree nodes; "
-                  f"peak RSS {rss:,.0f} MB")
-            print("    profile (cumulative s): " + ", ".join(f"{k} {v:.2f}" for k, v in
-                                                          sorted(phases.items(), key=lambda kv: -kv[1])))
+            print(
+                f"{name:11s} {len(frame):>9,d} rows  {alg:19s} median {statistics.median(times):6.2f} s "
+                f"(runs {', '.join(f'{t:.2f}' for t in times)}; CPU median {statistics.median(cpu):.2f} s); "
+                f"encode {t_enc:.2f} s; "
+                f"{result.leaf_values.shape[0]:,d} leaves, {result.tree.parents.size:,d} tree nodes; "
+                f"peak RSS {rss:,.0f} MB"
+            )
+            print(
+                "    profile (cumulative s): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in sorted(phases.items(), key=lambda kv: -kv[1]))
+            )
 
 
 if __name__ == "__main__":

@@ -66,23 +66,60 @@ def remove_unless_kept(folder: Path, keep: str | None) -> None:
 
 
 def release_argv(data: Path, out: Path, store: str) -> list[str]:
-    taxonomies = [f"--taxonomy={a}={TAX / (a + '.csv')}" for a in
-                  ("workclass", "education", "marital-status", "occupation", "sex")]
-    return [sys.executable, "-m", "dpstudio", "release", "--data", str(data), "--class", "Y",
-            "--classes", "<=50K,>50K", *taxonomies, "--bounds", "age=17:91", "--bounds", "education-num=1:17",
-            "--bounds", "hours-per-week=1:100", "--type", "age=integer", "--type", "education-num=integer",
-            "--type", "hours-per-week=integer", "--algorithm", "maxgddp", "--epsilon", "1", "--steps", "10",
-            *(["--seed", "1"] if store == "none" else []), "--out", str(out), "--overwrite",
-            "--budget-store", store, "--engine", "duckdb"]
+    taxonomies = [
+        f"--taxonomy={a}={TAX / (a + '.csv')}"
+        for a in ("workclass", "education", "marital-status", "occupation", "sex")
+    ]
+    return [
+        sys.executable,
+        "-m",
+        "dpstudio",
+        "release",
+        "--data",
+        str(data),
+        "--class",
+        "Y",
+        "--classes",
+        "<=50K,>50K",
+        *taxonomies,
+        "--bounds",
+        "age=17:91",
+        "--bounds",
+        "education-num=1:17",
+        "--bounds",
+        "hours-per-week=1:100",
+        "--type",
+        "age=integer",
+        "--type",
+        "education-num=integer",
+        "--type",
+        "hours-per-week=integer",
+        "--algorithm",
+        "maxgddp",
+        "--epsilon",
+        "1",
+        "--steps",
+        "10",
+        *(["--seed", "1"] if store == "none" else []),
+        "--out",
+        str(out),
+        "--overwrite",
+        "--budget-store",
+        store,
+        "--engine",
+        "duckdb",
+    ]
 
 
 def one_run(argv: list[str]) -> tuple[float, float]:
     """(wall seconds, peak resident GB) of one child process."""
-    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-            "r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-            "w = time.perf_counter() - t; "
-            "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode); "
-            "sys.stderr.write(r.stderr[-2000:] if r.returncode else '')")
+    code = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "w = time.perf_counter() - t; "
+        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode); "
+        "sys.stderr.write(r.stderr[-2000:] if r.returncode else '')"
+    )
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     wall, kb, rc = done.stdout.split()
     if rc != "0":
@@ -107,8 +144,10 @@ def main(argv: list[str]) -> int:
                 Path(store).unlink()
             runs.append(one_run(release_argv(data, folder / "out.csv", store)))
         walls = [w for w, _ in runs]
-        print(f"{rows:,} rows, {name}: median wall {statistics.median(walls):.1f} s "
-              f"({', '.join(f'{w:.1f}' for w in walls)}), peak {max(m for _, m in runs):.2f} GB, {repeats} run(s)")
+        print(
+            f"{rows:,} rows, {name}: median wall {statistics.median(walls):.1f} s "
+            f"({', '.join(f'{w:.1f}' for w in walls)}), peak {max(m for _, m in runs):.2f} GB, {repeats} run(s)"
+        )
     print(f"load average after: {os.getloadavg()}")
     remove_unless_kept(folder, keep)
     return 0

@@ -101,17 +101,25 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
     run_end = time.perf_counter() - t0
     # the Watch view catches up with the last events after the run (budgeted per tick): still measuring
     t1 = time.perf_counter()
-    while (project.result is None or watch.position < len(project.events) or watch.follow) \
-            and time.perf_counter() - t1 < timeout_s:
+    while (
+        project.result is None or watch.position < len(project.events) or watch.follow
+    ) and time.perf_counter() - t1 < timeout_s:
         app.processEvents(QtCore.QEventLoop.AllEvents, 50)
     timer.stop()
     elapsed = time.perf_counter() - t0
     if worker.outcome != "finished":
         raise SystemExit(f"the run did not finish: {worker.outcome} {alg.last_error}")
     g = np.array(gaps) * 1e3
-    out = {"run_s": run_end, "view_s": elapsed, "max_gap_ms": float(g.max()), "p99_gap_ms": float(np.percentile(g, 99)),
-           "ticks": int(g.size), "events": len(project.events), "nodes": watch.state.n_nodes,
-           "redraws": watch.tree.redraw_count}
+    out = {
+        "run_s": run_end,
+        "view_s": elapsed,
+        "max_gap_ms": float(g.max()),
+        "p99_gap_ms": float(np.percentile(g, 99)),
+        "ticks": int(g.size),
+        "events": len(project.events),
+        "nodes": watch.state.n_nodes,
+        "redraws": watch.tree.redraw_count,
+    }
     watch.detach()
     alg.detach()
     watch.close()
@@ -131,14 +139,18 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--release", action="store_true")
-    ap.add_argument("--switch-interval", type=float, default=None,
-                    help="sys.setswitchinterval in seconds (Python's default 0.005)")
+    ap.add_argument(
+        "--switch-interval", type=float, default=None, help="sys.setswitchinterval in seconds (Python's default 0.005)"
+    )
     ap.add_argument("--one", action="store_true", help="one run in this process, print a JSON line")
     ap.add_argument("--view", default="Both", choices=("Tree", "Icicle", "Both"), help="the Watch views shown")
     ap.add_argument("--no-collapse", action="store_true", help="draw every node of the tree (no glyphs)")
-    ap.add_argument("--encode-outside", action="store_true",
-                    help="code the table before the timed run (isolates the engine + GUI from model.runs' "
-                         "table coding, whose numpy/pandas calls on 1M strings hold the GIL for up to ~1 s)")
+    ap.add_argument(
+        "--encode-outside",
+        action="store_true",
+        help="code the table before the timed run (isolates the engine + GUI from model.runs' "
+        "table coding, whose numpy/pandas calls on 1M strings hold the GIL for up to ~1 s)",
+    )
     args = ap.parse_args()
     if not args.one:
         # each repeat in a fresh process: one run per studio session, as a user would start it (repeated
@@ -146,25 +158,44 @@ def main() -> int:
         import json
         import subprocess
 
-        cmd = [sys.executable, __file__, "--one", "--rows", str(args.rows), "--algorithm", args.algorithm,
-               "--steps", str(args.steps)] + (["--release"] if args.release else []) + (
-            ["--encode-outside"] if args.encode_outside else []) + (
-            ["--switch-interval", str(args.switch_interval)] if args.switch_interval else []) + (
-            ["--view", args.view]) + (["--no-collapse"] if args.no_collapse else [])
+        cmd = (
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                "--rows",
+                str(args.rows),
+                "--algorithm",
+                args.algorithm,
+                "--steps",
+                str(args.steps),
+            ]
+            + (["--release"] if args.release else [])
+            + (["--encode-outside"] if args.encode_outside else [])
+            + (["--switch-interval", str(args.switch_interval)] if args.switch_interval else [])
+            + (["--view", args.view])
+            + (["--no-collapse"] if args.no_collapse else [])
+        )
         results = []
         for r in range(args.repeats):
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             res = json.loads(out.strip().splitlines()[-1])
             results.append(res)
             if r == 0:
-                print(f"setup: {args.rows:,} resampled Adult rows in {res['setup_s']:.1f} s ({args.algorithm}, "
-                      f"h={args.steps}, {'release (OpenDP)' if args.release else 'teaching'})")
-            print(f"run {r + 1}: {res['run_s']:.1f} s (view caught up at {res['view_s']:.1f} s), longest GUI "
-                  f"gap {res['max_gap_ms']:.1f} ms, p99 {res['p99_gap_ms']:.1f} ms, {res['ticks']} ticks, "
-                  f"{res['events']} events, {res['nodes']} nodes, {res['redraws']} redraws")
-        print(f"median of {args.repeats}: longest gap {statistics.median(r['max_gap_ms'] for r in results):.1f} "
-              f"ms (target <= 50 ms, issue 10); p99 {statistics.median(r['p99_gap_ms'] for r in results):.1f} ms; run "
-              f"{statistics.median(r['run_s'] for r in results):.1f} s; load average {os.getloadavg()[0]:.1f}")
+                print(
+                    f"setup: {args.rows:,} resampled Adult rows in {res['setup_s']:.1f} s ({args.algorithm}, "
+                    f"h={args.steps}, {'release (OpenDP)' if args.release else 'teaching'})"
+                )
+            print(
+                f"run {r + 1}: {res['run_s']:.1f} s (view caught up at {res['view_s']:.1f} s), longest GUI "
+                f"gap {res['max_gap_ms']:.1f} ms, p99 {res['p99_gap_ms']:.1f} ms, {res['ticks']} ticks, "
+                f"{res['events']} events, {res['nodes']} nodes, {res['redraws']} redraws"
+            )
+        print(
+            f"median of {args.repeats}: longest gap {statistics.median(r['max_gap_ms'] for r in results):.1f} "
+            f"ms (target <= 50 ms, issue 10); p99 {statistics.median(r['p99_gap_ms'] for r in results):.1f} ms; run "
+            f"{statistics.median(r['run_s'] for r in results):.1f} s; load average {os.getloadavg()[0]:.1f}"
+        )
         return 0
     import json
 

@@ -36,8 +36,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print("| n | default | its RMSE | H_b no root | LUEDPTree no root | H_opt RMSE | p-Identity RMSE | "
-          "H_opt / p-Identity plan CPU s (median) | MC / analytic |")
+    print(
+        "| n | default | its RMSE | H_b no root | LUEDPTree no root | H_opt RMSE | p-Identity RMSE | "
+        "H_opt / p-Identity plan CPU s (median) | MC / analytic |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     pidentity.plan_pidentity(16, a.epsilon)  # scipy's import is not planning time
     for n in a.n:
@@ -54,16 +56,21 @@ def main() -> None:
         plan = plan_interval_tree(n, IntervalTreeParams(chosen, a.epsilon))
         rm = why["expected_all_range_rmse"]
         hb = math.sqrt(plan_interval_tree(n, IntervalTreeParams("hb", a.epsilon, None, False)).expected_consistent_mse)
-        lu = math.sqrt(plan_interval_tree(n, IntervalTreeParams("luedp", a.epsilon, None, False)).expected_consistent_mse)
+        lu = math.sqrt(
+            plan_interval_tree(n, IntervalTreeParams("luedp", a.epsilon, None, False)).expected_consistent_mse
+        )
         mc = ""
         if a.mc:
             mc_of = pidentity.monte_carlo_all_range_mse if chosen == "pidentity" else monte_carlo_all_range_mse
             mean, se = mc_of(plan, runs=a.mc, seed=1)
             mc = f"{mean / plan.expected_consistent_mse:.3f} (se {se / plan.expected_consistent_mse:.3f})"
-        shape = (f"b={plan.branching}" if plan.branching else f"p={plan.n_rows}" if chosen == "pidentity"
-                 else plan.tree.name)
-        print(f"| {n} | {chosen} ({shape}) | {rm[chosen]:.2f} | {hb:.2f} | {lu:.2f} | {times['hopt'][0]:.2f} | "
-              f"{times['pidentity'][0]:.2f} | {times['hopt'][1]:.2f} / {times['pidentity'][1]:.2f} | {mc} |")
+        shape = (
+            f"b={plan.branching}" if plan.branching else f"p={plan.n_rows}" if chosen == "pidentity" else plan.tree.name
+        )
+        print(
+            f"| {n} | {chosen} ({shape}) | {rm[chosen]:.2f} | {hb:.2f} | {lu:.2f} | {times['hopt'][0]:.2f} | "
+            f"{times['pidentity'][0]:.2f} | {times['hopt'][1]:.2f} / {times['pidentity'][1]:.2f} | {mc} |"
+        )
         if n in ANCHORS:
             print(f"  anchors at n = {n}: {ANCHORS[n]}")
         print(f"  {plan.notes[0] if plan.notes else ''}")

@@ -80,8 +80,10 @@ def main(argv=None) -> None:
             t = time.perf_counter()
             view.grab()
             paint.append(time.perf_counter() - t)
-        print(f"{name:28s} {st.n_nodes:7,d} nodes  layout {statistics.median(lay) * 1e3:6.1f} ms  "
-              f"paint {statistics.median(paint) * 1e3:6.1f} ms")
+        print(
+            f"{name:28s} {st.n_nodes:7,d} nodes  layout {statistics.median(lay) * 1e3:6.1f} ms  "
+            f"paint {statistics.median(paint) * 1e3:6.1f} ms"
+        )
     del app
 
 

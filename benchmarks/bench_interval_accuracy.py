@@ -50,18 +50,24 @@ def main():
     args = ap.parse_args()
 
     print("Anchors (n = 4096, eps = 1, continuous Laplace, consistent): spec | ours")
-    for label, kw, ref in [("flat", dict(algorithm="flat"), 52.27),
-                           ("binary + root", dict(algorithm="hb", branching=2), 27.90),
-                           ("b = 16 + root", dict(algorithm="hb", branching=16), 19.77),
-                           ("b = 16, no root", dict(algorithm="hb", branching=16, noise_root=False), 16.19)]:
+    for label, kw, ref in [
+        ("flat", dict(algorithm="flat"), 52.27),
+        ("binary + root", dict(algorithm="hb", branching=2), 27.90),
+        ("b = 16 + root", dict(algorithm="hb", branching=16), 19.77),
+        ("b = 16, no root", dict(algorithm="hb", branching=16, noise_root=False), 16.19),
+    ]:
         plan = plan_interval_tree(4096, IntervalTreeParams(epsilon=1.0, **kw))
-        print(f"  {label:18s} {ref:7.2f} | {continuous_rmse(plan):7.2f}  (discrete Laplace: "
-              f"{math.sqrt(plan.expected_consistent_mse):.2f})")
+        print(
+            f"  {label:18s} {ref:7.2f} | {continuous_rmse(plan):7.2f}  (discrete Laplace: "
+            f"{math.sqrt(plan.expected_consistent_mse):.2f})"
+        )
 
     for eps in (1.0, 0.1):
         for n in (256, 1024, 4096):
-            print(f"\nn = {n}, eps = {eps}: all-range RMSE (discrete Laplace), cons | raw"
-                  + (f" | Monte-Carlo cons ({args.mc} runs)" if args.mc else ""))
+            print(
+                f"\nn = {n}, eps = {eps}: all-range RMSE (discrete Laplace), cons | raw"
+                + (f" | Monte-Carlo cons ({args.mc} runs)" if args.mc else "")
+            )
             rows = {}
             for label, kw in METHODS:
                 plan = plan_interval_tree(n, IntervalTreeParams(epsilon=eps, **kw))
@@ -78,18 +84,25 @@ def main():
             hb0 = rows["H_b (Qardaji b), no root"]
             for label in ("SC + root", "LUEDPTree (Qardaji b) + root"):
                 c, r = rows[label]
-                print(f"  {label} vs H_b + root: cons {100 * (c / hb[0] - 1):+.1f} %, raw {100 * (r / hb[1] - 1):+.1f} %")
+                print(
+                    f"  {label} vs H_b + root: cons {100 * (c / hb[0] - 1):+.1f} %, raw {100 * (r / hb[1] - 1):+.1f} %"
+                )
             for label in ("SC, no root", "LUEDPTree (Qardaji b), no root"):
                 c, r = rows[label]
-                print(f"  {label} vs H_b no root: cons {100 * (c / hb0[0] - 1):+.1f} %, raw {100 * (r / hb0[1] - 1):+.1f} %")
+                print(
+                    f"  {label} vs H_b no root: cons {100 * (c / hb0[0] - 1):+.1f} %, raw {100 * (r / hb0[1] - 1):+.1f} %"
+                )
 
     if args.by_length:
         n = 1024
-        lengths = [2 ** k for k in range(11)]
+        lengths = [2**k for k in range(11)]
         print(f"\nError by range length, n = {n}, eps = 1: RMSE of a random range of each length")
         print("  length " + " ".join(f"{d:>7d}" for d in lengths))
-        for label, kw in [("flat", dict(algorithm="flat")), ("H_b + root", dict(algorithm="hb")),
-                          ("LUEDPTree + root", dict(algorithm="luedp"))]:
+        for label, kw in [
+            ("flat", dict(algorithm="flat")),
+            ("H_b + root", dict(algorithm="hb")),
+            ("LUEDPTree + root", dict(algorithm="luedp")),
+        ]:
             plan = plan_interval_tree(n, IntervalTreeParams(epsilon=1.0, **kw))
             t = plan.tree
             raw = raw_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, lengths)

@@ -49,12 +49,18 @@ def once(n, algo, noise):
     raw = result.plan.expected_raw_mse
     cons = result.plan.expected_consistent_mse
     t2, c2 = time.perf_counter(), time.process_time()
-    return {"run_without_sampling": t1 - t0 - timed.seconds, "sampling": timed.seconds,
-            "cpu_without_sampling": c2 - c0 - timed.cpu,
-            "analytic_error": t2 - t1, "total_without_sampling": t2 - t0 - timed.seconds,
-            "nodes": result.plan.tree.n_nodes, "b": result.plan.branching,
-            "distinct_scales": int(np.unique(result.plan.scales[result.plan.noised]).size),
-            "rmse": cons ** 0.5, "raw_rmse": raw ** 0.5}
+    return {
+        "run_without_sampling": t1 - t0 - timed.seconds,
+        "sampling": timed.seconds,
+        "cpu_without_sampling": c2 - c0 - timed.cpu,
+        "analytic_error": t2 - t1,
+        "total_without_sampling": t2 - t0 - timed.seconds,
+        "nodes": result.plan.tree.n_nodes,
+        "b": result.plan.branching,
+        "distinct_scales": int(np.unique(result.plan.scales[result.plan.noised]).size),
+        "rmse": cons**0.5,
+        "raw_rmse": raw**0.5,
+    }
 
 
 def main():
@@ -67,15 +73,19 @@ def main():
         runs = [once(args.n, algo, SimulationNoise(k)) for k in range(args.repeats)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if isinstance(runs[0][k], float)}
         r0 = runs[0]
-        print(f"{algo:6s} n={args.n} nodes={r0['nodes']} b={r0['b']} distinct scales={r0['distinct_scales']}: "
-              f"end to end without sampling {med['total_without_sampling']:.2f} s "
-              f"(run {med['run_without_sampling']:.2f} s + analytic error {med['analytic_error']:.2f} s; "
-              f"CPU time {med['cpu_without_sampling']:.2f} s); "
-              f"simulation sampling {med['sampling']:.2f} s; RMSE {r0['rmse']:.2f} (raw tree {r0['raw_rmse']:.2f})")
+        print(
+            f"{algo:6s} n={args.n} nodes={r0['nodes']} b={r0['b']} distinct scales={r0['distinct_scales']}: "
+            f"end to end without sampling {med['total_without_sampling']:.2f} s "
+            f"(run {med['run_without_sampling']:.2f} s + analytic error {med['analytic_error']:.2f} s; "
+            f"CPU time {med['cpu_without_sampling']:.2f} s); "
+            f"simulation sampling {med['sampling']:.2f} s; RMSE {r0['rmse']:.2f} (raw tree {r0['raw_rmse']:.2f})"
+        )
         if args.secure:
             r = once(args.n, algo, SecureNoise())
-            print(f"{algo:6s} secure OpenDP sampling of {r['nodes']} nodes: {r['sampling']:.1f} s "
-                  f"(rest {r['total_without_sampling']:.2f} s)")
+            print(
+                f"{algo:6s} secure OpenDP sampling of {r['nodes']} nodes: {r['sampling']:.1f} s "
+                f"(rest {r['total_without_sampling']:.2f} s)"
+            )
 
 
 if __name__ == "__main__":

@@ -132,12 +132,11 @@ def main(argv=None):
     s2 = rng.uniform(1.0, 3.0, args.nodes)
     lv = TreeLevels(parents)
     print(f"random tree: {args.nodes:,} nodes, height {lv.height}, median of {args.runs}")
-    t_lv, _ = median_time(lambda: TreeLevels(parents), args.runs, 'TreeLevels, random tree')
-    t_ls, _ = median_time(lambda: least_squares(parents, y, s2), args.runs, 'least_squares, random tree')
-    t_hay, _ = median_time(lambda: hay_generalized(parents, y), args.runs, 'hay_generalized, random tree')
+    t_lv, _ = median_time(lambda: TreeLevels(parents), args.runs, "TreeLevels, random tree")
+    t_ls, _ = median_time(lambda: least_squares(parents, y, s2), args.runs, "least_squares, random tree")
+    t_hay, _ = median_time(lambda: hay_generalized(parents, y), args.runs, "hay_generalized, random tree")
     y2 = rng.normal(size=(args.nodes, 2))
-    t_ls2, _ = median_time(lambda: least_squares(parents, y2, s2), args.runs,
-                             'least_squares 2 classes, random tree')
+    t_ls2, _ = median_time(lambda: least_squares(parents, y2, s2), args.runs, "least_squares 2 classes, random tree")
     print(f"  TreeLevels alone                  {t_lv:8.3f} s")
     print(f"  least_squares (1-D, with levels)  {t_ls:8.3f} s")
     print(f"  least_squares (2 classes)         {t_ls2:8.3f} s")
@@ -149,33 +148,40 @@ def main(argv=None):
     s2_small = rng.uniform(1.0, 3.0, m)
     loop_runs = max(1, min(3, args.runs))
     pl, yl, sl = p_small.tolist(), y_small.tolist(), s2_small.tolist()
-    t_loop_ls, h_loop = median_time(lambda: loop_least_squares(pl, yl, sl), loop_runs,
-                                        'loop least squares, small tree')
-    t_loop_hay, g_loop = median_time(lambda: loop_hay(pl, yl), loop_runs, 'loop hay, small tree')
-    t_vec_ls, h_vec = median_time(lambda: least_squares(p_small, y_small, s2_small), args.runs,
-                                     'least_squares, small tree')
-    t_vec_hay, g_vec = median_time(lambda: hay_generalized(p_small, y_small), args.runs,
-                                      'hay_generalized, small tree')
+    t_loop_ls, h_loop = median_time(lambda: loop_least_squares(pl, yl, sl), loop_runs, "loop least squares, small tree")
+    t_loop_hay, g_loop = median_time(lambda: loop_hay(pl, yl), loop_runs, "loop hay, small tree")
+    t_vec_ls, h_vec = median_time(
+        lambda: least_squares(p_small, y_small, s2_small), args.runs, "least_squares, small tree"
+    )
+    t_vec_hay, g_vec = median_time(lambda: hay_generalized(p_small, y_small), args.runs, "hay_generalized, small tree")
     assert np.allclose(h_loop, h_vec) and np.allclose(g_loop, g_vec), "loop and vectorised disagree"
-    print(f"per-node Python loop vs vectorised, random tree of {m:,} nodes "
-          f"(loop: median of {loop_runs}; loop times include building its child lists)")
-    print(f"  least_squares   loop {t_loop_ls:7.3f} s   vectorised {t_vec_ls:7.3f} s   "
-          f"ratio {t_loop_ls / t_vec_ls:5.1f}x")
-    print(f"  hay_generalized loop {t_loop_hay:7.3f} s   vectorised {t_vec_hay:7.3f} s   "
-          f"ratio {t_loop_hay / t_vec_hay:5.1f}x")
+    print(
+        f"per-node Python loop vs vectorised, random tree of {m:,} nodes "
+        f"(loop: median of {loop_runs}; loop times include building its child lists)"
+    )
+    print(
+        f"  least_squares   loop {t_loop_ls:7.3f} s   vectorised {t_vec_ls:7.3f} s   ratio {t_loop_ls / t_vec_ls:5.1f}x"
+    )
+    print(
+        f"  hay_generalized loop {t_loop_hay:7.3f} s   vectorised {t_vec_hay:7.3f} s   "
+        f"ratio {t_loop_hay / t_vec_hay:5.1f}x"
+    )
 
     k = args.path_nodes
     path = np.arange(-1, k - 1)
     yp = rng.normal(size=k)
     runs = max(1, min(3, args.runs))
-    t_path_lv, _ = median_time(lambda: TreeLevels(path), runs, 'TreeLevels, path')
-    t_path_ls, _ = median_time(lambda: least_squares(path, yp, 1.0), runs, 'least_squares, path')
-    t_path_hay, _ = median_time(lambda: hay_generalized(path, yp), runs, 'hay_generalized, path')
-    t_path_loop, _ = median_time(lambda: loop_least_squares(path.tolist(), yp.tolist(), [1.0] * k), runs,
-                                 'loop least squares, path')
+    t_path_lv, _ = median_time(lambda: TreeLevels(path), runs, "TreeLevels, path")
+    t_path_ls, _ = median_time(lambda: least_squares(path, yp, 1.0), runs, "least_squares, path")
+    t_path_hay, _ = median_time(lambda: hay_generalized(path, yp), runs, "hay_generalized, path")
+    t_path_loop, _ = median_time(
+        lambda: loop_least_squares(path.tolist(), yp.tolist(), [1.0] * k), runs, "loop least squares, path"
+    )
     print(f"path of {k:,} nodes ({k:,} levels), median of {runs}")
-    print(f"  TreeLevels {t_path_lv:.3f} s   least_squares {t_path_ls:.3f} s   "
-          f"hay_generalized {t_path_hay:.3f} s   per-node loop least squares {t_path_loop:.3f} s")
+    print(
+        f"  TreeLevels {t_path_lv:.3f} s   least_squares {t_path_ls:.3f} s   "
+        f"hay_generalized {t_path_hay:.3f} s   per-node loop least squares {t_path_loop:.3f} s"
+    )
     print("median CPU time of this process (less sensitive to other load on the machine):")
     for label, c in CPU:
         print(f"  {label:40s} {c:7.3f} s")

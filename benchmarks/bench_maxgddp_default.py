@@ -51,8 +51,10 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=None, help="a fixed h instead of the automatic one")
     args = ap.parse_args(argv)
     setup = adult_setup(args.data_dir)
-    print(f"# secure noise (OpenDP), {args.runs} runs per row; {platform.machine()}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"# secure noise (OpenDP), {args.runs} runs per row; {platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print("| grid | eps | h | mean accuracy % | sd | min / max % | MAXGDDP run, median s | leaf partitions (median) |")
     print("|---|---|---|---|---|---|---|---|")
     for grid in args.grids.split(","):
@@ -66,9 +68,12 @@ def main(argv=None) -> int:
             rows = [one(setup, eps, h, grid) for _ in range(args.runs)]
             accs = [100 * a for a, _, _ in rows]
             sd = statistics.stdev(accs) if len(accs) > 1 else 0.0
-            print(f"| {grid} | {eps:g} | {h} | {statistics.mean(accs):.2f} | {sd:.2f} | {min(accs):.2f} / "
-                  f"{max(accs):.2f} | {statistics.median(s for _, s, _ in rows):.2f} | "
-                  f"{statistics.median(n for _, _, n in rows):.0f} |", flush=True)
+            print(
+                f"| {grid} | {eps:g} | {h} | {statistics.mean(accs):.2f} | {sd:.2f} | {min(accs):.2f} / "
+                f"{max(accs):.2f} | {statistics.median(s for _, s, _ in rows):.2f} | "
+                f"{statistics.median(n for _, _, n in rows):.0f} |",
+                flush=True,
+            )
     return 0
 
 

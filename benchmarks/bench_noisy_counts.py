@@ -37,8 +37,7 @@ def timed(fn, runs):
 
 def chunked(counts, size):
     noise = SecureNoise()
-    return np.concatenate([noise.laplace_counts(counts[i:i + size], 1.0 / EPS)
-                           for i in range(0, counts.size, size)])
+    return np.concatenate([noise.laplace_counts(counts[i : i + size], 1.0 / EPS) for i in range(0, counts.size, size)])
 
 
 def _worker(part):
@@ -56,8 +55,10 @@ def main(argv=None):
     counts = rng.integers(0, 1000, args.n)
     noisy_counts(counts[:10], EPS)  # import OpenDP and build a measurement once
     wall, cpu = timed(lambda: noisy_counts(counts, EPS), args.runs)
-    print(f"noisy_counts, {args.n:,} counts, eps {EPS}, median of {args.runs}: "
-          f"{wall:.2f} s wall, {cpu:.2f} s CPU = {wall / args.n * 1e6:.1f} us a count (wall)")
+    print(
+        f"noisy_counts, {args.n:,} counts, eps {EPS}, median of {args.runs}: "
+        f"{wall:.2f} s wall, {cpu:.2f} s CPU = {wall / args.n * 1e6:.1f} us a count (wall)"
+    )
     sim = SimulationNoise(0)
     swall, _ = timed(lambda: sim.laplace_counts(counts, 1.0 / EPS), args.runs)
     print(f"SimulationNoise (numpy, NOT for releases), same counts: {swall:.3f} s")
@@ -74,10 +75,9 @@ def main(argv=None):
     with ProcessPoolExecutor(2) as pool:
         list(pool.map(_worker, [part[:10], part[10:20]]))  # start the workers and import OpenDP there
         startup = time.perf_counter() - t
-        halves = [part[: m // 2], part[m // 2:]]
+        halves = [part[: m // 2], part[m // 2 :]]
         w, c = timed(lambda: np.concatenate(list(pool.map(_worker, halves))), args.runs)
-    print(f"  2 processes (halves)            {w:6.2f} s wall  (pool start-up {startup:.2f} s, "
-          f"parent CPU {c:.2f} s)")
+    print(f"  2 processes (halves)            {w:6.2f} s wall  (pool start-up {startup:.2f} s, parent CPU {c:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -47,20 +47,31 @@ def main(argv=None) -> int:
         _, result = one_run(setup, "diffgen", args.epsilon, h, SimulationNoise(args.seed))
         tree = true_tree(setup.data, result, domain)
         eps_c = float(result.count_epsilon)
-        print(f"\n== DiffGen tree: eps = {args.epsilon:g}, h = {h}: {tree.parents.size} nodes, {tree.leaves.size} "
-              f"leaves, L = {tree.path_length}; count budget eps_c = {eps_c:.4f} ==", flush=True)
+        print(
+            f"\n== DiffGen tree: eps = {args.epsilon:g}, h = {h}: {tree.parents.size} nodes, {tree.leaves.size} "
+            f"leaves, L = {tree.path_length}; count budget eps_c = {eps_c:.4f} ==",
+            flush=True,
+        )
         for name in ("boxes", "nodes"):
             rng = np.random.default_rng(args.seed + 1)
-            wl = (random_boxes(domain, args.queries, rng, attributes=(1, 3), n_classes=len(result.classes))
-                  if name == "boxes" else node_workload(result, domain, args.queries, rng))
-            res = error_by_query_size(domain, tree, eps_c, wl, runs=args.mc_runs, seed=args.seed,
-                                      methods=ALL_METHODS)
-            print(f"\n-- workload: {args.queries} random {'boxes over the taxonomies' if name == 'boxes' else 'tree nodes'}")
+            wl = (
+                random_boxes(domain, args.queries, rng, attributes=(1, 3), n_classes=len(result.classes))
+                if name == "boxes"
+                else node_workload(result, domain, args.queries, rng)
+            )
+            res = error_by_query_size(domain, tree, eps_c, wl, runs=args.mc_runs, seed=args.seed, methods=ALL_METHODS)
+            print(
+                f"\n-- workload: {args.queries} random {'boxes over the taxonomies' if name == 'boxes' else 'tree nodes'}"
+            )
             print(format_table(res))
             ov = res.overall()
-            print(f"# overall MSE ratio leaf-only / least squares = {ov['leaf-only'] / ov['consistent (least squares)']:.2f}")
-            print(f"# overall MSE ratio leaf-only / optimized levels = "
-                  f"{ov['leaf-only'] / ov['consistent (optimized levels)']:.2f}")
+            print(
+                f"# overall MSE ratio leaf-only / least squares = {ov['leaf-only'] / ov['consistent (least squares)']:.2f}"
+            )
+            print(
+                f"# overall MSE ratio leaf-only / optimized levels = "
+                f"{ov['leaf-only'] / ov['consistent (optimized levels)']:.2f}"
+            )
             if name == "nodes":
                 print("# node MSE by depth (per node, both classes summed):")
                 for m in res.methods:

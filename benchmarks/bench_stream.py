@@ -50,12 +50,17 @@ def released_windows(x, method: str, eps, w: int, seed: int):
         out, var = _drain(asm_dp(x, x.size, eps, noise, Ledger(eps), 0.4, "gap", "hold", adaptive=False))
         part = partition_windows(sliding_window_view(out, w), sliding_window_view(var, w), "noisefirst")
         return part.values, None
-    mech, grouping = {"tpm_raw": ("tpm", "none"), "tpm_grouped": ("tpm", "noisefirst"), "swm": ("swm", "none"),
-                      "asm": ("asm", "noisefirst"), "asm_fixed": ("asm", "noisefirst"),
-                      "ba": ("ba", "noisefirst"), "bd": ("bd", "noisefirst"),
-                      "fast": ("fast", "noisefirst")}[method]
-    params = StreamParams(mech, eps, w, grouping=grouping,
-                          asm_budget="fixed" if method == "asm_fixed" else "gap")
+    mech, grouping = {
+        "tpm_raw": ("tpm", "none"),
+        "tpm_grouped": ("tpm", "noisefirst"),
+        "swm": ("swm", "none"),
+        "asm": ("asm", "noisefirst"),
+        "asm_fixed": ("asm", "noisefirst"),
+        "ba": ("ba", "noisefirst"),
+        "bd": ("bd", "noisefirst"),
+        "fast": ("fast", "noisefirst"),
+    }[method]
+    params = StreamParams(mech, eps, w, grouping=grouping, asm_budget="fixed" if method == "asm_fixed" else "gap")
     res = release_stream(x, params, noise, Ledger(eps))
     analytic = res.error.get("expected_window_laplace_error") if grouping == "none" else None
     return res.windows, analytic
@@ -67,7 +72,7 @@ def evaluate(x, method, eps, w, runs):
     for seed in range(runs):
         win, analytic = released_windows(x, method, eps, w, seed)
         err = win - truth
-        work.append(float((err ** 2).sum(axis=1).mean()))
+        work.append(float((err**2).sum(axis=1).mean()))
         mae.append(float(np.abs(err).mean()))
     return float(np.mean(work)), float(np.mean(mae)), analytic
 
@@ -79,10 +84,12 @@ def speed(repeats: int):
         times = []
         for _ in range(repeats):
             t0 = time.perf_counter()
-            partition_windows(sliding_window_view(z, 200), 2 * 1163.0 ** 2, "noisefirst")
+            partition_windows(sliding_window_view(z, 200), 2 * 1163.0**2, "noisefirst")
             times.append(time.perf_counter() - t0)
-        print(f"speed: T = {T}, w = 200, NoiseFirst grouping of all {T - 199} windows: median "
-              f"{statistics.median(times):.2f} s (runs {', '.join(f'{t:.2f}' for t in times)})")
+        print(
+            f"speed: T = {T}, w = 200, NoiseFirst grouping of all {T - 199} windows: median "
+            f"{statistics.median(times):.2f} s (runs {', '.join(f'{t:.2f}' for t in times)})"
+        )
 
 
 def main() -> None:

@@ -57,7 +57,11 @@ def one(data: Path, engine: str, store: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    args = [a for a in argv[1:] if not a.startswith("--") and not (argv.index(a) > 0 and argv[argv.index(a) - 1] == "--keep")]
+    args = [
+        a
+        for a in argv[1:]
+        if not a.startswith("--") and not (argv.index(a) > 0 and argv[argv.index(a) - 1] == "--keep")
+    ]
     rows = int(args[0]) if args else 5_000_000
     repeats = int(args[1]) if len(args) > 1 else 3
     keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
@@ -71,9 +75,11 @@ def main(argv: list[str]) -> int:
             store.unlink()
         runs.append(one(data, engine, str(store)))
     med = {k: statistics.median(r[k] for r in runs) for k in ("open", "run", "peak_gb")}
-    print(f"{rows:,} rows, studio on {engine}: open {med['open']:.1f} s, run {med['run']:.1f} s, peak "
-          f"{max(r['peak_gb'] for r in runs):.2f} GB (medians of {repeats}; opens "
-          f"{', '.join(format(r['open'], '.1f') for r in runs)})")
+    print(
+        f"{rows:,} rows, studio on {engine}: open {med['open']:.1f} s, run {med['run']:.1f} s, peak "
+        f"{max(r['peak_gb'] for r in runs):.2f} GB (medians of {repeats}; opens "
+        f"{', '.join(format(r['open'], '.1f') for r in runs)})"
+    )
     print(f"load average after: {os.getloadavg()}")
     remove_unless_kept(folder, keep)
     return 0

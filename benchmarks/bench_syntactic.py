@@ -37,10 +37,14 @@ def main(repeats=3):
     taxes = {c: read_taxonomy(arx / f"adult_hierarchy_{c}.csv", attribute=c) for c in cols}
     print(f"load average {os.getloadavg()[0]:.1f}; median of {repeats}")
     nine = fd.Problem(encode(frame, cols, taxes)[0], 5, 0.04, (), "entropy")
-    print(f"optimal, 9 columns (12,960 nodes): {median_time(lambda: fd.run_to_result(fd.run_optimal(nine)), repeats):.2f} s")
+    print(
+        f"optimal, 9 columns (12,960 nodes): {median_time(lambda: fd.run_to_result(fd.run_optimal(nine)), repeats):.2f} s"
+    )
     eight = ["age", "education", "marital-status", "native-country", "occupation", "race", "sex", "workclass"]
     p8 = fd.Problem(encode(frame, eight, taxes)[0], 2, 0.0, (), "dm")
-    print(f"incognito, 8 attributes (6,480 nodes): {median_time(lambda: fd.run_to_result(fd.run_incognito(p8)), repeats):.2f} s")
+    print(
+        f"incognito, 8 attributes (6,480 nodes): {median_time(lambda: fd.run_to_result(fd.run_incognito(p8)), repeats):.2f} s"
+    )
     adult = pd.read_csv(SHARED / "adult" / "adult.data", skipinitialspace=True, na_values="?").dropna()
     x = adult[["age", "education-num", "hours-per-week"]].to_numpy(float)
     big = x[np.random.default_rng(0).integers(0, len(x), size=1_000_000)]

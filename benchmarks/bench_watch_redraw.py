@@ -50,6 +50,7 @@ def _timed(fn):
 
 def time_view(view, state, repeats):
     """(full wall, full cpu, update wall, update cpu) medians in ms."""
+
     def full():
         view._layout_key = None
         view.set_state(state)
@@ -92,11 +93,17 @@ def time_pan_zoom(view, state, frames):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--large", action="store_true",
-                    help="also a 49,077-node H_b tree (30,000 bins, b=4): the size a 1M-row DiffGen run reaches")
-    ap.add_argument("--panzoom", action="store_true",
-                    help="pan/zoom frames on a 67,000-node H_b tree (50,400 bins, b=4; the size of the "
-                         "67,255-node DiffGen run on adult.data); target <= 50 ms a frame")
+    ap.add_argument(
+        "--large",
+        action="store_true",
+        help="also a 49,077-node H_b tree (30,000 bins, b=4): the size a 1M-row DiffGen run reaches",
+    )
+    ap.add_argument(
+        "--panzoom",
+        action="store_true",
+        help="pan/zoom frames on a 67,000-node H_b tree (50,400 bins, b=4; the size of the "
+        "67,255-node DiffGen run on adult.data); target <= 50 ms a frame",
+    )
     args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.widgets.tree_view import TreeView
@@ -108,8 +115,10 @@ def main() -> int:
     view.show()
     app.processEvents()
     print(f"{'tree':<34}{'nodes':>7}{'full wall':>11}{'full cpu':>10}{'upd wall':>10}{'upd cpu':>9}  (ms)")
-    trees = [("H_b interval tree (engine, b=4)", interval_events()),
-             ("ragged DiffGen-like (synthetic)", ragged_events())]
+    trees = [
+        ("H_b interval tree (engine, b=4)", interval_events()),
+        ("ragged DiffGen-like (synthetic)", ragged_events()),
+    ]
     if args.large:
         trees.append(("large H_b interval tree (b=4)", interval_events(n_bins=30_000)))
     for name, events in trees:
@@ -119,11 +128,15 @@ def main() -> int:
     if args.panzoom:
         st = Replay(interval_events(n_bins=50_400)).seek_end()
         wall, cpu = time_pan_zoom(view, st, 4 * args.repeats)
-        print(f"{'pan/zoom frame, H_b tree (b=4)':<34}{st.n_nodes:>7}{wall:>11.1f}{cpu:>10.1f}   (median of "
-              f"{4 * args.repeats} frames; target <= 50 ms)")
-    print(f"median of {args.repeats} redraws each; target < 16 ms (5,000 visible nodes). wall = elapsed; cpu = GUI-thread CPU time "
-          f"(what the redraw costs when the 2 cores are not shared with other jobs); load average "
-          f"{os.getloadavg()[0]:.1f}")
+        print(
+            f"{'pan/zoom frame, H_b tree (b=4)':<34}{st.n_nodes:>7}{wall:>11.1f}{cpu:>10.1f}   (median of "
+            f"{4 * args.repeats} frames; target <= 50 ms)"
+        )
+    print(
+        f"median of {args.repeats} redraws each; target < 16 ms (5,000 visible nodes). wall = elapsed; cpu = GUI-thread CPU time "
+        f"(what the redraw costs when the 2 cores are not shared with other jobs); load average "
+        f"{os.getloadavg()[0]:.1f}"
+    )
     return 0
 
 

@@ -29,16 +29,19 @@ def main(argv: list[str]) -> int:
     cpu = time.process_time() - t
     f0, f = pi._smooth_objective(start, lay)[0], pi._smooth_objective(g, lay)[0]
     rmse = lambda v: float(np.sqrt(2 * v / n_ranges(N)))  # noqa: E731  continuous Laplace, eps = 1
-    print(f"n = {N}, {lay.p} rows, {lay.size} profile values: all-range RMSE at eps = 1 (continuous noise) "
-          f"{rmse(f0):.3f} (plain hierarchy) -> {rmse(f):.3f}, {cpu:.1f} s CPU")
+    print(
+        f"n = {N}, {lay.p} rows, {lay.size} profile values: all-range RMSE at eps = 1 (continuous noise) "
+        f"{rmse(f0):.3f} (plain hierarchy) -> {rmse(f):.3f}, {cpu:.1f} s CPU"
+    )
     if "--write" in argv:
-        values = ",\n    ".join(", ".join(f"{v:.6g}" for v in g[i:i + 8]) for i in range(0, g.size, 8))
+        values = ",\n    ".join(", ".join(f"{v:.6g}" for v in g[i : i + 8]) for i in range(0, g.size, 8))
         OUT.write_text(
             '"""The stored profile of p-Identity\'s smooth rows (``pidentity.smooth_layout``): public constants,\n'
             "written by benchmarks/make_smooth_profile.py (the optimum at 4,096 bins, from a plain hierarchy).\n"
             f"Continuous all-range RMSE at eps = 1 and 4,096 bins: {rmse(f):.3f} (the hierarchy it starts "
             f'from: {rmse(f0):.3f})."""\n\n'
-            f"SIZES = {tuple(pi.SMOOTH_SIZES)}\n\nPROFILE = (\n    {values},\n)\n")
+            f"SIZES = {tuple(pi.SMOOTH_SIZES)}\n\nPROFILE = (\n    {values},\n)\n"
+        )
         print(f"wrote {OUT}")
     return 0
 

@@ -214,8 +214,10 @@ def main(
     print(f"Qt's X11 plugin needs system libraries that are missing: {', '.join(missing)}", file=sys.stderr)
     manager = find_manager(which)
     if manager is None:
-        print("no apt-get or dnf here: install the packages that provide these libraries, then run again.",
-              file=sys.stderr)
+        print(
+            "no apt-get or dnf here: install the packages that provide these libraries, then run again.",
+            file=sys.stderr,
+        )
         return 1
     packages, unknown = packages_for(missing, manager)
     if unknown:

@@ -23,8 +23,16 @@ APP_NAME = "dpstudio"
 #: modules the bundle must not pull in: other Qt bindings (PyInstaller refuses to mix them) and
 #: development-only packages that optional imports would otherwise drag in.
 EXCLUDES = [
-    "PyQt5", "PyQt6", "PySide2", "tkinter", "matplotlib", "IPython",
-    "pytest", "pytestqt", "hypothesis", "polars",
+    "PyQt5",
+    "PyQt6",
+    "PySide2",
+    "tkinter",
+    "matplotlib",
+    "IPython",
+    "pytest",
+    "pytestqt",
+    "hypothesis",
+    "polars",
 ]
 
 

@@ -1,8 +1,16 @@
 """A small table written in several byte forms (shuffled, CRLF, without the trailing newline) for the
 budget-store tests of the CLI and the studio."""
 
-ROWS = [("China", 18, "N"), ("Korea", 21, "Y"), ("Canada", 27, "N"), ("USA", 35, "N"),
-        ("USA", 29, "Y"), ("China", 39, "Y"), ("Korea", 22, "N"), ("China", 28, "N")] * 5
+ROWS = [
+    ("China", 18, "N"),
+    ("Korea", 21, "Y"),
+    ("Canada", 27, "N"),
+    ("USA", 35, "N"),
+    ("USA", 29, "Y"),
+    ("China", 39, "Y"),
+    ("Korea", 22, "N"),
+    ("China", 28, "N"),
+] * 5
 
 
 def write_data(path, rows, newline="\n", trailing=True):

@@ -50,8 +50,14 @@ def run_writer(folder: Path, argv: list, out: str = "out.csv", report: str | Non
     texts = {"csv": csv_text, "json": json_text, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}
     if html is not None:
         texts["html"] = html
-    return Outputs(list(csv.reader(io.StringIO(csv_text))), json.loads(json_text), html, stdout.getvalue(),
-                   stderr.getvalue(), texts)
+    return Outputs(
+        list(csv.reader(io.StringIO(csv_text))),
+        json.loads(json_text),
+        html,
+        stdout.getvalue(),
+        stderr.getvalue(),
+        texts,
+    )
 
 
 def without(d: dict, fields) -> dict:

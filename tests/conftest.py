@@ -73,6 +73,7 @@ def _no_unexpected_modal_dialogs(request, monkeypatch):
         monkeypatch.setattr(QtWidgets.QMessageBox, name, refuse(f"QMessageBox.{name}"))
     for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory", "getOpenFileNames"):
         monkeypatch.setattr(QtWidgets.QFileDialog, name, refuse(f"QFileDialog.{name}"))
+
     def refuse_exec(self, *args):
         raise UnexpectedDialog(f"unexpected modal QMessageBox: {self.text()!r}")
 

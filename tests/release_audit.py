@@ -151,8 +151,8 @@ def root_split(out: RunOutput, attribute: str = "x") -> float:
 
 def reachable_below(s: float, hi: float) -> bool:
     """Could the pre-fix draw lo + (hi - lo) * k / 2^53 on [0, hi) have produced the double ``s``?"""
-    k = round(s / hi * 2.0 ** 53)
-    return any(0 <= j < 2 ** 53 and hi * (j / 2.0 ** 53) == s for j in range(k - 3, k + 4))
+    k = round(s / hi * 2.0**53)
+    return any(0 <= j < 2**53 and hi * (j / 2.0**53) == s for j in range(k - 3, k + 4))
 
 
 def split_bits_event(out: RunOutput) -> bool:
@@ -177,29 +177,53 @@ def dropped_count_event(out: RunOutput) -> bool:
     import re
 
     side = json.dumps(out.sidecar)
-    return (bool(re.search(r"dropped\D{0,12}\d", out.stdout + out.stderr))
-            or "rows_dropped" in side or bool(re.search(r"dropped\D{0,12}\d", side)))
+    return (
+        bool(re.search(r"dropped\D{0,12}\d", out.stdout + out.stderr))
+        or "rows_dropped" in side
+        or bool(re.search(r"dropped\D{0,12}\d", side))
+    )
 
 
 # -- the issue's scenarios -------------------------------------------------------------------------------
 def _common(algorithm: str, classes: str = "A,B", steps: int = 1) -> tuple:
-    return (("--class", "Y"), ("--classes", classes), ("--algorithm", algorithm), ("--epsilon", "1"),
-            ("--steps", steps))
+    return (
+        ("--class", "Y"),
+        ("--classes", classes),
+        ("--algorithm", algorithm),
+        ("--epsilon", "1"),
+        ("--steps", steps),
+    )
 
 
 def split_bits(type_: str | None, algorithm: str = "diffgen") -> Scenario:
     """Item 1: bounds x = 0:10, D = {5.4, 7.25}, D' = D + {2.5}; ``type_`` the declared kind of x."""
     opts = (("--bounds", "x=0:10"),) + ((("--type", f"x={type_}"),) if type_ else ()) + _common(algorithm)
-    return Scenario(f"item 1 split-point bits, {algorithm}, x {type_ or 'undeclared'}", 1, "release",
-                    ("x", "Y"), ((5.4, "A"), (7.25, "B")), (2.5, "A"), opts, split_bits_event,
-                    split_bits_event.__doc__)
+    return Scenario(
+        f"item 1 split-point bits, {algorithm}, x {type_ or 'undeclared'}",
+        1,
+        "release",
+        ("x", "Y"),
+        ((5.4, "A"), (7.25, "B")),
+        (2.5, "A"),
+        opts,
+        split_bits_event,
+        split_bits_event.__doc__,
+    )
 
 
 def new_class(algorithm: str, classes: str = "A,B") -> Scenario:
     """Item 2: D' adds a record of class C."""
-    return Scenario(f"item 2 class domain, {algorithm}, --classes {classes}", 2, "release", ("x", "Y"),
-                    ((3, "A"), (7, "B"), (4, "A")), (5, "C"),
-                    (("--bounds", "x=0:10"),) + _common(algorithm, classes), class_event, class_event.__doc__)
+    return Scenario(
+        f"item 2 class domain, {algorithm}, --classes {classes}",
+        2,
+        "release",
+        ("x", "Y"),
+        ((3, "A"), (7, "B"), (4, "A")),
+        (5, "C"),
+        (("--bounds", "x=0:10"),) + _common(algorithm, classes),
+        class_event,
+        class_event.__doc__,
+    )
 
 
 AGES = ((25, "A"), (38, "B"), (52, "A"), (61, "B"), (44, "A"))
@@ -208,22 +232,50 @@ AGES = ((25, "A"), (38, "B"), (52, "A"), (61, "B"), (44, "A"))
 def fractional_age(algorithm: str, type_: str | None) -> Scenario:
     """Item 3: whole-number ages, D' adds age 30.5."""
     opts = (("--bounds", "age=17:91"),) + ((("--type", f"age={type_}"),) if type_ else ()) + _common(algorithm)
-    return Scenario(f"item 3 integer/continuous, {algorithm}, age {type_ or 'undeclared'}", 3, "release",
-                    ("age", "Y"), AGES, (30.5, "A"), opts, fractional_split_event,
-                    fractional_split_event.__doc__)
+    return Scenario(
+        f"item 3 integer/continuous, {algorithm}, age {type_ or 'undeclared'}",
+        3,
+        "release",
+        ("age", "Y"),
+        AGES,
+        (30.5, "A"),
+        opts,
+        fractional_split_event,
+        fractional_split_event.__doc__,
+    )
 
 
 def dropped_rows_release(algorithm: str = "diffgen") -> Scenario:
     """Item 4 (release): D' adds a record with a missing x (dropped by default)."""
-    return Scenario(f"item 4 dropped rows, release {algorithm}", 4, "release", ("x", "Y"),
-                    ((3, "A"), (7, "B"), (4, "A")), ("?", "A"), (("--bounds", "x=0:10"),) + _common(algorithm),
-                    dropped_count_event, dropped_count_event.__doc__)
+    return Scenario(
+        f"item 4 dropped rows, release {algorithm}",
+        4,
+        "release",
+        ("x", "Y"),
+        ((3, "A"), (7, "B"), (4, "A")),
+        ("?", "A"),
+        (("--bounds", "x=0:10"),) + _common(algorithm),
+        dropped_count_event,
+        dropped_count_event.__doc__,
+    )
 
 
 def dropped_rows_histogram(algorithm: str = "hb") -> Scenario:
     """Item 4 (histogram --drop-missing): D' adds a record with a missing x."""
-    return Scenario(f"item 4 dropped rows, histogram {algorithm} --drop-missing", 4, "histogram", ("x", "Y"),
-                    ((3, "A"), (7, "B"), (4, "A")), ("?", "A"),
-                    (("--column", "x"), ("--edges", "0:11:1"), ("--drop-missing", None), ("--algorithm", algorithm),
-                     ("--epsilon", "1")), dropped_count_event, dropped_count_event.__doc__)
-
+    return Scenario(
+        f"item 4 dropped rows, histogram {algorithm} --drop-missing",
+        4,
+        "histogram",
+        ("x", "Y"),
+        ((3, "A"), (7, "B"), (4, "A")),
+        ("?", "A"),
+        (
+            ("--column", "x"),
+            ("--edges", "0:11:1"),
+            ("--drop-missing", None),
+            ("--algorithm", algorithm),
+            ("--epsilon", "1"),
+        ),
+        dropped_count_event,
+        dropped_count_event.__doc__,
+    )

@@ -44,30 +44,58 @@ def test_mondrian_and_t_closeness(tmp_path):
     assert side["suppressed"] == 0 and side["label"] == LABEL and "levels" not in side
     out2 = tmp_path / "t"
     out2.mkdir()
-    assert main(_args(out2, "--k", "5", "--t-closeness", "equal:0.2:occupation", "--suppression", "0.04",
-                      "--metric", "dm-star", qi=("sex", "age", "race", "marital-status", "education",
-                                                 "native-country", "workclass", "salary-class"))) == 0
+    assert (
+        main(
+            _args(
+                out2,
+                "--k",
+                "5",
+                "--t-closeness",
+                "equal:0.2:occupation",
+                "--suppression",
+                "0.04",
+                "--metric",
+                "dm-star",
+                qi=("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"),
+            )
+        )
+        == 0
+    )
     side = json.loads((out2 / "o.json").read_text())
     assert list(side["levels"].values()) == [1, 4, 1, 0, 3, 2, 2, 1] and side["metric"]["value"] == 311880088
 
 
 @needs_arx
-@pytest.mark.parametrize("extra, message", [
-    (["--k", "0"], "--k must be >= 1"),
-    (["--k", "2", "--suppression", "1"], "--suppression must be in [0, 1)"),
-    (["--k", "2", "--suppression", "-0.1"], "--suppression must be in [0, 1)"),
-    (["--k", "2", "--l-diversity", "distinct:6:salary-class"], "larger than the domain"),
-    (["--k", "2", "--qi", "age,workclass"], "has no taxonomy"),
-    (["--k", "2", "--algorithm", "incognito", "--t-closeness", "equal:0.2:occupation"], "use --algorithm optimal"),
-    (["--k", "2", "--algorithm", "mondrian-strict", "--l-diversity", "recursive:2:salary-class", "--recursive-c",
-      "0.01"], "whole table fails"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--k", "0"], "--k must be >= 1"),
+        (["--k", "2", "--suppression", "1"], "--suppression must be in [0, 1)"),
+        (["--k", "2", "--suppression", "-0.1"], "--suppression must be in [0, 1)"),
+        (["--k", "2", "--l-diversity", "distinct:6:salary-class"], "larger than the domain"),
+        (["--k", "2", "--qi", "age,workclass"], "has no taxonomy"),
+        (["--k", "2", "--algorithm", "incognito", "--t-closeness", "equal:0.2:occupation"], "use --algorithm optimal"),
+        (
+            [
+                "--k",
+                "2",
+                "--algorithm",
+                "mondrian-strict",
+                "--l-diversity",
+                "recursive:2:salary-class",
+                "--recursive-c",
+                "0.01",
+            ],
+            "whole table fails",
+        ),
+    ],
+)
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, extra, message):
     argv = _args(tmp_path)
     if "--qi" in extra:
         i = extra.index("--qi")
         argv[argv.index("--qi") + 1] = extra[i + 1]
-        extra = extra[:i] + extra[i + 2:]
+        extra = extra[:i] + extra[i + 2 :]
     assert main(argv + extra) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
@@ -77,8 +105,23 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, extra, message):
 @needs_arx
 def test_mondrian_with_l_diversity_classes_are_diverse(tmp_path):
     """Every class of the written table (strict: rows sharing all generalized QI values) holds >= 3 occupations."""
-    assert main(_args(tmp_path, "--k", "5", "--algorithm", "mondrian-strict", "--metric", "dm",
-                      "--l-diversity", "distinct:3:occupation", qi=("age", "sex"))) == 0
+    assert (
+        main(
+            _args(
+                tmp_path,
+                "--k",
+                "5",
+                "--algorithm",
+                "mondrian-strict",
+                "--metric",
+                "dm",
+                "--l-diversity",
+                "distinct:3:occupation",
+                qi=("age", "sex"),
+            )
+        )
+        == 0
+    )
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     classes = {}
     for r in rows:

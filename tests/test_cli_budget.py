@@ -21,9 +21,28 @@ def files(tmp_path):
 
 
 def release(data, tax, out, *extra, epsilon="1"):
-    return ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
-            "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--epsilon", epsilon, "--steps", "2",
-            "--out", str(out), *extra]
+    return [
+        "release",
+        "--data",
+        str(data),
+        "--class",
+        "hired",
+        "--classes",
+        "N,Y",
+        "--taxonomy",
+        f"country={tax}",
+        "--bounds",
+        "age=15:40",
+        "--algorithm",
+        "diffgen-consistent",
+        "--epsilon",
+        epsilon,
+        "--steps",
+        "2",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def no_noise(monkeypatch):
@@ -62,8 +81,14 @@ def test_set_total_raises_the_budget_and_the_sidecar_says_what_was_charged(files
     tmp, data, tax = files
     assert main(release(data, tax, tmp / "r1.csv", epsilon="0.5")) == 0
     first = json.loads((tmp / "r1.json").read_text())["dataset_budget"]
-    assert first == {"tracked": True, "dataset": "people", "charged": "1/2", "dataset_total": "1/2",
-                     "dataset_spent": "1/2", "dataset_remaining": "0"}
+    assert first == {
+        "tracked": True,
+        "dataset": "people",
+        "charged": "1/2",
+        "dataset_total": "1/2",
+        "dataset_spent": "1/2",
+        "dataset_remaining": "0",
+    }
     assert main(["budget", "set-total", "people", "2"]) == 0
     assert "lifetime budget now 2" in capsys.readouterr().out
     assert main(release(data, tax, tmp / "r2.csv")) == 0
@@ -82,8 +107,19 @@ def test_set_total_raises_the_budget_and_the_sidecar_says_what_was_charged(files
 def test_release_and_histogram_charge_one_dataset(files, capsys):
     tmp, data, tax = files
     assert main(release(data, tax, tmp / "r.csv", "--dataset-budget", "1.5")) == 0
-    hist = ["histogram", "--data", str(data), "--column", "age", "--edges", "15:40:5", "--algorithm", "flat",
-            "--out", str(tmp / "h.csv")]
+    hist = [
+        "histogram",
+        "--data",
+        str(data),
+        "--column",
+        "age",
+        "--edges",
+        "15:40:5",
+        "--algorithm",
+        "flat",
+        "--out",
+        str(tmp / "h.csv"),
+    ]
     assert main(hist + ["--epsilon", "1"]) == 2
     assert "0.5 of 1.5 is left" in capsys.readouterr().err
     assert main(hist + ["--epsilon", "0.5"]) == 0
@@ -138,8 +174,28 @@ def test_an_untracked_run_does_not_hash_the_data(files, monkeypatch):
     monkeypatch.setattr(fingerprint, "counts_print", refuse)
     tmp, data, tax = files
     assert main(release(data, tax, tmp / "u.csv", "--budget-store", "none")) == 0
-    assert main(["histogram", "--data", str(data), "--column", "age", "--edges", "15:40:5", "--algorithm", "hb",
-                 "--epsilon", "1", "--out", str(tmp / "h.csv"), "--budget-store", "none"]) == 0
+    assert (
+        main(
+            [
+                "histogram",
+                "--data",
+                str(data),
+                "--column",
+                "age",
+                "--edges",
+                "15:40:5",
+                "--algorithm",
+                "hb",
+                "--epsilon",
+                "1",
+                "--out",
+                str(tmp / "h.csv"),
+                "--budget-store",
+                "none",
+            ]
+        )
+        == 0
+    )
 
 
 def test_seeded_simulation_does_not_charge(files, capsys):
@@ -163,12 +219,15 @@ def test_near_duplicate_warning_and_name_options(files, capsys):
     assert "WARNING: this data looks like the dataset 'hiring 2026'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["budget", "show", "nobody"], "no dataset named 'nobody'"),
-    (["budget", "set-total", "nobody", "1"], "no dataset named 'nobody'"),
-    (["budget", "set-total", "people", "-1"], "epsilon must be positive"),
-    (["budget", "--budget-store", "none"], "budget tracking is off"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["budget", "show", "nobody"], "no dataset named 'nobody'"),
+        (["budget", "set-total", "nobody", "1"], "no dataset named 'nobody'"),
+        (["budget", "set-total", "people", "-1"], "epsilon must be positive"),
+        (["budget", "--budget-store", "none"], "budget tracking is off"),
+    ],
+)
 def test_budget_command_bad_input(files, capsys, argv, message):
     tmp, data, tax = files
     assert main(release(data, tax, tmp / "r.csv")) == 0
@@ -180,8 +239,10 @@ def test_budget_command_bad_input(files, capsys, argv, message):
 
 def test_bad_store_options_write_nothing(files, capsys):
     tmp, data, tax = files
-    for extra, message in ((["--dataset-budget", "0"], "--dataset-budget: epsilon must be positive"),
-                           (["--dataset-name", " "], "--dataset-name: a dataset name cannot be empty")):
+    for extra, message in (
+        (["--dataset-budget", "0"], "--dataset-budget: epsilon must be positive"),
+        (["--dataset-name", " "], "--dataset-name: a dataset name cannot be empty"),
+    ):
         assert main(release(data, tax, tmp / "r.csv", *extra)) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and message in err, err

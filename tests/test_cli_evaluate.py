@@ -25,8 +25,24 @@ def _args(shared_data, tax, *extra):
 def test_accuracy_run_writes_json_and_resumes(shared_data, small_taxonomies, tmp_path, capsys):
     results = tmp_path / "runs.jsonl"
     out = tmp_path / "summary.json"
-    code = main(_args(shared_data, small_taxonomies, "--algorithm", "maxgddp,diffgen", "--epsilon", "1",
-                      "--steps", "4", "--runs", "2", "--results", str(results), "--out", str(out)))
+    code = main(
+        _args(
+            shared_data,
+            small_taxonomies,
+            "--algorithm",
+            "maxgddp,diffgen",
+            "--epsilon",
+            "1",
+            "--steps",
+            "4",
+            "--runs",
+            "2",
+            "--results",
+            str(results),
+            "--out",
+            str(out),
+        )
+    )
     text = capsys.readouterr().out
     assert code == 0
     assert "simulation noise" in text and "not a release" in text
@@ -38,8 +54,21 @@ def test_accuracy_run_writes_json_and_resumes(shared_data, small_taxonomies, tmp
         assert row["min"] <= row["mean"] <= row["max"]
     # a second call finds every run in the results file: nothing new is appended, same summary
     lines = results.read_text().splitlines()
-    code = main(_args(shared_data, small_taxonomies, "--algorithm", "maxgddp,diffgen", "--steps", "4", "--runs",
-                      "2", "--results", str(results), "--no-baselines"))
+    code = main(
+        _args(
+            shared_data,
+            small_taxonomies,
+            "--algorithm",
+            "maxgddp,diffgen",
+            "--steps",
+            "4",
+            "--runs",
+            "2",
+            "--results",
+            str(results),
+            "--no-baselines",
+        )
+    )
     again = capsys.readouterr().out
     assert code == 0 and results.read_text().splitlines() == lines
     for row in payload["summary"]:
@@ -48,26 +77,46 @@ def test_accuracy_run_writes_json_and_resumes(shared_data, small_taxonomies, tmp
 
 def test_range_error_csv(shared_data, small_taxonomies, tmp_path, capsys):
     out = tmp_path / "err.csv"
-    code = main(_args(shared_data, small_taxonomies, "--range-error", "--algorithm", "diffgen", "--steps", "4",
-                      "--queries", "60", "--mc-runs", "3", "--workload", "nodes", "--out", str(out)))
+    code = main(
+        _args(
+            shared_data,
+            small_taxonomies,
+            "--range-error",
+            "--algorithm",
+            "diffgen",
+            "--steps",
+            "4",
+            "--queries",
+            "60",
+            "--mc-runs",
+            "3",
+            "--workload",
+            "nodes",
+            "--out",
+            str(out),
+        )
+    )
     text = capsys.readouterr().out
     assert code == 0 and "not a release" in text
     header = out.read_text().splitlines()[0].split(",")
     assert header[:3] == ["size_lo", "size_hi", "queries"] and "leaf-only" in header
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--epsilon", "0"], "epsilon must be positive"),
-    (["--epsilon", "abc"], "epsilon"),
-    (["--algorithm", "nope"], "unknown algorithm 'nope'"),
-    (["--steps", "-3"], "steps must be a whole number"),
-    (["--runs", "0"], "--runs must be at least 1"),
-    (["--epsilon", "0.5,1"], "need --sweep"),
-    (["--out", "x.txt"], "must end in .csv or .json"),
-    (["--type", "age=decimal"], "--type age: a numeric type is integer, continuous or continuous:RESOLUTION"),
-    (["--type", "sex=integer"], "a type is declared for 'sex', which is not a numeric attribute"),
-    (["--type", "age=integer", "--type", "age=continuous"], "--type names 'age' twice"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--epsilon", "0"], "epsilon must be positive"),
+        (["--epsilon", "abc"], "epsilon"),
+        (["--algorithm", "nope"], "unknown algorithm 'nope'"),
+        (["--steps", "-3"], "steps must be a whole number"),
+        (["--runs", "0"], "--runs must be at least 1"),
+        (["--epsilon", "0.5,1"], "need --sweep"),
+        (["--out", "x.txt"], "must end in .csv or .json"),
+        (["--type", "age=decimal"], "--type age: a numeric type is integer, continuous or continuous:RESOLUTION"),
+        (["--type", "sex=integer"], "a type is declared for 'sex', which is not a numeric attribute"),
+        (["--type", "age=integer", "--type", "age=continuous"], "--type names 'age' twice"),
+    ],
+)
 def test_bad_input_is_one_line(shared_data, small_taxonomies, capsys, extra, message):
     code = main(_args(shared_data, small_taxonomies, *extra))
     err = capsys.readouterr().err
@@ -127,8 +176,22 @@ def test_declared_numeric_types_reach_the_engine(shared_data, small_taxonomies, 
     seen = []
     real = sweeps.adult_setup
     monkeypatch.setattr(sweeps, "adult_setup", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
-    code = main(_args(shared_data, small_taxonomies, "--type", "age=continuous:0.5", "--secure", "--runs", "1",
-                      "--steps", "2", "--no-baselines", "--algorithm", "diffgen"))
+    code = main(
+        _args(
+            shared_data,
+            small_taxonomies,
+            "--type",
+            "age=continuous:0.5",
+            "--secure",
+            "--runs",
+            "1",
+            "--steps",
+            "2",
+            "--no-baselines",
+            "--algorithm",
+            "diffgen",
+        )
+    )
     assert code == 0, capsys.readouterr().err
     lattices = {a.name: a.lattice for a in seen[0].data.attributes if a.kind == "numeric"}
     assert (lattices["age"].kind, lattices["age"].resolution, lattices["age"].declared) == ("continuous", 0.5, True)
@@ -140,16 +203,46 @@ def test_numeric_grids_become_maxgddp_split_grids(shared_data, tmp_path, capsys)
 
     grids = resource("taxonomies", "adult", "log-grids")
     out = tmp_path / "grid.json"
-    code = main(["evaluate", "--data-dir", str(shared_data / "adult"), "--numeric-grids", str(grids), "--quiet",
-                 "--no-baselines", "--algorithm", "maxgddp", "--steps", "4", "--runs", "1", "--out", str(out)])
+    code = main(
+        [
+            "evaluate",
+            "--data-dir",
+            str(shared_data / "adult"),
+            "--numeric-grids",
+            str(grids),
+            "--quiet",
+            "--no-baselines",
+            "--algorithm",
+            "maxgddp",
+            "--steps",
+            "4",
+            "--runs",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     assert 0.70 < json.loads(out.read_text())["summary"][0]["mean"] < 0.90
 
 
 def test_numeric_grids_refuse_a_categorical_taxonomy(shared_data, tmp_path, capsys):
     shutil.copy(shared_data / "arx" / "adult_hierarchy_sex.csv", tmp_path / "sex.csv")
-    code = main(["evaluate", "--data-dir", str(shared_data / "adult"), "--numeric-grids", str(tmp_path),
-                 "--quiet", "--no-baselines", "--steps", "4", "--runs", "1"])
+    code = main(
+        [
+            "evaluate",
+            "--data-dir",
+            str(shared_data / "adult"),
+            "--numeric-grids",
+            str(tmp_path),
+            "--quiet",
+            "--no-baselines",
+            "--steps",
+            "4",
+            "--runs",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "sex" in err
 
@@ -159,8 +252,9 @@ def test_uci_test_labels_lose_their_dot_and_it_is_said(shared_data, small_taxono
     code = main(_args(shared_data, small_taxonomies, "--epsilon", "1", "--steps", "2", "--runs", "1"))
     captured = capsys.readouterr()
     assert code == 0
-    assert ("adult.test: class labels '<=50K.', '>50K.' read as '<=50K', '>50K' (one trailing '.' removed)"
-            in captured.err)
+    assert (
+        "adult.test: class labels '<=50K.', '>50K.' read as '<=50K', '>50K' (one trailing '.' removed)" in captured.err
+    )
     majority = float(captured.out.split("# majority class ")[1].split(" %")[0])
     assert 70 < majority < 80  # 75.43 % in the papers; 0.00 if the labels were compared with their dots
 
@@ -172,11 +266,24 @@ def test_test_labels_matching_no_class_are_an_input_error(shared_data, small_tax
     relabelled = [test[0]] + [ln.replace("<=50K.", "low").replace(">50K.", "high") for ln in test[1:]]
     (tmp_path / "adult.test").write_text("\n".join(relabelled) + "\n")
     out = tmp_path / "summary.json"
-    code = main(["evaluate", "--data-dir", str(tmp_path), "--taxonomies", str(small_taxonomies), "--quiet",
-                 "--runs", "1", "--steps", "2", "--out", str(out)])
+    code = main(
+        [
+            "evaluate",
+            "--data-dir",
+            str(tmp_path),
+            "--taxonomies",
+            str(small_taxonomies),
+            "--quiet",
+            "--runs",
+            "1",
+            "--steps",
+            "2",
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "no class label of adult.test matches a declared class" in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists()
-

@@ -32,8 +32,26 @@ def adult_dir(tmp_path_factory, request):
 
 def _run(adult_dir, tmp_path, engine, capsys):
     out = tmp_path / f"{engine}.json"
-    code = main(["evaluate", "--data-dir", str(adult_dir), "--algorithm", "maxgddp,diffgen", "--epsilon", "1",
-                 "--steps", "4", "--runs", "2", "--engine", engine, "--quiet", "--out", str(out)])
+    code = main(
+        [
+            "evaluate",
+            "--data-dir",
+            str(adult_dir),
+            "--algorithm",
+            "maxgddp,diffgen",
+            "--epsilon",
+            "1",
+            "--steps",
+            "4",
+            "--runs",
+            "2",
+            "--engine",
+            engine,
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     payload = json.loads(out.read_text())
@@ -69,8 +87,29 @@ def test_secure_evaluation_csv_is_marked_not_a_release_and_prints_no_exact_count
     import csv
 
     out = tmp_path / "e.csv"
-    assert main(["evaluate", "--data-dir", str(adult_dir), "--algorithm", "maxgddp", "--epsilon", "1", "--steps",
-                 "2", "--runs", "1", "--secure", "--no-baselines", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--data-dir",
+                str(adult_dir),
+                "--algorithm",
+                "maxgddp",
+                "--epsilon",
+                "1",
+                "--steps",
+                "2",
+                "--runs",
+                "1",
+                "--secure",
+                "--no-baselines",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     with out.open() as fh:
         rows = list(csv.DictReader(fh))

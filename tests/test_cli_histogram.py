@@ -28,12 +28,22 @@ def read_counts(csv_path):
     return np.array([float(l.split(",")[col]) for l in lines[1:]])
 
 
-@pytest.mark.parametrize("algo,extra", [("flat", []), ("hb", ["--branching", "2"]), ("hb", ["--no-root"]),
-                                        ("sc", []), ("luedp", ["--branching", "4", "--no-root"])])
+@pytest.mark.parametrize(
+    "algo,extra",
+    [
+        ("flat", []),
+        ("hb", ["--branching", "2"]),
+        ("hb", ["--no-root"]),
+        ("sc", []),
+        ("luedp", ["--branching", "4", "--no-root"]),
+    ],
+)
 def test_interface_counts_file(tmp_path, counts_file, algo, extra, capsys):
     out = tmp_path / "out.csv"
-    assert run_cli("--counts", counts_file, "--algorithm", algo, *extra, "--epsilon", "0.5", "--out", out,
-                   "--seed", "7") == 0
+    assert (
+        run_cli("--counts", counts_file, "--algorithm", algo, *extra, "--epsilon", "0.5", "--out", out, "--seed", "7")
+        == 0
+    )
     released = read_counts(out)
     assert released.size == 16
     side = json.loads(out.with_suffix(".json").read_text())
@@ -53,8 +63,9 @@ def test_same_seed_same_output_and_npy_input(tmp_path, counts_file):
     np.save(tmp_path / "c.npy", arr)
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     assert run_cli("--counts", counts_file, "--algorithm", "hb", "--epsilon", "1", "--out", a, "--seed", "3") == 0
-    assert run_cli("--counts", tmp_path / "c.npy", "--algorithm", "hb", "--epsilon", "1", "--out", b,
-                   "--seed", "3") == 0
+    assert (
+        run_cli("--counts", tmp_path / "c.npy", "--algorithm", "hb", "--epsilon", "1", "--out", b, "--seed", "3") == 0
+    )
     assert np.array_equal(read_counts(a), read_counts(b))
 
 
@@ -64,8 +75,11 @@ def test_secure_release_round_clamp_and_overwrite(tmp_path, counts_file, capsys)
     assert run_cli(*args, "--dataset-budget", "2") == 0  # room for the second release below
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["release"] is True and side["not_a_release"] is None
-    assert side["post_processing"]["order"] == ["least squares consistency (exact BLUE)",
-                                                "clamped negative counts to 0", "rounded to whole numbers"]
+    assert side["post_processing"]["order"] == [
+        "least squares consistency (exact BLUE)",
+        "clamped negative counts to 0",
+        "rounded to whole numbers",
+    ]
     rel = read_counts(out)
     assert np.all(rel >= 0) and np.all(rel == np.round(rel))
     before = out.read_text()
@@ -77,8 +91,27 @@ def test_secure_release_round_clamp_and_overwrite(tmp_path, counts_file, capsys)
 
 def test_adult_age_with_public_edges(tmp_path, shared_data):
     out = tmp_path / "age.csv"
-    assert run_cli("--data", shared_data / "adult" / "adult.data", "--column", "age", "--edges", "17:91:1",
-                   "--algorithm", "hb", "--branching", "4", "--epsilon", "1", "--out", out, "--seed", "1") == 0
+    assert (
+        run_cli(
+            "--data",
+            shared_data / "adult" / "adult.data",
+            "--column",
+            "age",
+            "--edges",
+            "17:91:1",
+            "--algorithm",
+            "hb",
+            "--branching",
+            "4",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+            "--seed",
+            "1",
+        )
+        == 0
+    )
     lines = out.read_text().splitlines()
     assert lines[0] == "not_a_release,bin,lo,hi,count" and len(lines) == 75  # --seed: marked on every row
     assert lines[1].startswith("simulation noise (simulation (seed 1)),1,17,18,")
@@ -90,8 +123,23 @@ def test_adult_age_with_public_edges(tmp_path, shared_data):
 
 def test_derived_edges_are_marked_not_a_release(tmp_path, shared_data):
     out = tmp_path / "d.csv"
-    assert run_cli("--data", shared_data / "adult" / "adult.data", "--column", "hours-per-week",
-                   "--derive-edges", "10", "--algorithm", "flat", "--epsilon", "1", "--out", out) == 0
+    assert (
+        run_cli(
+            "--data",
+            shared_data / "adult" / "adult.data",
+            "--column",
+            "hours-per-week",
+            "--derive-edges",
+            "10",
+            "--algorithm",
+            "flat",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+        )
+        == 0
+    )
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["release"] is False
     assert "derived from the data: not private" in side["not_a_release"][0]
@@ -118,8 +166,18 @@ def test_bad_counts_file(tmp_path, case, capsys):
     assert not out.exists() and not out.with_suffix(".json").exists()
 
 
-@pytest.mark.parametrize("eps,msg", [("0", "positive"), ("-1", "positive"), ("inf", "finite"),
-                                     ("nan", "not a number"), ("abc", "not a number"), ("1e400", "usable range"), ("1e-400", "usable range")])
+@pytest.mark.parametrize(
+    "eps,msg",
+    [
+        ("0", "positive"),
+        ("-1", "positive"),
+        ("inf", "finite"),
+        ("nan", "not a number"),
+        ("abc", "not a number"),
+        ("1e400", "usable range"),
+        ("1e-400", "usable range"),
+    ],
+)
 def test_bad_epsilon(tmp_path, counts_file, eps, msg, capsys):
     out = tmp_path / "o.csv"
     assert run_cli("--counts", counts_file, "--algorithm", "sc", "--epsilon", eps, "--out", out) == 2
@@ -135,14 +193,34 @@ def data_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("edges,msg", [("20,40,30,100", "strictly increasing: edge 3 (30) is not above edge 2 (40)"),
-                                       ("20,20,100", "strictly increasing"),
-                                       ("20", "at least 2"),
-                                       ("10,30,60", "1 rows lie outside the bins [10, 60] (values 99)")])
+@pytest.mark.parametrize(
+    "edges,msg",
+    [
+        ("20,40,30,100", "strictly increasing: edge 3 (30) is not above edge 2 (40)"),
+        ("20,20,100", "strictly increasing"),
+        ("20", "at least 2"),
+        ("10,30,60", "1 rows lie outside the bins [10, 60] (values 99)"),
+    ],
+)
 def test_bad_edges_and_values_outside(tmp_path, data_file, edges, msg, capsys):
     out = tmp_path / "o.csv"
-    assert run_cli("--data", data_file, "--column", "age", "--edges", edges, "--algorithm", "hb",
-                   "--epsilon", "1", "--out", out) == 2
+    assert (
+        run_cli(
+            "--data",
+            data_file,
+            "--column",
+            "age",
+            "--edges",
+            edges,
+            "--algorithm",
+            "hb",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert msg in err and len(err.strip().splitlines()) == 1
     assert not out.exists() and not out.with_suffix(".json").exists()
@@ -150,8 +228,9 @@ def test_bad_edges_and_values_outside(tmp_path, data_file, edges, msg, capsys):
 
 def test_bad_branching_and_missing_input(tmp_path, counts_file, capsys):
     out = tmp_path / "o.csv"
-    assert run_cli("--counts", counts_file, "--algorithm", "hb", "--branching", "1", "--epsilon", "1",
-                   "--out", out) == 2
+    assert (
+        run_cli("--counts", counts_file, "--algorithm", "hb", "--branching", "1", "--epsilon", "1", "--out", out) == 2
+    )
     assert "branching" in capsys.readouterr().err
     assert run_cli("--algorithm", "hb", "--epsilon", "1", "--out", out) == 2
     assert "exactly one input" in capsys.readouterr().err
@@ -162,8 +241,24 @@ def test_expected_mse_anchor_through_cli(tmp_path):
     src = tmp_path / "z.npy"
     np.save(src, np.zeros(4096, dtype=np.int64))
     out = tmp_path / "o.csv"
-    assert run_cli("--counts", src, "--algorithm", "hb", "--branching", "16", "--no-root", "--epsilon", "1",
-                   "--out", out, "--seed", "0") == 0
+    assert (
+        run_cli(
+            "--counts",
+            src,
+            "--algorithm",
+            "hb",
+            "--branching",
+            "16",
+            "--no-root",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+            "--seed",
+            "0",
+        )
+        == 0
+    )
     side = json.loads(out.with_suffix(".json").read_text())
     assert math.sqrt(side["expected_all_range_mse"]) == pytest.approx(16.19, rel=0.005)
 
@@ -172,8 +267,25 @@ def test_ordinal_categories_through_cli(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("grade\nlow\nhigh\nmid\nlow\n=1+1\n")
     out = tmp_path / "g.csv"
-    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid,high,=1+1", "--algorithm", "flat",
-                   "--epsilon", "1", "--out", out, "--seed", "1") == 0
+    assert (
+        run_cli(
+            "--data",
+            data,
+            "--column",
+            "grade",
+            "--categories",
+            "low,mid,high,=1+1",
+            "--algorithm",
+            "flat",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+            "--seed",
+            "1",
+        )
+        == 0
+    )
     assert read_counts(out).size == 4
     mark = "simulation noise (simulation (seed 1)),"
     assert out.read_text().splitlines()[4].startswith(mark + "4,'=1+1,")
@@ -181,8 +293,23 @@ def test_ordinal_categories_through_cli(tmp_path):
     assert out.read_text().splitlines()[1].startswith(mark + "1,low,")
     assert json.loads(out.with_suffix(".json").read_text())["domain"]["categories"] == ["low", "mid", "high", "=1+1"]
     bad = tmp_path / "b.csv"
-    assert run_cli("--data", data, "--column", "grade", "--categories", "low,mid", "--algorithm", "flat",
-                   "--epsilon", "1", "--out", bad) == 2
+    assert (
+        run_cli(
+            "--data",
+            data,
+            "--column",
+            "grade",
+            "--categories",
+            "low,mid",
+            "--algorithm",
+            "flat",
+            "--epsilon",
+            "1",
+            "--out",
+            bad,
+        )
+        == 2
+    )
     assert not bad.exists()
 
 
@@ -192,8 +319,23 @@ def test_derived_edges_mark_every_csv_row(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("hours\n" + "\n".join(str(h) for h in range(1, 60)) + "\n")
     out = tmp_path / "h.csv"
-    assert run_cli("--data", data, "--column", "hours", "--derive-edges", "5", "--algorithm", "flat",
-                   "--epsilon", "1", "--out", out) == 0
+    assert (
+        run_cli(
+            "--data",
+            data,
+            "--column",
+            "hours",
+            "--derive-edges",
+            "5",
+            "--algorithm",
+            "flat",
+            "--epsilon",
+            "1",
+            "--out",
+            out,
+        )
+        == 0
+    )
     rows = [line.split(",") for line in out.read_text().splitlines()]
     assert rows[0] == ["not_a_release", "bin", "lo", "hi", "count"] and len(rows) == 6
     assert {r[0] for r in rows[1:]} == {"bin edges derived from the data: not private"}
@@ -210,8 +352,19 @@ def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
 
     counts = tmp_path / "c.txt"
     np.savetxt(counts, np.arange(16), fmt="%d")
-    base = ["histogram", "--counts", str(counts), "--algorithm", "hb", "--epsilon", "1", "--seed", "3",
-            "--budget-store", "none"]
+    base = [
+        "histogram",
+        "--counts",
+        str(counts),
+        "--algorithm",
+        "hb",
+        "--epsilon",
+        "1",
+        "--seed",
+        "3",
+        "--budget-store",
+        "none",
+    ]
     assert main([*base, "--out", str(tmp_path / "a.csv")]) == 0
     note = json.loads((tmp_path / "a.json").read_text())["counts_note"]
     assert "neither rounded nor clamped (the default)" in note
@@ -228,13 +381,16 @@ def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
     from dpstudio.io.report import report_html
 
     ledger = Ledger(1)
-    result = list(run_interval_tree(np.arange(16), IntervalTreeParams("hb", 1, 4), SimulationNoise(0), ledger))[-1].result
+    result = list(run_interval_tree(np.arange(16), IntervalTreeParams("hb", 1, 4), SimulationNoise(0), ledger))[
+        -1
+    ].result
     assert "neither rounded nor clamped (the default)" in report_html(result, ledger)
 
 
 @pytest.mark.parametrize("algo", ["flat", "hb", "sc", "luedp", "hopt", "pidentity", None])
-def test_an_epsilon_whose_noise_variance_is_zero_is_refused_before_anything_is_written(tmp_path, counts_file,
-                                                                                        algo, capsys):
+def test_an_epsilon_whose_noise_variance_is_zero_is_refused_before_anything_is_written(
+    tmp_path, counts_file, algo, capsys
+):
     """At epsilon 1e12 the discrete Laplace variance of a count is 0 in double precision: least squares
     divided by it and stopped with a traceback for every tree (seen with hopt). One line, exit 2."""
     out = tmp_path / "o.csv"

@@ -18,10 +18,22 @@ from tests.cli_outputs import assert_no_exact_counts, report_structure, run_writ
 #: sidecar fields of a table release that are outputs of a mechanism (the noisy cut and what follows from
 #: it; post_processing notes whether the noisy counts needed rounding or clamping); everything else must not
 #: depend on the data (docs/release.md lists the same)
-RELEASE_MECHANISM_OUTPUTS = ("specializations", "cut", "leaf_partitions", "cells", "steps_done", "stopped_early",
-                             "ledger.entries", "post_processing", "error_estimates.count_epsilon",
-                             "error_estimates.count_sensitivity", "error_estimates.per_cell_variance",
-                             "error_estimates.min", "error_estimates.max", "error_estimates.mean")
+RELEASE_MECHANISM_OUTPUTS = (
+    "specializations",
+    "cut",
+    "leaf_partitions",
+    "cells",
+    "steps_done",
+    "stopped_early",
+    "ledger.entries",
+    "post_processing",
+    "error_estimates.count_epsilon",
+    "error_estimates.count_sensitivity",
+    "error_estimates.per_cell_variance",
+    "error_estimates.min",
+    "error_estimates.max",
+    "error_estimates.mean",
+)
 #: sidecar fields of a histogram release that are not public inputs: the time of writing
 HISTOGRAM_VARYING = ("created_utc",)
 
@@ -30,8 +42,10 @@ TAXONOMY = "China;Asian;Any\nKorea;Asian;Any\nCanada;American;Any\nUSA;American;
 
 def table_rows(n, seed=0):
     rng = np.random.default_rng(seed)
-    return [(str(rng.choice(["China", "Korea", "Canada", "USA"])), int(rng.integers(17, 90)), str(rng.choice(["N", "Y"])))
-            for _ in range(n)]
+    return [
+        (str(rng.choice(["China", "Korea", "Canada", "USA"])), int(rng.integers(17, 90)), str(rng.choice(["N", "Y"])))
+        for _ in range(n)
+    ]
 
 
 def write_table(folder, rows):
@@ -41,9 +55,28 @@ def write_table(folder, rows):
 
 
 def release_argv(algorithm, steps="3"):
-    return ["release", "--data", "d.csv", "--class", "hired", "--classes", "N,Y,Maybe", "--taxonomy",
-            "country=country.csv", "--bounds", "age=0:100", "--algorithm", algorithm, "--epsilon", "1",
-            *(["--steps", steps] if steps is not None else []), "--out", "out.csv", "--report", "out.html"]
+    return [
+        "release",
+        "--data",
+        "d.csv",
+        "--class",
+        "hired",
+        "--classes",
+        "N,Y,Maybe",
+        "--taxonomy",
+        "country=country.csv",
+        "--bounds",
+        "age=0:100",
+        "--algorithm",
+        algorithm,
+        "--epsilon",
+        "1",
+        *(["--steps", steps] if steps is not None else []),
+        "--out",
+        "out.csv",
+        "--report",
+        "out.html",
+    ]
 
 
 def mask_mechanism_outputs(stdout):
@@ -75,8 +108,7 @@ def test_automatic_steps_are_the_same_for_neighbouring_tables(tmp_path, algorith
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)
     write_table(tmp_path / "d1", rows + [("China", 33, "Y")])
-    a, b = (run_writer(tmp_path / name, release_argv(algorithm, steps=None), report="out.html")
-            for name in ("d", "d1"))
+    a, b = (run_writer(tmp_path / name, release_argv(algorithm, steps=None), report="out.html") for name in ("d", "d1"))
     assert a.sidecar["steps_choice"] == b.sidecar["steps_choice"]
     assert a.sidecar["steps_choice"]["automatic"] is True and "epsilon" in a.sidecar["steps_choice"]["reason"]
     assert a.sidecar["parameters"]["steps"] == b.sidecar["parameters"]["steps"] == a.sidecar["steps_choice"]["steps"]
@@ -142,8 +174,21 @@ def test_histogram_from_data_metadata_is_the_same_for_neighbours(tmp_path, added
     for name, column in (("d", values), ("d1", values + [added])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "d.csv").write_text("age\n" + "\n".join(column) + "\n")
-    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
-            *chosen, "--epsilon", "1", "--out", "out.csv"]
+    argv = [
+        "histogram",
+        "--data",
+        "d.csv",
+        "--column",
+        "age",
+        "--edges",
+        "0:100:10",
+        "--drop-missing",
+        *chosen,
+        "--epsilon",
+        "1",
+        "--out",
+        "out.csv",
+    ]
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
@@ -156,12 +201,20 @@ def test_no_exact_count_in_any_release_artefact(tmp_path):
     rows = table_rows(1237, seed=1) + [("?", 40, "N")] * 113
     write_table(tmp_path / "d", rows)
     complete = [r for r in rows if r[0] != "?"]
-    counts = {"rows": len(rows), "dropped": 113, "kept": len(complete),
-              **{f"class {k}": sum(r[2] == k for r in complete) for k in "NY"},
-              **{f"class {k} with missing": sum(r[2] == k for r in rows) for k in "NY"}}
+    counts = {
+        "rows": len(rows),
+        "dropped": 113,
+        "kept": len(complete),
+        **{f"class {k}": sum(r[2] == k for r in complete) for k in "NY"},
+        **{f"class {k} with missing": sum(r[2] == k for r in rows) for k in "NY"},
+    }
     assert min(counts.values()) > 100  # distinctive: no public figure is that large
     for algorithm in ("diffgen", "diffgen-consistent", "maxgddp"):
-        out = run_writer(tmp_path / "d", release_argv(algorithm, steps="2") + ["--overwrite", "--dataset-budget", "3"], report="out.html")
+        out = run_writer(
+            tmp_path / "d",
+            release_argv(algorithm, steps="2") + ["--overwrite", "--dataset-budget", "3"],
+            report="out.html",
+        )
         assert_no_exact_counts(out, counts)
 
 
@@ -169,8 +222,22 @@ def test_no_exact_count_in_any_histogram_artefact(tmp_path):
     ages = [str(a) for _, a, _ in table_rows(1237, seed=2)]
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "d.csv").write_text("age\n" + "\n".join(ages + ["?"] * 113) + "\n")
-    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
-            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv"]
+    argv = [
+        "histogram",
+        "--data",
+        "d.csv",
+        "--column",
+        "age",
+        "--edges",
+        "0:100:10",
+        "--drop-missing",
+        "--algorithm",
+        "hb",
+        "--epsilon",
+        "1",
+        "--out",
+        "out.csv",
+    ]
     out = run_writer(tmp_path / "d", argv)
     assert "how many is not reported" in out.sidecar["domain"]["missing"]
     assert_no_exact_counts(out, {"rows": 1237 + 113, "dropped": 113, "kept": 1237})

@@ -8,8 +8,16 @@ import pytest
 
 from dpstudio.cli import main
 
-ROWS = [("China", 18, "N"), ("Korea", 21, "Y"), ("Canada", 27, "N"), ("USA", 35, "N"),
-        ("USA", 29, "Y"), ("China", 39, "Y"), ("Korea", 22, "N"), ("China", 28, "N")] * 5
+ROWS = [
+    ("China", 18, "N"),
+    ("Korea", 21, "Y"),
+    ("Canada", 27, "N"),
+    ("USA", 35, "N"),
+    ("USA", 29, "Y"),
+    ("China", 39, "Y"),
+    ("Korea", 22, "N"),
+    ("China", 28, "N"),
+] * 5
 
 
 @pytest.fixture
@@ -22,8 +30,23 @@ def files(tmp_path):
 
 
 def args(data, tax, out, *extra, epsilon="1", steps="3"):
-    a = ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
-         "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--out", str(out)]
+    a = [
+        "release",
+        "--data",
+        str(data),
+        "--class",
+        "hired",
+        "--classes",
+        "N,Y",
+        "--taxonomy",
+        f"country={tax}",
+        "--bounds",
+        "age=15:40",
+        "--algorithm",
+        "diffgen-consistent",
+        "--out",
+        str(out),
+    ]
     if epsilon is not None:
         a += ["--epsilon", epsilon]
     if steps is not None:
@@ -62,9 +85,28 @@ def test_seed_marks_not_a_release(files, capsys):
 
 def test_leaves_out_unnamed_attributes_and_expands(files):
     tmp, data, tax = files
-    a = ["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy", f"country={tax}",
-         "--algorithm", "diffgen", "--epsilon", "2", "--steps", "2", "--out", str(tmp / "x.csv"),
-         "--seed", "1", "--expand-records"]
+    a = [
+        "release",
+        "--data",
+        str(data),
+        "--class",
+        "hired",
+        "--classes",
+        "N,Y",
+        "--taxonomy",
+        f"country={tax}",
+        "--algorithm",
+        "diffgen",
+        "--epsilon",
+        "2",
+        "--steps",
+        "2",
+        "--out",
+        str(tmp / "x.csv"),
+        "--seed",
+        "1",
+        "--expand-records",
+    ]
     assert main(a) == 0
     lines = (tmp / "x.csv").read_text().splitlines()
     assert lines[0] == "not_a_release,country,hired"
@@ -82,10 +124,17 @@ def _bad(files, capsys, argv, message, prepare=None):
     assert {p: digest(p) for p in (data, tax)} == before
 
 
-@pytest.mark.parametrize("epsilon, message", [
-    (None, "--epsilon is missing"), ("0", "positive"), ("-1", "positive"), ("abc", "not a number"),
-    ("inf", "finite"), ("nan", "not a number"),
-])
+@pytest.mark.parametrize(
+    "epsilon, message",
+    [
+        (None, "--epsilon is missing"),
+        ("0", "positive"),
+        ("-1", "positive"),
+        ("abc", "not a number"),
+        ("inf", "finite"),
+        ("nan", "not a number"),
+    ],
+)
 def test_bad_epsilon(files, capsys, epsilon, message):
     tmp, data, tax = files
     _bad(files, capsys, args(data, tax, tmp / "o.csv", epsilon=epsilon), message)
@@ -186,18 +235,42 @@ def test_missing_values_dropped_or_kept_as_category(files, capsys):
 
 def test_engine_options_reach_the_sidecar(files):
     tmp, data, tax = files
-    a = args(data, tax, tmp / "o.csv", "--seed", "2", "--score", "infogain", "--score-scope", "pooled",
-             "--no-round", "--no-clamp", "--node-budget", "path")
+    a = args(
+        data,
+        tax,
+        tmp / "o.csv",
+        "--seed",
+        "2",
+        "--score",
+        "infogain",
+        "--score-scope",
+        "pooled",
+        "--no-round",
+        "--no-clamp",
+        "--node-budget",
+        "path",
+    )
     assert main(a) == 0
     meta = json.loads((tmp / "o.json").read_text())
     p = meta["parameters"]
-    assert (p["score"], p["score_scope"], p["round_counts"], p["clamp_negative"], p["node_budget"]) == \
-        ("infogain", "pooled", False, False, "path")
+    assert (p["score"], p["score_scope"], p["round_counts"], p["clamp_negative"], p["node_budget"]) == (
+        "infogain",
+        "pooled",
+        False,
+        False,
+        "path",
+    )
     assert [s["step"] for s in meta["post_processing"]] == ["consistency"]
 
 
-@pytest.mark.parametrize("grid, expected", [(None, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
-                                            ("equal", [500, 1000, 1500, 2000]), ("log", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000])])
+@pytest.mark.parametrize(
+    "grid, expected",
+    [
+        (None, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
+        ("equal", [500, 1000, 1500, 2000]),
+        ("log", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
+    ],
+)
 def test_numeric_grid_option_chooses_maxgddps_split_grid(files, grid, expected):
     tmp, data, tax = files
     a = args(data, tax, tmp / "g.csv", "--seed", "1", "--grid-bins", "5", *(["--numeric-grid", grid] if grid else []))
@@ -238,8 +311,9 @@ def test_count_share_flag_sets_the_counts_budget(files, algorithm):
         # h = 3, one numeric attribute: every call gets eps (1 - 3/4) / (1 + 2 * 3) = 1/14
         others = [e for e in entries if not e["step"].startswith("counts")]
         assert {Fraction(e["epsilon"]) for e in others} == {Fraction(1, 14)}
-        charged = sum(1 for e in others if e.get("group") is None) + len({(e["group"], e.get("block"))
-                                                                           for e in others if e.get("group")})
+        charged = sum(1 for e in others if e.get("group") is None) + len(
+            {(e["group"], e.get("block")) for e in others if e.get("group")}
+        )
         assert charged <= 7 and counts == [2 - Fraction(charged, 14)] and counts[0] >= Fraction(3, 2)
 
 
@@ -261,7 +335,7 @@ def test_classes_are_required_and_a_record_outside_them_is_refused(files, capsys
     tmp, data, tax = files
     a = args(data, tax, tmp / "o.csv")
     i = a.index("--classes")
-    _bad(files, capsys, a[:i] + a[i + 2:], "--classes is missing")
+    _bad(files, capsys, a[:i] + a[i + 2 :], "--classes is missing")
     b = args(data, tax, tmp / "o.csv")
     b[b.index("--classes") + 1] = "N,Maybe"
     n_yes = sum(h == "Y" for _, _, h in ROWS)
@@ -275,7 +349,7 @@ def test_a_declared_class_without_records_is_released_in_every_partition(files):
     listed.write_text("Y\nMaybe\n\nN\n")
     a = args(data, tax, tmp / "o.csv", "--seed", "3")
     i = a.index("--classes")
-    a[i:i + 2] = ["--classes-file", str(listed)]
+    a[i : i + 2] = ["--classes-file", str(listed)]
     assert main(a) == 0
     meta = json.loads((tmp / "o.json").read_text())
     assert meta["classes"] == ["Y", "Maybe", "N"]

@@ -13,9 +13,14 @@ from dpstudio.io.budget_store import open_store
 
 def people(n=300, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"country": rng.choice(["China", "Korea", "Canada", "USA"], n),
-                         "age": rng.integers(15, 40, n), "weight": rng.integers(10_000, 900_000, n),
-                         "hired": rng.choice(["N", "Y"], n)})
+    return pd.DataFrame(
+        {
+            "country": rng.choice(["China", "Korea", "Canada", "USA"], n),
+            "age": rng.integers(15, 40, n),
+            "weight": rng.integers(10_000, 900_000, n),
+            "hired": rng.choice(["N", "Y"], n),
+        }
+    )
 
 
 @pytest.fixture
@@ -29,9 +34,30 @@ def setup(tmp_path, monkeypatch):
 
 
 def release(data, tax, out, *extra):
-    return main(["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--taxonomy",
-                 f"country={tax}", "--bounds", "age=15:40", "--algorithm", "diffgen-consistent", "--epsilon", "1/2",
-                 "--steps", "2", "--out", str(out), *extra])
+    return main(
+        [
+            "release",
+            "--data",
+            str(data),
+            "--class",
+            "hired",
+            "--classes",
+            "N,Y",
+            "--taxonomy",
+            f"country={tax}",
+            "--bounds",
+            "age=15:40",
+            "--algorithm",
+            "diffgen-consistent",
+            "--epsilon",
+            "1/2",
+            "--steps",
+            "2",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 def spends():

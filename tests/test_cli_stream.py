@@ -33,8 +33,27 @@ def test_release_writes_windows_and_sidecar_and_charges_the_store(tmp_path):
     src = write_counts(tmp_path, COUNTS)
     store = tmp_path / "b.sqlite"
     out = tmp_path / "o.csv"
-    code, stdout, err = run_cli(["stream", "--counts", src, "--window", 4, "--epsilon", "1/2", "--mechanism", "tpm",
-                                 "--grouping", "seed", "--groups", 2, "--out", out, "--budget-store", store])
+    code, stdout, err = run_cli(
+        [
+            "stream",
+            "--counts",
+            src,
+            "--window",
+            4,
+            "--epsilon",
+            "1/2",
+            "--mechanism",
+            "tpm",
+            "--grouping",
+            "seed",
+            "--groups",
+            2,
+            "--out",
+            out,
+            "--budget-store",
+            store,
+        ]
+    )
     assert code == 0, err
     lines = out.read_text().splitlines()
     assert lines[0] == "window,t,value" and len(lines) == 1 + 9 * 4
@@ -43,7 +62,10 @@ def test_release_writes_windows_and_sidecar_and_charges_the_store(tmp_path):
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["release"] is True and side["noise"] == "secure (OpenDP)"
     assert side["parameters"]["horizon"] == 12 and side["parameters"]["grouping"] == {
-        "mode": "seed", "groups": 2, "groups_declared": True}
+        "mode": "seed",
+        "groups": 2,
+        "groups_declared": True,
+    }
     assert side["ledger"]["spent"] == "1/2" and len(side["ledger"]["entries"]) == 12
     assert "user-level epsilon-DP over the horizon T = 12" in side["guarantee"]
     q = np.exp(-1 / 24)  # scale T / eps = 24
@@ -51,23 +73,56 @@ def test_release_writes_windows_and_sidecar_and_charges_the_store(tmp_path):
     assert side["dataset_budget"]["tracked"] is True and side["dataset_budget"]["charged"] == "1/2"
     assert [str(s.epsilon) for s in BudgetStore(store).dataset("s").spends] == ["1/2"]
     # the first release's epsilon is the lifetime total: a second one is refused, nothing written
-    code, _, err = run_cli(["stream", "--counts", src, "--window", 4, "--epsilon", 1, "--out", tmp_path / "p.csv",
-                            "--budget-store", store])
+    code, _, err = run_cli(
+        ["stream", "--counts", src, "--window", 4, "--epsilon", 1, "--out", tmp_path / "p.csv", "--budget-store", store]
+    )
     assert code == 2 and "does not fit its lifetime budget" in err and not (tmp_path / "p.csv").exists()
 
 
 def test_binary_mechanism_says_event_level(tmp_path):
     src = write_counts(tmp_path, COUNTS)
-    code, stdout, err = run_cli(["stream", "--counts", src, "--window", 3, "--epsilon", 1, "--mechanism", "binary",
-                                 "--out", tmp_path / "o.csv", "--budget-store", "none"])
+    code, stdout, err = run_cli(
+        [
+            "stream",
+            "--counts",
+            src,
+            "--window",
+            3,
+            "--epsilon",
+            1,
+            "--mechanism",
+            "binary",
+            "--out",
+            tmp_path / "o.csv",
+            "--budget-store",
+            "none",
+        ]
+    )
     assert code == 0 and "event-level" in json.loads((tmp_path / "o.json").read_text())["guarantee"]
 
 
 def test_seeded_run_is_marked_not_a_release_and_charges_nothing(tmp_path):
     src = write_counts(tmp_path, COUNTS)
     store = tmp_path / "b.sqlite"
-    code, _, err = run_cli(["stream", "--counts", src, "--window", 5, "--epsilon", 1, "--mechanism", "asm", "--seed", 3,
-                            "--out", tmp_path / "o.csv", "--budget-store", store])
+    code, _, err = run_cli(
+        [
+            "stream",
+            "--counts",
+            src,
+            "--window",
+            5,
+            "--epsilon",
+            1,
+            "--mechanism",
+            "asm",
+            "--seed",
+            3,
+            "--out",
+            tmp_path / "o.csv",
+            "--budget-store",
+            store,
+        ]
+    )
     assert code == 0, err
     rows = (tmp_path / "o.csv").read_text().splitlines()
     assert rows[0] == "not_a_release,window,t,value"
@@ -78,20 +133,24 @@ def test_seeded_run_is_marked_not_a_release_and_charges_nothing(tmp_path):
     assert BudgetStore(store).datasets() == []
 
 
-@pytest.mark.parametrize("counts,options,message", [
-    (COUNTS, ["--window", 13], "window 13 is larger than the stream (12 timestamps)"),
-    ([3, -1, 4], ["--window", 2], "line 3: count -1 is negative"),
-    ([3, 1.5, 4], ["--window", 2], "line 3: count 1.5 is not a whole number"),
-    (COUNTS, ["--window", 3, "--horizon", 11], "the horizon 11 is shorter than the stream (12 timestamps)"),
-    ([3, "x", 4], ["--window", 2], "'x' is not a number"),
-    ([], ["--window", 2], "the stream is empty"),
-    (COUNTS, ["--window", 3, "--groups", 2], "--groups goes with --grouping seed or approx"),
-])
+@pytest.mark.parametrize(
+    "counts,options,message",
+    [
+        (COUNTS, ["--window", 13], "window 13 is larger than the stream (12 timestamps)"),
+        ([3, -1, 4], ["--window", 2], "line 3: count -1 is negative"),
+        ([3, 1.5, 4], ["--window", 2], "line 3: count 1.5 is not a whole number"),
+        (COUNTS, ["--window", 3, "--horizon", 11], "the horizon 11 is shorter than the stream (12 timestamps)"),
+        ([3, "x", 4], ["--window", 2], "'x' is not a number"),
+        ([], ["--window", 2], "the stream is empty"),
+        (COUNTS, ["--window", 3, "--groups", 2], "--groups goes with --grouping seed or approx"),
+    ],
+)
 def test_bad_inputs_exit_2_with_one_line_and_write_nothing(tmp_path, counts, options, message):
     src = write_counts(tmp_path, counts)
     store = tmp_path / "b.sqlite"
-    code, stdout, err = run_cli(["stream", "--counts", src, "--epsilon", 1, *options, "--out", tmp_path / "o.csv",
-                                 "--budget-store", store])
+    code, stdout, err = run_cli(
+        ["stream", "--counts", src, "--epsilon", 1, *options, "--out", tmp_path / "o.csv", "--budget-store", store]
+    )
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
 
@@ -106,12 +165,28 @@ def test_bad_epsilon_exits_2(tmp_path, eps):
 
 #: sidecar fields that are outputs of a mechanism or post-processing of them (docs/stream.md); everything
 #: else must be the same for neighbouring streams
-STREAM_MECHANISM_OUTPUTS = ("created_utc", "ledger.entries", "ledger.spent", "ledger.spent_float", "unspent",
-                            "groups_per_window_mean", "expected_window_laplace_error")
+STREAM_MECHANISM_OUTPUTS = (
+    "created_utc",
+    "ledger.entries",
+    "ledger.spent",
+    "ledger.spent_float",
+    "unspent",
+    "groups_per_window_mean",
+    "expected_window_laplace_error",
+)
 
 
-@pytest.mark.parametrize("mechanism,grouping", [("tpm", "noisefirst"), ("swm", "seed"), ("asm", "noisefirst"),
-                                                ("binary", "none"), ("ba", "noisefirst"), ("fast", "approx")])
+@pytest.mark.parametrize(
+    "mechanism,grouping",
+    [
+        ("tpm", "noisefirst"),
+        ("swm", "seed"),
+        ("asm", "noisefirst"),
+        ("binary", "none"),
+        ("ba", "noisefirst"),
+        ("fast", "approx"),
+    ],
+)
 def test_neighbouring_streams_give_the_same_metadata(tmp_path, mechanism, grouping):
     plus_one = list(COUNTS)
     plus_one[5] += 1
@@ -119,8 +194,26 @@ def test_neighbouring_streams_give_the_same_metadata(tmp_path, mechanism, groupi
     for tag, counts in (("d", COUNTS), ("d2", plus_one)):
         folder = tmp_path / tag
         write_counts(folder, counts)
-        outs.append(run_writer(folder, ["stream", "--counts", "s.csv", "--window", 4, "--epsilon", 1,
-                                        "--mechanism", mechanism, "--grouping", grouping, "--out", "out.csv"]))
+        outs.append(
+            run_writer(
+                folder,
+                [
+                    "stream",
+                    "--counts",
+                    "s.csv",
+                    "--window",
+                    4,
+                    "--epsilon",
+                    1,
+                    "--mechanism",
+                    mechanism,
+                    "--grouping",
+                    grouping,
+                    "--out",
+                    "out.csv",
+                ],
+            )
+        )
     a, b = outs
     assert [r[:2] for r in a.rows] == [r[:2] for r in b.rows]
     assert without(a.sidecar, STREAM_MECHANISM_OUTPUTS) == without(b.sidecar, STREAM_MECHANISM_OUTPUTS)
@@ -132,8 +225,9 @@ def test_neighbouring_streams_give_the_same_metadata(tmp_path, mechanism, groupi
 
 def test_npy_counts_are_checked_per_timestamp(tmp_path):
     np.save(tmp_path / "s.npy", np.array([3.0, -2.0, 4.0]))
-    code, _, err = run_cli(["stream", "--counts", tmp_path / "s.npy", "--window", 2, "--epsilon", 1,
-                            "--out", tmp_path / "o.csv"])
+    code, _, err = run_cli(
+        ["stream", "--counts", tmp_path / "s.npy", "--window", 2, "--epsilon", 1, "--out", tmp_path / "o.csv"]
+    )
     assert code == 2 and "the count at timestamp 2 is negative (-2.0)" in err and not (tmp_path / "o.csv").exists()
 
 
@@ -144,8 +238,23 @@ def test_data_column_ordered_by_time(tmp_path):
     assert read_column(tmp_path / "d.csv", "n", "week").tolist() == [10, 20, 30]
     assert read_column(tmp_path / "d.csv", "n").tolist() == [30, 10, 20]
     (tmp_path / "e.csv").write_text("week,n\n1,10\n1,20\n")
-    code, _, err = run_cli(["stream", "--data", tmp_path / "e.csv", "--column", "n", "--time-column", "week",
-                            "--window", 1, "--epsilon", 1, "--out", tmp_path / "o.csv"])
+    code, _, err = run_cli(
+        [
+            "stream",
+            "--data",
+            tmp_path / "e.csv",
+            "--column",
+            "n",
+            "--time-column",
+            "week",
+            "--window",
+            1,
+            "--epsilon",
+            1,
+            "--out",
+            tmp_path / "o.csv",
+        ]
+    )
     assert code == 2 and "appears twice" in err and not (tmp_path / "o.csv").exists()
 
 
@@ -171,10 +280,26 @@ def test_ilinet_layout_options(tmp_path):
 
     assert read_ilinet(tmp_path / "ili.csv", "national", "ILITOTAL", "2002-W40").tolist() == [110, 112]
     assert read_ilinet(tmp_path / "ili.csv", "Region 2").tolist() == [59, 60, 61]
-    for options, message in ((["--region", "Region 9"], "no region 'Region 9'"),
-                             (["--region", "national", "--from", "2002-40"], "--from must look like 2002-W40"),
-                             (["--from", "2002-W40"], "--from goes with --region")):
-        code, _, err = run_cli(["stream", "--data", tmp_path / "ili.csv", "--column", "ILITOTAL", *options,
-                                "--window", 2, "--epsilon", 1, "--out", tmp_path / "o.csv"])
+    for options, message in (
+        (["--region", "Region 9"], "no region 'Region 9'"),
+        (["--region", "national", "--from", "2002-40"], "--from must look like 2002-W40"),
+        (["--from", "2002-W40"], "--from goes with --region"),
+    ):
+        code, _, err = run_cli(
+            [
+                "stream",
+                "--data",
+                tmp_path / "ili.csv",
+                "--column",
+                "ILITOTAL",
+                *options,
+                "--window",
+                2,
+                "--epsilon",
+                1,
+                "--out",
+                tmp_path / "o.csv",
+            ]
+        )
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1
         assert not (tmp_path / "o.csv").exists() and not (tmp_path / "o.json").exists()

@@ -25,8 +25,28 @@ def tables(tmp_path):
 
 
 def release(data, out, *extra):
-    return main(["release", "--data", str(data), "--class", "hired", "--classes", "N,Y", "--bounds", "age=15:40",
-                 "--algorithm", "diffgen", "--epsilon", "4", "--steps", "3", "--out", str(out), *extra])
+    return main(
+        [
+            "release",
+            "--data",
+            str(data),
+            "--class",
+            "hired",
+            "--classes",
+            "N,Y",
+            "--bounds",
+            "age=15:40",
+            "--algorithm",
+            "diffgen",
+            "--epsilon",
+            "4",
+            "--steps",
+            "3",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 def age_entry(json_path):
@@ -63,11 +83,16 @@ def test_default_kind_is_from_the_bounds_and_a_fractional_record_is_refused(tabl
     assert sorted(os.listdir(tmp)) == listing  # nothing written
 
 
-@pytest.mark.parametrize("declaration, message", [
-    ("age=real", "integer, continuous or continuous:RESOLUTION"), ("age=integer:2", "resolution 1"),
-    ("age=continuous:-1", "must be positive"), ("hired=integer", "not a numeric attribute"),
-    ("age", "--type expects ATTR=VALUE"),
-])
+@pytest.mark.parametrize(
+    "declaration, message",
+    [
+        ("age=real", "integer, continuous or continuous:RESOLUTION"),
+        ("age=integer:2", "resolution 1"),
+        ("age=continuous:-1", "must be positive"),
+        ("hired=integer", "not a numeric attribute"),
+        ("age", "--type expects ATTR=VALUE"),
+    ],
+)
 def test_bad_type_declarations(tables, capsys, declaration, message):
     tmp, d, _ = tables
     listing = sorted(os.listdir(tmp))
@@ -77,16 +102,42 @@ def test_bad_type_declarations(tables, capsys, declaration, message):
     assert sorted(os.listdir(tmp)) == listing
 
 
-@pytest.mark.parametrize("type_, grid", [
-    ("integer", [17, 18, 20, 21, 23, 24, 26, 28, 29, 31, 32, 34, 35, 37, 38]),  # 15 + 25 k / 16, rounded
-    ("continuous:0.5", [15 + 25 * k / 16 for k in range(1, 16)]),
-])
+@pytest.mark.parametrize(
+    "type_, grid",
+    [
+        ("integer", [17, 18, 20, 21, 23, 24, 26, 28, 29, 31, 32, 34, 35, 37, 38]),  # 15 + 25 k / 16, rounded
+        ("continuous:0.5", [15 + 25 * k / 16 for k in range(1, 16)]),
+    ],
+)
 def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, grid):
     # MAXGDDP's split points come from the public grid (report-noisy-max), not from DiffGen's lattice
     tmp, d, _ = tables
-    assert main(["release", "--data", str(d), "--class", "hired", "--classes", "N,Y", "--bounds", "age=15:40",
-                 "--type", f"age={type_}", "--algorithm", "maxgddp", "--epsilon", "4", "--steps", "3",
-                 "--out", str(tmp / "m.csv")]) == 0
+    assert (
+        main(
+            [
+                "release",
+                "--data",
+                str(d),
+                "--class",
+                "hired",
+                "--classes",
+                "N,Y",
+                "--bounds",
+                "age=15:40",
+                "--type",
+                f"age={type_}",
+                "--algorithm",
+                "maxgddp",
+                "--epsilon",
+                "4",
+                "--steps",
+                "3",
+                "--out",
+                str(tmp / "m.csv"),
+            ]
+        )
+        == 0
+    )
     entry, cut = age_entry(tmp / "m.json")
     assert entry["lattice"]["grid"] == grid and "lattice_points" not in entry["lattice"]
     assert "public grid" in entry["lattice"]["split_points"] and "16 equal-width" in entry["lattice"]["split_points"]

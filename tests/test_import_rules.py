@@ -99,13 +99,25 @@ def test_gui_app_and_demo_do_not_import_each_other():
     folder = Path(dpstudio.gui.__path__[0])
     app = _imports_of(folder / "app.py", "dpstudio.gui")
     demo = _imports_of(folder / "demo.py", "dpstudio.gui")
-    assert not ("dpstudio.gui.demo" in app and "dpstudio.gui.app" in demo), "gui/app.py and gui/demo.py import each other"
+    assert not ("dpstudio.gui.demo" in app and "dpstudio.gui.app" in demo), (
+        "gui/app.py and gui/demo.py import each other"
+    )
 
 
 # -- the layers, every import (inside functions too), no cycles ---------------------------------------------
 #: core < algorithms < io, evaluation < model < gui, cli (resources: files only, usable by every layer)
-LAYERS = {"core": 0, "resources": 0, "algorithms": 1, "io": 2, "evaluation": 2, "model": 3, "gui": 4, "cli": 4,
-          "platform_check": 4, "__main__": 4}
+LAYERS = {
+    "core": 0,
+    "resources": 0,
+    "algorithms": 1,
+    "io": 2,
+    "evaluation": 2,
+    "model": 3,
+    "gui": 4,
+    "cli": 4,
+    "platform_check": 4,
+    "__main__": 4,
+}
 #: the one place cli reaches the studio: ``dpstudio gui`` starts it
 LAUNCHER = ("dpstudio.cli.gui", "dpstudio.gui.app")
 QT_FREE = ("core", "algorithms", "io", "evaluation", "model")

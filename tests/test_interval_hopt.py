@@ -55,7 +55,7 @@ def test_analytic_error_equals_dense_generalised_least_squares():
     rows = np.flatnonzero(plan.noised)
     A = np.zeros((rows.size, n))
     for k, x in enumerate(rows):
-        A[k, t.lo[x]:t.hi[x]] = 1.0
+        A[k, t.lo[x] : t.hi[x]] = 1.0
     sigma = np.linalg.inv(A.T @ (A / plan.variances[rows][:, None]))
     i = np.arange(1, n + 1)
     wtw = np.minimum.outer(i, i) * (n + 1 - np.maximum.outer(i, i))
@@ -99,8 +99,9 @@ def test_release_spends_epsilon_once_and_releases_the_least_squares_leaves():
 @pytest.mark.parametrize("n", [5, 74, 1000])
 def test_choice_is_the_candidate_with_the_lowest_expected_error(n):
     chosen, reason = choose_algorithm(n, Fraction(1))
-    errors = {a: math.sqrt(plan_interval_tree(n, IntervalTreeParams(a, 1.0)).expected_consistent_mse)
-              for a in AUTO_CANDIDATES}
+    errors = {
+        a: math.sqrt(plan_interval_tree(n, IntervalTreeParams(a, 1.0)).expected_consistent_mse) for a in AUTO_CANDIDATES
+    }
     assert reason["expected_all_range_rmse"] == pytest.approx(errors, rel=1e-6)
     assert chosen == min(errors, key=errors.get) and reason["chosen"] == chosen
 
@@ -111,21 +112,50 @@ def test_choice_honours_no_root():
     for algo in set(AUTO_CANDIDATES) - {"pidentity"}:
         assert not plan_interval_tree(74, IntervalTreeParams(algo, 1, None, False)).noised[0]
     assert reason["expected_all_range_rmse"]["hb"] == pytest.approx(
-        math.sqrt(plan_interval_tree(74, IntervalTreeParams("hb", 1, None, False)).expected_consistent_mse))
+        math.sqrt(plan_interval_tree(74, IntervalTreeParams("hb", 1, None, False)).expected_consistent_mse)
+    )
 
 
 def test_cli_without_algorithm_says_which_and_why(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("\n".join(map(str, np.random.default_rng(1).poisson(20, 300))) + "\n")
     out = tmp_path / "h.csv"
-    code = main(["histogram", "--counts", str(tmp_path / "c.txt"), "--epsilon", "1", "--out", str(out),
-                 "--seed", "2", "--budget-store", "none"])
+    code = main(
+        [
+            "histogram",
+            "--counts",
+            str(tmp_path / "c.txt"),
+            "--epsilon",
+            "1",
+            "--out",
+            str(out),
+            "--seed",
+            "2",
+            "--budget-store",
+            "none",
+        ]
+    )
     assert code == 0
     side = json.loads(out.with_suffix(".json").read_text())
     choice = side["algorithm_choice"]
     assert side["algorithm"] == choice["chosen"] == "pidentity"
     assert choice["expected_all_range_rmse"]["pidentity"] == pytest.approx(side["expected_all_range_rmse"])
     assert "lowest expected" in choice["rule"]
-    given = main(["histogram", "--counts", str(tmp_path / "c.txt"), "--epsilon", "1", "--out",
-                  str(tmp_path / "g.csv"), "--seed", "2", "--budget-store", "none", "--algorithm", "hb"])
+    given = main(
+        [
+            "histogram",
+            "--counts",
+            str(tmp_path / "c.txt"),
+            "--epsilon",
+            "1",
+            "--out",
+            str(tmp_path / "g.csv"),
+            "--seed",
+            "2",
+            "--budget-store",
+            "none",
+            "--algorithm",
+            "hb",
+        ]
+    )
     assert given == 0
     assert json.loads((tmp_path / "g.json").read_text())["algorithm_choice"] == "given by the user"

@@ -24,7 +24,7 @@ def dense_gram(n):
     K = np.zeros((n, n))
     for l in range(n):
         for r in range(l, n):
-            K[l:r + 1, l:r + 1] += 1
+            K[l : r + 1, l : r + 1] += 1
     return K
 
 
@@ -54,8 +54,7 @@ def test_expected_error_and_least_squares_are_exact_for_the_integer_strategy(n):
     plan = plan_pidentity(n, Fraction(1, 2))
     Q, v = dense_strategy(plan)
     cov = np.linalg.inv(Q.T @ (Q / v[:, None]))
-    assert plan.expected_consistent_mse == pytest.approx(np.trace(dense_gram(n) @ cov) / (n * (n + 1) / 2),
-                                                         rel=1e-9)
+    assert plan.expected_consistent_mse == pytest.approx(np.trace(dense_gram(n) @ cov) / (n * (n + 1) / 2), rel=1e-9)
     y = np.random.default_rng(2).normal(50, 9, size=(n + plan.n_rows, 2))
     assert plan.least_squares(y[:n], y[n:]) == pytest.approx(cov @ (Q.T @ (y / v[:, None])), abs=1e-8)
 
@@ -66,7 +65,8 @@ def test_every_bin_is_charged_at_most_epsilon_exactly(eps):
     assert (plan.weights >= 0).all() and plan.weights.dtype.kind == "i" and plan.n_rows == 3
     for j in range(50):
         total = Fraction(float(plan.bin_epsilons[j])) + sum(
-            Fraction(int(m)) / Fraction(plan.row_scale) for m in plan.weights[:, j])
+            Fraction(int(m)) / Fraction(plan.row_scale) for m in plan.weights[:, j]
+        )
         assert total <= eps
     assert plan.bin_path_sums().min() > 0.99 * float(eps)  # and hardly any budget is left unused
     for j in range(50):  # each scale is at least 1 / (its budget)
@@ -102,8 +102,10 @@ def test_release_spends_epsilon_once_and_post_processes_like_the_trees():
     assert abs(res.released.sum() - counts.sum()) < 300  # noise of a few units per bin, not the counts
 
 
-@pytest.mark.parametrize("kw, msg", [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root"),
-                                     ({"epsilon": "1e12"}, "too large")])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root"), ({"epsilon": "1e12"}, "too large")],
+)
 def test_refuses_tree_options_and_vanishing_noise(kw, msg):
     with pytest.raises(HistogramInputError, match=msg):
         plan_interval_tree(40, IntervalTreeParams(**{"algorithm": "pidentity", "epsilon": 1, **kw}))

@@ -45,9 +45,17 @@ def apt_only(name):
 def test_missing_libraries_give_the_exact_apt_command_when_not_allowed_to_install(tmp_path, capsys):
     qt = fake_qt(tmp_path)
     run = Recorder()
-    code = pc.main([], qt=qt, ldd=lambda p: LDD_MISSING if p.name == "libqxcb.so" else LDD_OK,
-                   can_load=lambda name: name != "libxcb-cursor.so.0", which=apt_only, euid=1000, run=run,
-                   platform="linux", env={})
+    code = pc.main(
+        [],
+        qt=qt,
+        ldd=lambda p: LDD_MISSING if p.name == "libqxcb.so" else LDD_OK,
+        can_load=lambda name: name != "libxcb-cursor.so.0",
+        which=apt_only,
+        euid=1000,
+        run=run,
+        platform="linux",
+        env={},
+    )
     err = capsys.readouterr().err
     assert code == 1
     assert "sudo apt-get install -y --no-install-recommends libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0" in err
@@ -68,12 +76,15 @@ def test_as_root_it_installs_with_apt_and_says_what_it_runs(tmp_path, capsys):
             installed["done"] = True
         return run(cmd, **kwargs)
 
-    code = pc.main([], qt=qt, ldd=ldd, can_load=lambda n: True, which=apt_only, euid=0, run=recording_run,
-                   platform="linux", env={})
+    code = pc.main(
+        [], qt=qt, ldd=ldd, can_load=lambda n: True, which=apt_only, euid=0, run=recording_run, platform="linux", env={}
+    )
     err = capsys.readouterr().err
     assert code == 0
-    assert run.calls == [["apt-get", "update"],
-                         ["apt-get", "install", "-y", "--no-install-recommends", "libxcb-icccm4", "libxcb-keysyms1"]]
+    assert run.calls == [
+        ["apt-get", "update"],
+        ["apt-get", "install", "-y", "--no-install-recommends", "libxcb-icccm4", "libxcb-keysyms1"],
+    ]
     assert "running: apt-get install -y --no-install-recommends libxcb-icccm4 libxcb-keysyms1" in err
 
 
@@ -81,8 +92,17 @@ def test_dnf_names_and_passwordless_sudo(tmp_path, capsys):
     qt = fake_qt(tmp_path)
     run = Recorder()
     which = {"dnf": "/usr/bin/dnf", "sudo": "/usr/bin/sudo"}.get
-    code = pc.main([], qt=qt, ldd=lambda p: LDD_MISSING, can_load=lambda n: True, which=which, euid=1000,
-                   run=run, platform="linux", env={})
+    code = pc.main(
+        [],
+        qt=qt,
+        ldd=lambda p: LDD_MISSING,
+        can_load=lambda n: True,
+        which=which,
+        euid=1000,
+        run=run,
+        platform="linux",
+        env={},
+    )
     assert code == 1  # the fake ldd still reports them missing after the install
     assert run.calls[0] == ["sudo", "-n", "true"]
     assert run.calls[1] == ["sudo", "-n", "dnf", "install", "-y", "xcb-util-wm", "xcb-util-keysyms"]
@@ -92,8 +112,17 @@ def test_dnf_names_and_passwordless_sudo(tmp_path, capsys):
 def test_nothing_is_run_when_every_library_is_present(tmp_path, capsys):
     qt = fake_qt(tmp_path)
     run = Recorder()
-    code = pc.main([], qt=qt, ldd=lambda p: LDD_OK, can_load=lambda n: True, which=apt_only, euid=0, run=run,
-                   platform="linux", env={})
+    code = pc.main(
+        [],
+        qt=qt,
+        ldd=lambda p: LDD_OK,
+        can_load=lambda n: True,
+        which=apt_only,
+        euid=0,
+        run=run,
+        platform="linux",
+        env={},
+    )
     assert code == 0
     assert run.calls == []
     assert capsys.readouterr().err == ""
@@ -113,11 +142,21 @@ def test_skipped_offscreen_and_off_linux(tmp_path):
 
 def test_failed_install_prints_the_command(tmp_path, capsys):
     qt = fake_qt(tmp_path)
-    code = pc.main([], qt=qt, ldd=lambda p: LDD_MISSING, can_load=lambda n: True, which=apt_only, euid=0,
-                   run=Recorder(returncode=100), platform="linux", env={})
+    code = pc.main(
+        [],
+        qt=qt,
+        ldd=lambda p: LDD_MISSING,
+        can_load=lambda n: True,
+        which=apt_only,
+        euid=0,
+        run=Recorder(returncode=100),
+        platform="linux",
+        env={},
+    )
     assert code == 1
     assert "install them yourself with:\n    sudo apt-get install -y --no-install-recommends libxcb-icccm4" in (
-        capsys.readouterr().err)
+        capsys.readouterr().err
+    )
 
 
 def test_runs_as_a_module_without_loading_qt_on_this_machine():

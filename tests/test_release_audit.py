@@ -56,7 +56,7 @@ def pre_fix_root_split(frame, noise):
     scores = split_scores("max", counts) + (2 / eps_split) * np.log(np.diff(edges))
     j = exponential_mechanism(scores, eps_split, 1.0, noise)  # the leak is in the draw below, not here
     lo, hi = edges[j], edges[j + 1]
-    return min(lo + (hi - lo) * (secrets.randbits(53) / 2.0 ** 53), math.nextafter(hi, lo))
+    return min(lo + (hi - lo) * (secrets.randbits(53) / 2.0**53), math.nextafter(hi, lo))
 
 
 def audit(splits_d, splits_d2) -> float:
@@ -79,10 +79,15 @@ def test_the_audit_flags_the_pre_fix_draw():
     assert audit(d, [pre_fix_root_split(D2, noise) for _ in range(N)]) > EPS
 
 
-DETERMINISTIC = [ra.new_class("diffgen-consistent"), ra.new_class("maxgddp", "A,B,C"),
-                 ra.fractional_age("diffgen", None), ra.fractional_age("maxgddp", None),
-                 ra.dropped_rows_release("diffgen-consistent"),
-                 ra.dropped_rows_release("maxgddp"), ra.dropped_rows_histogram("hb")]
+DETERMINISTIC = [
+    ra.new_class("diffgen-consistent"),
+    ra.new_class("maxgddp", "A,B,C"),
+    ra.fractional_age("diffgen", None),
+    ra.fractional_age("maxgddp", None),
+    ra.dropped_rows_release("diffgen-consistent"),
+    ra.dropped_rows_release("maxgddp"),
+    ra.dropped_rows_histogram("hb"),
+]
 
 
 @pytest.mark.parametrize("scenario", DETERMINISTIC, ids=[s.name for s in DETERMINISTIC])

@@ -89,7 +89,8 @@ def test_mechanisms_read_the_data_only_through_their_noisy_counts():
     for mechanism in ("asm", "tpm", "swm", "fast", "uniform"):
         for seed in range(60):
             assert transcript(mechanism, D, SimulationNoise(seed)) == transcript(
-                mechanism, D2, CoupledNoise(seed, D2[T_STAR])), (mechanism, seed)
+                mechanism, D2, CoupledNoise(seed, D2[T_STAR])
+            ), (mechanism, seed)
     differs = 0
     for seed in range(60):
         a = released(asm_literal(D, T, EPS, SimulationNoise(seed), RATIO))

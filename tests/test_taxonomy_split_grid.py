@@ -24,7 +24,9 @@ BANDS = set(range(20, 91, 5))  # the 5-year band starts strictly inside the boun
 
 def arx_age(lo=17, hi=90) -> str:
     """ARX hierarchy CSV: age; 5-year band; decade; * (bands and decades labelled as closed ranges)."""
-    return "".join(f"{v};{v // 5 * 5}-{v // 5 * 5 + 4};{v // 10 * 10}-{v // 10 * 10 + 9};*\n" for v in range(lo, hi + 1))
+    return "".join(
+        f"{v};{v // 5 * 5}-{v // 5 * 5 + 4};{v // 10 * 10}-{v // 10 * 10 + 9};*\n" for v in range(lo, hi + 1)
+    )
 
 
 def test_cut_points_of_an_arx_age_hierarchy_are_its_group_boundaries(tmp_path):
@@ -70,13 +72,37 @@ def table(folder, n, seed=0, extra=()):
     (folder / "d.csv").write_text("age,sex,cls\n" + "".join(rows))
     (folder / "sex.csv").write_text("F;*\nM;*\n")
     (folder / "age.csv").write_text(arx_age())
-    (folder / "age.txt").write_text("[17,91)\n  [17,40)\n    [17,30)\n    [30,40)\n  [40,91)\n    [40,65)\n    [65,91)\n")
+    (folder / "age.txt").write_text(
+        "[17,91)\n  [17,40)\n    [17,30)\n    [30,40)\n  [40,91)\n    [40,65)\n    [65,91)\n"
+    )
 
 
 def argv(algorithm, age_file, steps=6, epsilon="10"):
-    return ["release", "--data", "d.csv", "--class", "cls", "--classes", "N,Y", "--taxonomy", "sex=sex.csv",
-            "--taxonomy", f"age={age_file}", "--bounds", "age=17:91", "--type", "age=integer",
-            "--algorithm", algorithm, "--epsilon", epsilon, "--steps", str(steps), "--out", "out.csv"]
+    return [
+        "release",
+        "--data",
+        "d.csv",
+        "--class",
+        "cls",
+        "--classes",
+        "N,Y",
+        "--taxonomy",
+        "sex=sex.csv",
+        "--taxonomy",
+        f"age={age_file}",
+        "--bounds",
+        "age=17:91",
+        "--type",
+        "age=integer",
+        "--algorithm",
+        algorithm,
+        "--epsilon",
+        epsilon,
+        "--steps",
+        str(steps),
+        "--out",
+        "out.csv",
+    ]
 
 
 def released_age_ends(out) -> set:

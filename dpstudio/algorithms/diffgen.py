@@ -108,13 +108,35 @@ NUMERIC_GRIDS = (EQUAL_GRID, LOG_GRID)
 LOG_GRID_DECADES = 3
 
 PRESETS = {
-    "diffgen": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen", numeric_splits="exponential",
-                    counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
-    "diffgen-consistent": dict(score=sc.MAX, selection=EXPONENTIAL, budget="diffgen",
-                               numeric_splits="exponential", counts="tree", consistency=LEAST_SQUARES,
-                               node_budget="optimized", tree_projection=True),
-    "maxgddp": dict(score=sc.MAX, selection=NOISY_MAX, budget="geometric", numeric_splits="grid",
-                    numeric_grid=LOG_GRID, counts="leaves", consistency=NO_CONSISTENCY, tree_projection=True),
+    "diffgen": dict(
+        score=sc.MAX,
+        selection=EXPONENTIAL,
+        budget="diffgen",
+        numeric_splits="exponential",
+        counts="leaves",
+        consistency=NO_CONSISTENCY,
+        tree_projection=True,
+    ),
+    "diffgen-consistent": dict(
+        score=sc.MAX,
+        selection=EXPONENTIAL,
+        budget="diffgen",
+        numeric_splits="exponential",
+        counts="tree",
+        consistency=LEAST_SQUARES,
+        node_budget="optimized",
+        tree_projection=True,
+    ),
+    "maxgddp": dict(
+        score=sc.MAX,
+        selection=NOISY_MAX,
+        budget="geometric",
+        numeric_splits="grid",
+        numeric_grid=LOG_GRID,
+        counts="leaves",
+        consistency=NO_CONSISTENCY,
+        tree_projection=True,
+    ),
 }
 
 
@@ -175,11 +197,17 @@ class DiffGenParams:
         check_epsilon(self.epsilon)
         if not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
             raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")
-        choices = dict(score=sc.SCORES, score_scope=("partition", "pooled"),
-                       selection=(EXPONENTIAL, NOISY_MAX), budget=("diffgen", "geometric"),
-                       numeric_splits=("exponential", "grid"), numeric_grid=NUMERIC_GRIDS,
-                       counts=("leaves", "tree"),
-                       node_budget=("uniform", "path", "optimized"), consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY))
+        choices = dict(
+            score=sc.SCORES,
+            score_scope=("partition", "pooled"),
+            selection=(EXPONENTIAL, NOISY_MAX),
+            budget=("diffgen", "geometric"),
+            numeric_splits=("exponential", "grid"),
+            numeric_grid=NUMERIC_GRIDS,
+            counts=("leaves", "tree"),
+            node_budget=("uniform", "path", "optimized"),
+            consistency=(LEAST_SQUARES, HAY, NO_CONSISTENCY),
+        )
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
@@ -215,25 +243,27 @@ class DiffGenParams:
         if self.selection_fractions is not None:
             sel = [frac("selection_fractions", f) for f in self.selection_fractions]
             if len(sel) != int(self.steps):
-                raise ValueError(f"selection_fractions needs one share per step ({int(self.steps)}), "
-                                 f"got {len(sel)}")
+                raise ValueError(f"selection_fractions needs one share per step ({int(self.steps)}), got {len(sel)}")
             used += sum(sel, Fraction(0))
         if self.split_fraction is not None:
             if self.numeric_splits != "exponential" and as_fraction(self.split_fraction) != 0:
-                raise ValueError("split_fraction is for DiffGen's numeric split points "
-                                 "(numeric_splits='exponential')")
+                raise ValueError("split_fraction is for DiffGen's numeric split points (numeric_splits='exponential')")
             used += frac("split_fraction", self.split_fraction, lo_open=False)
         if used >= 1:
-            raise ValueError(f"the selection and split-point shares take {float(used):g} of epsilon: "
-                             "nothing is left for the counts")
+            raise ValueError(
+                f"the selection and split-point shares take {float(used):g} of epsilon: nothing is left for the counts"
+            )
         if self.level_fractions is not None:
             if self.counts != "tree" or self.node_budget == "path":
-                raise ValueError("level_fractions apply to counts='tree' with node_budget 'uniform' or "
-                                 "'optimized' (they replace the optimized shares)")
+                raise ValueError(
+                    "level_fractions apply to counts='tree' with node_budget 'uniform' or "
+                    "'optimized' (they replace the optimized shares)"
+                )
             lv = [frac("level_fractions", f) for f in self.level_fractions]
             if len(lv) != int(self.steps) + 1:
-                raise ValueError(f"level_fractions needs one share per tree level (steps + 1 = "
-                                 f"{int(self.steps) + 1}), got {len(lv)}")
+                raise ValueError(
+                    f"level_fractions needs one share per tree level (steps + 1 = {int(self.steps) + 1}), got {len(lv)}"
+                )
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -320,8 +350,9 @@ class DiffGenResult:
 
     def label_columns(self) -> list:
         """One object array per attribute: the released label of every leaf partition."""
-        return [np.asarray(self.value_labels[a], dtype=object)[self.leaf_values[:, a]]
-                for a in range(len(self.attributes))]
+        return [
+            np.asarray(self.value_labels[a], dtype=object)[self.leaf_values[:, a]] for a in range(len(self.attributes))
+        ]
 
     @cached_property
     def leaf_labels(self) -> list:
@@ -373,13 +404,13 @@ def _group_label(lattice, k0: int, k1: int) -> str:
 
 def uses_log_grid(lo: float, hi: float) -> bool:
     """Whether the "log" grid rule takes the 1-2-5 series for public bounds [lo, hi)."""
-    return lo >= 0 and hi >= 10 ** LOG_GRID_DECADES * max(lo, 1.0)
+    return lo >= 0 and hi >= 10**LOG_GRID_DECADES * max(lo, 1.0)
 
 
 def log_grid(lo: float, hi: float) -> np.ndarray:
     """The 1-2-5 series 1, 2, 5, 10, ... strictly inside (lo, hi)."""
     top = max(0, int(math.ceil(math.log10(max(hi, 1.0)))))
-    g = np.array([m * 10.0 ** k for k in range(top + 1) for m in (1, 2, 5)])
+    g = np.array([m * 10.0**k for k in range(top + 1) for m in (1, 2, 5)])
     return g[(g > lo) & (g < hi)]
 
 
@@ -448,7 +479,7 @@ def plan_budget(params: DiffGenParams, n_numeric: int) -> DiffGenBudget:
         else:
             eps1 = eps * as_fraction(params.tree_fraction)
         r = float(params.fanout) ** (1.0 / 3.0)
-        w = [Fraction(r ** l).limit_denominator(10 ** 12) for l in range(1, h + 1)]
+        w = [Fraction(r**l).limit_denominator(10**12) for l in range(1, h + 1)]
         total = sum(w, Fraction(0))
         steps = [eps1 * wl / total for wl in w]
     if params.selection_fractions is not None:
@@ -469,8 +500,7 @@ def _budget_plan(params: DiffGenParams, n_numeric_exp: int) -> tuple[Fraction, l
 
 
 class _Engine:
-    def __init__(self, data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                 teaching: bool):
+    def __init__(self, data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger, teaching: bool):
         self.data, self.params, self.noise, self.ledger, self.teaching = data, params, noise, ledger, teaching
         self.A = len(data.attributes)
         self.K = len(data.classes)
@@ -508,8 +538,9 @@ class _Engine:
                 else:
                     # each record's lattice cell, once: a per-record rule (x < c_k iff cell < k)
                     uniq, inv = np.unique(lattice.index(x), return_inverse=True)
-                    vc = sc.count_keys(inv.reshape(-1) * self.K + self.y, uniq.size * self.K,
-                                       self.w).reshape(-1, self.K)
+                    vc = sc.count_keys(inv.reshape(-1) * self.K + self.y, uniq.size * self.K, self.w).reshape(
+                        -1, self.K
+                    )
                     self.value_counts[a] = (uniq, vc)
         self.part = np.zeros(self.N, dtype=np.int64)
         self.leaf_vals = np.zeros((1, self.A), dtype=np.int32)  # node ids per attribute (int32: memory)
@@ -540,8 +571,9 @@ class _Engine:
         return self.n_selections - 1
 
     # -- spending -------------------------------------------------------------------------------------
-    def spend(self, step: str, mechanism: str, eps: Fraction, sens: float, scale: float | None,
-              note: str = "") -> BudgetSpent:
+    def spend(
+        self, step: str, mechanism: str, eps: Fraction, sens: float, scale: float | None, note: str = ""
+    ) -> BudgetSpent:
         entry = self.ledger.spend(step, mechanism, eps, sens, scale, note)
         return BudgetSpent(entry, float(self.ledger.spent), float(self.ledger.remaining))
 
@@ -568,11 +600,20 @@ class _Engine:
         if self.teaching:
             p = lattice_probabilities(starts, scores, eps, self.du)
             groups = [(starts[j], starts[j + 1]) for j in range(starts.size - 1)]
-            ranges = tuple((lattice.point(k0), lattice.point(k1 - 1), int(k1 - k0)) if k1 > k0
-                           else (None, None, 0) for k0, k1 in groups)
-            yield CandidatesScored(step, tuple(_group_label(lattice, k0, k1) for k0, k1 in groups),
-                                   tuple(float(s) for s in scores), tuple(float(x) for x in p), mech, sel,
-                                   (iv.lo[i], iv.hi[i]), ranges)
+            ranges = tuple(
+                (lattice.point(k0), lattice.point(k1 - 1), int(k1 - k0)) if k1 > k0 else (None, None, 0)
+                for k0, k1 in groups
+            )
+            yield CandidatesScored(
+                step,
+                tuple(_group_label(lattice, k0, k1) for k0, k1 in groups),
+                tuple(float(s) for s in scores),
+                tuple(float(x) for x in p),
+                mech,
+                sel,
+                (iv.lo[i], iv.hi[i]),
+                ranges,
+            )
         else:
             # the groups' ends are data values (private), and so is their number: only the public
             # interval being split is named (in the mechanism text)
@@ -617,8 +658,9 @@ class _Engine:
                 local = np.full(len(tax), len(kids), dtype=np.int64)
                 local[kids] = np.arange(len(kids))
                 cand_of_child = np.repeat(np.arange(len(cands)), [len(tax.children[v]) for v in cands])
-                s = sc.candidate_scores_all(self.params.score, local[self.child_node[a]], pcy, cand_of_child,
-                                            len(cands), n_part, self.K, self.w)
+                s = sc.candidate_scores_all(
+                    self.params.score, local[self.child_node[a]], pcy, cand_of_child, len(cands), n_part, self.K, self.w
+                )
                 for v in cands:
                     labels.append(f"{attr.name}={tax.labels[v]}")
                     specs.append((a, v, None))
@@ -634,8 +676,9 @@ class _Engine:
                 idx = index[cur]
                 child = np.where(idx >= 0, 2 * idx + (attr.values >= split[cur]), 2 * len(cands))
                 cand_of_child = np.repeat(np.arange(len(cands)), 2)
-                s = sc.candidate_scores_all(self.params.score, child, pcy, cand_of_child, len(cands), n_part,
-                                            self.K, self.w)
+                s = sc.candidate_scores_all(
+                    self.params.score, child, pcy, cand_of_child, len(cands), n_part, self.K, self.w
+                )
                 for v in cands:
                     labels.append(f"{attr.name}={iv.label(v)} at {split[v]:g}")
                     specs.append((a, v, float(split[v])))
@@ -704,7 +747,7 @@ class _Engine:
             childpos = pos_of[child_nodes]
             cut = self.cat_cut[a]
             k = cut.index(v)
-            self.cat_cut[a] = cut[:k] + children + cut[k + 1:]
+            self.cat_cut[a] = cut[:k] + children + cut[k + 1 :]
             below = min(int(tax.depth[v]) + 2, tax.height)
             self.child_node[a][in_v] = tax.ancestor_table[attr.leaf_ids[in_v], below]
         else:
@@ -714,7 +757,7 @@ class _Engine:
             children = [iv.add(lo, split, v, iv.klo[v], k), iv.add(split, hi, v, k, iv.khi[v])]
             childpos = (attr.values[in_v] >= split).astype(np.int64)
             k = iv.cut.index(v)
-            iv.cut = iv.cut[:k] + children + iv.cut[k + 1:]
+            iv.cut = iv.cut[:k] + children + iv.cut[k + 1 :]
             iv.split[v] = math.nan
             child_nodes = np.asarray(children)[childpos]
         nk = len(children)
@@ -750,8 +793,7 @@ class _Engine:
         info["values"] = every attribute's generalized value; true_count in teaching mode only."""
         if not self.detail:
             return
-        counts = (sc.count_keys(self.part, self.leaf_tree.size, self.w)[positions] if self.teaching
-                  else None)
+        counts = sc.count_keys(self.part, self.leaf_tree.size, self.w)[positions] if self.teaching else None
         nodes = self.leaf_tree[positions]
         depth = self.leaf_depth[positions].tolist()
         parent = np.concatenate(self.tree_parent)[nodes].tolist()
@@ -760,8 +802,9 @@ class _Engine:
         for j, node in enumerate(nodes.tolist()):
             values = tuple(rows[j])
             label = branch if a < 0 else f"{self.data.attributes[a].name}={values[a]}"
-            yield NodeCreated(node, parent[j], label, depth[j],
-                              int(counts[j]) if counts is not None else None, {"values": values})
+            yield NodeCreated(
+                node, parent[j], label, depth[j], int(counts[j]) if counts is not None else None, {"values": values}
+            )
 
 
 @dataclass(frozen=True)
@@ -777,9 +820,16 @@ class ReplayScript:
     split_points: dict
 
 
-def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                teaching: bool = False, *, per_node_events: bool = True,
-                script: ReplayScript | None = None) -> Iterator[Event]:
+def run_diffgen(
+    data: DiffGenInput,
+    params: DiffGenParams,
+    noise: NoiseSource,
+    ledger: Ledger,
+    teaching: bool = False,
+    *,
+    per_node_events: bool = True,
+    script: ReplayScript | None = None,
+) -> Iterator[Event]:
     """Run the engine; yields events, the last one ``RunFinished(DiffGenResult)``.
 
     Spends exactly ``params.epsilon`` from ``ledger`` (each spend before the value it pays for is
@@ -796,21 +846,24 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         raise ValueError("a scripted history is for teaching runs on simulation noise only")
     eps = as_fraction(params.epsilon)
     if eps > ledger.remaining:
-        raise ValueError(f"epsilon {float(eps):g} exceeds what is left in the ledger "
-                         f"({float(ledger.remaining):g})")
+        raise ValueError(f"epsilon {float(eps):g} exceeds what is left in the ledger ({float(ledger.remaining):g})")
     if data.n_records == 0:
         raise ValueError("the table is empty")
     start_spent = ledger.spent
     eng = _Engine(data, params, noise, ledger, teaching)
     eng.detail = per_node_events
     eng.script = script
-    numeric_exp = [a for a, at in enumerate(data.attributes)
-                   if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"]
+    numeric_exp = [
+        a
+        for a, at in enumerate(data.attributes)
+        if isinstance(at, NumericAttribute) and params.numeric_splits == "exponential"
+    ]
     split_eps, step_eps = _budget_plan(params, len(numeric_exp))
     h = int(params.steps)
     if numeric_exp and h > 0 and split_eps <= 0:
-        raise ValueError("the split-point share is 0 but numeric attributes need split points: give them "
-                         "a share of epsilon")
+        raise ValueError(
+            "the split-point share is 0 but numeric attributes need split points: give them a share of epsilon"
+        )
     yield Progress(0, h, "start")
     yield from eng.node_events(np.array([0]))
 
@@ -818,8 +871,7 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
         for a in numeric_exp:
             if not eng.splittable_interval(a, 0):
                 continue
-            yield from eng.choose_split(a, 0, split_eps, 0,
-                                        f"split point of {data.attributes[a].name} (root interval)")
+            yield from eng.choose_split(a, 0, split_eps, 0, f"split point of {data.attributes[a].name} (root interval)")
 
     steps_done = 0
     stopped_early = False
@@ -844,13 +896,20 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
                 probs = exponential_probabilities(scores, ef, eng.du)
             else:
                 probs = noisy_max_probabilities(scores, ef, eng.du, monotone, draws=2000, seed=t)
-            yield CandidatesScored(t, tuple(labels), tuple(float(s) for s in scores),
-                                   tuple(float(p) for p in probs), mech, sel)
+            yield CandidatesScored(
+                t, tuple(labels), tuple(float(s) for s in scores), tuple(float(p) for p in probs), mech, sel
+            )
         else:
             nan = (math.nan,) * len(labels)
             yield CandidatesScored(t, tuple(labels), nan, nan, mech, sel)
-        yield eng.spend(f"step {t}: choose a specialization", mech, e, eng.du, scale,
-                        f"{len(labels)} candidates, score {params.score}")
+        yield eng.spend(
+            f"step {t}: choose a specialization",
+            mech,
+            e,
+            eng.du,
+            scale,
+            f"{len(labels)} candidates, score {params.score}",
+        )
         if script is not None and sel in script.winners:
             w = int(script.winners[sel])
             if not 0 <= w < len(specs):
@@ -870,9 +929,13 @@ def run_diffgen(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, l
             if todo:
                 with ledger.parallel(f"step {t}: split points of {data.attributes[a].name}"):
                     for c in todo:
-                        yield from eng.choose_split(a, c, split_eps, t,
-                                                    f"step {t}: split point of {data.attributes[a].name}="
-                                                    f"{eng.intervals[a].label(c)}")
+                        yield from eng.choose_split(
+                            a,
+                            c,
+                            split_eps,
+                            t,
+                            f"step {t}: split point of {data.attributes[a].name}={eng.intervals[a].label(c)}",
+                        )
         steps_done = t
         yield Progress(t, h, labels[w])
 
@@ -891,8 +954,14 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
     epc = float(eps_c)
     if params.counts == "leaves":
         scale = noise_scale(1, eps_c)
-        yield eng.spend("counts: every leaf partition x class", "discrete Laplace", eps_c, 1.0, scale,
-                        f"{P} partitions x {K} classes; empty partitions included")
+        yield eng.spend(
+            "counts: every leaf partition x class",
+            "discrete Laplace",
+            eps_c,
+            1.0,
+            scale,
+            f"{P} partitions x {K} classes; empty partitions included",
+        )
         noisy = noise.laplace_counts(leaf_true, scale)
         var = discrete_laplace_variance(scale)
         truth = leaf_true.tolist() if eng.teaching else None
@@ -913,27 +982,44 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         elif params.level_fractions is not None:
             # planned levels 0..h; a shallower tree gives the shares of the missing levels to its deepest
             w = [as_fraction(f) for f in params.level_fractions]
-            w = w[:L - 1] + [sum(w[L - 1:], Fraction(0))]
+            w = w[: L - 1] + [sum(w[L - 1 :], Fraction(0))]
             tot = sum(w, Fraction(0))
             level_eps = [eps_c * x / tot for x in w[:-1]]
             level_eps.append(eps_c - sum(level_eps, Fraction(0)))
             node_scale = np.array([noise_scale(1, level_eps[d]) for d in range(L)])[depth]
             for d, e in enumerate(level_eps):
-                yield eng.spend(f"counts: level {d} of the DiffGen tree x class", "discrete Laplace", e, 1.0,
-                                noise_scale(1, e), f"{int(np.sum(depth == d))} nodes x {K} classes; a record "
-                                f"lies in one node of the level")
+                yield eng.spend(
+                    f"counts: level {d} of the DiffGen tree x class",
+                    "discrete Laplace",
+                    e,
+                    1.0,
+                    noise_scale(1, e),
+                    f"{int(np.sum(depth == d))} nodes x {K} classes; a record lies in one node of the level",
+                )
         elif params.node_budget == "uniform":
             node_len = np.full(n, L)
-            yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
-                            L, noise_scale(L, eps_c), f"{n} nodes x {K} classes; L = {L} nodes on the longest path")
+            yield eng.spend(
+                "counts: every node of the DiffGen tree x class",
+                "discrete Laplace",
+                eps_c,
+                L,
+                noise_scale(L, eps_c),
+                f"{n} nodes x {K} classes; L = {L} nodes on the longest path",
+            )
         else:
             below = depth.copy()
             for nodes in reversed(levels[1:]):
                 np.maximum.at(below, parents[nodes], below[nodes])
             node_len = below + 1
-            yield eng.spend("counts: every node of the DiffGen tree x class", "discrete Laplace", eps_c,
-                            L, None, f"{n} nodes x {K} classes; node scale = (nodes on the longest path "
-                                     "through it) / eps_c, so every root-to-leaf path sums to <= eps_c")
+            yield eng.spend(
+                "counts: every node of the DiffGen tree x class",
+                "discrete Laplace",
+                eps_c,
+                L,
+                None,
+                f"{n} nodes x {K} classes; node scale = (nodes on the longest path "
+                "through it) / eps_c, so every root-to-leaf path sums to <= eps_c",
+            )
             for i, length in enumerate(node_len.tolist() if eng.detail else ()):
                 yield BudgetAssigned(i, epc / length)
         if level_eps is None:
@@ -966,8 +1052,11 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         estimates = est[eng.leaf_tree]
         variances = None if var_all is None else var_all[eng.leaf_tree]
     counts = estimates.copy()
-    projected = params.tree_projection and params.clamp_negative and (
-        params.counts == "leaves" or params.consistency != NO_CONSISTENCY)
+    projected = (
+        params.tree_projection
+        and params.clamp_negative
+        and (params.counts == "leaves" or params.consistency != NO_CONSISTENCY)
+    )
     if projected and params.counts == "leaves":
         # the released tree's nodes as sums of the noisy leaves (post-processing), variance per leaf below
         levels = _levels_of(depth)
@@ -1007,8 +1096,10 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         class_name=eng.data.class_name,
         classes=tuple(eng.data.classes),
         leaf_values=eng.leaf_vals.copy(),
-        value_labels=tuple(list(a.taxonomy.labels) if isinstance(a, CategoricalAttribute)
-                           else list(eng.intervals[i].labels) for i, a in enumerate(eng.data.attributes)),
+        value_labels=tuple(
+            list(a.taxonomy.labels) if isinstance(a, CategoricalAttribute) else list(eng.intervals[i].labels)
+            for i, a in enumerate(eng.data.attributes)
+        ),
         leaf_nodes=eng.leaf_tree.copy(),
         counts=counts,
         estimates=estimates,
@@ -1021,8 +1112,10 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         steps_done=steps_done,
         stopped_early=stopped_early,
         winners=list(eng.winners),
-        intervals={eng.data.attributes[a].name: [(iv.lo[i], iv.hi[i], iv.label(i)) for i in range(len(iv.lo))]
-                   for a, iv in eng.intervals.items()},
+        intervals={
+            eng.data.attributes[a].name: [(iv.lo[i], iv.hi[i], iv.label(i)) for i in range(len(iv.lo))]
+            for a, iv in eng.intervals.items()
+        },
         sensitivity_counts=sensitivity,
         count_epsilon=eps_c,
         numeric_domains={eng.data.attributes[a].name: _split_domain(eng, a) for a in eng.lattices},
@@ -1042,8 +1135,10 @@ def _split_domain(eng: _Engine, a: int) -> dict:
         source = getattr(eng.lattices[a], "source", "the cut points of the attribute's taxonomy")
         d.pop("grid_source", None)
     elif rule == LOG_GRID:
-        source = ("the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside the public bounds, which span at least "
-                  f"{LOG_GRID_DECADES} decades")
+        source = (
+            "the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside the public bounds, which span at least "
+            f"{LOG_GRID_DECADES} decades"
+        )
     else:
         source = f"{eng.params.grid_bins} equal-width bins of the public bounds"
         if attr.integer:
@@ -1059,7 +1154,7 @@ def _levels_of(depth: np.ndarray) -> list:
     """Node indices by depth, root first."""
     by_depth = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max()) + 2))
-    return [by_depth[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
+    return [by_depth[bounds[d] : bounds[d + 1]] for d in range(int(depth.max()) + 1)]
 
 
 def _subtree_sums(parents, levels: list, leaf_nodes, leaf_values) -> np.ndarray:
@@ -1075,18 +1170,24 @@ def _subtree_sums(parents, levels: list, leaf_nodes, leaf_values) -> np.ndarray:
     return out
 
 
-LEAF_PROJECTION_NOTE = ("top-down over the released tree, whose nodes are the sums of the noisy leaves below "
-                        "them over all classes: the root keeps the sum of all noisy leaves (negative -> 0, "
-                        "rounded), each node's value is split over its children by the projection of their sums "
-                        "onto non-negative values with that sum (weighted by their variances), then each leaf's "
-                        "value over its classes the same way; the total is not inflated and a class is not "
-                        "emptied because the sum of its noisy leaves fell below 0")
-PROJECTION_NOTE = ("top-down over the tree: the root keeps its estimate (negative -> 0, rounded to the nearest "
-                   "integer); each node's value is split over its children by the projection of their "
-                   "estimates onto non-negative values with that sum (weighted by their variances)")
-ROUNDING_NOTE = ("largest remainder within each family, top-down: every child gets the floor of its share, the "
-                 "family's missing units go to the largest fractional parts, so parents equal the sums of "
-                 "their children and the total is the root's")
+LEAF_PROJECTION_NOTE = (
+    "top-down over the released tree, whose nodes are the sums of the noisy leaves below "
+    "them over all classes: the root keeps the sum of all noisy leaves (negative -> 0, "
+    "rounded), each node's value is split over its children by the projection of their sums "
+    "onto non-negative values with that sum (weighted by their variances), then each leaf's "
+    "value over its classes the same way; the total is not inflated and a class is not "
+    "emptied because the sum of its noisy leaves fell below 0"
+)
+PROJECTION_NOTE = (
+    "top-down over the tree: the root keeps its estimate (negative -> 0, rounded to the nearest "
+    "integer); each node's value is split over its children by the projection of their "
+    "estimates onto non-negative values with that sum (weighted by their variances)"
+)
+ROUNDING_NOTE = (
+    "largest remainder within each family, top-down: every child gets the floor of its share, the "
+    "family's missing units go to the largest fractional parts, so parents equal the sums of "
+    "their children and the total is the root's"
+)
 
 
 def _spend_optimized_levels(eng: _Engine, parents, depth, eps_c: Fraction, L: int):
@@ -1094,8 +1195,7 @@ def _spend_optimized_levels(eng: _Engine, parents, depth, eps_c: Fraction, L: in
     (``diffgen_levels.optimal_level_shares``: public, the shape follows the released specializations).
     An internal node at depth d gets eps_d; a leaf at depth d gets eps_d + ... + eps_(L-1); every
     root-to-leaf path sums to exactly eps_c. Returns (level epsilons, node scales)."""
-    shares = [max(Fraction(x).limit_denominator(10 ** 9), Fraction(1, 10 ** 9))
-              for x in optimal_level_shares(parents)]
+    shares = [max(Fraction(x).limit_denominator(10**9), Fraction(1, 10**9)) for x in optimal_level_shares(parents)]
     total = sum(shares, Fraction(0))
     level_eps = [eps_c * x / total for x in shares[:-1]]
     level_eps.append(eps_c - sum(level_eps, Fraction(0)))
@@ -1104,11 +1204,17 @@ def _spend_optimized_levels(eng: _Engine, parents, depth, eps_c: Fraction, L: in
     K = eng.K
     for d, e in enumerate(level_eps):
         at = depth == d
-        yield eng.spend(f"counts: level {d} of the DiffGen tree x class", "discrete Laplace", e, 1.0,
-                        noise_scale(1, e), f"{int(np.sum(at & ~is_leaf))} internal nodes x {K} classes at scale "
-                        f"1/eps_{d}; the {int(np.sum(at & is_leaf))} leaves at this depth take the levels "
-                        f"{d}..{L - 1} (scale {noise_scale(1, tails[d]):.6g}); shares chosen for the "
-                        "released tree's shape")
+        yield eng.spend(
+            f"counts: level {d} of the DiffGen tree x class",
+            "discrete Laplace",
+            e,
+            1.0,
+            noise_scale(1, e),
+            f"{int(np.sum(at & ~is_leaf))} internal nodes x {K} classes at scale "
+            f"1/eps_{d}; the {int(np.sum(at & is_leaf))} leaves at this depth take the levels "
+            f"{d}..{L - 1} (scale {noise_scale(1, tails[d]):.6g}); shares chosen for the "
+            "released tree's shape",
+        )
     scale_internal = np.array([noise_scale(1, e) for e in level_eps])
     scale_leaf = np.array([noise_scale(1, t) for t in tails])
     return level_eps, np.where(is_leaf, scale_leaf[depth], scale_internal[depth])
@@ -1131,13 +1237,18 @@ def _released_cut(eng: _Engine) -> dict:
         else:
             iv = eng.intervals[a]
             cut = sorted(iv.cut, key=lambda i: iv.lo[i])
-            out[attr.name] = {"intervals": [[iv.lo[i], iv.hi[i], iv.label(i)] for i in cut],
-                              "closed_top": True}
+            out[attr.name] = {"intervals": [[iv.lo[i], iv.hi[i], iv.label(i)] for i in cut], "closed_top": True}
     return out
 
 
-def run_to_result(data: DiffGenInput, params: DiffGenParams, noise: NoiseSource, ledger: Ledger,
-                  teaching: bool = False, per_node_events: bool = False) -> DiffGenResult:
+def run_to_result(
+    data: DiffGenInput,
+    params: DiffGenParams,
+    noise: NoiseSource,
+    ledger: Ledger,
+    teaching: bool = False,
+    per_node_events: bool = False,
+) -> DiffGenResult:
     """Drain ``run_diffgen`` and return its result (for the CLI, benchmarks and evaluation)."""
     result = None
     for ev in run_diffgen(data, params, noise, ledger, teaching, per_node_events=per_node_events):

@@ -94,8 +94,7 @@ class DiffGenInput:
                 if a.leaf_ids.shape != (n,):
                     raise ValueError(f"attribute {a.name!r}: {a.leaf_ids.shape[0]} codes for {n} records")
                 is_leaf = np.array([not c for c in a.taxonomy.children], dtype=bool)
-                if n and (a.leaf_ids.min() < 0 or a.leaf_ids.max() >= len(is_leaf)
-                          or not is_leaf[a.leaf_ids].all()):
+                if n and (a.leaf_ids.min() < 0 or a.leaf_ids.max() >= len(is_leaf) or not is_leaf[a.leaf_ids].all()):
                     raise ValueError(f"attribute {a.name!r}: codes that are not taxonomy leaves")
             elif isinstance(a, NumericAttribute):
                 if a.values.shape != (n,):
@@ -107,8 +106,7 @@ class DiffGenInput:
                 if a.lattice is not None and a.integer != (a.lattice.kind == INTEGER):
                     raise ValueError(f"attribute {a.name!r}: integer={a.integer} but its lattice is {a.lattice.kind}")
                 if n and (np.isnan(a.values).any() or a.values.min() < a.lo or a.values.max() > a.hi):
-                    raise ValueError(f"attribute {a.name!r}: values outside the public bounds "
-                                     f"[{a.lo:g}, {a.hi:g}]")
+                    raise ValueError(f"attribute {a.name!r}: values outside the public bounds [{a.lo:g}, {a.hi:g}]")
             else:
                 raise TypeError(f"unknown attribute type {type(a).__name__}")
         return self

@@ -58,9 +58,15 @@ def count_keys(keys: np.ndarray, minlength: int, weights: np.ndarray | None = No
     return np.bincount(keys, weights=weights, minlength=minlength).astype(np.int64)
 
 
-def group_class_counts(child: np.ndarray, part: np.ndarray, y: np.ndarray, n_child: int, n_part: int,
-                       n_classes: int, weights: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_class_counts(
+    child: np.ndarray,
+    part: np.ndarray,
+    y: np.ndarray,
+    n_child: int,
+    n_part: int,
+    n_classes: int,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Class counts of the non-empty (child, partition) groups of the given records.
 
     Returns (group_child, group_part, counts[groups, classes]).
@@ -73,14 +79,21 @@ def group_class_counts(child: np.ndarray, part: np.ndarray, y: np.ndarray, n_chi
         gkey, counts = nz, table[nz]
     else:
         gkey, inv = np.unique(key, return_inverse=True)
-        counts = count_keys(inv.reshape(-1) * n_classes + y, gkey.size * n_classes,
-                            weights).reshape(-1, n_classes)
+        counts = count_keys(inv.reshape(-1) * n_classes + y, gkey.size * n_classes, weights).reshape(-1, n_classes)
     return gkey // n_part, gkey % n_part, counts
 
 
-def candidate_scores(score: str, child: np.ndarray, part: np.ndarray, y: np.ndarray,
-                     cand_of_child: np.ndarray, n_cand: int, n_part: int, n_classes: int,
-                     weights: np.ndarray | None = None) -> np.ndarray:
+def candidate_scores(
+    score: str,
+    child: np.ndarray,
+    part: np.ndarray,
+    y: np.ndarray,
+    cand_of_child: np.ndarray,
+    n_cand: int,
+    n_part: int,
+    n_classes: int,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
     """Score of every candidate from records' child codes (child >= 0 only) and partition codes.
 
     ``cand_of_child[c]`` is the candidate a child code belongs to; ``weights``: records per row.
@@ -103,9 +116,16 @@ def candidate_scores(score: str, child: np.ndarray, part: np.ndarray, y: np.ndar
     return np.clip(gain, 0.0, None)
 
 
-def candidate_scores_all(score: str, child: np.ndarray, pcy: np.ndarray, cand_of_child: np.ndarray,
-                         n_cand: int, n_part: int, n_classes: int,
-                         weights: np.ndarray | None = None) -> np.ndarray:
+def candidate_scores_all(
+    score: str,
+    child: np.ndarray,
+    pcy: np.ndarray,
+    cand_of_child: np.ndarray,
+    n_cand: int,
+    n_part: int,
+    n_classes: int,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
     """``candidate_scores`` for ALL records at once: ``child`` in 0..C, where C (= cand_of_child.size)
     marks records under no candidate; ``pcy`` = partition * n_classes + class. No boolean masking: one
     dense bincount when the table fits, else the grouped path on the records that count."""
@@ -114,8 +134,17 @@ def candidate_scores_all(score: str, child: np.ndarray, pcy: np.ndarray, cand_of
     if (C + 1) * block > DENSE_LIMIT:
         keep = child < C
         sel = pcy[keep]
-        return candidate_scores(score, child[keep], sel // n_classes, sel % n_classes, cand_of_child,
-                                n_cand, n_part, n_classes, None if weights is None else weights[keep])
+        return candidate_scores(
+            score,
+            child[keep],
+            sel // n_classes,
+            sel % n_classes,
+            cand_of_child,
+            n_cand,
+            n_part,
+            n_classes,
+            None if weights is None else weights[keep],
+        )
     table = count_keys(child * block + pcy, (C + 1) * block, weights)[: C * block]
     table = table.reshape(C, n_part, n_classes)
     if score == MAX:
@@ -149,8 +178,9 @@ def split_scores(score: str, value_counts: np.ndarray) -> np.ndarray:
     return np.clip(gain, 0.0, None)
 
 
-def grid_split_terms(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
-                     cut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def grid_split_terms(
+    score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray, cut: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Additive terms over partitions of splitting bin ranges [blo, bhi) after bin ``cut``.
 
     ``cum[p, b, k]`` = records of partition p, class k in bins < b. Returns (numerator, records): the
@@ -165,8 +195,7 @@ def grid_split_terms(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarr
     return (_impurity(parent) - _impurity(left) - _impurity(right)).sum(axis=0), n_v
 
 
-def grid_split_scores(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
-                      cut: np.ndarray) -> np.ndarray:
+def grid_split_scores(score: str, cum: np.ndarray, blo: np.ndarray, bhi: np.ndarray, cut: np.ndarray) -> np.ndarray:
     """Scores of splitting bin ranges [blo, bhi) after bin ``cut`` (left = bins blo..cut), per partition."""
     num, n_v = grid_split_terms(score, cum, blo, bhi, cut)
     return finish_grid_scores(score, num, n_v)

@@ -39,7 +39,7 @@ def _levels(parents: np.ndarray) -> list[np.ndarray]:
         depth[ok] = depth[parents[ok]] + 1
     order = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
-    return [order[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
+    return [order[bounds[d] : bounds[d + 1]] for d in range(int(depth.max()) + 1)]
 
 
 def least_squares_variances(parents, variances, levels: list | None = None) -> np.ndarray:
@@ -77,4 +77,4 @@ def linear_estimator_variances(estimator, parents, variances, max_nodes: int = 2
         return None
     s2 = np.broadcast_to(np.asarray(variances, dtype=float), (n,)).astype(float)
     weights = estimator(par, np.eye(n))  # column j: the estimate when node j's count is 1, others 0
-    return (weights ** 2) @ s2
+    return (weights**2) @ s2

@@ -136,8 +136,9 @@ class Evaluator:
         sizes, bad, starts, hists = self.classes(fs)
         suppressed = int(sizes[bad].sum())
         ok = suppressed <= self.p.max_sup
-        return NodeResult(tuple(fs.levels), ok, suppressed, int((~bad).sum()),
-                          self.metric(fs, sizes, bad, starts, hists))
+        return NodeResult(
+            tuple(fs.levels), ok, suppressed, int((~bad).sum()), self.metric(fs, sizes, bad, starts, hists)
+        )
 
     def metric(self, fs, sizes, bad, starts, hists) -> float:
         name = self.p.metric
@@ -155,9 +156,10 @@ class Evaluator:
             return sm.average_class_size(int(sizes[~bad].sum()), int((~bad).sum()), self.p.k)
         if name == "loss":
             kept_rows = np.repeat(~bad, np.diff(np.append(starts, len(fs.counts))))
-            covered = [np.repeat(self.p.data.hierarchies[j].leaves_under[lv][fs.qi[pos, kept_rows]],
-                                 fs.counts[kept_rows])
-                       for pos, (j, lv) in enumerate(zip(fs.attrs, fs.levels))]
+            covered = [
+                np.repeat(self.p.data.hierarchies[j].leaves_under[lv][fs.qi[pos, kept_rows]], fs.counts[kept_rows])
+                for pos, (j, lv) in enumerate(zip(fs.attrs, fs.levels))
+            ]
             leaves = [self.p.data.hierarchies[j].size(0) for j in fs.attrs]
             return sm.loss(covered, leaves, int(sizes[bad].sum()), self.p.data.n)
         raise ValueError(f"unknown metric {name!r}: use one of {', '.join(sm.METRICS)}")
@@ -186,7 +188,8 @@ def minimal_nodes(satisfying) -> list[tuple[int, ...]]:
     below: dict[tuple, bool] = {}
     for node in sorted(itertools.product(*[range(h + 1) for h in top]), key=sum):
         below[node] = any(
-            (d in sat or below[d]) for d in (node[:j] + (node[j] - 1,) + node[j + 1:] for j in range(q) if node[j]))
+            (d in sat or below[d]) for d in (node[:j] + (node[j] - 1,) + node[j + 1 :] for j in range(q) if node[j])
+        )
     return sorted(n for n in sat if not below[n])
 
 
@@ -217,12 +220,13 @@ def run_optimal(problem: Problem):
         for pos in range(q - 1, last - 1, -1):  # raise order[pos] for pos >= last: each node generated once
             j = order[pos]
             if levels[j] < heights[j]:
-                child = levels[:j] + (levels[j] + 1,) + levels[j + 1:]
+                child = levels[:j] + (levels[j] + 1,) + levels[j + 1 :]
                 stack.append((child, fs, pos))
     results.sort(key=lambda r: r.levels)
     sat = [r.levels for r in results if r.satisfies]
-    yield RunFinished(SearchResult("optimal", best(results), results, sat, minimal_nodes(sat), len(results),
-                                   ev.checks, True))
+    yield RunFinished(
+        SearchResult("optimal", best(results), results, sat, minimal_nodes(sat), len(results), ev.checks, True)
+    )
 
 
 def run_samarati(problem: Problem, prefer: str = "lexicographic"):
@@ -260,11 +264,25 @@ def run_samarati(problem: Problem, prefer: str = "lexicographic"):
         yield NodeChecked(r)
     chosen = None
     if sol:
-        chosen = (min(sol, key=lambda r: r.levels) if prefer == "lexicographic"
-                  else min(sol, key=lambda r: (r.metric, r.levels)))
+        chosen = (
+            min(sol, key=lambda r: r.levels)
+            if prefer == "lexicographic"
+            else min(sol, key=lambda r: (r.metric, r.levels))
+        )
     sat = sorted(r.levels for r in sol)
-    yield RunFinished(SearchResult("samarati", chosen, sorted(evaluated.values(), key=lambda r: r.levels), sat,
-                                   sat, int(np.prod([h + 1 for h in heights])), ev.checks, False, probed))
+    yield RunFinished(
+        SearchResult(
+            "samarati",
+            chosen,
+            sorted(evaluated.values(), key=lambda r: r.levels),
+            sat,
+            sat,
+            int(np.prod([h + 1 for h in heights])),
+            ev.checks,
+            False,
+            probed,
+        )
+    )
 
 
 def run_incognito(problem: Problem, cache_size: int = 64):
@@ -297,7 +315,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
             attrs, levels = node
             for pos, j in enumerate(attrs):
                 if levels[pos] < heights[j]:
-                    up = (attrs, levels[:pos] + (levels[pos] + 1,) + levels[pos + 1:])
+                    up = (attrs, levels[:pos] + (levels[pos] + 1,) + levels[pos + 1 :])
                     if up in cset:
                         yield up
 
@@ -305,7 +323,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
             attrs, levels = node
             for pos in range(len(attrs)):
                 if levels[pos] > 0:
-                    d = (attrs, levels[:pos] + (levels[pos] - 1,) + levels[pos + 1:])
+                    d = (attrs, levels[:pos] + (levels[pos] - 1,) + levels[pos + 1 :])
                     if d in cset:
                         yield d
 
@@ -346,8 +364,9 @@ def run_incognito(problem: Problem, cache_size: int = 64):
                 if a1 < a2:
                     attrs, levels = pa + (a1, a2), pl + (l1, l2)
                     subsets_ok = all(
-                        (attrs[:d] + attrs[d + 1:], levels[:d] + levels[d + 1:]) in survivors
-                        for d in range(len(attrs)))
+                        (attrs[:d] + attrs[d + 1 :], levels[:d] + levels[d + 1 :]) in survivors
+                        for d in range(len(attrs))
+                    )
                     if subsets_ok:
                         nxt.add((attrs, levels))
         candidates = nxt
@@ -355,8 +374,18 @@ def run_incognito(problem: Problem, cache_size: int = 64):
     results = [ev.evaluate(levels) for levels in sat]
     for r in results:
         yield NodeChecked(r)
-    yield RunFinished(SearchResult("incognito", best(results), results, sat, minimal_nodes(sat),
-                                   int(np.prod([h + 1 for h in heights])), ev.checks, True))
+    yield RunFinished(
+        SearchResult(
+            "incognito",
+            best(results),
+            results,
+            sat,
+            minimal_nodes(sat),
+            int(np.prod([h + 1 for h in heights])),
+            ev.checks,
+            True,
+        )
+    )
 
 
 SEARCHES = {"optimal": run_optimal, "samarati": run_samarati, "incognito": run_incognito}

@@ -89,7 +89,7 @@ def _group(qi: np.ndarray, extra: np.ndarray, counts: np.ndarray, qsizes: list[i
     total = 1
     for s in sizes:
         total *= s
-    if total < 2 ** 62:
+    if total < 2**62:
         key = cols[0].astype(np.int64, copy=True)
         for c, s in zip(cols[1:], sizes[1:]):
             key *= s
@@ -112,8 +112,11 @@ def bottom(data: Microdata, attrs=None, extras=()) -> FrequencySet:
     """The frequency set of the QI attributes ``attrs`` (default all) at level 0, with ``extras`` columns."""
     attrs = tuple(range(len(data.hierarchies))) if attrs is None else tuple(attrs)
     qi = np.ascontiguousarray(data.codes[:, list(attrs)].T.astype(np.int32))
-    ex = (np.stack([data.extras[e][0] for e in extras], axis=0).astype(np.int32) if extras
-          else np.zeros((0, data.n), dtype=np.int32))
+    ex = (
+        np.stack([data.extras[e][0] for e in extras], axis=0).astype(np.int32)
+        if extras
+        else np.zeros((0, data.n), dtype=np.int32)
+    )
     esizes = tuple(data.extras[e][1] for e in extras)
     g = _group(qi, ex, np.ones(data.n, dtype=np.int64), [data.hierarchies[j].size(0) for j in attrs], esizes)
     return FrequencySet(attrs, (0,) * len(attrs), *g, esizes)
@@ -128,14 +131,18 @@ def rollup(data: Microdata, fs: FrequencySet, levels) -> FrequencySet:
             raise ValueError("rollup goes up the lattice only")
         if b != a:
             qi[pos] = data.level_map(j, a, b)[qi[pos]]
-    g = _group(qi, fs.extra, fs.counts, [data.hierarchies[j].size(b) for j, b in zip(fs.attrs, levels)],
-               fs.extra_sizes)
+    g = _group(qi, fs.extra, fs.counts, [data.hierarchies[j].size(b) for j, b in zip(fs.attrs, levels)], fs.extra_sizes)
     return FrequencySet(fs.attrs, levels, *g, fs.extra_sizes)
 
 
 def project(data: Microdata, fs: FrequencySet, attrs) -> FrequencySet:
     """``fs`` restricted to the QI attributes ``attrs`` (a subset of ``fs.attrs``, in that order)."""
     pos = [fs.attrs.index(j) for j in attrs]
-    g = _group(fs.qi[pos], fs.extra, fs.counts,
-               [data.hierarchies[j].size(fs.levels[p]) for j, p in zip(attrs, pos)], fs.extra_sizes)
+    g = _group(
+        fs.qi[pos],
+        fs.extra,
+        fs.counts,
+        [data.hierarchies[j].size(fs.levels[p]) for j, p in zip(attrs, pos)],
+        fs.extra_sizes,
+    )
     return FrequencySet(tuple(attrs), tuple(fs.levels[p] for p in pos), *g, fs.extra_sizes)

@@ -93,8 +93,14 @@ def _pattern_search(f, theta: np.ndarray, step: float, min_step: float, max_eval
     return best, theta
 
 
-def optimise_levels(tree: IntervalTree, epsilon: float = 1.0, weights=None, step: float = 1.0,
-                    min_step: float = 1e-2, noise_root: bool = True):
+def optimise_levels(
+    tree: IntervalTree,
+    epsilon: float = 1.0,
+    weights=None,
+    step: float = 1.0,
+    min_step: float = 1e-2,
+    noise_root: bool = True,
+):
     """(mse, weights): pattern search over the log-weights of the noised levels. Without ``weights`` it
     starts from H_b without root (equal split, root not noised) and may skip any level; with ``weights``
     it refines them and skipped levels stay skipped. ``noise_root=False`` keeps the root un-noised."""
@@ -111,8 +117,7 @@ def optimise_levels(tree: IntervalTree, epsilon: float = 1.0, weights=None, step
         out[on] = _normalise(theta)
         return np.where(out >= SKIP, out, 0.0)
 
-    mse, theta = _pattern_search(lambda t: level_mse(tree, full(t), epsilon), np.log(weights[on]), step,
-                                 min_step)
+    mse, theta = _pattern_search(lambda t: level_mse(tree, full(t), epsilon), np.log(weights[on]), step, min_step)
     w = full(theta)
     return mse, w / w.sum()
 

@@ -105,8 +105,14 @@ class IntervalTree:
         return {str(int(v)): int(c) for v, c in zip(vals, cnt)}
 
     def describe(self) -> dict:
-        return {"name": self.name, "n_bins": self.n_bins, "n_nodes": self.n_nodes, "height": self.height,
-                "levels": self.height + 1, "arities": self.arity_summary()}
+        return {
+            "name": self.name,
+            "n_bins": self.n_bins,
+            "n_nodes": self.n_nodes,
+            "height": self.height,
+            "levels": self.height + 1,
+            "arities": self.arity_summary(),
+        }
 
     @classmethod
     def from_intervals(cls, n_bins: int, parents, lo, hi, name: str = "custom") -> IntervalTree:
@@ -224,13 +230,14 @@ def qardaji_branching(n_bins: int) -> int:
             b += 1
         while b > 2 and ceil_log(n, b - 1) <= h:
             b -= 1
-        val = (b - 1) * h ** 3 - 2 * (b + 1) * h * h / 3.0
+        val = (b - 1) * h**3 - 2 * (b + 1) * h * h / 3.0
         if best is None or val < best - 1e-12 or (abs(val - best) <= 1e-12 and b < best_b):
             best, best_b = val, b
     return best_b
 
 
 # ----------------------------------------------------------------------------------------------- SC
+
 
 @cache
 def _shape_stats(m: int, w: int):
@@ -304,8 +311,9 @@ def sc_tree(n_bins: int, k: int | None = None, noise_root: bool = True, max_arit
     return build_tree(n, arity, name=f"SC (k={k})")
 
 
-def subtree_coverage_sum(n_bins: int, lo: int, hi: int, w: int, parent_lo: int | None = None,
-                         parent_hi: int | None = None) -> float:
+def subtree_coverage_sum(
+    n_bins: int, lo: int, hi: int, w: int, parent_lo: int | None = None, parent_hi: int | None = None
+) -> float:
     """Seed 003's H(L, R, w): the sum of coverage probabilities over the w-ary subtree of [lo, hi)
     (0-based, hi exclusive) including its root, whose parent is [parent_lo, parent_hi) (None: it is the
     root)."""

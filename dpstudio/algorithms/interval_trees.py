@@ -65,10 +65,14 @@ ALGORITHMS = {
     "hb": "H_b (Hay et al.): b-ary tree, Lap(L/eps) on every noised level, least squares",
     "sc": "SC (seed 003, 3.3): arity by expected error, selective partition, Lap(Delta/eps), least squares",
     "luedp": "LUEDPTree (seed 003, 3.4): per-node budgets by coverage probability, weighted least squares",
-    "hopt": ("H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
-             "the root included, may be left un-noised), weighted least squares"),
-    "pidentity": ("p-Identity (HDMM, McKenna et al. 2018): the bins plus p optimised weighted sums on integer "
-                  "queries (from 1,024 bins: smooth sums at two scales), exact weighted least squares"),
+    "hopt": (
+        "H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
+        "the root included, may be left un-noised), weighted least squares"
+    ),
+    "pidentity": (
+        "p-Identity (HDMM, McKenna et al. 2018): the bins plus p optimised weighted sums on integer "
+        "queries (from 1,024 bins: smooth sums at two scales), exact weighted least squares"
+    ),
 }
 
 #: What ``choose_algorithm`` compares (SC is left out: its greedy partition is slow at large n and it never
@@ -117,14 +121,13 @@ class IntervalTreeParams:
         except (ValueError, TypeError) as exc:
             msg = str(exc)
             raise HistogramInputError(msg if "epsilon" in msg else f"epsilon: {msg}") from None
-        if not (Fraction(1, 10 ** 12) <= eps <= 10 ** 12):
+        if not (Fraction(1, 10**12) <= eps <= 10**12):
             raise HistogramInputError(f"epsilon {self.epsilon} is outside the usable range [1e-12, 1e12]")
         return eps
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:
-            raise HistogramInputError(
-                f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+            raise HistogramInputError(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         self.checked_epsilon()
         if self.branching is not None and (int(self.branching) != self.branching or self.branching < 2):
             raise HistogramInputError(f"branching must be an integer >= 2, got {self.branching!r}")
@@ -151,8 +154,9 @@ class IntervalTreeParams:
         if self.level_fractions is None:
             return None
         if len(self.level_fractions) != n_levels:
-            raise HistogramInputError(f"the tree has {n_levels} noised levels but {len(self.level_fractions)} "
-                                      "level shares were given")
+            raise HistogramInputError(
+                f"the tree has {n_levels} noised levels but {len(self.level_fractions)} level shares were given"
+            )
         eps = self.checked_epsilon()
         w = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
         tot = sum(w, Fraction(0))
@@ -193,8 +197,7 @@ class TreePlan:
         """Exact expected squared error of a uniformly random range from the consistent leaves."""
         if self._consistent_mse is None:
             t = self.tree
-            self._consistent_mse = consistent_all_range_mse(t.parents, t.lo, t.hi, t.n_bins, self.variances,
-                                                            t.levels)
+            self._consistent_mse = consistent_all_range_mse(t.parents, t.lo, t.hi, t.n_bins, self.variances, t.levels)
         return self._consistent_mse
 
     def budget_summary(self) -> dict:
@@ -209,14 +212,26 @@ class TreePlan:
         for d in range(self.tree.height + 1):
             m = (depth == d) & self.noised
             if m.any():
-                per_level.append({"depth": d, "nodes": int(m.sum()), "min": float(e[m].min()),
-                                  "max": float(e[m].max()), "mean": float(e[m].mean())})
+                per_level.append(
+                    {
+                        "depth": d,
+                        "nodes": int(m.sum()),
+                        "min": float(e[m].min()),
+                        "max": float(e[m].max()),
+                        "mean": float(e[m].mean()),
+                    }
+                )
             else:
                 per_level.append({"depth": d, "nodes": 0, "note": "not noised"})
         ps = path_sums(self.tree, e)
-        out = {"noised_nodes": int(self.noised.sum()), "min": float(e[self.noised].min()),
-               "max": float(e[self.noised].max()), "max_path_sum": float(ps.max()),
-               "min_path_sum": float(ps.min()), "per_level": per_level}
+        out = {
+            "noised_nodes": int(self.noised.sum()),
+            "min": float(e[self.noised].min()),
+            "max": float(e[self.noised].max()),
+            "max_path_sum": float(ps.max()),
+            "min_path_sum": float(ps.min()),
+            "per_level": per_level,
+        }
         if self.level_epsilons is not None:  # an explicit split: the exact budget of each noised level
             levels = noised_depths(self.tree, self.noised)
             out["level_split"] = [{"depth": d, "epsilon": str(x)} for d, x in zip(levels, self.level_epsilons)]
@@ -227,8 +242,10 @@ def _require_positive_variances(ok, name: str, epsilon) -> None:
     """Refuse an epsilon so large that the noise variance of a noised count is 0 in double precision
     (e.g. 1e12): least squares weighs counts by 1/variance. A public check (epsilon and shape only)."""
     if not ok:
-        raise HistogramInputError(f"epsilon {epsilon} is too large for {name}: its noise variance is 0 in "
-                                  "double precision (least squares needs it positive)")
+        raise HistogramInputError(
+            f"epsilon {epsilon} is too large for {name}: its noise variance is 0 in "
+            "double precision (least squares needs it positive)"
+        )
 
 
 def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PIdentityPlan:
@@ -240,8 +257,9 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
     if params.algorithm == "pidentity":
         plan = plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
-        _require_positive_variances(plan.row_variance > 0 and np.all(plan.bin_variances > 0), "p-Identity",
-                                    params.epsilon)
+        _require_positive_variances(
+            plan.row_variance > 0 and np.all(plan.bin_variances > 0), "p-Identity", params.epsilon
+        )
         return plan
     eps = float(params.checked_epsilon())
     algo = params.algorithm
@@ -258,10 +276,12 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
         branchings = BRANCHINGS if params.branching is None else (int(params.branching),)
         tree, weights, _, b = best_level_tree(n, eps, branchings, params.noise_root)
         skipped = [d for d, w in enumerate(weights) if w == 0]
-        notes.append(f"branching {b} and level budgets {', '.join(f'{w:.4f}' for w in weights)} (shares of "
-                     "epsilon, root first) minimise the expected all-range error after least squares"
-                     + (f"; depths {', '.join(map(str, skipped))} not noised" if skipped else "")
-                     + "; leaves above the deepest level take the rest of their path")
+        notes.append(
+            f"branching {b} and level budgets {', '.join(f'{w:.4f}' for w in weights)} (shares of "
+            "epsilon, root first) minimise the expected all-range error after least squares"
+            + (f"; depths {', '.join(map(str, skipped))} not noised" if skipped else "")
+            + "; leaves above the deepest level take the rest of their path"
+        )
         noise_root = bool(weights[0] > 0)
     elif algo in ("hb", "luedp"):
         b = int(params.branching) if params.branching is not None else qardaji_branching(n)
@@ -303,9 +323,21 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
     scales = scale_values[inv]
     variances = np.asarray(laplace_variance(scale_values, discrete=True), dtype=float).reshape(-1)[inv]
     _require_positive_variances(np.all(variances[noised] > 0), algo, params.epsilon)
-    scale_index = inv.astype(np.int16 if eps_values.size < 2 ** 15 else np.int64)
-    return TreePlan(algo, eps, tree, noised, epsilons, scales, variances, b, noised_levels(tree, noised), notes,
-                    scale_index=scale_index, level_epsilons=level_eps)
+    scale_index = inv.astype(np.int16 if eps_values.size < 2**15 else np.int64)
+    return TreePlan(
+        algo,
+        eps,
+        tree,
+        noised,
+        epsilons,
+        scales,
+        variances,
+        b,
+        noised_levels(tree, noised),
+        notes,
+        scale_index=scale_index,
+        level_epsilons=level_eps,
+    )
 
 
 def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str, dict]:
@@ -334,12 +366,19 @@ def choose_algorithm(n_bins: int, epsilon, noise_root: bool = True) -> tuple[str
         found[algo] = math.sqrt(mse)
 
     if not found:
-        raise HistogramInputError(f"epsilon {epsilon} is too large for every histogram strategy: the noise "
-                                  "variance is 0 in double precision (least squares needs it positive)")
+        raise HistogramInputError(
+            f"epsilon {epsilon} is too large for every histogram strategy: the noise "
+            "variance is 0 in double precision (least squares needs it positive)"
+        )
     best = min(found, key=lambda a: (found[a], AUTO_CANDIDATES.index(a)))
-    reason = {"chosen": best, "rule": ("lowest expected RMSE of a uniformly random range after least squares, "
-                                       "exact for the noise of a release, from the public n bins and epsilon"),
-              "expected_all_range_rmse": {a: round(v, 6) for a, v in found.items()}}
+    reason = {
+        "chosen": best,
+        "rule": (
+            "lowest expected RMSE of a uniformly random range after least squares, "
+            "exact for the noise of a release, from the public n bins and epsilon"
+        ),
+        "expected_all_range_rmse": {a: round(v, 6) for a, v in found.items()},
+    }
     if left_out:
         reason["left_out"] = left_out
     return best, reason
@@ -377,8 +416,7 @@ def check_counts(counts) -> np.ndarray:
         raise HistogramInputError("the histogram is empty (no bins)")
     if arr.size < MIN_BINS:
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {arr.size}")
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-            or arr.dtype == bool):
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating) or arr.dtype == bool):
         raise HistogramInputError("counts must be numbers")
     if np.issubdtype(arr.dtype, np.floating):
         bad = np.flatnonzero(~np.isfinite(arr))
@@ -437,16 +475,20 @@ def post_process(leaves: np.ndarray, round_counts: bool, clamp_negative: bool):
     if round_counts:
         out = np.round(out)
         applied.append("rounded to whole numbers")
-    info = {"order": ["least squares consistency (exact BLUE)"] + applied,
-            "consistency": "least_squares", "clamped": bool(clamp_negative), "rounded": bool(round_counts)}
+    info = {
+        "order": ["least squares consistency (exact BLUE)"] + applied,
+        "consistency": "least_squares",
+        "clamped": bool(clamp_negative),
+        "rounded": bool(round_counts),
+    }
     if applied:
-        info["note"] = ("the analytic error describes the consistent estimate before "
-                        + " and ".join(applied))
+        info["note"] = "the analytic error describes the consistent estimate before " + " and ".join(applied)
     return out, info
 
 
-def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger,
-                      teaching: bool = False) -> Iterator[Event]:
+def run_interval_tree(
+    counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger, teaching: bool = False
+) -> Iterator[Event]:
     """Build, noise and make consistent an interval tree over ``counts``; see the module docstring."""
     if teaching and noise.is_secure:
         raise HistogramInputError("teaching mode shows true counts: it needs simulation noise")
@@ -464,10 +506,14 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     if per_node:
         p = effective_coverage(tree.parents, tree.coverage(), plan.noised, tree.levels)
         for i in range(tree.n_nodes):
-            yield NodeCreated(i, int(tree.parents[i]), _label(tree, i, edges), int(depth[i]),
-                              int(node_true[i]) if teaching else None,
-                              {"lo": int(tree.lo[i]), "hi": int(tree.hi[i]), "coverage": float(p[i]),
-                               "noised": bool(plan.noised[i])})
+            yield NodeCreated(
+                i,
+                int(tree.parents[i]),
+                _label(tree, i, edges),
+                int(depth[i]),
+                int(node_true[i]) if teaching else None,
+                {"lo": int(tree.lo[i]), "hi": int(tree.hi[i]), "coverage": float(p[i]), "noised": bool(plan.noised[i])},
+            )
         for i in np.flatnonzero(plan.noised):
             yield BudgetAssigned(int(i), float(plan.epsilons[i]))
     else:
@@ -475,26 +521,34 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
 
     if plan.level_epsilons is None:
         spend = ledger.spend(
-            f"interval tree ({params.algorithm})", "discrete Laplace on every noised node", eps,
+            f"interval tree ({params.algorithm})",
+            "discrete Laplace on every noised node",
+            eps,
             sensitivity=plan.sensitivity,
             scale=float(plan.scales[plan.noised].min()) if params.algorithm not in ("luedp", "hopt") else None,
-            note=(f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
-                  f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"))
+            note=(
+                f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
+                f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"
+            ),
+        )
         yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
     else:
         for d, e in zip(noised_depths(tree, plan.noised), plan.level_epsilons):
             at = (depth == d) & plan.noised
             spend = ledger.spend(
-                f"interval tree ({params.algorithm}): level {d}", "discrete Laplace on the level's nodes", e,
-                sensitivity=1, scale=float(plan.scales[at].min()),
-                note=f"{int(at.sum())} nodes with disjoint bins; a record lies in one of them")
+                f"interval tree ({params.algorithm}): level {d}",
+                "discrete Laplace on the level's nodes",
+                e,
+                sensitivity=1,
+                scale=float(plan.scales[at].min()),
+                note=f"{int(at.sum())} nodes with disjoint bins; a record lies in one of them",
+            )
             yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
 
     noisy = sample_tree_noise(node_true, plan, noise)
     if per_node:
         for i in np.flatnonzero(plan.noised):
-            yield NodeNoised(int(i), int(noisy[i]), float(plan.variances[i]),
-                             int(node_true[i]) if teaching else None)
+            yield NodeNoised(int(i), int(noisy[i]), float(plan.variances[i]), int(node_true[i]) if teaching else None)
     else:
         yield Progress(2, 5, "noise added")
     del node_true
@@ -508,20 +562,26 @@ def run_interval_tree(counts, params: IntervalTreeParams, noise: NoiseSource, le
     if not per_node:
         yield Progress(4, 5, "post-processing done")
     yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
-    yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure),
-                                         noise.label, info))
+    yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure), noise.label, info))
 
 
-def _run_pidentity(c: np.ndarray, params: IntervalTreeParams, plan: PIdentityPlan, noise: NoiseSource,
-                   ledger: Ledger) -> Iterator[Event]:
+def _run_pidentity(
+    c: np.ndarray, params: IntervalTreeParams, plan: PIdentityPlan, noise: NoiseSource, ledger: Ledger
+) -> Iterator[Event]:
     """The p-Identity strategy: one spend of eps, noise on the bins and the weighted sums, exact least
     squares, then the same post-processing as the trees (``post_process``)."""
     eps = params.checked_epsilon()
     s = plan.strategy_summary()
     spend = ledger.spend(
-        "p-Identity strategy", "discrete Laplace on every bin and every weighted sum", eps, sensitivity=1,
-        note=(f"{c.size} bins and {plan.n_rows} weighted sums; a record's bin is charged at most eps over "
-              f"all rows (max {s['max_path_sum']:.12g})"))
+        "p-Identity strategy",
+        "discrete Laplace on every bin and every weighted sum",
+        eps,
+        sensitivity=1,
+        note=(
+            f"{c.size} bins and {plan.n_rows} weighted sums; a record's bin is charged at most eps over "
+            f"all rows (max {s['max_path_sum']:.12g})"
+        ),
+    )
     yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
     noisy_bins = sample_noise_by_scale(c, plan.bin_scales, noise)
     noisy_rows = noise.laplace_counts(plan.weights @ c, plan.row_scale)
@@ -533,12 +593,23 @@ def _run_pidentity(c: np.ndarray, params: IntervalTreeParams, plan: PIdentityPla
     info["order"][0] = "exact weighted least squares of the bins from the bins and the weighted sums"
     leaves = plan.tree.leaf_of_bin
     yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
-    yield RunFinished(IntervalTreeResult(params, plan, np.concatenate([noisy_bins, noisy_rows]), nodes,
-                                         released, bool(noise.is_secure), noise.label, info))
+    yield RunFinished(
+        IntervalTreeResult(
+            params,
+            plan,
+            np.concatenate([noisy_bins, noisy_rows]),
+            nodes,
+            released,
+            bool(noise.is_secure),
+            noise.label,
+            info,
+        )
+    )
 
 
-def release_histogram(counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger,
-                      teaching: bool = False) -> IntervalTreeResult:
+def release_histogram(
+    counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger, teaching: bool = False
+) -> IntervalTreeResult:
     """Drain ``run_interval_tree`` and return its result."""
     result = None
     for ev in run_interval_tree(counts, params, noise, ledger, teaching):
@@ -547,8 +618,9 @@ def release_histogram(counts, params: IntervalTreeParams, noise: NoiseSource, le
     return result
 
 
-def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, consistent: bool = True,
-                              batch: int = 16, discrete: bool = True):
+def monte_carlo_all_range_mse(
+    plan: TreePlan, runs: int = 30, seed: int = 0, consistent: bool = True, batch: int = 16, discrete: bool = True
+):
     """Measured mean squared error over all ranges (simulation noise, not a release): (mean, std error).
 
     The error of a linear unbiased estimate does not depend on the counts, so the truth is taken as 0.
@@ -561,7 +633,7 @@ def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, con
     idx = np.flatnonzero(plan.noised)
     per_run = []
     n = tree.n_bins
-    s2 = plan.variances if discrete else np.where(plan.noised, 2.0 * plan.scales ** 2, np.inf)
+    s2 = plan.variances if discrete else np.where(plan.noised, 2.0 * plan.scales**2, np.inf)
     for start in range(0, runs, batch):
         m = min(batch, runs - start)
         y = np.zeros((tree.n_nodes, m))
@@ -588,8 +660,7 @@ def monte_carlo_all_range_mse(plan: TreePlan, runs: int = 30, seed: int = 0, con
     return float(a.mean()), se
 
 
-def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: int = 0,
-                                raw_queries: int = 50) -> dict:
+def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: int = 0, raw_queries: int = 50) -> dict:
     """Measured mean squared error of ranges of each length (simulation noise, not a release).
 
     ``consistent``: every range of the length, from the least-squares leaves (prefix sums).
@@ -610,6 +681,13 @@ def monte_carlo_error_by_length(plan: TreePlan, lengths, runs: int = 30, seed: i
         for j, d in enumerate(lengths):
             cons[j] += np.mean((P[d:] - P[:-d]) ** 2)
             starts = rng.integers(0, n - d + 1, size=raw_queries)
-            raw[j] += np.mean([y[canonical_cover(tree.parents, tree.lo, tree.hi, plan.noised, int(l), int(l + d),
-                                                 tree.levels)].sum() ** 2 for l in starts])
+            raw[j] += np.mean(
+                [
+                    y[
+                        canonical_cover(tree.parents, tree.lo, tree.hi, plan.noised, int(l), int(l + d), tree.levels)
+                    ].sum()
+                    ** 2
+                    for l in starts
+                ]
+            )
     return {"lengths": lengths, "consistent": cons / runs, "raw": raw / runs}

@@ -48,16 +48,23 @@ class MondrianResult:
 
 def allowed_cut(k: int, models, extras: dict, n: int):
     """allowed(left_rows, right_rows): both sides have >= k rows and satisfy every model."""
-    q = {m.attribute: np.bincount(extras[m.attribute][0], minlength=extras[m.attribute][1]) / n
-         for m in models if isinstance(m, TCloseness)}
+    q = {
+        m.attribute: np.bincount(extras[m.attribute][0], minlength=extras[m.attribute][1]) / n
+        for m in models
+        if isinstance(m, TCloseness)
+    }
 
     def allowed(left, right) -> bool:
         if len(left) < k or len(right) < k:
             return False
         if not models:
             return True
-        hists = {m.attribute: np.stack([np.bincount(extras[m.attribute][0][side], minlength=extras[m.attribute][1])
-                                        for side in (left, right)]) for m in models}
+        hists = {
+            m.attribute: np.stack(
+                [np.bincount(extras[m.attribute][0][side], minlength=extras[m.attribute][1]) for side in (left, right)]
+            )
+            for m in models
+        }
         return not class_failures(np.array([len(left), len(right)]), k, hists, models, q).any()
 
     return allowed

@@ -98,7 +98,7 @@ def block_start(n: int, p: int) -> np.ndarray:
     theta = np.full((p, n), 0.05)
     cuts = (np.arange(p + 1) * n) // p
     for k in range(p):
-        theta[k, cuts[k]:cuts[k + 1]] = 1.0
+        theta[k, cuts[k] : cuts[k + 1]] = 1.0
     return theta
 
 
@@ -110,8 +110,15 @@ def _minimise(objective, start: np.ndarray, args: tuple, max_iter: int) -> np.nd
 
     x0 = np.asarray(start, dtype=float).ravel()
     with threadpool_limits(1):
-        res = minimize(objective, x0, args=args, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * x0.size,
-                       options={"maxiter": int(max_iter)})
+        res = minimize(
+            objective,
+            x0,
+            args=args,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, None)] * x0.size,
+            options={"maxiter": int(max_iter)},
+        )
     return res.x
 
 
@@ -174,7 +181,7 @@ def hierarchy_profile(sizes=SMOOTH_SIZES) -> np.ndarray:
     g = np.zeros(sum(3 * s for s in sizes))
     base = 0
     for s in sizes:
-        g[base + s: base + 2 * s] = 1.0
+        g[base + s : base + 2 * s] = 1.0
         base += 3 * s
     return g
 
@@ -204,8 +211,9 @@ def _smooth_objective(g: np.ndarray, lay: SmoothLayout):
     return f, np.bincount(lay.prof, weights=grad, minlength=lay.size)
 
 
-def optimise_smooth(n_bins: int, start: np.ndarray | None = None, max_iter: int = SMOOTH_POLISH_ITER,
-                    sizes=SMOOTH_SIZES) -> np.ndarray:
+def optimise_smooth(
+    n_bins: int, start: np.ndarray | None = None, max_iter: int = SMOOTH_POLISH_ITER, sizes=SMOOTH_SIZES
+) -> np.ndarray:
     """Theta (p x n) of the smooth rows for n bins: L-BFGS-B on the profile values (one BLAS thread) from
     ``start`` (default: the stored profile, ``pidentity_profile.PROFILE``)."""
     lay = smooth_layout(n_bins, sizes)
@@ -260,19 +268,26 @@ class PIdentityPlan:
 
     def strategy_summary(self) -> dict:
         ps = self.bin_path_sums()
-        return {"name": "p-Identity (HDMM) on integer queries", "n_bins": int(self.tree.n_bins),
-                "extra_rows": self.n_rows, "resolution": self.resolution,
-                "row_scale": self.row_scale, "row_variance": self.row_variance,
-                "bin_budget": {"min": float(self.bin_epsilons.min()), "max": float(self.bin_epsilons.max())},
-                "max_path_sum": float(ps.max()), "min_path_sum": float(ps.min()),
-                "weights_nonzero": int(np.count_nonzero(self.weights))}
+        return {
+            "name": "p-Identity (HDMM) on integer queries",
+            "n_bins": int(self.tree.n_bins),
+            "extra_rows": self.n_rows,
+            "resolution": self.resolution,
+            "row_scale": self.row_scale,
+            "row_variance": self.row_variance,
+            "bin_budget": {"min": float(self.bin_epsilons.min()), "max": float(self.bin_epsilons.max())},
+            "max_path_sum": float(ps.max()),
+            "min_path_sum": float(ps.min()),
+            "weights_nonzero": int(np.count_nonzero(self.weights)),
+        }
 
     def least_squares(self, noisy_bins: np.ndarray, noisy_rows: np.ndarray) -> np.ndarray:
         """Exact weighted least squares of the bins (columns: independent runs) from the noisy answers."""
         u = self.bin_variances.reshape((-1,) + (1,) * (np.ndim(noisy_bins) - 1))
         C = self.weights / np.sqrt(self.row_variance)
-        r = np.asarray(noisy_bins, dtype=float) / u + C.T @ (np.asarray(noisy_rows, dtype=float)
-                                                              / np.sqrt(self.row_variance))
+        r = np.asarray(noisy_bins, dtype=float) / u + C.T @ (
+            np.asarray(noisy_rows, dtype=float) / np.sqrt(self.row_variance)
+        )
         w = u * r
         G = np.eye(self.n_rows) + (C * self.bin_variances) @ C.T
         return w - u * (C.T @ np.linalg.solve(G, C @ w))
@@ -299,15 +314,31 @@ def plan_pidentity(n_bins: int, epsilon, grid_steps: int = 256) -> PIdentityPlan
     scale_values = {v: noise_scale(1, exact_fraction(v)) for v in np.unique(e)}
     bin_scales = np.array([scale_values[v] for v in e])
     var_values = {v: laplace_variance(s, discrete=True) for v, s in scale_values.items()}
-    rows = (f"{M.shape[0]} extra rows: smooth weighted sums at two scales ({' and '.join(map(str, SMOOTH_SIZES))} "
-            "bins, each reaching into its neighbours; one shared profile per scale, from a stored optimum "
-            "polished for these n bins)" if SMOOTH_FROM_BINS <= n <= SMOOTH_TO_BINS else f"{M.shape[0]} extra rows")
-    notes = [f"{rows} with integer weights (resolution {R}) optimised by L-BFGS-B for the "
-             "expected all-range error after least squares; bins' own budgets rounded down to the grid "
-             f"2^(j/{grid_steps})"]
-    return PIdentityPlan("pidentity", float(eps), flat_tree(n), M, R, e, bin_scales,
-                         np.array([var_values[v] for v in e]), row_scale,
-                         float(laplace_variance(row_scale, discrete=True)), notes)
+    rows = (
+        f"{M.shape[0]} extra rows: smooth weighted sums at two scales ({' and '.join(map(str, SMOOTH_SIZES))} "
+        "bins, each reaching into its neighbours; one shared profile per scale, from a stored optimum "
+        "polished for these n bins)"
+        if SMOOTH_FROM_BINS <= n <= SMOOTH_TO_BINS
+        else f"{M.shape[0]} extra rows"
+    )
+    notes = [
+        f"{rows} with integer weights (resolution {R}) optimised by L-BFGS-B for the "
+        "expected all-range error after least squares; bins' own budgets rounded down to the grid "
+        f"2^(j/{grid_steps})"
+    ]
+    return PIdentityPlan(
+        "pidentity",
+        float(eps),
+        flat_tree(n),
+        M,
+        R,
+        e,
+        bin_scales,
+        np.array([var_values[v] for v in e]),
+        row_scale,
+        float(laplace_variance(row_scale, discrete=True)),
+        notes,
+    )
 
 
 def monte_carlo_all_range_mse(plan: PIdentityPlan, runs: int = 1000, seed: int = 0, batch: int = 500):
@@ -320,8 +351,10 @@ def monte_carlo_all_range_mse(plan: PIdentityPlan, runs: int = 1000, seed: int =
     per_run = []
     for start in range(0, runs, batch):
         m = min(batch, runs - start)
-        est = plan.least_squares(simulated_discrete_laplace(rng, plan.bin_scales, m),
-                                 simulated_discrete_laplace(rng, np.full(plan.n_rows, plan.row_scale), m))
+        est = plan.least_squares(
+            simulated_discrete_laplace(rng, plan.bin_scales, m),
+            simulated_discrete_laplace(rng, np.full(plan.n_rows, plan.row_scale), m),
+        )
         per_run += [all_range_squared_error_sum(est[:, k]) / n_ranges(plan.tree.n_bins) for k in range(m)]
     a = np.array(per_run)
     return float(a.mean()), float(a.std(ddof=1) / np.sqrt(a.size))

@@ -54,14 +54,15 @@ def binary(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
     prefix = np.concatenate([[0], np.cumsum(x)])
     psum = {}
     for i in range(levels):  # p-sums of level i: (t - 2^i, t] for the t <= n whose lowest set bit is i
-        ts = [t for t in range(2 ** i, n + 1, 2 ** (i + 1))]
+        ts = [t for t in range(2**i, n + 1, 2 ** (i + 1))]
         if not ts:
             continue
         with ledger.parallel(f"binary level {i}"):
             for t in ts:
-                yield spent_event(ledger, ledger.spend(f"p-sum ({t - 2 ** i}, {t}]", "discrete Laplace (binary)",
-                                                       per, 1, scale))
-        true = np.array([prefix[t] - prefix[t - 2 ** i] for t in ts], dtype=np.int64)
+                yield spent_event(
+                    ledger, ledger.spend(f"p-sum ({t - 2**i}, {t}]", "discrete Laplace (binary)", per, 1, scale)
+                )
+        true = np.array([prefix[t] - prefix[t - 2**i] for t in ts], dtype=np.int64)
         for t, v in zip(ts, noise.laplace_counts(true, scale)):
             psum[t] = int(v)
     v_node = laplace_variance(scale)
@@ -99,7 +100,7 @@ def fast(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: fl
         p_var += q
         if samples < m and (t < t_i or t == nxt):
             yield spent_event(ledger, ledger.spend(f"t {t + 1}", "discrete Laplace (FAST sample)", per, 1, b))
-            z = float(noise.laplace_counts(x[t:t + 1], b)[0])
+            z = float(noise.laplace_counts(x[t : t + 1], b)[0])
             samples += 1
             gain = p_var / (p_var + r)
             post = prior + gain * (z - prior)
@@ -141,8 +142,9 @@ def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule:
             out[t], var[t] = last, v_last
             yield StreamValueReleased(t + 1, last, "repeat", v_last, _truth(noise, x, t))
             continue
-        yield spent_event(ledger, ledger.spend(f"t {t + 1} test", f"discrete Laplace ({name} dissimilarity)",
-                                               e1_step, 1, lam1))
+        yield spent_event(
+            ledger, ledger.spend(f"t {t + 1} test", f"discrete Laplace ({name} dissimilarity)", e1_step, 1, lam1)
+        )
         diff = abs(int(x[t]) - int(round(last)))
         dis = float(noise.laplace_counts(np.array([diff]), lam1)[0])
         left = e2 - pub_spent
@@ -152,7 +154,7 @@ def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule:
             b = noise_scale(1, e_pub)
             yield spent_event(ledger, ledger.spend(f"t {t + 1} publish", f"discrete Laplace ({name})", e_pub, 1, b))
             pub_spent += e_pub
-            last = float(noise.laplace_counts(x[t:t + 1], b)[0])
+            last = float(noise.laplace_counts(x[t : t + 1], b)[0])
             v_last = laplace_variance(b)
             if rule == "ba":
                 nullified, skipped = skipped, 0

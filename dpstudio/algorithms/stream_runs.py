@@ -32,10 +32,14 @@ MECHANISMS = {
     "ba": "BA (budget absorption, Kellaris et al.) with W = T",
     "uniform": "Uniform with W = T (eps/T per step; TPM's noise)",
 }
-USER_LEVEL = ("user-level epsilon-DP over the horizon T = {T} (w-event privacy with W = T): neighbouring streams "
-              "differ by one person, who contributes at most 1 to each timestamp's count")
-EVENT_LEVEL = ("event-level epsilon-DP: neighbouring streams differ by one record at one timestamp (a person "
-               "with records at several timestamps is protected per record only)")
+USER_LEVEL = (
+    "user-level epsilon-DP over the horizon T = {T} (w-event privacy with W = T): neighbouring streams "
+    "differ by one person, who contributes at most 1 to each timestamp's count"
+)
+EVENT_LEVEL = (
+    "event-level epsilon-DP: neighbouring streams differ by one record at one timestamp (a person "
+    "with records at several timestamps is protected per record only)"
+)
 
 
 class StreamInputError(ValueError):
@@ -149,8 +153,10 @@ def expected_window_error(p: StreamParams, horizon: int, variances: np.ndarray, 
     mechanisms that publish predictions (asm, fast, bd, ba) there is no data-independent bound."""
     w = p.window
     if p.mechanism in ("asm", "fast", "bd", "ba"):
-        return {"expected_window_laplace_error": None,
-                "error_note": "predictions and repeated values have no data-independent error bound"}
+        return {
+            "expected_window_laplace_error": None,
+            "error_note": "predictions and repeated values have no data-independent error bound",
+        }
     v = variances.mean(axis=1)  # swm, tpm, uniform: constant; binary: by position
     if p.grouping == "none":
         err, how = float(v.mean() * w), "no grouping: w values of variance v each (w v)"
@@ -159,11 +165,16 @@ def expected_window_error(p: StreamParams, horizon: int, variances: np.ndarray, 
         err, how = float(v.mean() * k), f"exactly k = {k} groups: k v"
     else:
         err = float(np.mean(v * group_counts))
-        how = ("noisefirst: the mean over windows of k_t v, k_t the number of groups of window t (chosen from "
-               "released values: post-processing)")
-    return {"expected_window_laplace_error": err, "expected_window_laplace_error_ungrouped": float(v.mean() * w),
-            "per_value_variance": float(v.mean()),
-            "error_note": f"analytic, exact discrete Laplace variance; {how}"}
+        how = (
+            "noisefirst: the mean over windows of k_t v, k_t the number of groups of window t (chosen from "
+            "released values: post-processing)"
+        )
+    return {
+        "expected_window_laplace_error": err,
+        "expected_window_laplace_error_ungrouped": float(v.mean() * w),
+        "per_value_variance": float(v.mean()),
+        "error_note": f"analytic, exact discrete Laplace variance; {how}",
+    }
 
 
 def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
@@ -177,8 +188,16 @@ def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
     for i in range(part.values.shape[0]):
         yield WindowReleased(p.window + i, part.values[i], tuple(part.bounds(i)))
     yield Progress(2, 2, f"{part.values.shape[0]} windows released")
-    result = StreamResult(p, horizon, part.values, part.group_counts, np.asarray(v), bool(noise.is_secure),
-                          noise.label, p.guarantee(horizon))
+    result = StreamResult(
+        p,
+        horizon,
+        part.values,
+        part.group_counts,
+        np.asarray(v),
+        bool(noise.is_secure),
+        noise.label,
+        p.guarantee(horizon),
+    )
     result.error = expected_window_error(p, horizon, np.asarray(v), part.group_counts)
     yield RunFinished(result)
 
@@ -194,4 +213,3 @@ def release_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger) 
 
 def ledger_summary(ledger: Ledger) -> str:
     return f"spent {fraction_text(ledger.spent, True)} of {fraction_text(ledger.total, True)}"
-

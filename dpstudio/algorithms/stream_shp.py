@@ -104,8 +104,17 @@ def adapt(s: float, r: float) -> float:
     return min(max(s, 1.0), S_MAX)
 
 
-def asm_dp(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: float = 0.4,
-           budget: str = "gap", fit: str = "wls", adaptive: bool = True):
+def asm_dp(
+    x,
+    horizon: int,
+    epsilon,
+    noise: NoiseSource,
+    ledger: Ledger,
+    ratio: float = 0.4,
+    budget: str = "gap",
+    fit: str = "wls",
+    adaptive: bool = True,
+):
     """ASM-DP (S5.3). ``budget="gap"`` (variant B): eps g/T per sample; ``"fixed"`` (variant A): M =
     max(1, floor(ratio T)) samples of eps/M, no sampling after M. Returns (values, variances)."""
     x = np.asarray(x, dtype=np.int64)
@@ -126,9 +135,18 @@ def asm_dp(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: 
         g = t - last
         per = eps * g / horizon if budget == "gap" else eps / m_fixed
         b = noise_scale(1, per)
-        yield spent_event(ledger, ledger.spend(f"t {t + 1}", "discrete Laplace (ASM-DP sample)", per, 1, b,
-                                               note=f"gap {g}" if budget == "gap" else "fixed share"))
-        z = float(noise.laplace_counts(x[t:t + 1], b)[0])
+        yield spent_event(
+            ledger,
+            ledger.spend(
+                f"t {t + 1}",
+                "discrete Laplace (ASM-DP sample)",
+                per,
+                1,
+                b,
+                note=f"gap {g}" if budget == "gap" else "fixed share",
+            ),
+        )
+        z = float(noise.laplace_counts(x[t : t + 1], b)[0])
         v_last = laplace_variance(b)
         use_pred = bool(times) and abs(z - xhat) <= math.sqrt(2.0) * b
         out[t], var[t] = (xhat if use_pred else z), v_last
@@ -140,8 +158,9 @@ def asm_dp(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: 
         weights.append(1.0 / (b + SIGMA))
         scales.append(b)
         last, nxt = t, t + max(1, round(s))
-        yield StreamValueReleased(t + 1, float(out[t]), "prediction" if use_pred else "sample", v_last,
-                                  _truth(noise, x, t))
+        yield StreamValueReleased(
+            t + 1, float(out[t]), "prediction" if use_pred else "sample", v_last, _truth(noise, x, t)
+        )
     return out, var
 
 
@@ -151,8 +170,10 @@ def asm_literal(x, horizon: int, epsilon, noise: NoiseSource, ratio: float = 0.4
     Returns (values, variances, number of noisy releases). No ledger: its noisy releases are unbounded (P4).
     """
     if noise.is_secure:
-        raise TypeError("the literal ASM is not differentially private: it runs with simulation noise only "
-                        "(teaching), never for a release")
+        raise TypeError(
+            "the literal ASM is not differentially private: it runs with simulation noise only "
+            "(teaching), never for a release"
+        )
     x = np.asarray(x, dtype=np.int64)
     eps = float(epsilon)
     s = max(1.0, 1.0 / ratio)
@@ -163,7 +184,7 @@ def asm_literal(x, horizon: int, epsilon, noise: NoiseSource, ratio: float = 0.4
     for t in range(x.size):
         b = horizon / (s * eps)
         if t == nxt:
-            z = float(noise.laplace_counts(x[t:t + 1], b)[0])
+            z = float(noise.laplace_counts(x[t : t + 1], b)[0])
             times.append(t), zs.append(z), weights.append(1.0 / (abs(x[t] - z) + SIGMA))  # P2: realised noise
             out[t], var[t], releases, nxt = z, 2 * b * b, releases + 1, t + max(1, round(s))
             yield StreamValueReleased(t + 1, z, "sample", 2 * b * b, int(x[t]))
@@ -173,7 +194,7 @@ def asm_literal(x, horizon: int, epsilon, noise: NoiseSource, ratio: float = 0.4
             out[t], var[t] = xhat, 2 * b * b
             yield StreamValueReleased(t + 1, xhat, "prediction", 2 * b * b, int(x[t]))
             continue
-        z = float(noise.laplace_counts(x[t:t + 1], b)[0])  # P4: an unbounded number of these
+        z = float(noise.laplace_counts(x[t : t + 1], b)[0])  # P4: an unbounded number of these
         times.append(t), zs.append(z), weights.append(1.0 / (abs(x[t] - z) + SIGMA))
         releases += 1
         if t >= 1 and x[t] != x[t - 1]:  # P3: the adaptation reads true counts

@@ -28,12 +28,20 @@ MONDRIAN_METRICS = ("dm", "dm-star", "avg", "cm")
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("anonymize", help="syntactic anonymization (k-anonymity etc.): NOT differential privacy",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "anonymize",
+        help="syntactic anonymization (k-anonymity etc.): NOT differential privacy",
+        description=__doc__.splitlines()[0],
+    )
     p.add_argument("--data", required=True, help="the table (CSV/TSV, optionally .gz, .xlsx, .parquet)")
     p.add_argument("--qi", required=True, metavar="A,B,...", help="the quasi-identifiers, in lattice order")
-    p.add_argument("--taxonomy", action="append", default=[], metavar="ATTR=FILE",
-                   help="generalization hierarchy of an attribute (ARX CSV, brace, JSON, indented); repeatable")
+    p.add_argument(
+        "--taxonomy",
+        action="append",
+        default=[],
+        metavar="ATTR=FILE",
+        help="generalization hierarchy of an attribute (ARX CSV, brace, JSON, indented); repeatable",
+    )
     p.add_argument("--k", required=True, help="k of k-anonymity (a whole number >= 1)")
     p.add_argument("--l-diversity", metavar="KIND:L:ATTR", help="distinct, entropy or recursive l-diversity")
     p.add_argument("--recursive-c", default=None, help="c of recursive (c,l)-diversity")
@@ -112,12 +120,16 @@ def run(args) -> int:
     if set(sensitive) & set(qi):
         raise CliError("a sensitive attribute cannot also be a quasi-identifier")
     if args.algorithm in ("samarati", "incognito") and any(
-            isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
-        raise CliError(f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
-                       "with suppression do not have: use --algorithm optimal")
+        isinstance(m, TCloseness) or m.kind == "recursive" for m in models
+    ):
+        raise CliError(
+            f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
+            "with suppression do not have: use --algorithm optimal"
+        )
     if mondrian and args.metric not in MONDRIAN_METRICS:
-        raise CliError(f"--metric {args.metric} needs a full-domain node; Mondrian reports "
-                       f"{', '.join(MONDRIAN_METRICS)}")
+        raise CliError(
+            f"--metric {args.metric} needs a full-domain node; Mondrian reports {', '.join(MONDRIAN_METRICS)}"
+        )
     if mondrian and suppression:
         raise CliError("Mondrian does not suppress rows: leave --suppression at 0")
     if args.metric == "cm" and not args.class_attr:
@@ -139,8 +151,10 @@ def run(args) -> int:
     used = qi + [c for c in extras if c not in qi]
     absent = [c for c in used if c not in frame.columns]
     if absent:
-        raise CliError(f"{', '.join(map(repr, absent))} not a column of {args.data} "
-                       f"(columns: {', '.join(map(str, frame.columns))})")
+        raise CliError(
+            f"{', '.join(map(repr, absent))} not a column of {args.data} "
+            f"(columns: {', '.join(map(str, frame.columns))})"
+        )
     frame = frame[used]
     n_before = len(frame)
     if args.missing == "drop":
@@ -153,21 +167,46 @@ def run(args) -> int:
     if len(frame) < k:
         raise CliError(f"the table has fewer rows than k = {k}: no k-anonymous output exists")
 
-    params = {"data": Path(args.data).name, "qi": qi, "taxonomies": {a: Path(p).name for a, p in
-                                                                    _parse_pairs(args.taxonomy, "taxonomy").items()},
-              "k": k, "l_diversity": args.l_diversity, "recursive_c": args.recursive_c,
-              "t_closeness": args.t_closeness, "suppression": suppression, "algorithm": args.algorithm,
-              "metric": args.metric, "class": args.class_attr, "tie": args.tie, "missing": args.missing}
+    params = {
+        "data": Path(args.data).name,
+        "qi": qi,
+        "taxonomies": {a: Path(p).name for a, p in _parse_pairs(args.taxonomy, "taxonomy").items()},
+        "k": k,
+        "l_diversity": args.l_diversity,
+        "recursive_c": args.recursive_c,
+        "t_closeness": args.t_closeness,
+        "suppression": suppression,
+        "algorithm": args.algorithm,
+        "metric": args.metric,
+        "class": args.class_attr,
+        "tie": args.tie,
+        "missing": args.missing,
+    }
     try:
-        outcome = run_to_result(anonymize_table(
-            frame, taxonomies, qi, k, models, algorithm=args.algorithm, metric=args.metric,
-            suppression=suppression, class_attr=args.class_attr, tie=args.tie, params=params, dropped=dropped,
-            suppression_hint="--suppression"))
+        outcome = run_to_result(
+            anonymize_table(
+                frame,
+                taxonomies,
+                qi,
+                k,
+                models,
+                algorithm=args.algorithm,
+                metric=args.metric,
+                suppression=suppression,
+                class_attr=args.class_attr,
+                tie=args.tie,
+                params=params,
+                dropped=dropped,
+                suppression_hint="--suppression",
+            )
+        )
         table, side = outcome.table, outcome.sidecar
         summary = f"{args.algorithm}: {outcome.classes} classes"
         if not mondrian:
-            summary = (f"{args.algorithm}: levels {outcome.levels}, {outcome.classes} classes, "
-                       f"{outcome.suppressed} rows suppressed")
+            summary = (
+                f"{args.algorithm}: levels {outcome.levels}, {outcome.classes} classes, "
+                f"{outcome.suppressed} rows suppressed"
+            )
     except AnonymizeError as exc:
         raise CliError(str(exc)) from None
     try:
@@ -175,8 +214,10 @@ def run(args) -> int:
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if dropped:
-        print(f"dropped {dropped} rows with a missing value in a used column (--missing category keeps them)",
-              file=sys.stderr)
+        print(
+            f"dropped {dropped} rows with a missing value in a used column (--missing category keeps them)",
+            file=sys.stderr,
+        )
     print(f"{summary}; {args.metric} = {side['metric']['value']:g}")
     print(f"{LABEL.upper()}")
     print(f"wrote {csv_path} and {json_path}")

@@ -17,20 +17,33 @@ import sys
 
 from . import CliError
 
-STORE_HELP = ("the budget store (SQLite; default $DPSTUDIO_BUDGET_STORE, else the user data directory); "
-              "'none' turns tracking off (a warning on every run)")
+STORE_HELP = (
+    "the budget store (SQLite; default $DPSTUDIO_BUDGET_STORE, else the user data directory); "
+    "'none' turns tracking off (a warning on every run)"
+)
 
 
 # -- helpers for the release commands ----------------------------------------------------------------------
 def add_store_options(p) -> None:
     p.add_argument("--budget-store", metavar="PATH|none", default=None, help=STORE_HELP)
-    p.add_argument("--dataset-name", metavar="NAME", default=None,
-                   help="the data's name in the budget store (default: the file's name without its suffix)")
-    p.add_argument("--dataset-budget", metavar="EPS", default=None,
-                   help="the data's lifetime budget, on its first use (default: the first release's epsilon)")
-    p.add_argument("--new-dataset", action="store_true",
-                   help="these records are other people than a known dataset they resemble (a renamed, added or "
-                        "dropped column, repeated rows): give them a budget of their own")
+    p.add_argument(
+        "--dataset-name",
+        metavar="NAME",
+        default=None,
+        help="the data's name in the budget store (default: the file's name without its suffix)",
+    )
+    p.add_argument(
+        "--dataset-budget",
+        metavar="EPS",
+        default=None,
+        help="the data's lifetime budget, on its first use (default: the first release's epsilon)",
+    )
+    p.add_argument(
+        "--new-dataset",
+        action="store_true",
+        help="these records are other people than a known dataset they resemble (a renamed, added or "
+        "dropped column, repeated rows): give them a budget of their own",
+    )
 
 
 def check_store_options(args) -> None:
@@ -67,9 +80,17 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
         return ReleaseService.simulate(epsilon, seed)
     service = ReleaseService()
     total = None if args.dataset_budget is None else check_epsilon(args.dataset_budget)
-    request = ReleaseRequest(args.dataset_name or default_dataset_name(source), fingerprint, check_epsilon(epsilon),
-                             what, "cli", args.budget_store, total, bool(getattr(args, "new_dataset", False)),
-                             str(source))
+    request = ReleaseRequest(
+        args.dataset_name or default_dataset_name(source),
+        fingerprint,
+        check_epsilon(epsilon),
+        what,
+        "cli",
+        args.budget_store,
+        total,
+        bool(getattr(args, "new_dataset", False)),
+        str(source),
+    )
     question = service.question(request)
     caution = epsilon_caution(question.epsilon)
     for warning in ((caution,) if caution else ()) + question.warnings:
@@ -77,19 +98,26 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
     if question.refusal:
         raise CliError(question.refusal)
     if args.dataset_name and question.tracked and question.dataset != args.dataset_name:
-        print(f"note: this data is already tracked as {question.dataset!r}; charging it there "
-              "(dpstudio budget rename changes the name)", file=sys.stderr)
+        print(
+            f"note: this data is already tracked as {question.dataset!r}; charging it there "
+            "(dpstudio budget rename changes the name)",
+            file=sys.stderr,
+        )
     if question.related:
-        print(f"note: charged to the known dataset {question.dataset!r}: {question.related} "
-              "(--new-dataset declares these records other people)", file=sys.stderr)
+        print(
+            f"note: charged to the known dataset {question.dataset!r}: {question.related} "
+            "(--new-dataset declares these records other people)",
+            file=sys.stderr,
+        )
     try:
         setup = service.begin(question, True)
     except ReleaseRefused as exc:
         raise CliError(str(exc)) from None
     b = setup.budget
     if b.get("tracked"):
-        spent, total, left = (fraction_text(Fraction(b[k])) for k in ("dataset_spent", "dataset_total",
-                                                                      "dataset_remaining"))
+        spent, total, left = (
+            fraction_text(Fraction(b[k])) for k in ("dataset_spent", "dataset_total", "dataset_remaining")
+        )
         print(f"budget store: dataset {b['dataset']!r}: spent {spent} of {total}, {left} left", file=sys.stderr)
     return setup
 
@@ -98,8 +126,11 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
 def add_parser(subparsers) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--budget-store", metavar="PATH|none", default=argparse.SUPPRESS, help=STORE_HELP)
-    p = subparsers.add_parser("budget", help="the per-dataset budget store: list, show, set-total, rename",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "budget",
+        help="the per-dataset budget store: list, show, set-total, rename",
+        description=__doc__.splitlines()[0],
+    )
     p.add_argument("--budget-store", metavar="PATH|none", default=None, help=STORE_HELP)
     verbs = p.add_subparsers(dest="verb")
     verbs.add_parser("list", parents=[common], help="every dataset: lifetime budget, spent, remaining")
@@ -122,8 +153,15 @@ def _table(rows: list[list[str]]) -> str:
 def _summary(d) -> list[str]:
     from ..io.budget_store import fraction_text
 
-    return [d.name, f"~{d.approx_rows:,}", str(len(d.columns)), fraction_text(d.total), fraction_text(d.spent),
-            fraction_text(d.remaining), str(len(d.spends))]
+    return [
+        d.name,
+        f"~{d.approx_rows:,}",
+        str(len(d.columns)),
+        fraction_text(d.total),
+        fraction_text(d.spent),
+        fraction_text(d.remaining),
+        str(len(d.spends)),
+    ]
 
 
 def run(args) -> int:
@@ -151,8 +189,10 @@ def run(args) -> int:
             except ValueError as exc:
                 raise CliError(f"set-total: {exc}") from None
             d = store.set_total(args.name, total)
-            print(f"dataset {d.name!r}: lifetime budget now {fraction_text(d.total)} (spent "
-                  f"{fraction_text(d.spent)}, {fraction_text(d.remaining)} left)")
+            print(
+                f"dataset {d.name!r}: lifetime budget now {fraction_text(d.total)} (spent "
+                f"{fraction_text(d.spent)}, {fraction_text(d.remaining)} left)"
+            )
             return 0
         if verb == "rename":
             d = store.rename(args.name, args.new_name)
@@ -164,9 +204,14 @@ def run(args) -> int:
     print(f"dataset {d.name!r} (budget store {path})")
     print(f"  columns: {', '.join(d.columns)}")
     print(f"  rows: about {d.approx_rows:,} (rounded)")
-    print(f"  lifetime budget {fraction_text(d.total)}, spent {fraction_text(d.spent)}, "
-          f"{fraction_text(d.remaining)} left")
+    print(
+        f"  lifetime budget {fraction_text(d.total)}, spent {fraction_text(d.spent)}, {fraction_text(d.remaining)} left"
+    )
     if d.spends:
-        print(_table([["time (UTC)", "epsilon", "mode", "what"]]
-                     + [[s.time, fraction_text(s.epsilon), s.mode, s.what] for s in d.spends]))
+        print(
+            _table(
+                [["time (UTC)", "epsilon", "mode", "what"]]
+                + [[s.time, fraction_text(s.epsilon), s.mode, s.what] for s in d.spends]
+            )
+        )
     return 0

@@ -8,11 +8,19 @@ from . import CliError
 def add_engine_options(p) -> None:
     from ..io.engines import ENGINES
 
-    p.add_argument("--engine", choices=ENGINES, default="auto",
-                   help="where the data is read and counted: numpy (in memory), duckdb (out of core), spark "
-                        "(cluster); auto: duckdb for files over 256 MB, else numpy (docs/scale.md)")
-    p.add_argument("--spark-master", metavar="URL", default=None,
-                   help="with --engine spark: the cluster (default: Spark's configuration, else local[*])")
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="where the data is read and counted: numpy (in memory), duckdb (out of core), spark "
+        "(cluster); auto: duckdb for files over 256 MB, else numpy (docs/scale.md)",
+    )
+    p.add_argument(
+        "--spark-master",
+        metavar="URL",
+        default=None,
+        help="with --engine spark: the cluster (default: Spark's configuration, else local[*])",
+    )
 
 
 def chosen_engine(args) -> str:

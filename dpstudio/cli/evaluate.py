@@ -34,40 +34,72 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--data-dir", help="folder holding adult.data and adult.test (or its parent)")
     p.add_argument("--taxonomies", help="folder of taxonomy files + bounds.json (default: the bundled Adult ones)")
-    p.add_argument("--numeric-grids", metavar="DIR",
-                   help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
-                        "(e.g. resources/taxonomies/adult/log-grids); default: --numeric-grid's rule")
-    p.add_argument("--numeric-grid", choices=("log", "equal"), default=None,
-                   help="maxgddp: grid of a numeric attribute without a numeric taxonomy: log (default: the 1-2-5 "
-                        "series when the bounds start at 0 or above and span three decades, equal-width bins "
-                        "otherwise) or equal (16 equal-width bins)")
+    p.add_argument(
+        "--numeric-grids",
+        metavar="DIR",
+        help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
+        "(e.g. resources/taxonomies/adult/log-grids); default: --numeric-grid's rule",
+    )
+    p.add_argument(
+        "--numeric-grid",
+        choices=("log", "equal"),
+        default=None,
+        help="maxgddp: grid of a numeric attribute without a numeric taxonomy: log (default: the 1-2-5 "
+        "series when the bounds start at 0 or above and span three decades, equal-width bins "
+        "otherwise) or equal (16 equal-width bins)",
+    )
     add_type_option(p)
-    p.add_argument("--algorithm", default="maxgddp",
-                   help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)")
+    p.add_argument(
+        "--algorithm",
+        default="maxgddp",
+        help=f"one of {', '.join(ALGORITHMS)}, or several separated by commas (default maxgddp)",
+    )
     p.add_argument("--epsilon", help="privacy budget (default 1); with --sweep a comma list")
     p.add_argument("--steps", help="number of specializations h (default 10); with --sweep a comma list")
     p.add_argument("--runs", type=int, default=10, help="repeated runs per setting (default 10)")
-    p.add_argument("--sweep", action="store_true",
-                   help="the grid eps in {0.1,0.25,0.5,1} x h in {4,7,10,13,16} (unless --epsilon/--steps list others)")
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="the grid eps in {0.1,0.25,0.5,1} x h in {4,7,10,13,16} (unless --epsilon/--steps list others)",
+    )
     p.add_argument("--seed", type=int, default=0, help="base seed of the simulation noise (default 0)")
     p.add_argument("--secure", action="store_true", help="use OpenDP's secure samplers instead of simulation noise")
-    p.add_argument("--encoding", choices=("onehot", "ordinal"), default="onehot",
-                   help="categorical features for the decision tree (default onehot)")
+    p.add_argument(
+        "--encoding",
+        choices=("onehot", "ordinal"),
+        default="onehot",
+        help="categorical features for the decision tree (default onehot)",
+    )
     p.add_argument("--results", help="JSON-lines file of finished runs: resume from it and append to it")
     p.add_argument("--out", help="write the summary: .csv (table) or .json (summary, baselines and every run)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--no-baselines", action="store_true", help="skip the raw-data and majority baselines")
-    p.add_argument("--range-error", action="store_true",
-                   help="instead of accuracy: range-count MSE by query size, leaf-only vs consistent release")
+    p.add_argument(
+        "--range-error",
+        action="store_true",
+        help="instead of accuracy: range-count MSE by query size, leaf-only vs consistent release",
+    )
     p.add_argument("--queries", type=int, default=1000, help="--range-error: random boxes (default 1000)")
     p.add_argument("--mc-runs", type=int, default=30, help="--range-error: Monte-Carlo runs (default 30)")
-    p.add_argument("--workload", choices=("boxes", "nodes"), default="boxes",
-                   help="--range-error: random boxes over the taxonomies (default) or random nodes of the tree")
-    p.add_argument("--size", choices=("records", "domain"), default="records",
-                   help="--range-error: query size as share of records or of the domain's volume")
+    p.add_argument(
+        "--workload",
+        choices=("boxes", "nodes"),
+        default="boxes",
+        help="--range-error: random boxes over the taxonomies (default) or random nodes of the tree",
+    )
+    p.add_argument(
+        "--size",
+        choices=("records", "domain"),
+        default="records",
+        help="--range-error: query size as share of records or of the domain's volume",
+    )
     p.add_argument("--release", help="answer --query boxes from a written release (CSV beside its JSON sidecar)")
-    p.add_argument("--query", action="append", default=[],
-                   help="with --release: a box like 'age=[20,40);sex=Female' (repeatable; omitted attributes = all)")
+    p.add_argument(
+        "--query",
+        action="append",
+        default=[],
+        help="with --release: a box like 'age=[20,40);sex=Female' (repeatable; omitted attributes = all)",
+    )
     p.add_argument("--class", dest="query_class", help="with --release: count only this class (default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     add_engine_options(p)
@@ -91,8 +123,11 @@ def _numbers(text: str, kind, what: str) -> list:
                     raise ValueError
                 out.append(v)
         except ValueError as exc:
-            msg = (f"epsilon: {exc}" if "epsilon" not in str(exc) else str(exc)) if kind is float \
+            msg = (
+                (f"epsilon: {exc}" if "epsilon" not in str(exc) else str(exc))
+                if kind is float
                 else f"{what} must be a whole number >= 0, got {part!r}"
+            )
             raise CliError(msg) from None
     if not out:
         raise CliError(f"{what} is missing")
@@ -164,8 +199,14 @@ def _setup(args):
     name = chosen_engine(args)
     engine = None if name == "numpy" else open_chosen(args, name)
     try:
-        return adult_setup(args.data_dir, args.taxonomies, args.numeric_grids, types, engine=engine,
-                           progress=None if engine is None else _progress_printer(args))
+        return adult_setup(
+            args.data_dir,
+            args.taxonomies,
+            args.numeric_grids,
+            types,
+            engine=engine,
+            progress=None if engine is None else _progress_printer(args),
+        )
     except (SweepError, FileNotFoundError, EngineError, Cancelled) as exc:
         raise CliError(str(exc)) from None
     except ValueError as exc:  # dataset, taxonomy or encoding problems carry one-line messages
@@ -182,23 +223,46 @@ def _accuracy(args, setup, algorithms, epsilons, steps) -> int:
     from ..io.dataset_fingerprint import approximate_size
 
     # the sizes rounded (two significant figures): an evaluation prints no exact count of the data's rows
-    print(f"# Adult: about {approximate_size(setup.train_rows):,} training rows, about "
-          f"{approximate_size(len(setup.test)):,} test rows; neighbouring = add/remove one record")
+    print(
+        f"# Adult: about {approximate_size(setup.train_rows):,} training rows, about "
+        f"{approximate_size(len(setup.test)):,} test rows; neighbouring = add/remove one record"
+    )
     print(f"# {note}", flush=True)
     baselines = None
     if not args.no_baselines:
         baselines = setup.baselines()
-        print(f"# majority class {100 * baselines['majority']:.2f} %, raw-data entropy tree {100 * baselines['raw']:.2f} %"
-              " (papers: 75.43 %, 85.3 %)", flush=True)
+        print(
+            f"# majority class {100 * baselines['majority']:.2f} %, raw-data entropy tree {100 * baselines['raw']:.2f} %"
+            " (papers: 75.43 %, 85.3 %)",
+            flush=True,
+        )
     progress = None if args.quiet else (lambda line: print(line, flush=True))
-    records = sweep(setup, algorithms, epsilons, steps, args.runs, seed=args.seed, secure=args.secure,
-                    results=args.results, encoding=args.encoding, progress=progress,
-                    **_grid_override(args))
+    records = sweep(
+        setup,
+        algorithms,
+        epsilons,
+        steps,
+        args.runs,
+        seed=args.seed,
+        secure=args.secure,
+        results=args.results,
+        encoding=args.encoding,
+        progress=progress,
+        **_grid_override(args),
+    )
     rows = summarize(records)
     print(format_summary(rows, baselines, note))
     if args.out:
-        _write(args, rows, {"note": note, "baselines": baselines, "summary": rows,
-                            "runs": sorted(records, key=lambda r: (r["algorithm"], r["epsilon"], r["steps"], r["run"]))})
+        _write(
+            args,
+            rows,
+            {
+                "note": note,
+                "baselines": baselines,
+                "summary": rows,
+                "runs": sorted(records, key=lambda r: (r["algorithm"], r["epsilon"], r["steps"], r["run"])),
+            },
+        )
     return 0
 
 
@@ -231,18 +295,34 @@ def _range_error(args, setup, algorithms, epsilons, steps) -> int:
     else:
         wl = random_boxes(domain, args.queries, rng, attributes=(1, 3), n_classes=len(setup.data.classes))
     eps_c = float(result.count_epsilon)
-    print(f"# tree of one {algorithms[0]} run (eps={epsilons[0]:g}, h={steps[0]}): {len(tree.parents)} nodes, "
-          f"{len(tree.leaves)} leaves; counts budget eps_c = {eps_c:g}; {args.queries} random "
-          f"{'tree nodes' if args.workload == 'nodes' else 'boxes over the taxonomies'}", flush=True)
+    print(
+        f"# tree of one {algorithms[0]} run (eps={epsilons[0]:g}, h={steps[0]}): {len(tree.parents)} nodes, "
+        f"{len(tree.leaves)} leaves; counts budget eps_c = {eps_c:g}; {args.queries} random "
+        f"{'tree nodes' if args.workload == 'nodes' else 'boxes over the taxonomies'}",
+        flush=True,
+    )
     res = error_by_query_size(domain, tree, eps_c, wl, runs=args.mc_runs, seed=args.seed, size=args.size)
     print(format_table(res))
-    print("# node MSE by depth: " + "; ".join(
-        f"{m}: " + ", ".join(f"{v:.3g}" for v in res.per_depth[m]) for m in res.methods))
+    print(
+        "# node MSE by depth: "
+        + "; ".join(f"{m}: " + ", ".join(f"{v:.3g}" for v in res.per_depth[m]) for m in res.methods)
+    )
     if args.out:
         rows = res.table()
-        _write(args, rows, {"note": res.label, "epsilon_counts": eps_c, "path_length": res.path_length,
-                            "runs": res.runs, "size": res.size_kind, "by_size": rows, "overall": res.overall(),
-                            "per_depth": res.per_depth})
+        _write(
+            args,
+            rows,
+            {
+                "note": res.label,
+                "epsilon_counts": eps_c,
+                "path_length": res.path_length,
+                "runs": res.runs,
+                "size": res.size_kind,
+                "by_size": rows,
+                "overall": res.overall(),
+                "per_depth": res.per_depth,
+            },
+        )
     return 0
 
 
@@ -290,8 +370,10 @@ def _query_release(args) -> int:
     k = -1 if args.query_class is None else classes.index(args.query_class)
     wl = domain.workload(boxes, classes=[k] * len(boxes))
     answers = answer(cell_weights(domain, cells, wl), counts, wl.classes)
-    print(f"# {csv_path.name}: {len(cells[0])} partitions; partly covered partitions are pro-rated "
-          "(uniformity assumption); answers are post-processing of released counts")
+    print(
+        f"# {csv_path.name}: {len(cells[0])} partitions; partly covered partitions are pro-rated "
+        "(uniformity assumption); answers are post-processing of released counts"
+    )
     if meta.get("not_a_release"):
         print("# this file was made with simulation noise: not a release")
     for q, a, f in zip(args.query, answers, domain.fraction(wl)):

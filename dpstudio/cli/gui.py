@@ -16,8 +16,12 @@ def add_parser(sub) -> None:
     p.add_argument("data", nargs="?", help="a CSV file to open (default: the bundled Adult sample)")
     p.add_argument("--demo", action="store_true", help="run the whole workflow on the bundled sample and exit")
     p.add_argument("--screenshots", metavar="DIR", help="with --demo: save a PNG of each panel in DIR")
-    p.add_argument("--size", metavar="WxH", default="1440x900",
-                   help="with --demo: the window's size in pixels (default 1440x900; e.g. 1280x800, 1920x1080)")
+    p.add_argument(
+        "--size",
+        metavar="WxH",
+        default="1440x900",
+        help="with --demo: the window's size in pixels (default 1440x900; e.g. 1280x800, 1920x1080)",
+    )
     p.set_defaults(run=run)
 
 

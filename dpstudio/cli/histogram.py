@@ -18,41 +18,68 @@ from dpstudio.cli import CliError
 from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
 
-MISSING_DROPPED = ("rows with a missing value in the column were dropped; how many is not reported (it is "
-                   "data)")
+MISSING_DROPPED = "rows with a missing value in the column were dropped; how many is not reported (it is data)"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("histogram", help="release a differentially private histogram (interval trees)",
-                       description=__doc__.splitlines()[0])
+    p = sub.add_parser(
+        "histogram",
+        help="release a differentially private histogram (interval trees)",
+        description=__doc__.splitlines()[0],
+    )
     src = p.add_argument_group("input (one of)")
     src.add_argument("--counts", metavar="FILE", help="bin counts: one per line, CSV with a 'count' column, or .npy")
     src.add_argument("--data", metavar="CSV", help="a data file; bin one column with --column and --edges")
     p.add_argument("--column", help="with --data: the numeric column to bin (e.g. age)")
-    p.add_argument("--edges", metavar="SPEC",
-                   help="public bin edges: '17,25,35,91', 'start:stop:step' (e.g. 17:91:1) or '@FILE'")
+    p.add_argument(
+        "--edges", metavar="SPEC", help="public bin edges: '17,25,35,91', 'start:stop:step' (e.g. 17:91:1) or '@FILE'"
+    )
     p.add_argument("--categories", metavar="A,B,...", help="with --data: ordered public categories (one bin each)")
-    p.add_argument("--derive-edges", type=int, metavar="K",
-                   help="TEACHING ONLY: K equal-width bins from the data's min/max ('derived from the data: "
-                        "not private', output marked not a release)")
+    p.add_argument(
+        "--derive-edges",
+        type=int,
+        metavar="K",
+        help="TEACHING ONLY: K equal-width bins from the data's min/max ('derived from the data: "
+        "not private', output marked not a release)",
+    )
     p.add_argument("--sep", help="with --data: field separator (default ',')")
-    p.add_argument("--drop-missing", action="store_true",
-                   help="with --data: leave out rows with a missing value (how many is not reported: it is data)")
-    p.add_argument("--algorithm", choices=list(ALGORITHMS),
-                   help="default: the lowest expected error for n bins and epsilon (sidecar: algorithm_choice)")
-    p.add_argument("--branching", type=int, metavar="B",
-                   help="hb/luedp: tree arity (default: Qardaji's rule); sc: fix the first-step arity k")
-    p.add_argument("--shape", choices=["regular", "sc"], default="regular",
-                   help="luedp: run on the b-ary tree (default) or on SC's structure")
+    p.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="with --data: leave out rows with a missing value (how many is not reported: it is data)",
+    )
+    p.add_argument(
+        "--algorithm",
+        choices=list(ALGORITHMS),
+        help="default: the lowest expected error for n bins and epsilon (sidecar: algorithm_choice)",
+    )
+    p.add_argument(
+        "--branching",
+        type=int,
+        metavar="B",
+        help="hb/luedp: tree arity (default: Qardaji's rule); sc: fix the first-step arity k",
+    )
+    p.add_argument(
+        "--shape",
+        choices=["regular", "sc"],
+        default="regular",
+        help="luedp: run on the b-ary tree (default) or on SC's structure",
+    )
     p.add_argument("--no-root", action="store_true", help="do not noise the root (the total)")
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
-    p.add_argument("--round", action="store_true",
-                   help="round released counts to whole numbers (after consistency); by default they are NOT "
-                        "rounded: the least-squares estimates, decimals (the sidecar's counts_note says so)")
-    p.add_argument("--clamp", action="store_true",
-                   help="clamp negative released counts to 0 (after consistency); by default negatives are kept")
+    p.add_argument(
+        "--round",
+        action="store_true",
+        help="round released counts to whole numbers (after consistency); by default they are NOT "
+        "rounded: the least-squares estimates, decimals (the sidecar's counts_note says so)",
+    )
+    p.add_argument(
+        "--clamp",
+        action="store_true",
+        help="clamp negative released counts to 0 (after consistency); by default negatives are kept",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
     add_engine_options(p)
@@ -138,8 +165,9 @@ def _dataset_print(args, counts, engine=None):
     except DatasetError:  # a file only the plain CSV reader takes: fingerprint what that reader parses
         import pandas as pd
 
-        return table_print(pd.read_csv(args.data, sep=args.sep or ",", skipinitialspace=True, dtype=str,
-                                       keep_default_na=False))
+        return table_print(
+            pd.read_csv(args.data, sep=args.sep or ",", skipinitialspace=True, dtype=str, keep_default_na=False)
+        )
 
 
 def run(args) -> int:
@@ -159,8 +187,15 @@ def run(args) -> int:
     try:
         check_release_paths(args.out, args.overwrite)
         choice = None
-        params = IntervalTreeParams(args.algorithm or "hb", args.epsilon, args.branching, not args.no_root,
-                                    round_counts=args.round, clamp_negative=args.clamp, shape=args.shape)
+        params = IntervalTreeParams(
+            args.algorithm or "hb",
+            args.epsilon,
+            args.branching,
+            not args.no_root,
+            round_counts=args.round,
+            clamp_negative=args.clamp,
+            shape=args.shape,
+        )
         params.validate()
         engine_name = chosen_engine(args) if args.data else "numpy"
         engine = None if engine_name == "numpy" else open_chosen(args, engine_name)
@@ -170,31 +205,56 @@ def run(args) -> int:
             if args.algorithm is None:  # public inputs only: the number of bins and epsilon
                 args.algorithm, choice = choose_algorithm(counts.size, params.checked_epsilon(), not args.no_root)
             if edges is not None or choice is not None:
-                params = IntervalTreeParams(args.algorithm, args.epsilon, args.branching, not args.no_root,
-                                            round_counts=args.round, clamp_negative=args.clamp,
-                                            edges=None if edges is None else tuple(float(e) for e in edges),
-                                            shape=args.shape)
+                params = IntervalTreeParams(
+                    args.algorithm,
+                    args.epsilon,
+                    args.branching,
+                    not args.no_root,
+                    round_counts=args.round,
+                    clamp_negative=args.clamp,
+                    edges=None if edges is None else tuple(float(e) for e in edges),
+                    shape=args.shape,
+                )
             plan_interval_tree(counts.size, params)  # shape and budgets before any noise
-            setup = begin_release(args, functools.partial(_dataset_print, args, counts, engine), params.checked_epsilon(),
-                                  f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
-                                  args.counts or args.data, args.seed)
+            setup = begin_release(
+                args,
+                functools.partial(_dataset_print, args, counts, engine),
+                params.checked_epsilon(),
+                f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
+                args.counts or args.data,
+                args.seed,
+            )
         finally:
             if engine is not None:
                 engine.close()
         ledger, budget = setup.ledger, setup.budget
         result = release_histogram(counts, params, setup.noise, ledger)
-        csv_path, json_path = write_histogram_release(args.out, result, ledger, edges, domain, reasons,
-                                                      args.overwrite, labels=domain.get("categories"),
-                                                      extra={"dataset_budget": budget,
-                                                             "algorithm_choice": choice or "given by the user"})
+        csv_path, json_path = write_histogram_release(
+            args.out,
+            result,
+            ledger,
+            edges,
+            domain,
+            reasons,
+            args.overwrite,
+            labels=domain.get("categories"),
+            extra={"dataset_budget": budget, "algorithm_choice": choice or "given by the user"},
+        )
     except (HistogramInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts
     plan = result.plan
-    shape = (f"b={plan.branching}" if plan.branching else f"p={plan.n_rows}" if params.algorithm == "pidentity"
-             else plan.tree.name)
+    shape = (
+        f"b={plan.branching}"
+        if plan.branching
+        else f"p={plan.n_rows}"
+        if params.algorithm == "pidentity"
+        else plan.tree.name
+    )
     status = "release" if (result.is_release and not reasons) else "NOT a release"
-    print(f"wrote {csv_path} and {json_path} ({status}): {plan.tree.n_bins} bins, {params.algorithm} ({shape}), "
-          f"epsilon {params.checked_epsilon()}, expected RMSE of a random range "
-          f"{math.sqrt(plan.expected_consistent_mse):.4g}")
+    print(
+        f"wrote {csv_path} and {json_path} ({status}): {plan.tree.n_bins} bins, {params.algorithm} ({shape}), "
+        f"epsilon {params.checked_epsilon()}, expected RMSE of a random range "
+        f"{math.sqrt(plan.expected_consistent_mse):.4g}"
+    )
     return 0

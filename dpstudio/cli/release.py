@@ -34,53 +34,104 @@ from .budget import add_store_options, begin_release, check_store_options
 from .engines import add_engine_options, chosen_engine, open_chosen
 
 ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
-CONSISTENCY = {"ls": "least_squares", "least_squares": "least_squares", "hay": "hay_generalized",
-               "hay_generalized": "hay_generalized", "none": "none"}
+CONSISTENCY = {
+    "ls": "least_squares",
+    "least_squares": "least_squares",
+    "hay": "hay_generalized",
+    "hay_generalized": "hay_generalized",
+    "none": "none",
+}
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("release", help="differentially private release of a table (DiffGen family)",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "release",
+        help="differentially private release of a table (DiffGen family)",
+        description=__doc__.splitlines()[0],
+    )
     p.add_argument("--data", required=True, help="the table (CSV/TSV, optionally .gz, .xlsx, .parquet)")
     p.add_argument("--class", dest="class_attr", required=True, help="the class attribute")
-    p.add_argument("--classes", metavar="A,B,...",
-                   help="the public class values, comma-separated, in release order (required, or --classes-file)")
+    p.add_argument(
+        "--classes",
+        metavar="A,B,...",
+        help="the public class values, comma-separated, in release order (required, or --classes-file)",
+    )
     p.add_argument("--classes-file", metavar="FILE", help="the public class values, one per line")
-    p.add_argument("--taxonomy", action="append", default=[], metavar="ATTR=FILE",
-                   help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable")
-    p.add_argument("--bounds", action="append", default=[], metavar="ATTR=LO:HI",
-                   help="public bounds of a numeric attribute (upper bound inclusive); repeatable")
+    p.add_argument(
+        "--taxonomy",
+        action="append",
+        default=[],
+        metavar="ATTR=FILE",
+        help="taxonomy file of an attribute (ARX CSV, brace text, JSON, indented text); repeatable",
+    )
+    p.add_argument(
+        "--bounds",
+        action="append",
+        default=[],
+        metavar="ATTR=LO:HI",
+        help="public bounds of a numeric attribute (upper bound inclusive); repeatable",
+    )
     add_type_option(p)
     p.add_argument("--algorithm", default="diffgen-consistent", choices=ALGORITHMS)
     p.add_argument("--epsilon", default=None, help="the privacy budget (a positive number)")
-    p.add_argument("--steps", default=None,
-                   help="number of specializations h (>= 0; default: chosen from epsilon, see docs/release.md)")
+    p.add_argument(
+        "--steps",
+        default=None,
+        help="number of specializations h (>= 0; default: chosen from epsilon, see docs/release.md)",
+    )
     p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seeded simulation noise: the output is marked NOT A RELEASE")
+    p.add_argument("--seed", type=int, default=None, help="seeded simulation noise: the output is marked NOT A RELEASE")
     p.add_argument("--score", choices=("max", "infogain"), default="max")
-    p.add_argument("--score-scope", choices=("partition", "pooled"), default="partition",
-                   help="sum a candidate's score over the partitions holding it (default) or pool its records")
-    p.add_argument("--consistency", choices=tuple(CONSISTENCY), default=None,
-                   help="diffgen-consistent: ls (exact least squares, default), hay (seed 000's rule), none")
-    p.add_argument("--node-budget", choices=("optimized", "uniform", "path"), default=None,
-                   help="diffgen-consistent: per-node count budgets (default optimized: per-level shares "
-                        "chosen for the released tree's shape)")
-    p.add_argument("--post-processing", choices=("projection", "clamp"), default=None,
-                   help="projection (default: non-negative, consistent over the released tree, total kept; "
-                        "diffgen and maxgddp project the sums of their noisy leaves) or clamp (negative counts "
-                        "set to 0 after rounding)")
-    p.add_argument("--numeric-grid", choices=("log", "equal"), default=None,
-                   help="maxgddp: split grid of a numeric attribute without a numeric taxonomy: log (default: the "
-                        "1-2-5 series 1, 2, 5, 10, ... when its bounds start at 0 or above and span three decades, "
-                        "such as money amounts; equal-width bins otherwise) or equal (always --grid-bins bins)")
-    p.add_argument("--grid-bins", type=int, default=16,
-                   help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy")
+    p.add_argument(
+        "--score-scope",
+        choices=("partition", "pooled"),
+        default="partition",
+        help="sum a candidate's score over the partitions holding it (default) or pool its records",
+    )
+    p.add_argument(
+        "--consistency",
+        choices=tuple(CONSISTENCY),
+        default=None,
+        help="diffgen-consistent: ls (exact least squares, default), hay (seed 000's rule), none",
+    )
+    p.add_argument(
+        "--node-budget",
+        choices=("optimized", "uniform", "path"),
+        default=None,
+        help="diffgen-consistent: per-node count budgets (default optimized: per-level shares "
+        "chosen for the released tree's shape)",
+    )
+    p.add_argument(
+        "--post-processing",
+        choices=("projection", "clamp"),
+        default=None,
+        help="projection (default: non-negative, consistent over the released tree, total kept; "
+        "diffgen and maxgddp project the sums of their noisy leaves) or clamp (negative counts "
+        "set to 0 after rounding)",
+    )
+    p.add_argument(
+        "--numeric-grid",
+        choices=("log", "equal"),
+        default=None,
+        help="maxgddp: split grid of a numeric attribute without a numeric taxonomy: log (default: the "
+        "1-2-5 series 1, 2, 5, 10, ... when its bounds start at 0 or above and span three decades, "
+        "such as money amounts; equal-width bins otherwise) or equal (always --grid-bins bins)",
+    )
+    p.add_argument(
+        "--grid-bins",
+        type=int,
+        default=16,
+        help="maxgddp: equal-width split grid for numeric attributes without a numeric taxonomy",
+    )
     p.add_argument("--tree-fraction", default=None, help="maxgddp: share of epsilon for the tree (eps1; default 1/2)")
-    p.add_argument("--count-share", default=None, metavar="F",
-                   help="share of epsilon for the counts, 0 < F < 1 (default: the algorithm's formula, 1/2); the "
-                        "rest goes to the selection steps and split points in DiffGen's proportions "
-                        "(h : |A_num| + h), or to MAXGDDP's tree levels")
+    p.add_argument(
+        "--count-share",
+        default=None,
+        metavar="F",
+        help="share of epsilon for the counts, 0 < F < 1 (default: the algorithm's formula, 1/2); the "
+        "rest goes to the selection steps and split points in DiffGen's proportions "
+        "(h : |A_num| + h), or to MAXGDDP's tree levels",
+    )
     p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
     p.add_argument("--missing", choices=("drop", "category"), default="drop")
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
@@ -95,10 +146,15 @@ def add_parser(subparsers) -> None:
 
 def add_type_option(p) -> None:
     """``--type ATTR=integer|continuous[:RESOLUTION]`` (repeatable; read with ``parse_types``)."""
-    p.add_argument("--type", dest="types", action="append", default=[],
-                   metavar="ATTR=integer|continuous[:RESOLUTION]",
-                   help="declared kind of a numeric attribute (public; default from its bounds: whole numbers -> "
-                        "integer, else continuous, resolution 10^(floor(log10(hi-lo))-4)); repeatable")
+    p.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        default=[],
+        metavar="ATTR=integer|continuous[:RESOLUTION]",
+        help="declared kind of a numeric attribute (public; default from its bounds: whole numbers -> "
+        "integer, else continuous, resolution 10^(floor(log10(hi-lo))-4)); repeatable",
+    )
 
 
 def parse_classes(text, file) -> list[str]:
@@ -106,8 +162,10 @@ def parse_classes(text, file) -> list[str]:
     if text is not None and file is not None:
         raise CliError("give --classes or --classes-file, not both")
     if text is None and file is None:
-        raise CliError("--classes is missing: list the public class values in release order, e.g. "
-                       "--classes '<=50K,>50K' (or --classes-file FILE, one per line)")
+        raise CliError(
+            "--classes is missing: list the public class values in release order, e.g. "
+            "--classes '<=50K,>50K' (or --classes-file FILE, one per line)"
+        )
     if file is not None:
         try:
             lines = Path(file).read_text(encoding="utf-8-sig").splitlines()
@@ -212,8 +270,9 @@ def run(args) -> int:
     count_share = None
     if args.count_share is not None:
         if args.tree_fraction is not None:
-            raise CliError("give --count-share or --tree-fraction, not both (for maxgddp the tree gets "
-                           "1 - count share)")
+            raise CliError(
+                "give --count-share or --tree-fraction, not both (for maxgddp the tree gets 1 - count share)"
+            )
         try:
             count_share = as_fraction(args.count_share)
         except (ValueError, TypeError, ZeroDivisionError):
@@ -228,8 +287,11 @@ def run(args) -> int:
     engine_name = chosen_engine(args)
     engine = None if engine_name == "numpy" else open_chosen(args, engine_name)
     try:
-        sources = {a: f"the cut points of the taxonomy file {Path(tax_files[a]).name}" for a in taxonomies
-                   if a in bounds or taxonomies[a].is_numeric}
+        sources = {
+            a: f"the cut points of the taxonomy file {Path(tax_files[a]).name}"
+            for a in taxonomies
+            if a in bounds or taxonomies[a].is_numeric
+        }
         data, fingerprint = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
         params, setup = _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out)
     finally:
@@ -242,21 +304,31 @@ def run(args) -> int:
         from ..io.report import report_html
         from ..model.report_facts import report_facts
 
-        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name],
-                                               facts=report_facts(result, budget))}
+        also = {
+            Path(args.report): report_html(
+                result, ledger, files=[out.name, sidecar_path(out).name], facts=report_facts(result, budget)
+            )
+        }
     try:
-        csv_path, json_path = write_release(result, out, overwrite=args.overwrite,
-                                            expand_records=args.expand_records, simulation=simulation,
-                                            extra={"dataset_budget": budget, "steps_choice": steps_choice},
-                                            also=also)
+        csv_path, json_path = write_release(
+            result,
+            out,
+            overwrite=args.overwrite,
+            expand_records=args.expand_records,
+            simulation=simulation,
+            extra={"dataset_budget": budget, "steps_choice": steps_choice},
+            also=also,
+        )
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
     if simulation:
         print(f"WARNING: seeded simulation noise (seed {args.seed}): NOT A RELEASE", file=sys.stderr)
-    print(f"{args.algorithm}: {result.steps_done} specializations"
-          f"{' (stopped early: nothing left to specialize)' if result.stopped_early else ''}, "
-          f"{result.leaf_values.shape[0]} leaf partitions x {len(result.classes)} classes; "
-          f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}")
+    print(
+        f"{args.algorithm}: {result.steps_done} specializations"
+        f"{' (stopped early: nothing left to specialize)' if result.stopped_early else ''}, "
+        f"{result.leaf_values.shape[0]} leaf partitions x {len(result.classes)} classes; "
+        f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}"
+    )
     print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
     return 0
 
@@ -266,9 +338,15 @@ def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count
     charged) before any noise."""
     from ..algorithms.diffgen import preset
 
-    overrides = {"score": args.score, "score_scope": args.score_scope, "grid_bins": args.grid_bins,
-                 "tree_fraction": tree_fraction, "fanout": args.fanout,
-                 "clamp_negative": not args.no_clamp, "round_counts": not args.no_round}
+    overrides = {
+        "score": args.score,
+        "score_scope": args.score_scope,
+        "grid_bins": args.grid_bins,
+        "tree_fraction": tree_fraction,
+        "fanout": args.fanout,
+        "clamp_negative": not args.no_clamp,
+        "round_counts": not args.no_round,
+    }
     if count_share is not None:
         overrides["count_fraction"] = count_share
     if args.node_budget and args.algorithm != "diffgen-consistent":
@@ -277,8 +355,10 @@ def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count
         overrides["node_budget"] = args.node_budget
     if args.numeric_grid is not None:
         if args.algorithm != "maxgddp":
-            raise CliError("--numeric-grid applies to --algorithm maxgddp only (DiffGen's split points lie on the "
-                           "attribute's lattice or taxonomy)")
+            raise CliError(
+                "--numeric-grid applies to --algorithm maxgddp only (DiffGen's split points lie on the "
+                "attribute's lattice or taxonomy)"
+            )
         overrides["numeric_grid"] = args.numeric_grid
     if args.post_processing is not None:
         overrides["tree_projection"] = args.post_processing == "projection"
@@ -290,8 +370,9 @@ def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count
         params = preset(args.algorithm, eps, steps, **overrides)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    return params, begin_release(args, fingerprint, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}",
-                                 args.data, args.seed)
+    return params, begin_release(
+        args, fingerprint, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data, args.seed
+    )
 
 
 def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_sources):
@@ -328,6 +409,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
                 return engine.table_print(source, progress=_progress_printer(args))
             except (EngineError, Cancelled) as exc:
                 raise CliError(str(exc)) from None
+
     if len(frame) == 0:
         raise CliError(f"{args.data}: the table is empty (no rows)")
     frame = frame[used]
@@ -344,8 +426,16 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:
-        data = encode_table(frame, args.class_attr, taxonomies, bounds, classes=classes, types=types,
-                            grid_sources=grid_sources, weights=weights)
+        data = encode_table(
+            frame,
+            args.class_attr,
+            taxonomies,
+            bounds,
+            classes=classes,
+            types=types,
+            grid_sources=grid_sources,
+            weights=weights,
+        )
     except EncodingError as exc:
         raise CliError(str(exc)) from None
     return data, fingerprint
@@ -354,8 +444,10 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
 def _check_columns(args, columns, used) -> None:
     missing_cols = [c for c in used if c not in columns]
     if args.class_attr not in columns:
-        raise CliError(f"class attribute {args.class_attr!r} is not a column of {args.data} "
-                       f"(columns: {', '.join(map(str, columns))})")
+        raise CliError(
+            f"class attribute {args.class_attr!r} is not a column of {args.data} "
+            f"(columns: {', '.join(map(str, columns))})"
+        )
     if missing_cols:
         raise CliError(f"{', '.join(map(repr, missing_cols))} not a column of {args.data}")
 

@@ -19,28 +19,45 @@ from dpstudio.core.stream_partition import MODES
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("stream", help="release a differentially private count stream over sliding windows",
-                       description=__doc__.splitlines()[0])
+    p = sub.add_parser(
+        "stream",
+        help="release a differentially private count stream over sliding windows",
+        description=__doc__.splitlines()[0],
+    )
     src = p.add_argument_group("input (one of)")
-    src.add_argument("--counts", metavar="FILE", help="one count per timestamp: one per line, CSV with a "
-                     "'count' column, or .npy")
+    src.add_argument(
+        "--counts", metavar="FILE", help="one count per timestamp: one per line, CSV with a 'count' column, or .npy"
+    )
     src.add_argument("--data", metavar="CSV", help="a CSV with one row per timestamp (with --column)")
     p.add_argument("--column", help="with --data: the column holding the count (ILINet: ILITOTAL)")
     p.add_argument("--time-column", metavar="T", help="with --data: order the rows by this column")
-    p.add_argument("--region", metavar="R", help="with --data in ILINet's layout (REGION, YEAR, WEEK): "
-                   "'national' (the sum of the regions per week) or a region ('Region 4')")
+    p.add_argument(
+        "--region",
+        metavar="R",
+        help="with --data in ILINet's layout (REGION, YEAR, WEEK): "
+        "'national' (the sum of the regions per week) or a region ('Region 4')",
+    )
     p.add_argument("--from", dest="start", metavar="YYYY-Www", help="with --region: the first week (e.g. 2002-W40)")
     p.add_argument("--sep", help="with --data: field separator (default ',')")
     p.add_argument("--window", type=int, required=True, metavar="W", help="the sliding window's size")
-    p.add_argument("--horizon", type=int, metavar="T",
-                   help="the public horizon the budget covers (default: the stream's length)")
+    p.add_argument(
+        "--horizon", type=int, metavar="T", help="the public horizon the budget covers (default: the stream's length)"
+    )
     p.add_argument("--mechanism", choices=list(MECHANISMS), default="tpm", help="default tpm")
-    p.add_argument("--grouping", choices=list(MODES), default="noisefirst",
-                   help="how each window is grouped (post-processing; default noisefirst)")
+    p.add_argument(
+        "--grouping",
+        choices=list(MODES),
+        default="noisefirst",
+        help="how each window is grouped (post-processing; default noisefirst)",
+    )
     p.add_argument("--groups", type=int, metavar="K", help="seed/approx grouping: exactly K groups (default W/10)")
     p.add_argument("--ratio", type=float, default=0.4, metavar="N/T", help="asm: sampling ratio (default 0.4)")
-    p.add_argument("--asm-budget", choices=["gap", "fixed"], default="gap",
-                   help="asm: eps g/T per sample (gap, default) or eps/M for M = ratio T samples (fixed)")
+    p.add_argument(
+        "--asm-budget",
+        choices=["gap", "fixed"],
+        default="gap",
+        help="asm: eps g/T per sample (gap, default) or eps/M for M = ratio T samples (fixed)",
+    )
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
@@ -83,22 +100,38 @@ def run(args) -> int:
     check_store_options(args)
     try:
         check_release_paths(args.out, args.overwrite)
-        params = StreamParams(args.mechanism, args.epsilon, args.window, args.horizon, args.grouping,
-                              args.groups, args.ratio, args.asm_budget)
+        params = StreamParams(
+            args.mechanism,
+            args.epsilon,
+            args.window,
+            args.horizon,
+            args.grouping,
+            args.groups,
+            args.ratio,
+            args.asm_budget,
+        )
         eps = params.checked_epsilon()
         counts, source = load_stream(args)
         params.validate(counts.size)  # every check before the store is charged or noise drawn
-        setup = begin_release(args, functools.partial(_dataset_print, args, counts), eps,
-                              f"dpstudio stream --mechanism {args.mechanism} -> {args.out}", args.counts or args.data,
-                              args.seed)
+        setup = begin_release(
+            args,
+            functools.partial(_dataset_print, args, counts),
+            eps,
+            f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
+            args.counts or args.data,
+            args.seed,
+        )
         ledger, budget = setup.ledger, setup.budget
         result = release_stream(counts, params, setup.noise, ledger)
-        csv_path, json_path = write_stream_release(args.out, result, ledger, source, None, args.overwrite,
-                                                   extra={"dataset_budget": budget})
+        csv_path, json_path = write_stream_release(
+            args.out, result, ledger, source, None, args.overwrite, extra={"dataset_budget": budget}
+        )
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts
     status = "release" if result.is_release else "NOT a release"
-    print(f"wrote {csv_path} and {json_path} ({status}): {result.windows.shape[0]} windows of {args.window}, "
-          f"{args.mechanism}, grouping {args.grouping}, epsilon {eps}; {result.guarantee}")
+    print(
+        f"wrote {csv_path} and {json_path} ({status}): {result.windows.shape[0]} windows of {args.window}, "
+        f"{args.mechanism}, grouping {args.grouping}, epsilon {eps}; {result.guarantee}"
+    )
     return 0

@@ -143,8 +143,16 @@ class Ledger:
     def remaining(self) -> Fraction:
         return self.total - self._spent
 
-    def spend(self, step: str, mechanism: str, epsilon, sensitivity: float = 1.0,
-              scale: float | None = None, note: str = "", branch: str | None = None) -> Spend:
+    def spend(
+        self,
+        step: str,
+        mechanism: str,
+        epsilon,
+        sensitivity: float = 1.0,
+        scale: float | None = None,
+        note: str = "",
+        branch: str | None = None,
+    ) -> Spend:
         """Record a spend of ``epsilon``; raise BudgetExceededError (saying by how much) if it does not fit.
 
         Inside a ``parallel`` block the block is charged the largest spend made in it. If several spends
@@ -169,9 +177,17 @@ class Ledger:
                 f"spending {float(eps):.6g} for '{step}' would exceed the budget of "
                 f"{float(self.total):.6g} by {float(over):.6g} (already spent {float(self._spent):.6g})"
             )
-        entry = Spend(step, mechanism, eps, float(sensitivity), None if scale is None else float(scale),
-                      self._group.name if self._group else None, note, branch,
-                      self._group.number if self._group else None)
+        entry = Spend(
+            step,
+            mechanism,
+            eps,
+            float(sensitivity),
+            None if scale is None else float(scale),
+            self._group.name if self._group else None,
+            note,
+            branch,
+            self._group.number if self._group else None,
+        )
         self.entries.append(entry)
         self._spent += extra
         if self._group is not None:
@@ -205,8 +221,9 @@ class Ledger:
                 self._blocks += 1
                 self._group = _Group(entry.group, self._blocks)
             self._replay_key = key
-        return self.spend(entry.step, entry.mechanism, entry.epsilon, entry.sensitivity, entry.scale, entry.note,
-                          entry.branch)
+        return self.spend(
+            entry.step, entry.mechanism, entry.epsilon, entry.sensitivity, entry.scale, entry.note, entry.branch
+        )
 
     def end_replay(self) -> None:
         """Close the parallel block a ``replay`` left open."""
@@ -235,12 +252,18 @@ class Ledger:
         spend what the file says it spent: a mismatch (an edited or corrupt file) raises ValueError.
         """
         ledger = cls(Fraction(data["total"]))
-        order = [(None if e.get("group") is None else (e["group"], e.get("block")), e)
-                 for e in data.get("entries", [])]
+        order = [(None if e.get("group") is None else (e["group"], e.get("block")), e) for e in data.get("entries", [])]
 
         def replay(e):
-            ledger.spend(e["step"], e["mechanism"], Fraction(e["epsilon"]), e["sensitivity"],
-                         e.get("scale"), e.get("note", ""), e.get("branch") if e.get("group") else None)
+            ledger.spend(
+                e["step"],
+                e["mechanism"],
+                Fraction(e["epsilon"]),
+                e["sensitivity"],
+                e.get("scale"),
+                e.get("note", ""),
+                e.get("branch") if e.get("group") else None,
+            )
 
         i = 0
         while i < len(order):
@@ -254,8 +277,7 @@ class Ledger:
                     replay(order[i][1])
                     i += 1
         if "spent" in data and Fraction(data["spent"]) != ledger.spent:
-            raise ValueError(f"the ledger's entries add up to {ledger.spent}, "
-                             f"not the recorded {data['spent']}")
+            raise ValueError(f"the ledger's entries add up to {ledger.spent}, not the recorded {data['spent']}")
         return ledger
 
     @classmethod

@@ -59,7 +59,7 @@ class TreeLevels:
         self.pos[self.order] = np.arange(n)
         self.parent_pos = np.full(n, -1, dtype=np.int64)
         self.parent_pos[1:] = self.pos[parents[self.order[1:]]]
-        self.levels = [self.order[self.level_ptr[d]:self.level_ptr[d + 1]] for d in range(height + 1)]
+        self.levels = [self.order[self.level_ptr[d] : self.level_ptr[d + 1]] for d in range(height + 1)]
         self._csr = None
         self._sizes = None
 
@@ -88,7 +88,7 @@ class TreeLevels:
 
     def children(self, i: int) -> np.ndarray:
         ptr, idx = self._children()
-        return idx[ptr[i]:ptr[i + 1]]
+        return idx[ptr[i] : ptr[i + 1]]
 
     def subtree_sum(self, values) -> np.ndarray:
         """For every node, the sum of ``values`` (1-D, per node) over its subtree, itself included."""
@@ -103,8 +103,10 @@ class TreeLevels:
     def leaf_count(self) -> np.ndarray:
         """Leaves under every node (1 for a leaf)."""
         if self._sizes is None:
-            self._sizes = (np.rint(self.subtree_sum(self.is_leaf)).astype(np.int64),
-                           np.rint(self.subtree_sum(np.ones(self.size))).astype(np.int64))
+            self._sizes = (
+                np.rint(self.subtree_sum(self.is_leaf)).astype(np.int64),
+                np.rint(self.subtree_sum(np.ones(self.size))).astype(np.int64),
+            )
         return self._sizes[0]
 
     @property

@@ -28,7 +28,7 @@ INTEGER = "integer"
 CONTINUOUS = "continuous"
 KINDS = (INTEGER, CONTINUOUS)
 
-_EXACT = 2 ** 53  # numerators and denominators below this are exact doubles
+_EXACT = 2**53  # numerators and denominators below this are exact doubles
 
 
 class LatticeError(ValueError):
@@ -138,13 +138,25 @@ class Lattice:
             if t.kind == INTEGER:
                 return cls(lo, hi, INTEGER, Fraction(1), True, "declared integer")
             if t.resolution is None:
-                return cls(lo, hi, CONTINUOUS, default_resolution(lo, hi), True,
-                           "declared continuous; default resolution 10^(floor(log10(hi - lo)) - 4)")
+                return cls(
+                    lo,
+                    hi,
+                    CONTINUOUS,
+                    default_resolution(lo, hi),
+                    True,
+                    "declared continuous; default resolution 10^(floor(log10(hi - lo)) - 4)",
+                )
             return cls(lo, hi, CONTINUOUS, t.resolution, True, "declared continuous with its resolution")
         if float(lo).is_integer() and float(hi).is_integer():
             return cls(lo, hi, INTEGER, Fraction(1), False, "default: whole-number bounds -> integer")
-        return cls(lo, hi, CONTINUOUS, default_resolution(lo, hi), False,
-                   "default: bounds not whole numbers -> continuous, resolution 10^(floor(log10(hi - lo)) - 4)")
+        return cls(
+            lo,
+            hi,
+            CONTINUOUS,
+            default_resolution(lo, hi),
+            False,
+            "default: bounds not whole numbers -> continuous, resolution 10^(floor(log10(hi - lo)) - 4)",
+        )
 
     # -- points and cells ------------------------------------------------------------------------------
     @property
@@ -183,15 +195,21 @@ class Lattice:
         if bad.any():
             n = int(bad.sum())
             how = "is declared integer" if self.declared else "is integer by default (its bounds are whole numbers)"
-            raise LatticeError(f"attribute {name!r} {how} but {n} row{'s' if n != 1 else ''} "
-                               f"hold{'s' if n == 1 else ''} a value that is not a whole number "
-                               f"(e.g. {x[bad][0]:g}); declare it continuous (--type {name}=continuous"
-                               "[:RESOLUTION])")
+            raise LatticeError(
+                f"attribute {name!r} {how} but {n} row{'s' if n != 1 else ''} "
+                f"hold{'s' if n == 1 else ''} a value that is not a whole number "
+                f"(e.g. {x[bad][0]:g}); declare it continuous (--type {name}=continuous"
+                "[:RESOLUTION])"
+            )
 
     def describe(self) -> dict:
         """For a sidecar: kind, resolution, whether declared and by which rule, where split points lie."""
-        return {"kind": self.kind, "resolution": fraction_text(self.resolution), "declared": self.declared,
-                "rule": self.rule,
-                "split_points": "on the public lattice lo + k * resolution, k = 1..M-1 (the double nearest "
-                                "each exact value), chosen by the discrete exponential mechanism",
-                "lattice_points": self.n_points}
+        return {
+            "kind": self.kind,
+            "resolution": fraction_text(self.resolution),
+            "declared": self.declared,
+            "rule": self.rule,
+            "split_points": "on the public lattice lo + k * resolution, k = 1..M-1 (the double nearest "
+            "each exact value), chosen by the discrete exponential mechanism",
+            "lattice_points": self.n_points,
+        }

@@ -75,8 +75,7 @@ def exponential_mechanism(scores, epsilon, sensitivity=1.0, noise: NoiseSource |
     return noise.exponential(scores, noise_scale(_check_sensitivity(sensitivity), _check_eps(epsilon), 2))
 
 
-def report_noisy_max(scores, epsilon, sensitivity=1.0, monotone=True,
-                     noise: NoiseSource | None = None) -> int:
+def report_noisy_max(scores, epsilon, sensitivity=1.0, monotone=True, noise: NoiseSource | None = None) -> int:
     """Index of max(u + Exp(scale)); scale Du/eps if ``monotone`` else 2 Du/eps. eps-DP."""
     noise = _SECURE if noise is None else noise
     return noise.noisy_max(scores, noisy_max_scale(sensitivity, epsilon, monotone))
@@ -87,8 +86,7 @@ def noisy_max_scale(sensitivity, epsilon, monotone=True) -> float:
     return noise_scale(_check_sensitivity(sensitivity), _check_eps(epsilon), 1 if monotone else 2)
 
 
-def noisy_max_probabilities(scores, epsilon, sensitivity=1.0, monotone=True, draws=4000,
-                            seed=0) -> np.ndarray:
+def noisy_max_probabilities(scores, epsilon, sensitivity=1.0, monotone=True, draws=4000, seed=0) -> np.ndarray:
     """Selection probabilities of report-noisy-max with exponential noise, estimated by simulation.
 
     For display only (no closed form exists for more than two candidates). Uses simulation noise and
@@ -134,8 +132,9 @@ def lattice_probabilities(starts, scores, epsilon, sensitivity=1.0) -> np.ndarra
     return w / w.sum()
 
 
-def choose_split_on_lattice(starts, scores, epsilon, sensitivity=1.0,
-                            noise: NoiseSource | None = None) -> tuple[int, int]:
+def choose_split_on_lattice(
+    starts, scores, epsilon, sensitivity=1.0, noise: NoiseSource | None = None
+) -> tuple[int, int]:
     """Discrete exponential mechanism over the lattice indices ``starts[0] <= k < starts[-1]``.
 
     Group j holds the indices starts[j] <= k < starts[j+1], all with utility ``scores[j]``. Returns

@@ -153,8 +153,10 @@ def _opendp():
 
     enable_features("contrib")
     return SimpleNamespace(
-        vector_domain=domains.vector_domain, atom_domain=domains.atom_domain,
-        l1_distance=metrics.l1_distance, linf_distance=metrics.linf_distance,
+        vector_domain=domains.vector_domain,
+        atom_domain=domains.atom_domain,
+        l1_distance=metrics.l1_distance,
+        linf_distance=metrics.linf_distance,
         max_divergence=measures.max_divergence,
         zero_concentrated_divergence=measures.zero_concentrated_divergence,
         m=measurements,

@@ -104,8 +104,11 @@ def raw_all_range_mse(parents, lo, hi, n_bins: int, variances, levels: TreeLevel
 
 def _left_sibling_sums(parents, lo, values) -> np.ndarray:
     """For every node, the sum of ``values`` over its siblings to its left (smaller lo)."""
-    if parents.size > 1 and np.all(parents[2:] >= parents[1:-1]) and np.all(
-            (parents[2:] != parents[1:-1]) | (lo[2:] > lo[1:-1])):
+    if (
+        parents.size > 1
+        and np.all(parents[2:] >= parents[1:-1])
+        and np.all((parents[2:] != parents[1:-1]) | (lo[2:] > lo[1:-1]))
+    ):
         order = np.arange(parents.size)  # breadth-first with children in order: no sort needed
     else:
         order = np.lexsort((lo, parents))
@@ -168,8 +171,7 @@ def prefix_variances(parents, lo, hi, n_bins: int, variances, levels: TreeLevels
     return out
 
 
-def linear_variance(parents, lo, weights_by_bin, variances, levels: TreeLevels | None = None,
-                    _VS=None) -> float:
+def linear_variance(parents, lo, weights_by_bin, variances, levels: TreeLevels | None = None, _VS=None) -> float:
     """Var(sum_j w_j xhat_j) of the consistent leaf estimate for one weight vector over the bins, O(nodes)."""
     lv = levels if levels is not None else TreeLevels(parents)
     par = lv.parents
@@ -192,14 +194,12 @@ def linear_variance(parents, lo, weights_by_bin, variances, levels: TreeLevels |
         if nonroot.size:
             pp = par[nonroot]
             sb += np.bincount(pp, weights=beta[nonroot] * V[nonroot], minlength=par.size)
-            sg += np.bincount(pp, weights=gamma[nonroot] + beta[nonroot] ** 2 * V[nonroot],
-                              minlength=par.size)
+            sg += np.bincount(pp, weights=gamma[nonroot] + beta[nonroot] ** 2 * V[nonroot], minlength=par.size)
     r = lv.root
     return float(gamma[r] + beta[r] ** 2 * V[r])
 
 
-def consistent_all_range_mse(parents, lo, hi, n_bins: int, variances,
-                             levels: TreeLevels | None = None) -> float:
+def consistent_all_range_mse(parents, lo, hi, n_bins: int, variances, levels: TreeLevels | None = None) -> float:
     """Exact expected squared error of a uniformly random range answered from the consistent (BLUE)
     leaves: ((n + 1) sum_i Var(P_i) - Var(sum_i P_i)) / (n(n+1)/2). O(nodes * height)."""
     lv = levels if levels is not None else TreeLevels(parents)
@@ -245,8 +245,7 @@ def raw_error_by_length(parents, lo, hi, n_bins: int, variances, lengths) -> np.
     return np.array(out)
 
 
-def consistent_error_by_length(parents, lo, hi, n_bins: int, variances, lengths=None,
-                               chunk: int = 256) -> np.ndarray:
+def consistent_error_by_length(parents, lo, hi, n_bins: int, variances, lengths=None, chunk: int = 256) -> np.ndarray:
     """Expected squared error of a random range of each length (1..n, or ``lengths``), consistent leaves.
 
     Builds the prefix covariance C[i, j] = Cov(P_i, P_j) column block by column block from

@@ -186,8 +186,9 @@ class Domain:
             unknown = set(b) - set(self.names)
             if unknown:
                 raise KeyError(f"unknown attribute(s) {sorted(unknown)} (attributes: {', '.join(self.names)})")
-        cls = np.full(len(boxes), ALL_CLASSES, dtype=np.int64) if classes is None else np.asarray(
-            classes, dtype=np.int64)
+        cls = (
+            np.full(len(boxes), ALL_CLASSES, dtype=np.int64) if classes is None else np.asarray(classes, dtype=np.int64)
+        )
         if cls.shape != (len(boxes),):
             raise ValueError("need one class per query")
         return Workload(tuple(cols), cls)
@@ -264,8 +265,7 @@ def minimal_cover_matrix(parents, leaf_inside: np.ndarray, leaves: np.ndarray) -
     return inside & ~parent_inside
 
 
-def tree_weights(domain: Domain, parents, leaves: Sequence[int], leaf_cells: tuple,
-                 workload: Workload) -> np.ndarray:
+def tree_weights(domain: Domain, parents, leaves: Sequence[int], leaf_cells: tuple, workload: Workload) -> np.ndarray:
     """nodes x queries weights for answering from a raw (inconsistent) noisy tree.
 
     Leaves completely inside a query are answered by their minimal cover (weight 1 on each cover node);
@@ -309,9 +309,15 @@ def _pick(A: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return np.where(classes < 0, total, one)
 
 
-def random_boxes(domain: Domain, n: int, rng: np.random.Generator, attributes: tuple[int, int] = (1, 2),
-                 n_classes: int = 0, class_probability: float = 0.5,
-                 aligned_to: tuple | None = None) -> Workload:
+def random_boxes(
+    domain: Domain,
+    n: int,
+    rng: np.random.Generator,
+    attributes: tuple[int, int] = (1, 2),
+    n_classes: int = 0,
+    class_probability: float = 0.5,
+    aligned_to: tuple | None = None,
+) -> Workload:
     """A random workload of ``n`` boxes over the taxonomies (ALGORITHMS.md 9).
 
     Each box constrains between ``attributes[0]`` and ``attributes[1]`` attributes (at most all of them),
@@ -354,8 +360,11 @@ def random_boxes(domain: Domain, n: int, rng: np.random.Generator, attributes: t
                 if b.size < 2:
                     pts = np.tile(np.array([ax.lo, ax.hi]), (m, 1))
                 else:
-                    ij = np.sort(np.stack([rng.choice(b.size, size=2, replace=False) for _ in range(m)]), axis=1) \
-                        if m else np.empty((0, 2), dtype=np.int64)
+                    ij = (
+                        np.sort(np.stack([rng.choice(b.size, size=2, replace=False) for _ in range(m)]), axis=1)
+                        if m
+                        else np.empty((0, 2), dtype=np.int64)
+                    )
                     pts = b[ij] if m else np.empty((0, 2))
             bad = pts[:, 1] <= pts[:, 0]
             pts[bad] = (ax.lo, ax.hi)

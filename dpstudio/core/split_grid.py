@@ -49,8 +49,10 @@ def taxonomy_cut_points(tax) -> np.ndarray:
     values = {i: _number(tax.labels[i]) for i in leaves}
     bad = [tax.labels[i] for i, v in values.items() if v is None]
     if bad:
-        raise SplitGridError(f"the taxonomy of {name} has leaves that are not numbers ({', '.join(map(repr, bad[:3]))}"
-                             f"{', ...' if len(bad) > 3 else ''}): it cannot give split points for a numeric attribute")
+        raise SplitGridError(
+            f"the taxonomy of {name} has leaves that are not numbers ({', '.join(map(repr, bad[:3]))}"
+            f"{', ...' if len(bad) > 3 else ''}): it cannot give split points for a numeric attribute"
+        )
     order = sorted(leaves, key=lambda i: values[i])
     rank = {leaf: r for r, leaf in enumerate(order)}
     cuts = []
@@ -60,8 +62,10 @@ def taxonomy_cut_points(tax) -> np.ndarray:
         start, stop = tax.leaf_range(node)
         ranks = sorted(rank[leaf] for leaf in tax.leaf_order[start:stop])
         if ranks[-1] - ranks[0] != len(ranks) - 1:
-            raise SplitGridError(f"the group {tax.labels[node]!r} of the taxonomy of {name} holds numbers that are "
-                                 "not consecutive: it is not a tree of intervals and cannot give split points")
+            raise SplitGridError(
+                f"the group {tax.labels[node]!r} of the taxonomy of {name} holds numbers that are "
+                "not consecutive: it is not a tree of intervals and cannot give split points"
+            )
         cuts.append(values[order[ranks[0]]])
     return np.unique(np.asarray(cuts, dtype=float))
 
@@ -112,8 +116,10 @@ class GridLattice:
 
     def describe(self) -> dict:
         d = self.base.describe()
-        d["split_points"] = (f"on the public grid: {self.source}; chosen by the discrete exponential mechanism "
-                             "among the grid points inside the interval being split")
+        d["split_points"] = (
+            f"on the public grid: {self.source}; chosen by the discrete exponential mechanism "
+            "among the grid points inside the interval being split"
+        )
         d["grid_source"] = self.source
         d["grid"] = list(self.grid)
         d["lattice_points"] = self.n_points

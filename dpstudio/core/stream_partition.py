@@ -131,12 +131,12 @@ def _free_k(y: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     par = np.zeros((nb, w + 1), dtype=np.int64)
     rows = np.arange(nb)
     for j in range(1, w + 1):
-        s1 = a1[:, j:j + 1] - a1[:, :j]
+        s1 = a1[:, j : j + 1] - a1[:, :j]
         s1 *= s1
         s1 *= inv_n[:j, j]
-        vals = a2[:, j:j + 1] - a2[:, :j]
+        vals = a2[:, j : j + 1] - a2[:, :j]
         vals -= s1
-        sv = av[:, j:j + 1] - av[:, :j]
+        sv = av[:, j : j + 1] - av[:, :j]
         sv *= factor[:j, j]
         vals -= sv
         vals += e[:, :j]
@@ -177,8 +177,9 @@ def _exact_k(cost: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return h[:, w], _backtrack(parent, nb, w)
 
 
-def partition_windows(y, v=None, mode: str = "noisefirst", k: int | None = None, lap: float = 0.0,
-                      delta: float | None = None) -> Partitioned:
+def partition_windows(
+    y, v=None, mode: str = "noisefirst", k: int | None = None, lap: float = 0.0, delta: float | None = None
+) -> Partitioned:
     """Partition every row of ``y`` (windows x w, released values); ``v`` the public per-value variances
     (same shape, or a scalar). ``k`` (seed, approx): the exact number of groups, default w/10; ``lap``: the
     seed cost's per-group Laplace term; ``delta``: approx's tolerance, default 1/(2k)."""
@@ -205,10 +206,10 @@ def partition_windows(y, v=None, mode: str = "noisefirst", k: int | None = None,
     est, ends = np.empty(nb), np.empty((nb, w), bool)
     for s in range(0, nb, batch):
         if mode == "noisefirst":
-            e, m = _free_k(y[s:s + batch], v[s:s + batch])
+            e, m = _free_k(y[s : s + batch], v[s : s + batch])
         else:
-            e, m = _exact_k(group_cost_matrix(y[s:s + batch], v[s:s + batch], mode, lap), k)
-        est[s:s + batch], ends[s:s + batch] = e, m
+            e, m = _exact_k(group_cost_matrix(y[s : s + batch], v[s : s + batch], mode, lap), k)
+        est[s : s + batch], ends[s : s + batch] = e, m
     return Partitioned(_means(y, ends), ends, est)
 
 

@@ -23,7 +23,7 @@ def discernibility(sizes, suppressed) -> int:
 def discernibility_star(sizes) -> int:
     """DM* (ARX's monotonic discernibility): sum |E|^2 over all classes, suppressed ones included."""
     sizes = np.asarray(sizes, dtype=np.int64)
-    return int((sizes ** 2).sum())
+    return int((sizes**2).sum())
 
 
 def minority(labels, tie: str = "one-majority") -> np.ndarray:

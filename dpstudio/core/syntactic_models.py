@@ -25,6 +25,7 @@ def max_suppressed(limit: float, n: int) -> int:
 
 # -- l-diversity (K3) --------------------------------------------------------------------------------------
 
+
 def distinct_l(hist: np.ndarray) -> np.ndarray:
     """Distinct sensitive values per class."""
     return (np.asarray(hist) > 0).sum(axis=1)
@@ -46,11 +47,12 @@ def recursive_cl(hist: np.ndarray, c: float, l: int) -> np.ndarray:
     r = -np.sort(-np.asarray(hist), axis=1)
     if l < 1 or l > r.shape[1]:
         return np.zeros(r.shape[0], dtype=bool)
-    tail = r[:, l - 1:].sum(axis=1)
+    tail = r[:, l - 1 :].sum(axis=1)
     return (r[:, 0] < c * tail) & (r[:, l - 1] > 0)
 
 
 # -- t-closeness distances (K4) -----------------------------------------------------------------------------
+
 
 def _distributions(hist: np.ndarray) -> np.ndarray:
     h = np.asarray(hist, dtype=float)
@@ -71,8 +73,9 @@ def ordered_distance(hist: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.abs(r).sum(axis=1) / (m - 1)
 
 
-def hierarchical_distance(hist: np.ndarray, q: np.ndarray, parent: np.ndarray, level: np.ndarray,
-                          height: int) -> np.ndarray:
+def hierarchical_distance(
+    hist: np.ndarray, q: np.ndarray, parent: np.ndarray, level: np.ndarray, height: int
+) -> np.ndarray:
     """Hierarchical EMD per class: sum over internal nodes N of (level(N)/H) min(pos_extra, neg_extra).
 
     ``parent``: each tree node's parent (-1 for the root), where nodes 0..m-1 are the leaves in the order of
@@ -103,6 +106,7 @@ def hierarchical_distance(hist: np.ndarray, q: np.ndarray, parent: np.ndarray, l
 
 
 # -- the models ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LDiversity:
@@ -157,17 +161,18 @@ def tree_for_hierarchical(labels_per_level, gen) -> tuple[np.ndarray, np.ndarray
     parent = np.full(offsets[-1], -1, dtype=np.int64)
     level = np.zeros(offsets[-1], dtype=np.int64)
     for lv in range(height + 1):
-        level[offsets[lv]:offsets[lv + 1]] = lv
+        level[offsets[lv] : offsets[lv + 1]] = lv
     for lv in range(height):
         # code c of level lv -> its level lv+1 code (through any leaf under it)
         m = np.full(len(labels_per_level[lv]), -1, dtype=np.int64)
         m[gen[lv]] = gen[lv + 1]
-        parent[offsets[lv]:offsets[lv + 1]] = offsets[lv + 1] + m
+        parent[offsets[lv] : offsets[lv + 1]] = offsets[lv + 1] + m
     return parent, level, height
 
 
-def class_failures(sizes: np.ndarray, k: int, hists: dict | None = None, models=(), q: dict | None = None
-                   ) -> np.ndarray:
+def class_failures(
+    sizes: np.ndarray, k: int, hists: dict | None = None, models=(), q: dict | None = None
+) -> np.ndarray:
     """Boolean per class: True where the class is an outlier (size < k, or it fails an l-diversity or
     t-closeness model). ``hists``/``q``: sensitive attribute -> class histograms / its input distribution."""
     bad = np.asarray(sizes) < k

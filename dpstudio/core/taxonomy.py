@@ -99,7 +99,7 @@ def _shared_node_problem(root: Node, node: Node) -> str:
             on_path.pop()
             continue
         if any(n is p for p in on_path):
-            names = " -> ".join(repr(p.label) for p in on_path[[id(p) for p in on_path].index(id(n)):])
+            names = " -> ".join(repr(p.label) for p in on_path[[id(p) for p in on_path].index(id(n)) :])
             return f"cycle: {names} -> {n.label!r}"
         on_path.append(n)
         stack.append((n, True))
@@ -107,10 +107,9 @@ def _shared_node_problem(root: Node, node: Node) -> str:
     return f"node {node.label!r} appears under two parents"
 
 
-
-
-def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | None = None,
-               kind: str | None = None) -> None:
+def check_tree(
+    root: Node, source: str | None = None, line_of: dict[int, int] | None = None, kind: str | None = None
+) -> None:
     """Validate a ``Node`` tree; raise TaxonomyError naming ``source``, the line and the problem.
 
     ``line_of`` maps ``id(node)`` to the line the node came from (parsers fill it). Checks: no cycle and no
@@ -165,28 +164,40 @@ def check_tree(root: Node, source: str | None = None, line_of: dict[int, int] | 
         here = interval_label(n.lo, n.hi)
         for a, b in zip(n.children, n.children[1:]):
             if float(b.lo) < float(a.lo):
-                fail(f"children of {here} are not in ascending order: {interval_label(b.lo, b.hi)} comes after "
-                     f"{interval_label(a.lo, a.hi)}", b)
+                fail(
+                    f"children of {here} are not in ascending order: {interval_label(b.lo, b.hi)} comes after "
+                    f"{interval_label(a.lo, a.hi)}",
+                    b,
+                )
         prev_hi, prev = float(n.lo), None
         for c in n.children:
             c_lo, c_hi = float(c.lo), float(c.hi)
             what = interval_label(c_lo, c_hi)
             if c_lo > prev_hi:
                 after = f"after {interval_label(prev.lo, prev.hi)}" if prev is not None else "at the start"
-                fail(f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(c_lo)}) "
-                     f"is not covered ({after}, before {what}); children must partition their parent", c)
+                fail(
+                    f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(c_lo)}) "
+                    f"is not covered ({after}, before {what}); children must partition their parent",
+                    c,
+                )
             if c_lo < prev_hi:
                 if prev is None:
                     fail(f"child interval {what} starts before its parent {here}", c)
-                fail(f"overlap between numeric child intervals under {here}: {interval_label(prev.lo, prev.hi)} "
-                     f"and {what} share [{number_text(c_lo)},{number_text(min(prev_hi, c_hi))}); "
-                     "children must partition their parent (listed in ascending order)", c)
+                fail(
+                    f"overlap between numeric child intervals under {here}: {interval_label(prev.lo, prev.hi)} "
+                    f"and {what} share [{number_text(c_lo)},{number_text(min(prev_hi, c_hi))}); "
+                    "children must partition their parent (listed in ascending order)",
+                    c,
+                )
             prev_hi, prev = c_hi, c
         if prev_hi != float(n.hi):
             if prev_hi < float(n.hi):
-                fail(f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(n.hi)}) "
-                     f"is not covered (after the last child {interval_label(prev.lo, prev.hi)}); "
-                     "children must partition their parent", prev)
+                fail(
+                    f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(n.hi)}) "
+                    f"is not covered (after the last child {interval_label(prev.lo, prev.hi)}); "
+                    "children must partition their parent",
+                    prev,
+                )
             fail(f"child interval {interval_label(prev.lo, prev.hi)} ends after its parent {here}", prev)
 
 
@@ -264,13 +275,17 @@ class ValueMapping:
 
 def uncovered_message(attribute: str, uncovered: Sequence[tuple[Any, int]], show: int = 10) -> str:
     rows = sum(c for _, c in uncovered)
-    listed = ", ".join(f"{'missing (empty/NaN)' if v is None else repr(v)} ({c} row{'s' if c != 1 else ''})"
-                       for v, c in uncovered[:show])
+    listed = ", ".join(
+        f"{'missing (empty/NaN)' if v is None else repr(v)} ({c} row{'s' if c != 1 else ''})"
+        for v, c in uncovered[:show]
+    )
     more = f" and {len(uncovered) - show} more" if len(uncovered) > show else ""
     n = len(uncovered)
-    return (f"attribute {attribute or '(unnamed)'!r}: {n} value{'s' if n != 1 else ''} not covered by the "
-            f"taxonomy, in {rows} row{'s' if rows != 1 else ''}: {listed}{more}. Extend the taxonomy or map "
-            "them to an explicit 'Other' leaf (rows are never dropped silently)")
+    return (
+        f"attribute {attribute or '(unnamed)'!r}: {n} value{'s' if n != 1 else ''} not covered by the "
+        f"taxonomy, in {rows} row{'s' if rows != 1 else ''}: {listed}{more}. Extend the taxonomy or map "
+        "them to an explicit 'Other' leaf (rows are never dropped silently)"
+    )
 
 
 def _to_float(value: Any) -> float:
@@ -281,6 +296,7 @@ def _to_float(value: Any) -> float:
         return float(str(value).strip()) if isinstance(value, (str, bytes, np.str_)) else float(value)
     except (TypeError, ValueError):
         return math.nan
+
 
 class Taxonomy:
     """An immutable taxonomy tree over one attribute, flattened in preorder.
@@ -384,8 +400,12 @@ class Taxonomy:
     def to_node(self, i: int = 0) -> Node:
         """Back to a mutable ``Node`` tree (for editing or writing)."""
         nodes = [
-            Node(self.labels[j], [], None if np.isnan(self.lo[j]) else float(self.lo[j]),
-                 None if np.isnan(self.hi[j]) else float(self.hi[j]))
+            Node(
+                self.labels[j],
+                [],
+                None if np.isnan(self.lo[j]) else float(self.lo[j]),
+                None if np.isnan(self.hi[j]) else float(self.hi[j]),
+            )
             for j in range(len(self))
         ]
         for j in range(len(self)):
@@ -455,7 +475,7 @@ class Taxonomy:
 
     def leaf_set(self, i: int) -> np.ndarray:
         """Leaf node ids under node i (a view into ``leaf_order``; the leaf itself for a leaf)."""
-        return self.leaf_order[self.leaf_start[i]:self.leaf_stop[i]]
+        return self.leaf_order[self.leaf_start[i] : self.leaf_stop[i]]
 
     def is_under(self, nodes, i: int) -> np.ndarray:
         """Vectorised: which of ``nodes`` (ids) lie in the subtree of node i (i included)."""
@@ -506,8 +526,9 @@ class Taxonomy:
         number, and values outside the root (including value == root's hi) are not covered.
         """
         if not isinstance(values, (np.ndarray, list, tuple)):  # pandas Series, ranges, generators ...
-            values = np.asarray(values if hasattr(values, "__array__") or hasattr(values, "__len__")
-                                else list(values), dtype=None)
+            values = np.asarray(
+                values if hasattr(values, "__array__") or hasattr(values, "__len__") else list(values), dtype=None
+            )
             if values.dtype.kind not in "biufUO":
                 values = values.astype(object)
         if self.is_numeric:
@@ -522,8 +543,11 @@ class Taxonomy:
         if not len(miss):
             return ValueMapping(leaf_ids, (), self.attribute)
         # values that are not exactly a leaf label: compare them by their stripped text
-        rest = values.reshape(-1)[miss] if isinstance(values, np.ndarray) else np.asarray(
-            values, dtype=object).reshape(-1)[miss]
+        rest = (
+            values.reshape(-1)[miss]
+            if isinstance(values, np.ndarray)
+            else np.asarray(values, dtype=object).reshape(-1)[miss]
+        )
         codes, uniques = _factorize(rest)
         per_unique = self._lookup_keys(uniques)
         leaf_ids[miss] = per_unique[codes]
@@ -532,8 +556,7 @@ class Taxonomy:
     def _lookup_keys(self, uniques: list) -> np.ndarray:
         lookup = self._leaf_lookup
         keys = [_value_key(u) for u in uniques]
-        return np.fromiter((lookup.get(k, -1) if k is not None else -1 for k in keys),
-                           dtype=np.int64, count=len(keys))
+        return np.fromiter((lookup.get(k, -1) if k is not None else -1 for k in keys), dtype=np.int64, count=len(keys))
 
     def _exact_match(self, values) -> np.ndarray | None:
         """Leaf ids of values that equal a leaf label exactly (-1 otherwise), or None without a fast path.
@@ -561,12 +584,12 @@ class Taxonomy:
             out = np.empty(len(v), dtype=np.int64)
             chunk = 1 << 15  # cache-sized blocks: about 3x faster than whole-array passes
             for start in range(0, len(v), chunk):
-                block = v[start:start + chunk]
+                block = v[start : start + chunk]
                 h = text_hash(block)
                 pos = np.minimum(np.searchsorted(sorted_hash, h), len(sorted_hash) - 1)
                 cand = order[pos]
                 hit = (sorted_hash[pos] == h) & (labels_u[cand] == block)  # equality rules out collisions
-                out[start:start + chunk] = np.where(hit, leaf_ids[cand], -1)
+                out[start : start + chunk] = np.where(hit, leaf_ids[cand], -1)
             return out
         if isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.dtype.kind == "O"):
             seq = values.reshape(-1).tolist() if isinstance(values, np.ndarray) else values
@@ -595,12 +618,12 @@ class Taxonomy:
         covered = np.empty(len(x), dtype=bool)
         chunk = 1 << 16  # cache-sized blocks
         for start in range(0, len(x), chunk):
-            xs = x[start:start + chunk]
+            xs = x[start : start + chunk]
             pos = np.searchsorted(los, xs, side="right") - 1
             safe = np.maximum(pos, 0)
             ok = (pos >= 0) & (xs < his[safe])  # False for NaN and beyond the root's hi
-            covered[start:start + chunk] = ok
-            leaf_ids[start:start + chunk] = np.where(ok, ids[safe], -1)
+            covered[start : start + chunk] = ok
+            leaf_ids[start : start + chunk] = np.where(ok, ids[safe], -1)
         if covered.all():
             return ValueMapping(leaf_ids, (), self.attribute)
         bad = ~covered
@@ -632,8 +655,14 @@ class Taxonomy:
         return tuple(sorted(merged.items(), key=lambda t: (-t[1], str(t[0]))))
 
     @classmethod
-    def from_parents(cls, labels: Sequence[str], parents: Iterable[int], attribute: str = "",
-                     lo: Sequence[float] | None = None, hi: Sequence[float] | None = None) -> Taxonomy:
+    def from_parents(
+        cls,
+        labels: Sequence[str],
+        parents: Iterable[int],
+        attribute: str = "",
+        lo: Sequence[float] | None = None,
+        hi: Sequence[float] | None = None,
+    ) -> Taxonomy:
         """Build from parallel lists (any order; exactly one root with parent -1)."""
         parents = list(parents)
         nodes = [Node(str(lab)) for lab in labels]
@@ -649,7 +678,7 @@ class Taxonomy:
                 walk.append(j)
                 j = parents[j]
             if j >= 0:
-                names = " -> ".join(repr(str(labels[k])) for k in walk[walk.index(j):] + [j])
+                names = " -> ".join(repr(str(labels[k])) for k in walk[walk.index(j) :] + [j])
                 raise TaxonomyError(f"cycle in the parent links: {names}")
         for i, p in enumerate(parents):
             if p >= 0:

@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from .taxonomy import NUMERIC, Node, Taxonomy, TaxonomyError, check_tree, interval_label
 
 
-def numeric_equal_width(lo: float, hi: float, fanout: int, depth: int, attribute: str = "",
-                        integer: bool = False) -> Taxonomy:
+def numeric_equal_width(
+    lo: float, hi: float, fanout: int, depth: int, attribute: str = "", integer: bool = False
+) -> Taxonomy:
     """The complete ``fanout``-ary tree of depth ``depth`` over [lo, hi), every level split in equal widths.
 
     The root is [lo, hi); its leaves are the fanout**depth intervals [lo + k w, lo + (k+1) w) with
@@ -31,7 +32,7 @@ def numeric_equal_width(lo: float, hi: float, fanout: int, depth: int, attribute
     if int(depth) != depth or depth < 0:
         raise TaxonomyError(f"depth must be a non-negative integer, got {depth!r}")
     fanout, depth = int(fanout), int(depth)
-    n_leaves = fanout ** depth
+    n_leaves = fanout**depth
     if n_leaves > 2_000_000:
         raise TaxonomyError(f"{fanout}**{depth} = {n_leaves} leaves is too many (limit 2,000,000)")
     edges = [lo + (hi - lo) * k / n_leaves for k in range(n_leaves)] + [hi]

@@ -26,8 +26,9 @@ import numpy as np
 from .consistency import TreeLevels
 
 
-def project_tree(parents, estimates, weights=None, integral: bool = True,
-                 levels: TreeLevels | None = None) -> np.ndarray:
+def project_tree(
+    parents, estimates, weights=None, integral: bool = True, levels: TreeLevels | None = None
+) -> np.ndarray:
     """Non-negative, consistent (and integral) counts for every node; same shape as ``estimates``
     (nodes,) or (nodes, classes). ``weights``: one positive number per node (default 1)."""
     lv = levels if levels is not None else TreeLevels(parents)

@@ -44,6 +44,7 @@ def entropy_tree(**overrides) -> DecisionTreeClassifier:
 
 # -- the released cut ------------------------------------------------------------------------------
 
+
 @dataclass
 class AttributeCut:
     """How one attribute's raw values map to released labels (the `cut` entry of a release's JSON)."""
@@ -105,11 +106,18 @@ def read_cut(cut: Mapping[str, Mapping]) -> dict[str, AttributeCut]:
 
 # -- encoding --------------------------------------------------------------------------------------
 
+
 class Encoder:
     """One fixed feature layout for generalized (or raw) tables: same columns for train and test."""
 
-    def __init__(self, attributes: Sequence[str], numeric: set[str], categories: Mapping[str, list[str]],
-                 numeric_values: Mapping[str, Mapping[str, float]] | None = None, encoding: str = "onehot"):
+    def __init__(
+        self,
+        attributes: Sequence[str],
+        numeric: set[str],
+        categories: Mapping[str, list[str]],
+        numeric_values: Mapping[str, Mapping[str, float]] | None = None,
+        encoding: str = "onehot",
+    ):
         if encoding not in ("onehot", "ordinal"):
             raise EvaluationError(f"unknown encoding {encoding!r} (choose onehot or ordinal)")
         self.attributes = list(attributes)
@@ -126,8 +134,9 @@ class Encoder:
         return cls(list(cuts), numeric, cats, mids, encoding)
 
     @classmethod
-    def for_raw(cls, train: pd.DataFrame, attributes: Sequence[str], numeric: Sequence[str],
-                encoding: str = "onehot") -> Encoder:
+    def for_raw(
+        cls, train: pd.DataFrame, attributes: Sequence[str], numeric: Sequence[str], encoding: str = "onehot"
+    ) -> Encoder:
         """Raw records: numeric columns as they are; categorical levels from the attribute's values."""
         cats = {a: sorted(train[a].astype(str).unique()) for a in attributes if a not in set(numeric)}
         return cls(attributes, set(numeric), cats, None, encoding)
@@ -162,6 +171,7 @@ class Encoder:
 
 # -- the protocol ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Accuracy:
     accuracy: float
@@ -180,20 +190,38 @@ def majority_accuracy(train_labels: pd.Series, test_labels: pd.Series, weights=N
     return float((test_labels.astype(str) == majority).mean())
 
 
-def raw_accuracy(train: pd.DataFrame, test: pd.DataFrame, attributes: Sequence[str], numeric: Sequence[str],
-                 class_column: str, encoding: str = "onehot", weights=None, **tree_overrides) -> Accuracy:
+def raw_accuracy(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    attributes: Sequence[str],
+    numeric: Sequence[str],
+    class_column: str,
+    encoding: str = "onehot",
+    weights=None,
+    **tree_overrides,
+) -> Accuracy:
     """The non-private baseline: the same tree trained on the raw training records (``weights``: records per
     row, when ``train`` holds distinct rows; the tree's settings count weight, not rows)."""
     enc = Encoder.for_raw(pd.concat([train, test]), attributes, numeric, encoding)
-    tree = entropy_tree(**tree_overrides).fit(enc.transform(train), train[class_column].astype(str).to_numpy(),
-                                              sample_weight=None if weights is None else np.asarray(weights, float))
+    tree = entropy_tree(**tree_overrides).fit(
+        enc.transform(train),
+        train[class_column].astype(str).to_numpy(),
+        sample_weight=None if weights is None else np.asarray(weights, float),
+    )
     acc = float((tree.predict(enc.transform(test)) == test[class_column].astype(str).to_numpy()).mean())
     rows = len(train) if weights is None else int(np.sum(weights))
     return Accuracy(acc, len(test), rows, float(rows))
 
 
-def release_accuracy(release: pd.DataFrame, cut: Mapping[str, Mapping], test: pd.DataFrame, class_column: str,
-                     count_column: str = "count", encoding: str = "onehot", **tree_overrides) -> Accuracy:
+def release_accuracy(
+    release: pd.DataFrame,
+    cut: Mapping[str, Mapping],
+    test: pd.DataFrame,
+    class_column: str,
+    count_column: str = "count",
+    encoding: str = "onehot",
+    **tree_overrides,
+) -> Accuracy:
     """Train on a release (rows weighted by max(count, 0)); test on the raw test set generalized by `cut`."""
     cuts = read_cut(cut)
     missing = [c for c in list(cuts) + [class_column, count_column] if c not in release.columns]

@@ -46,11 +46,19 @@ def leaf_cells(result, domain: Domain) -> tuple:
 
 def true_tree(data: DiffGenInput, result, domain: Domain) -> PartitionTree:
     """The run's partition tree with true counts (evaluation only; see ``range_error``)."""
-    records = [a.leaf_ids if isinstance(a, CategoricalAttribute) else np.asarray(a.values, dtype=float)
-               for a in data.attributes]
+    records = [
+        a.leaf_ids if isinstance(a, CategoricalAttribute) else np.asarray(a.values, dtype=float)
+        for a in data.attributes
+    ]
     n = result.tree.parents.size
-    tree = count_records(domain, result.tree.parents, node_cells(result, domain, np.arange(n)), records,
-                         np.asarray(data.y), len(data.classes))
+    tree = count_records(
+        domain,
+        result.tree.parents,
+        node_cells(result, domain, np.arange(n)),
+        records,
+        np.asarray(data.y),
+        len(data.classes),
+    )
     if not np.array_equal(tree.leaves, np.sort(result.leaf_nodes)):
         raise ValueError("the result's leaves are not the leaves of its tree")
     return tree

@@ -60,8 +60,9 @@ class PartitionTree:
         return int(node_depths(self.parents).max()) + 1
 
 
-def count_records(domain: Domain, parents, cells: tuple, records: Sequence[np.ndarray], y: np.ndarray,
-                  n_classes: int) -> PartitionTree:
+def count_records(
+    domain: Domain, parents, cells: tuple, records: Sequence[np.ndarray], y: np.ndarray, n_classes: int
+) -> PartitionTree:
     """True node x class counts of a partition tree whose children partition their parent.
 
     ``cells``: extents of EVERY node (as from ``Domain.cells``; node order). ``records``: per attribute,
@@ -113,8 +114,10 @@ def count_records(domain: Domain, parents, cells: tuple, records: Sequence[np.nd
             found[idx] = child[inside]
         if np.any(found < 0):
             bad = int(active[np.flatnonzero(found < 0)[0]])
-            raise ValueError(f"record {bad} lies in no child of node {int(node_of[bad])}: the children's "
-                             "cells do not partition their parent")
+            raise ValueError(
+                f"record {bad} lies in no child of node {int(node_of[bad])}: the children's "
+                "cells do not partition their parent"
+            )
         node_of[active] = found
     counts = np.zeros((n_nodes, n_classes), dtype=np.int64)
     np.add.at(counts, (node_of, np.asarray(y, dtype=np.int64)), 1)
@@ -163,10 +166,18 @@ class ErrorBySize:
         return {m: float(self.mse[m].mean()) for m in self.methods}
 
 
-def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, workload: Workload,
-                        runs: int = 30, seed: int = 0, size: str = "records",
-                        edges: Sequence[float] = DEFAULT_EDGES, methods: Sequence[str] = METHODS,
-                        max_weight_cells: float = 2e7) -> ErrorBySize:
+def error_by_query_size(
+    domain: Domain,
+    tree: PartitionTree,
+    epsilon: float,
+    workload: Workload,
+    runs: int = 30,
+    seed: int = 0,
+    size: str = "records",
+    edges: Sequence[float] = DEFAULT_EDGES,
+    methods: Sequence[str] = METHODS,
+    max_weight_cells: float = 2e7,
+) -> ErrorBySize:
     """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc).
 
     ``max_weight_cells`` bounds the size (nodes x queries) of the weight matrices held at once.
@@ -192,8 +203,9 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
         from ..algorithms.diffgen_levels import node_shares, optimal_level_shares
         from ..algorithms.diffgen_variance import discrete_laplace_variance
 
-        opt_scale = np.array([noise_scale(1, epsilon * float(x))
-                              for x in node_shares(parents, optimal_level_shares(parents))])
+        opt_scale = np.array(
+            [noise_scale(1, epsilon * float(x)) for x in node_shares(parents, optimal_level_shares(parents))]
+        )
         opt_var = np.array([discrete_laplace_variance(b) for b in opt_scale])
     depth = node_depths(parents)
     sq = {m: np.zeros(len(workload)) for m in methods}
@@ -227,8 +239,10 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
                 if RAW_TREE in methods:
                     sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
                     est_nodes[RAW_TREE] = noisy
-                for m, fn in ((LEAST_SQUARES, lambda noisy=noisy: least_squares(parents, noisy, 1.0)),
-                              (SEED_RULE, lambda noisy=noisy: hay_generalized(parents, noisy))):
+                for m, fn in (
+                    (LEAST_SQUARES, lambda noisy=noisy: least_squares(parents, noisy, 1.0)),
+                    (SEED_RULE, lambda noisy=noisy: hay_generalized(parents, noisy)),
+                ):
                     if m in methods:
                         est = fn()
                         sq[m][idx] += (answer(W_leaf, est[leaves], wl.classes) - truth) ** 2
@@ -244,21 +258,35 @@ def error_by_query_size(domain: Domain, tree: PartitionTree, epsilon: float, wor
             if first:
                 for m, est in est_nodes.items():
                     node_sq[m] += ((est - counts) ** 2).sum(axis=1)
-    per_depth = {m: [float(node_sq[m][depth == d].mean() / runs) for d in range(int(depth.max()) + 1)]
-                 for m in methods}
-    return ErrorBySize(tuple(methods), {m: sq[m] / runs for m in methods}, sizes, size, tuple(edges), runs,
-                       float(epsilon), L, per_depth=per_depth)
+    per_depth = {m: [float(node_sq[m][depth == d].mean() / runs) for d in range(int(depth.max()) + 1)] for m in methods}
+    return ErrorBySize(
+        tuple(methods),
+        {m: sq[m] / runs for m in methods},
+        sizes,
+        size,
+        tuple(edges),
+        runs,
+        float(epsilon),
+        L,
+        per_depth=per_depth,
+    )
 
 
 def format_table(result: ErrorBySize) -> str:
     """A plain-text table of MSE by size bucket, with the simulation label and the overall means."""
     kind = "share of records" if result.size_kind == "records" else "share of domain volume"
     head = f"{'size (' + kind + ')':<28} {'queries':>8} " + " ".join(f"{m:>28}" for m in result.methods)
-    lines = [f"# {result.label}",
-             f"# epsilon (counts) = {result.epsilon:g}, runs = {result.runs}, L = {result.path_length}", head]
+    lines = [
+        f"# {result.label}",
+        f"# epsilon (counts) = {result.epsilon:g}, runs = {result.runs}, L = {result.path_length}",
+        head,
+    ]
     for row in result.table():
-        lines.append(f"({row['size_lo']:.3g}, {row['size_hi']:.3g}]".ljust(28) + f" {row['queries']:>8} "
-                     + " ".join(f"{row[m]:>28.4g}" for m in result.methods))
+        lines.append(
+            f"({row['size_lo']:.3g}, {row['size_hi']:.3g}]".ljust(28)
+            + f" {row['queries']:>8} "
+            + " ".join(f"{row[m]:>28.4g}" for m in result.methods)
+        )
     ov = result.overall()
     lines.append(f"{'all':<28} {len(result.sizes):>8} " + " ".join(f"{ov[m]:>28.4g}" for m in result.methods))
     return "\n".join(lines)

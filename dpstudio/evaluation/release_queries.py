@@ -41,8 +41,13 @@ def cut_taxonomy(name: str, leaf_to_label: Mapping[str, str]) -> Taxonomy:
     return Taxonomy(root, name, kind="categorical")
 
 
-def release_cells(frame: pd.DataFrame, cut: Mapping[str, Mapping], taxonomies: Mapping[str, Taxonomy] | None = None,
-                  class_column: str | None = None, count_column: str = "count"):
+def release_cells(
+    frame: pd.DataFrame,
+    cut: Mapping[str, Mapping],
+    taxonomies: Mapping[str, Taxonomy] | None = None,
+    class_column: str | None = None,
+    count_column: str = "count",
+):
     """(domain, cells, counts partitions x classes, classes) from a release table and its cut."""
     taxonomies = dict(taxonomies or {})
     attrs = list(cut)

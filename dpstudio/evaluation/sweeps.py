@@ -33,8 +33,10 @@ from .classification import majority_accuracy, raw_accuracy, release_accuracy
 
 EPSILONS = (0.1, 0.25, 0.5, 1.0)
 STEPS = (4, 7, 10, 13, 16)
-SIMULATION_NOTE = ("simulation noise (seeded numpy): an evaluation of the algorithms, not a release; "
-                   "use --secure for OpenDP's samplers")
+SIMULATION_NOTE = (
+    "simulation noise (seeded numpy): an evaluation of the algorithms, not a release; "
+    "use --secure for OpenDP's samplers"
+)
 SECURE_NOTE = "secure noise (OpenDP); evaluation runs are still not written as releases"
 
 
@@ -61,11 +63,15 @@ class Setup:
         return len(self.train) if self.train_weights is None else int(self.train_weights.sum())
 
     def baselines(self) -> dict:
-        raw = raw_accuracy(self.train, self.test, self.attributes, self.numeric, self.class_column,
-                           weights=self.train_weights)
-        return {"majority": majority_accuracy(self.train[self.class_column], self.test[self.class_column],
-                                              weights=self.train_weights),
-                "raw": raw.accuracy}
+        raw = raw_accuracy(
+            self.train, self.test, self.attributes, self.numeric, self.class_column, weights=self.train_weights
+        )
+        return {
+            "majority": majority_accuracy(
+                self.train[self.class_column], self.test[self.class_column], weights=self.train_weights
+            ),
+            "raw": raw.accuracy,
+        }
 
 
 def adult_log_grids() -> Path:
@@ -101,8 +107,10 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None, eng
             if not tax.is_numeric:
                 raise SweepError(f"{name}: the taxonomy in {numeric_grids} is not numeric (a split grid must be)")
             if name in bounds and (float(tax.lo[0]), float(tax.hi[0])) != bounds[name]:
-                raise SweepError(f"{name}: the grid's root [{tax.lo[0]:g}, {tax.hi[0]:g}) differs from the "
-                                 f"public bounds [{bounds[name][0]:g}, {bounds[name][1]:g})")
+                raise SweepError(
+                    f"{name}: the grid's root [{tax.lo[0]:g}, {tax.hi[0]:g}) differs from the "
+                    f"public bounds [{bounds[name][0]:g}, {bounds[name][1]:g})"
+                )
         taxonomies.update(grids)
     weights = None
     if engine is None:
@@ -114,8 +122,15 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None, eng
         used = [c for c in COLUMNS if c in taxonomies or c in bounds or c == CLASS_COLUMN]
         train, weights = engine_train_counts(data_dir, engine, used, notes, progress)
         test = _complete(load_table(_adult_dir(data_dir) / "adult.test"), notes)
-    data = encode_table(train, CLASS_COLUMN, taxonomies, bounds, classes=CLASS_LABELS,  # adult.names: public
-                        types=types, weights=weights)
+    data = encode_table(
+        train,
+        CLASS_COLUMN,
+        taxonomies,
+        bounds,
+        classes=CLASS_LABELS,  # adult.names: public
+        types=types,
+        weights=weights,
+    )
     numeric = tuple(a.name for a in data.attributes if a.kind == "numeric")
     return Setup(train, test, data, CLASS_COLUMN, numeric, tuple(a.name for a in data.attributes), notes, weights)
 
@@ -154,8 +169,9 @@ def run_seed(seed: int, algorithm: str, epsilon: float, steps: int, run: int) ->
     return zlib.crc32(f"{seed}|{algorithm}|{epsilon!r}|{steps}|{run}".encode())
 
 
-def one_run(setup: Setup, algorithm: str, epsilon: float, steps: int, noise, encoding: str = "onehot",
-            **overrides) -> tuple[float, object]:
+def one_run(
+    setup: Setup, algorithm: str, epsilon: float, steps: int, noise, encoding: str = "onehot", **overrides
+) -> tuple[float, object]:
     """Run the engine once on the training table and return (test accuracy, result)."""
     from ..io.release import release_frame
 
@@ -167,6 +183,7 @@ def one_run(setup: Setup, algorithm: str, epsilon: float, steps: int, noise, enc
 
 
 # -- results file --------------------------------------------------------------------------------
+
 
 def _key(rec: dict) -> tuple:
     return (rec["algorithm"], float(rec["epsilon"]), int(rec["steps"]), int(rec["run"]))
@@ -228,16 +245,38 @@ def _claim(path, key: tuple) -> bool:
             if rec.get("claim") and rec.get("pid") != os.getpid() and _alive(int(rec.get("pid", 0))):
                 fcntl.flock(f, fcntl.LOCK_UN)
                 return False
-        f.write(json.dumps({"claim": True, "algorithm": key[0], "epsilon": key[1], "steps": key[2],
-                            "run": key[3], "pid": os.getpid(), "time": time.time()}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "claim": True,
+                    "algorithm": key[0],
+                    "epsilon": key[1],
+                    "steps": key[2],
+                    "run": key[3],
+                    "pid": os.getpid(),
+                    "time": time.time(),
+                }
+            )
+            + "\n"
+        )
         f.flush()
         fcntl.flock(f, fcntl.LOCK_UN)
     return True
 
 
-def sweep(setup: Setup, algorithms: Sequence[str], epsilons: Iterable[float], steps: Iterable[int], runs: int,
-          seed: int = 0, secure: bool = False, results=None, encoding: str = "onehot",
-          progress: Callable[[str], None] | None = None, **overrides) -> list[dict]:
+def sweep(
+    setup: Setup,
+    algorithms: Sequence[str],
+    epsilons: Iterable[float],
+    steps: Iterable[int],
+    runs: int,
+    seed: int = 0,
+    secure: bool = False,
+    results=None,
+    encoding: str = "onehot",
+    progress: Callable[[str], None] | None = None,
+    **overrides,
+) -> list[dict]:
     """Run every (algorithm, eps, h, run) not yet in ``results`` (a JSONL path, optional); return all records."""
     for a in algorithms:
         if a not in PRESETS:
@@ -267,16 +306,27 @@ def sweep(setup: Setup, algorithms: Sequence[str], epsilons: Iterable[float], st
         noise = SecureNoise() if secure else SimulationNoise(s)
         t0 = time.perf_counter()
         acc, result = one_run(setup, a, e, h, noise, encoding, **overrides)
-        rec = {"algorithm": a, "epsilon": e, "steps": h, "run": r, "accuracy": acc,
-               "seed": None if secure else s, "noise": noise.label, "steps_done": result.steps_done,
-               "partitions": int(len(result.leaf_nodes)), "seconds": round(time.perf_counter() - t0, 3)}
+        rec = {
+            "algorithm": a,
+            "epsilon": e,
+            "steps": h,
+            "run": r,
+            "accuracy": acc,
+            "seed": None if secure else s,
+            "noise": noise.label,
+            "steps_done": result.steps_done,
+            "partitions": int(len(result.leaf_nodes)),
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
         if results is not None:
             _append(results, rec)
         records.append(rec)
         have.add(key)
         if progress:
-            progress(f"[{len(have)}/{total}] {a} eps={e:g} h={h} run={r}: {100 * acc:.2f} % "
-                     f"({rec['partitions']} partitions, {rec['seconds']:.1f} s)")
+            progress(
+                f"[{len(have)}/{total}] {a} eps={e:g} h={h} run={r}: {100 * acc:.2f} % "
+                f"({rec['partitions']} partitions, {rec['seconds']:.1f} s)"
+            )
     if results is not None:  # pick up runs that other processes finished meanwhile
         done, _ = read_results(results)
         wanted = set(todo)
@@ -293,9 +343,18 @@ def summarize(records: Iterable[dict]) -> list[dict]:
         groups.setdefault((rec["algorithm"], float(rec["epsilon"]), int(rec["steps"])), []).append(rec["accuracy"])
     out = []
     for (a, e, h), accs in sorted(groups.items()):
-        out.append({"algorithm": a, "epsilon": e, "steps": h, "runs": len(accs),
-                    "mean": statistics.fmean(accs), "std": statistics.stdev(accs) if len(accs) > 1 else 0.0,
-                    "min": min(accs), "max": max(accs)})
+        out.append(
+            {
+                "algorithm": a,
+                "epsilon": e,
+                "steps": h,
+                "runs": len(accs),
+                "mean": statistics.fmean(accs),
+                "std": statistics.stdev(accs) if len(accs) > 1 else 0.0,
+                "min": min(accs),
+                "max": max(accs),
+            }
+        )
     return out
 
 
@@ -303,8 +362,12 @@ def format_summary(rows: list[dict], baselines: dict | None = None, note: str = 
     lines = [f"# {note}"]
     if baselines:
         lines.append("# baselines: " + ", ".join(f"{k} {100 * v:.2f} %" for k, v in baselines.items()))
-    lines.append(f"{'algorithm':<20} {'eps':>6} {'h':>4} {'runs':>5} {'mean %':>8} {'std':>6} {'min %':>7} {'max %':>7}")
+    lines.append(
+        f"{'algorithm':<20} {'eps':>6} {'h':>4} {'runs':>5} {'mean %':>8} {'std':>6} {'min %':>7} {'max %':>7}"
+    )
     for r in rows:
-        lines.append(f"{r['algorithm']:<20} {r['epsilon']:>6g} {r['steps']:>4} {r['runs']:>5} "
-                     f"{100 * r['mean']:>8.2f} {100 * r['std']:>6.2f} {100 * r['min']:>7.2f} {100 * r['max']:>7.2f}")
+        lines.append(
+            f"{r['algorithm']:<20} {r['epsilon']:>6g} {r['steps']:>4} {r['runs']:>5} "
+            f"{100 * r['mean']:>8.2f} {100 * r['std']:>6.2f} {100 * r['min']:>7.2f} {100 * r['max']:>7.2f}"
+        )
     return "\n".join(lines)

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-INTERACTIVE = (QtWidgets.QAbstractButton, QtWidgets.QLineEdit, QtWidgets.QComboBox, QtWidgets.QAbstractSpinBox,
-               QtWidgets.QAbstractSlider, QtWidgets.QAbstractItemView, QtWidgets.QTabBar,
-               QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit)
+INTERACTIVE = (
+    QtWidgets.QAbstractButton,
+    QtWidgets.QLineEdit,
+    QtWidgets.QComboBox,
+    QtWidgets.QAbstractSpinBox,
+    QtWidgets.QAbstractSlider,
+    QtWidgets.QAbstractItemView,
+    QtWidgets.QTabBar,
+    QtWidgets.QTextEdit,
+    QtWidgets.QPlainTextEdit,
+)
 
 
 def is_interactive(widget: QtWidgets.QWidget) -> bool:
@@ -33,8 +41,9 @@ def is_interactive(widget: QtWidgets.QWidget) -> bool:
 
 
 def _clean(text: str) -> str:
-    return " ".join(str(text or "").replace("&&", "\0").replace("&", "").replace("\0", "&")
-                    .replace("\u2026", "").split()).strip(" :")
+    return " ".join(
+        str(text or "").replace("&&", "\0").replace("&", "").replace("\0", "&").replace("\u2026", "").split()
+    ).strip(" :")
 
 
 def _contains(layout_item, widget) -> bool:

@@ -58,9 +58,15 @@ def bundled_taxonomy_folder() -> Path | None:
 class Demo:
     """Runs the steps on one MainWindow; ``log`` collects the lines it prints."""
 
-    def __init__(self, app: QtWidgets.QApplication, screenshots: str | Path | None = None,
-                 out=sys.stdout, steps: int = DEMO_STEPS, monte_carlo_runs: int = MONTE_CARLO_RUNS,
-                 size: tuple[int, int] = (1440, 900)):
+    def __init__(
+        self,
+        app: QtWidgets.QApplication,
+        screenshots: str | Path | None = None,
+        out=sys.stdout,
+        steps: int = DEMO_STEPS,
+        monte_carlo_runs: int = MONTE_CARLO_RUNS,
+        size: tuple[int, int] = (1440, 900),
+    ):
         from dpstudio.gui.main_window import MainWindow
 
         self.app = app
@@ -213,8 +219,10 @@ class Demo:
         if p.result is None:
             raise DemoStepError(f"the run recorded no result: {self.window.last_error}")
         ledger = p.run_ledger
-        return (f"{len(p.events):,} events, spent {float(ledger.spent):g} of {float(ledger.total):g}, "
-                f"{type(p.result).__name__}")
+        return (
+            f"{len(p.events):,} events, spent {float(ledger.spent):g} of {float(ledger.total):g}, "
+            f"{type(p.result).__name__}"
+        )
 
     def answer_release_question(self, box) -> None:
         """The release question (dataset, epsilon, what remains, cannot be undone): read out, answered Yes."""
@@ -262,13 +270,14 @@ class Demo:
         self.say("dpstudio demo: the whole workflow on the bundled Adult sample")
         ok_data = self.step("1. Data: open the bundled Adult sample", self.load_data)
         ok_tax = ok_data and self.step("2. Taxonomy: import the Adult taxonomies", self.import_taxonomies)
-        ok_run = ok_tax and self.step(f"3. Algorithm: DiffGen with consistency (h = {self.steps}), teaching mode",
-                                      lambda: self.run_algorithm(TEACHING))
+        ok_run = ok_tax and self.step(
+            f"3. Algorithm: DiffGen with consistency (h = {self.steps}), teaching mode",
+            lambda: self.run_algorithm(TEACHING),
+        )
         if ok_run:
             self.step("4. Watch: replay the run to the end", self.watch_to_end)
             self.step("5. Compare: error by query size", self.compare)
-        ok_rel = ok_tax and self.step("6. Release mode: one run with secure noise",
-                                      lambda: self.run_algorithm(RELEASE))
+        ok_rel = ok_tax and self.step("6. Release mode: one run with secure noise", lambda: self.run_algorithm(RELEASE))
         if ok_rel:
             self.step("   Watch (release run)", lambda: self.watch_to_end("release"))
             self.step("7. Export the release to a temporary folder", self.export_release)

@@ -40,10 +40,17 @@ with an unconfirmed one.</p>
 """
 
 DOC_TITLES = {
-    "gui.md": "The studio", "gui-panels.md": "The studio's panels", "privacy-core.md": "How privacy is kept",
-    "budget.md": "The lifetime budget", "release.md": "Releasing a table (command line)",
-    "histogram.md": "Histograms (command line)", "taxonomy.md": "Taxonomies", "compare.md": "Comparing errors",
-    "evaluate.md": "Evaluating releases", "datasets.md": "Data sets", "anonymize.md": "Syntactic anonymization",
+    "gui.md": "The studio",
+    "gui-panels.md": "The studio's panels",
+    "privacy-core.md": "How privacy is kept",
+    "budget.md": "The lifetime budget",
+    "release.md": "Releasing a table (command line)",
+    "histogram.md": "Histograms (command line)",
+    "taxonomy.md": "Taxonomies",
+    "compare.md": "Comparing errors",
+    "evaluate.md": "Evaluating releases",
+    "datasets.md": "Data sets",
+    "anonymize.md": "Syntactic anonymization",
     "packaging.md": "Packaging",
 }
 

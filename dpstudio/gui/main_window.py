@@ -27,13 +27,17 @@ INFO_STYLE = "background:#e3f2fd; color:#0d47a1; padding:6px;"
 
 
 def teaching_text(project: Project) -> str:
-    return (f"TEACHING: NOT A RELEASE \u2014 simulation noise (seed {project.seed}); true counts may be shown; "
-            "re-run freely; nothing can be exported as a release")
+    return (
+        f"TEACHING: NOT A RELEASE \u2014 simulation noise (seed {project.seed}); true counts may be shown; "
+        "re-run freely; nothing can be exported as a release"
+    )
 
 
 def release_text(project: Project) -> str:
-    return (f"RELEASE MODE \u2014 secure noise (OpenDP); the budget \u03b5 = {float(project.epsilon):g} is spent "
-            "once, in the ledger, before anything noisy is shown")
+    return (
+        f"RELEASE MODE \u2014 secure noise (OpenDP); the budget \u03b5 = {float(project.epsilon):g} is spent "
+        "once, in the ledger, before anything noisy is shown"
+    )
 
 
 class UnavailablePanel(QtWidgets.QLabel):
@@ -164,32 +168,47 @@ class MainWindow(QtWidgets.QMainWindow):
         return act
 
     def _build_actions(self) -> None:
-        self.act_new = self._action("New project", self.new_project, QtGui.QKeySequence.New,
-                                    "Start a new, empty project")
-        self.act_open_data = self._action("Open data\u2026", self.open_data_dialog, QtGui.QKeySequence.Open,
-                                          "Open a CSV file")
-        self.act_open_sample = self._action("Adult sample", self.open_sample, None,
-                                            "Open the bundled Adult sample")
-        self.act_open_project = self._action("Open project\u2026", self.open_project_dialog, "Ctrl+Shift+O",
-                                             "Open a .dpstudio project")
-        self.act_save = self._action("Save project", self.save_project, QtGui.QKeySequence.Save,
-                                     "Save the project (not the data)")
-        self.act_save_as = self._action("Save project as\u2026", self.save_project_as, "Ctrl+Shift+S",
-                                        "Save the project under a new name")
+        self.act_new = self._action(
+            "New project", self.new_project, QtGui.QKeySequence.New, "Start a new, empty project"
+        )
+        self.act_open_data = self._action(
+            "Open data\u2026", self.open_data_dialog, QtGui.QKeySequence.Open, "Open a CSV file"
+        )
+        self.act_open_sample = self._action("Adult sample", self.open_sample, None, "Open the bundled Adult sample")
+        self.act_open_project = self._action(
+            "Open project\u2026", self.open_project_dialog, "Ctrl+Shift+O", "Open a .dpstudio project"
+        )
+        self.act_save = self._action(
+            "Save project", self.save_project, QtGui.QKeySequence.Save, "Save the project (not the data)"
+        )
+        self.act_save_as = self._action(
+            "Save project as\u2026", self.save_project_as, "Ctrl+Shift+S", "Save the project under a new name"
+        )
         self.act_quit = self._action("Quit", self.close, QtGui.QKeySequence.Quit, "Close the window")
         self.act_cancel = self._action("Cancel job", self.cancel_work, "Esc", "Stop the running job")
-        self.act_toggle_mode = self._action("Switch mode", self.toggle_mode, "Ctrl+M",
-                                            "Switch between teaching and release mode")
+        self.act_toggle_mode = self._action(
+            "Switch mode", self.toggle_mode, "Ctrl+M", "Switch between teaching and release mode"
+        )
         self.tab_actions = []
         for i in range(self.tabs.count()):
-            act = self._action(f"Show {self.tabs.tabText(i)}", lambda _=False, i=i: self.tabs.setCurrentIndex(i),
-                               f"Ctrl+{i + 1}")
+            act = self._action(
+                f"Show {self.tabs.tabText(i)}", lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}"
+            )
             self.tab_actions.append(act)
 
         menu = self.menuBar().addMenu("&File")
-        for act in (self.act_new, None, self.act_open_data, self.act_open_sample, None, self.act_open_project,
-                    self.act_save,
-                    self.act_save_as, None, self.act_quit):
+        for act in (
+            self.act_new,
+            None,
+            self.act_open_data,
+            self.act_open_sample,
+            None,
+            self.act_open_project,
+            self.act_save,
+            self.act_save_as,
+            None,
+            self.act_quit,
+        ):
             menu.addSeparator() if act is None else menu.addAction(act)
         view = self.menuBar().addMenu("&View")
         for act in self.tab_actions:
@@ -243,14 +262,22 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.help_window = None
         menu = self.menuBar().addMenu("&Help")
-        self.act_guide = self._action("Getting started", self.show_guide, QtGui.QKeySequence.HelpContents,
-                                      "The workflow, what epsilon means, teaching and release mode")
+        self.act_guide = self._action(
+            "Getting started",
+            self.show_guide,
+            QtGui.QKeySequence.HelpContents,
+            "The workflow, what epsilon means, teaching and release mode",
+        )
         menu.addAction(self.act_guide)
         docs = menu.addMenu("Documentation")
         self.doc_actions = []
         for path in doc_files():
-            act = self._action(doc_title(path), lambda _=False, p=path: self.show_doc(p), None,
-                               f"Show {path.name} (from the docs folder, no network)")
+            act = self._action(
+                doc_title(path),
+                lambda _=False, p=path: self.show_doc(p),
+                None,
+                f"Show {path.name} (from the docs folder, no network)",
+            )
             docs.addAction(act)
             self.doc_actions.append(act)
         docs.setEnabled(bool(self.doc_actions))
@@ -284,8 +311,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
         The window's slots are connected before the thread starts: a job that fails at once still shows
         its message (a signal emitted before a connection exists reaches nobody)."""
-        connections = [(worker.signals.progress, self._on_progress), (worker.signals.failed, self.show_error),
-                       (worker.signals.cancelled, lambda: self.show_info(f"{title or worker.name}: cancelled"))]
+        connections = [
+            (worker.signals.progress, self._on_progress),
+            (worker.signals.failed, self.show_error),
+            (worker.signals.cancelled, lambda: self.show_info(f"{title or worker.name}: cancelled")),
+        ]
         for signal, slot in connections:
             signal.connect(slot)
         try:
@@ -349,14 +379,20 @@ class MainWindow(QtWidgets.QMainWindow):
             for i in range(panel.inputs_list.count()):
                 if panel.inputs_list.item(i).data(Qt.UserRole) == attribute:
                     panel.inputs_list.setCurrentRow(i)
-        control = {"data.role": "role_combo", "data.type": "type_combo", "data.types": "types_button",
-                   "data.bounds": "lo_edit", "data.classes": "classes_edit", "export.inputs": "confirm_button",
-                   "algorithm.epsilon": "eps_edit", "algorithm.budget": "dataset_total_edit",
-                   "taxonomy": "attr_list"}.get(place)
+        control = {
+            "data.role": "role_combo",
+            "data.type": "type_combo",
+            "data.types": "types_button",
+            "data.bounds": "lo_edit",
+            "data.classes": "classes_edit",
+            "export.inputs": "confirm_button",
+            "algorithm.epsilon": "eps_edit",
+            "algorithm.budget": "dataset_total_edit",
+            "taxonomy": "attr_list",
+        }.get(place)
         widget = getattr(panel, control, None) if control else None
         if place == "data.open":
-            widget = next((w for w in panel.findChildren(QtWidgets.QPushButton) if "sample" in w.text().lower()),
-                          None)
+            widget = next((w for w in panel.findChildren(QtWidgets.QPushButton) if "sample" in w.text().lower()), None)
         if widget is not None:
             widget.setFocus(Qt.OtherFocusReason)
         return widget
@@ -477,8 +513,9 @@ class MainWindow(QtWidgets.QMainWindow):
         return self._save_to(self.project.path)
 
     def save_project_as(self) -> bool:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save project", self._last_dir(),
-                                                        f"dpstudio project (*{FILE_SUFFIX})")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Save project", self._last_dir(), f"dpstudio project (*{FILE_SUFFIX})"
+        )
         if not path:
             return False
         return self._save_to(Path(path))
@@ -496,8 +533,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_project_dialog(self) -> None:
         if not self.maybe_save():
             return
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open project", self._last_dir(),
-                                                        f"dpstudio project (*{FILE_SUFFIX});;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open project", self._last_dir(), f"dpstudio project (*{FILE_SUFFIX});;All files (*)"
+        )
         if path:
             self.open_project(Path(path))
 
@@ -515,8 +553,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
         def apply(dataset, data_path=data_path):
             try:
-                warnings = self.project.apply_dict(saved, dataset, data_path if dataset is not None else None,
-                                                   project_path=path)
+                warnings = self.project.apply_dict(
+                    saved, dataset, data_path if dataset is not None else None, project_path=path
+                )
             except (ProjectError, ValueError) as exc:
                 self.show_error(f"{path}: {exc}")
                 return
@@ -533,8 +572,11 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         from dpstudio.model.data import load_dataset
 
-        worker = Worker(lambda progress: load_dataset(data_path, progress, encoding), function=True,
-                        name=f"loading {data_path.name}")
+        worker = Worker(
+            lambda progress: load_dataset(data_path, progress, encoding),
+            function=True,
+            name=f"loading {data_path.name}",
+        )
         worker.signals.finished.connect(apply)
         worker.signals.failed.connect(lambda msg: apply(None))
         return self.start_worker(worker, f"loading {data_path.name}")
@@ -560,12 +602,17 @@ class MainWindow(QtWidgets.QMainWindow):
             return True
         text = "The project has unsaved changes. Save them first?"
         if self.project.can_export and not self.release_exported:
-            text += ("\n\nThe release run has not been exported: its budget stays spent in the ledger, but the "
-                     "released values are not kept in the project file and will be lost.")
+            text += (
+                "\n\nThe release run has not been exported: its budget stays spent in the ledger, but the "
+                "released values are not kept in the project file and will be lost."
+            )
         answer = QtWidgets.QMessageBox.question(
-            self, "Unsaved changes", text,
+            self,
+            "Unsaved changes",
+            text,
             QtWidgets.QMessageBox.Save | QtWidgets.QMessageBox.Discard | QtWidgets.QMessageBox.Cancel,
-            QtWidgets.QMessageBox.Save)
+            QtWidgets.QMessageBox.Save,
+        )
         if answer == QtWidgets.QMessageBox.Save:
             return self.save_project()
         return answer == QtWidgets.QMessageBox.Discard
@@ -609,10 +656,13 @@ class MainWindow(QtWidgets.QMainWindow):
         running = self.spending_run()
         if running:
             answer = QtWidgets.QMessageBox.question(
-                self, "A release run is going on",
+                self,
+                "A release run is going on",
                 f"A release run is going on. Its budget is already spent ({running}) and stays spent whether "
                 "or not you close: closing now stops the run and loses its result. Close anyway?",
-                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
+                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No,
+                QtWidgets.QMessageBox.No,
+            )
             if answer != QtWidgets.QMessageBox.Yes:
                 event.ignore()
                 return

@@ -50,8 +50,11 @@ def user_message(exc: BaseException) -> str:
         return "out of memory: the data is too large for this machine"
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
         name = getattr(exc, "filename", None)
-        what = {FileNotFoundError: "no such file", PermissionError: "permission denied",
-                IsADirectoryError: "is a folder, not a file"}[type(exc)]
+        what = {
+            FileNotFoundError: "no such file",
+            PermissionError: "permission denied",
+            IsADirectoryError: "is a folder, not a file",
+        }[type(exc)]
         return f"{name}: {what}" if name else (text or what)
     if isinstance(exc, UnicodeDecodeError):
         return f"the file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start})"
@@ -71,8 +74,9 @@ class WorkerSignals(QtCore.QObject):
 class Worker(QtCore.QRunnable):
     """See the module docstring."""
 
-    def __init__(self, job: Callable, function: bool = False, name: str = "",
-                 keep_items: bool = True, pause_gc: bool = False):
+    def __init__(
+        self, job: Callable, function: bool = False, name: str = "", keep_items: bool = True, pause_gc: bool = False
+    ):
         super().__init__()
         self.pause_gc = pause_gc
         self.setAutoDelete(False)  # the runner keeps a reference until a final signal is handled

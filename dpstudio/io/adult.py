@@ -70,7 +70,9 @@ def _complete(dataset: Dataset, notes: list[str] | None = None) -> pd.DataFrame:
     complete, _ = dataset.drop_missing()
     frame = complete.frame
     try:
-        frame[CLASS_COLUMN], note = normalise_class_labels(frame[CLASS_COLUMN], CLASS_LABELS, dataset.path.name if dataset.path else "the table")
+        frame[CLASS_COLUMN], note = normalise_class_labels(
+            frame[CLASS_COLUMN], CLASS_LABELS, dataset.path.name if dataset.path else "the table"
+        )
     except ClassLabelError as exc:
         raise DatasetError(str(exc)) from None
     if note and notes is not None:

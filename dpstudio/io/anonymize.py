@@ -53,8 +53,13 @@ def _extra_codes(frame: pd.DataFrame, name: str, tax: Taxonomy | None) -> tuple[
     return codes.astype(np.int64), len(labels), labels
 
 
-def encode(frame: pd.DataFrame, qi: list[str], taxonomies: dict[str, Taxonomy], extras: list[str] = (),
-           hierarchical: tuple[str, ...] = ()) -> tuple[Microdata, dict]:
+def encode(
+    frame: pd.DataFrame,
+    qi: list[str],
+    taxonomies: dict[str, Taxonomy],
+    extras: list[str] = (),
+    hierarchical: tuple[str, ...] = (),
+) -> tuple[Microdata, dict]:
     """A ``Microdata`` for the lattice searches: every QI needs a taxonomy (AnonymizeError otherwise) that
     covers its values. ``extras``: sensitive / class attributes; those in ``hierarchical`` are coded by their
     taxonomy's leaves. Returns (data, extra labels per name)."""
@@ -91,14 +96,17 @@ def with_tree(model, taxonomies: dict[str, Taxonomy]):
     """A TCloseness model with its taxonomy tree attached when its distance is hierarchical."""
     if isinstance(model, TCloseness) and model.kind == HIERARCHICAL:
         if model.attribute not in taxonomies:
-            raise AnonymizeError(f"hierarchical t-closeness needs a taxonomy of {model.attribute!r} "
-                                 f"(give --taxonomy {model.attribute}=FILE)")
+            raise AnonymizeError(
+                f"hierarchical t-closeness needs a taxonomy of {model.attribute!r} "
+                f"(give --taxonomy {model.attribute}=FILE)"
+            )
         return TCloseness(model.kind, model.t, model.attribute, hierarchical_tree(taxonomies[model.attribute]))
     return model
 
 
-def generalized_table(frame: pd.DataFrame, data: Microdata, qi: list[str], levels, keep: np.ndarray,
-                      others: list[str]) -> pd.DataFrame:
+def generalized_table(
+    frame: pd.DataFrame, data: Microdata, qi: list[str], levels, keep: np.ndarray, others: list[str]
+) -> pd.DataFrame:
     """The full-domain anonymized table: each QI at its level's label, the rows in ``keep`` only, then the
     ``others`` columns unchanged."""
     out = {LABEL_COLUMN: LABEL}
@@ -138,14 +146,17 @@ def mondrian_input(frame: pd.DataFrame, qi: list[str], taxonomies: dict[str, Tax
             continue
         num = pd.to_numeric(frame[name], errors="coerce")
         if num.isna().any():
-            raise AnonymizeError(f"quasi-identifier {name!r} has no taxonomy (give --taxonomy {name}=FILE); "
-                                 f"Mondrian takes a column without one only when it is numeric")
+            raise AnonymizeError(
+                f"quasi-identifier {name!r} has no taxonomy (give --taxonomy {name}=FILE); "
+                f"Mondrian takes a column without one only when it is numeric"
+            )
         cols.append(num.to_numpy(dtype=float))
     return np.stack(cols, axis=1) if cols else np.zeros((len(frame), 0))
 
 
-def mondrian_table(frame: pd.DataFrame, qi: list[str], taxonomies: dict[str, Taxonomy], result,
-                   others: list[str]) -> pd.DataFrame:
+def mondrian_table(
+    frame: pd.DataFrame, qi: list[str], taxonomies: dict[str, Taxonomy], result, others: list[str]
+) -> pd.DataFrame:
     """Each row's QI values replaced by its class's range: ``lo-hi`` (or the value), categorical ranks by
     their leaf labels ``first..last``."""
     out = {LABEL_COLUMN: LABEL}
@@ -156,8 +167,10 @@ def mondrian_table(frame: pd.DataFrame, qi: list[str], taxonomies: dict[str, Tax
             lab = [tax.labels[int(i)] for i in tax.leaf_order]
             texts = [lab[int(a)] if a == b else f"{lab[int(a)]}..{lab[int(b)]}" for a, b in zip(lo, hi)]
         else:
+
             def num(v):
                 return str(int(v)) if float(v).is_integer() else repr(float(v))
+
             texts = [num(a) if a == b else f"[{num(a)}-{num(b)}]" for a, b in zip(lo, hi)]
         out[name] = np.asarray(texts, dtype=object)[result.class_of]
     table = pd.DataFrame(out, index=np.arange(len(frame)))

@@ -53,8 +53,9 @@ MOST_COLUMNS = 0.5  # related: more than this share of the larger table's column
 #: table of few combinations every sample holds them all
 MOSTLY_DISTINCT = 0.5
 NEAR_SIZE = 0.10  # near-duplicates: same columns and sizes within 10 %
-UNTRACKED = (f"budget tracking is off ({ENV}=none or --budget-store none): this spend is not recorded "
-             "in any budget store")
+UNTRACKED = (
+    f"budget tracking is off ({ENV}=none or --budget-store none): this spend is not recorded in any budget store"
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -157,9 +158,14 @@ class Charge:
 
     def to_dict(self) -> dict:
         """For a sidecar: the dataset's name and budget figures (no fingerprint, no size, no store path)."""
-        return {"tracked": True, "dataset": self.dataset, "charged": str(self.epsilon),
-                "dataset_total": str(self.total), "dataset_spent": str(self.spent),
-                "dataset_remaining": str(self.remaining)}
+        return {
+            "tracked": True,
+            "dataset": self.dataset,
+            "charged": str(self.epsilon),
+            "dataset_total": str(self.total),
+            "dataset_spent": str(self.spent),
+            "dataset_remaining": str(self.remaining),
+        }
 
 
 def untracked_record(dataset: str | None) -> dict:
@@ -203,23 +209,25 @@ class BudgetStore:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise BudgetStoreError(f"cannot create the budget store's folder {self.path.parent}: "
-                                       f"{exc.strerror}") from None
+                raise BudgetStoreError(
+                    f"cannot create the budget store's folder {self.path.parent}: {exc.strerror}"
+                ) from None
         try:
             con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 con.close()
-                raise BudgetStoreError(f"budget store {self.path} was written by a newer dpstudio "
-                                       f"(schema {version})")
+                raise BudgetStoreError(f"budget store {self.path} was written by a newer dpstudio (schema {version})")
             if version < SCHEMA_VERSION and (write or version >= 1):  # created, or migrated from 1
                 con.execute("BEGIN IMMEDIATE")
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         con.execute(statement)
                 # version 1 kept the exact print only: it stays known, without looser prints
-                con.execute("INSERT OR IGNORE INTO prints (fingerprint, dataset, column_prints, distinct_print) "
-                            "SELECT fingerprint, id, '[]', '' FROM datasets")
+                con.execute(
+                    "INSERT OR IGNORE INTO prints (fingerprint, dataset, column_prints, distinct_print) "
+                    "SELECT fingerprint, id, '[]', '' FROM datasets"
+                )
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 con.execute("COMMIT")
             elif version == 0:
@@ -247,12 +255,16 @@ class BudgetStore:
 
     def _rows(self, con, where: str = "", args: tuple = ()) -> list[DatasetBudget]:
         out = []
-        for row in con.execute(f"SELECT id, name, columns, approx_rows, total, created FROM datasets {where} "
-                               "ORDER BY name", args).fetchall():
-            spends = tuple(StoredSpend(t, Fraction(e), w, m) for t, e, w, m in con.execute(
-                "SELECT time, epsilon, what, mode FROM spends WHERE dataset = ? ORDER BY id", (row[0],)))
-            out.append(DatasetBudget(row[1], tuple(json.loads(row[2])), int(row[3]), Fraction(row[4]),
-                                     spends, row[5]))
+        for row in con.execute(
+            f"SELECT id, name, columns, approx_rows, total, created FROM datasets {where} ORDER BY name", args
+        ).fetchall():
+            spends = tuple(
+                StoredSpend(t, Fraction(e), w, m)
+                for t, e, w, m in con.execute(
+                    "SELECT time, epsilon, what, mode FROM spends WHERE dataset = ? ORDER BY id", (row[0],)
+                )
+            )
+            out.append(DatasetBudget(row[1], tuple(json.loads(row[2])), int(row[3]), Fraction(row[4]), spends, row[5]))
         return out
 
     def _read(self, where: str = "", args: tuple = ()) -> list[DatasetBudget]:
@@ -272,8 +284,10 @@ class BudgetStore:
 
     def find(self, fp: DatasetPrint) -> DatasetBudget | None:
         """The dataset these exact records were charged to (under any of the prints it was charged with)."""
-        found = self._read("WHERE fingerprint = ? OR id IN (SELECT dataset FROM prints WHERE fingerprint = ?)",
-                           (fp.fingerprint, fp.fingerprint))
+        found = self._read(
+            "WHERE fingerprint = ? OR id IN (SELECT dataset FROM prints WHERE fingerprint = ?)",
+            (fp.fingerprint, fp.fingerprint),
+        )
         return found[0] if found else None
 
     def related(self, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
@@ -288,19 +302,27 @@ class BudgetStore:
         try:
             best = None
             for ident, cols, distinct, rows, n_distinct in con.execute(
-                    "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"):
+                "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"
+            ):
                 theirs = json.loads(cols)
-                if fp.distinct and distinct == fp.distinct and (
-                        n_distinct >= MOSTLY_DISTINCT * max(rows, 1) or
-                        fp.approx_distinct >= MOSTLY_DISTINCT * max(fp.approx_rows, 1)):
+                if (
+                    fp.distinct
+                    and distinct == fp.distinct
+                    and (
+                        n_distinct >= MOSTLY_DISTINCT * max(rows, 1)
+                        or fp.approx_distinct >= MOSTLY_DISTINCT * max(fp.approx_rows, 1)
+                    )
+                ):
                     reason = "the same distinct records (rows repeated or not)"
                     score = (2, 0)
                 else:
                     shared = _multiset_overlap(fp.column_prints, theirs)
                     if not shared or shared <= MOST_COLUMNS * max(len(fp.column_prints), len(theirs)):
                         continue
-                    reason = (f"{shared} of its {len(fp.column_prints)} columns hold the same values as "
-                              f"{shared} of that dataset's {len(theirs)} (column names are not compared)")
+                    reason = (
+                        f"{shared} of its {len(fp.column_prints)} columns hold the same values as "
+                        f"{shared} of that dataset's {len(theirs)} (column names are not compared)"
+                    )
                     score = (1, shared)
                 if best is None or score > best[0]:
                     best = (score, ident, reason)
@@ -343,10 +365,12 @@ class BudgetStore:
         return out
 
     def near_duplicate_warnings(self, fp: DatasetPrint, exclude: str | None = None) -> list[str]:
-        return [f"this data looks like the dataset {d.name!r} (same columns, similar size) but its records "
-                f"differ; {fraction_text(d.spent)} of {fraction_text(d.total)} epsilon was spent on {d.name!r}. "
-                "If they share people, their budgets add up: release with care"
-                for d in self.near_duplicates(fp, exclude)]
+        return [
+            f"this data looks like the dataset {d.name!r} (same columns, similar size) but its records "
+            f"differ; {fraction_text(d.spent)} of {fraction_text(d.total)} epsilon was spent on {d.name!r}. "
+            "If they share people, their budgets add up: release with care"
+            for d in self.near_duplicates(fp, exclude)
+        ]
 
     def name_for(self, fp: DatasetPrint, name: str | None, new_dataset: bool = False) -> str:
         """The name a charge would use: the stored one for known (or related) data, else ``name`` (checked)."""
@@ -354,8 +378,16 @@ class BudgetStore:
         return known.name if known is not None else check_name(name)
 
     # -- writing -------------------------------------------------------------------------------------
-    def charge(self, fp: DatasetPrint, epsilon, what: str, mode: str, name: str | None = None,
-               total=None, new_dataset: bool = False) -> Charge:
+    def charge(
+        self,
+        fp: DatasetPrint,
+        epsilon,
+        what: str,
+        mode: str,
+        name: str | None = None,
+        total=None,
+        new_dataset: bool = False,
+    ) -> Charge:
         """Record a spend of ``epsilon`` on the dataset ``fp`` (creating its entry, named ``name``, with the
         lifetime ``total`` or else ``epsilon``), or raise BudgetExceededError and change nothing.
 
@@ -368,30 +400,35 @@ class BudgetStore:
         reason = ""
         with self._transaction() as con:
             # the exact records are looked up inside the transaction: two first charges race safely
-            row = con.execute("SELECT id, name, total FROM datasets WHERE fingerprint = ? OR id IN "
-                              "(SELECT dataset FROM prints WHERE fingerprint = ?)",
-                              (fp.fingerprint, fp.fingerprint)).fetchone()
+            row = con.execute(
+                "SELECT id, name, total FROM datasets WHERE fingerprint = ? OR id IN "
+                "(SELECT dataset FROM prints WHERE fingerprint = ?)",
+                (fp.fingerprint, fp.fingerprint),
+            ).fetchone()
             if row is None and related is not None:
-                row = con.execute("SELECT id, name, total FROM datasets WHERE name = ?",
-                                  (related[0].name,)).fetchone()
+                row = con.execute("SELECT id, name, total FROM datasets WHERE name = ?", (related[0].name,)).fetchone()
                 reason = related[1] if row is not None else ""
             if row is None:
                 label = check_name(name)
                 if con.execute("SELECT 1 FROM datasets WHERE name = ?", (label,)).fetchone():
-                    raise BudgetStoreError(f"the name {label!r} belongs to another dataset in the budget store "
-                                           "(different records); choose another name with --dataset-name")
+                    raise BudgetStoreError(
+                        f"the name {label!r} belongs to another dataset in the budget store "
+                        "(different records); choose another name with --dataset-name"
+                    )
                 lifetime = new_total if new_total is not None else eps
-                cur = con.execute("INSERT INTO datasets (fingerprint, name, columns, approx_rows, total, created) "
-                                  "VALUES (?, ?, ?, ?, ?, ?)",
-                                  (fp.fingerprint, label, json.dumps(list(fp.columns)), int(fp.approx_rows),
-                                   str(lifetime), _now()))
+                cur = con.execute(
+                    "INSERT INTO datasets (fingerprint, name, columns, approx_rows, total, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (fp.fingerprint, label, json.dumps(list(fp.columns)), int(fp.approx_rows), str(lifetime), _now()),
+                )
                 ident, spends = cur.lastrowid, []
             else:
                 ident, label, lifetime = row[0], row[1], Fraction(row[2])
                 if new_total is not None and new_total != lifetime:
                     raise BudgetStoreError(
                         f"dataset {label!r} already has a lifetime budget of {fraction_text(lifetime)}; change it "
-                        f"deliberately with: dpstudio budget set-total {shlex.quote(label)} EPS")
+                        f"deliberately with: dpstudio budget set-total {shlex.quote(label)} EPS"
+                    )
                 spends = _spends(con, ident)
             ledger = _replay(lifetime, spends)
             try:
@@ -401,13 +438,24 @@ class BudgetStore:
                     f"dataset {label!r}: a release of epsilon {fraction_text(eps)} does not fit its lifetime "
                     f"budget: {fraction_text(ledger.remaining)} of {fraction_text(lifetime)} is left (spent "
                     f"{fraction_text(ledger.spent)}); to raise it deliberately: dpstudio budget set-total "
-                    f"{shlex.quote(label)} EPS") from None
-            con.execute("INSERT INTO spends (dataset, time, epsilon, what, mode) VALUES (?, ?, ?, ?, ?)",
-                        (ident, _now(), str(eps), str(what), str(mode)))
-            con.execute("INSERT OR REPLACE INTO prints (fingerprint, dataset, column_prints, distinct_print, "
-                        "approx_rows, approx_distinct) VALUES (?, ?, ?, ?, ?, ?)",
-                        (fp.fingerprint, ident, json.dumps(list(fp.column_prints)), fp.distinct,
-                         int(fp.approx_rows), int(fp.approx_distinct)))
+                    f"{shlex.quote(label)} EPS"
+                ) from None
+            con.execute(
+                "INSERT INTO spends (dataset, time, epsilon, what, mode) VALUES (?, ?, ?, ?, ?)",
+                (ident, _now(), str(eps), str(what), str(mode)),
+            )
+            con.execute(
+                "INSERT OR REPLACE INTO prints (fingerprint, dataset, column_prints, distinct_print, "
+                "approx_rows, approx_distinct) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    fp.fingerprint,
+                    ident,
+                    json.dumps(list(fp.column_prints)),
+                    fp.distinct,
+                    int(fp.approx_rows),
+                    int(fp.approx_distinct),
+                ),
+            )
         return Charge(label, eps, lifetime, ledger.spent, self.path, reason)
 
     def set_total(self, name: str, total) -> DatasetBudget:
@@ -460,6 +508,8 @@ def _replay(total: Fraction, spends) -> Ledger:
         for i, eps in enumerate(spends):
             ledger.spend(f"spend {i + 1}", "stored", eps)
     except BudgetExceededError:
-        raise BudgetStoreError(f"a lifetime budget of {fraction_text(total)} is below what was already spent "
-                               f"({fraction_text(sum(spends, Fraction(0)))})") from None
+        raise BudgetStoreError(
+            f"a lifetime budget of {fraction_text(total)} is below what was already spent "
+            f"({fraction_text(sum(spends, Fraction(0)))})"
+        ) from None
     return ledger

@@ -25,8 +25,9 @@ def _listed(values, limit: int = 5) -> str:
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
-def normalise_class_labels(labels: pd.Series, classes: Sequence, source: str = "the test file"
-                           ) -> tuple[pd.Series, str | None]:
+def normalise_class_labels(
+    labels: pd.Series, classes: Sequence, source: str = "the test file"
+) -> tuple[pd.Series, str | None]:
     """(labels as declared classes, a one-line note or None when nothing was changed).
 
     A label is kept if it equals a declared class after stripping surrounding spaces, or becomes that
@@ -47,13 +48,19 @@ def normalise_class_labels(labels: pd.Series, classes: Sequence, source: str = "
     unknown = sorted({m for m in mapping.values() if m not in known})
     if unknown:
         if len(unknown) == len(set(mapping.values())):
-            raise ClassLabelError(f"no class label of {source} matches a declared class: labels "
-                                  f"{_listed(unknown)}; declared classes {_listed(declared)}")
-        raise ClassLabelError(f"{source} has class labels that are not declared classes: {_listed(unknown)} "
-                              f"(declared: {_listed(declared)})")
+            raise ClassLabelError(
+                f"no class label of {source} matches a declared class: labels "
+                f"{_listed(unknown)}; declared classes {_listed(declared)}"
+            )
+        raise ClassLabelError(
+            f"{source} has class labels that are not declared classes: {_listed(unknown)} "
+            f"(declared: {_listed(declared)})"
+        )
     dotted = sorted({v.strip() for v, m in mapping.items() if v.strip() != m})
     note = None
     if dotted:
-        note = (f"{source}: class labels {_listed(dotted)} read as {_listed(sorted({read(v) for v in dotted}))} "
-                "(one trailing '.' removed)")
+        note = (
+            f"{source}: class labels {_listed(dotted)} read as {_listed(sorted({read(v) for v in dotted}))} "
+            "(one trailing '.' removed)"
+        )
     return text.map(mapping), note

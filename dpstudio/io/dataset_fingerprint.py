@@ -97,8 +97,7 @@ def _chunk_sums(canon: pd.DataFrame, weights: np.ndarray | None) -> list[int]:
     distinct = rows[0] if weights is not None else np.unique(rows[0])
     sums += [_wrapped_sum(distinct), int(distinct.size)]
     for name in canon.columns:
-        values = pd.util.hash_pandas_object(canon[name], index=False, hash_key=HASH_KEYS[0]).to_numpy(
-            dtype=np.uint64)
+        values = pd.util.hash_pandas_object(canon[name], index=False, hash_key=HASH_KEYS[0]).to_numpy(dtype=np.uint64)
         sums.append(_wrapped_sum(values, weights))
     return sums
 
@@ -158,7 +157,7 @@ def print_from_sums(names, sums, rows: int) -> DatasetPrint:
     if len(sums) < n + 2 + len(names):
         return DatasetPrint(exact, tuple(names), approximate_size(rows))
     distinct = _digest("distinct", tuple(names), [sums[n]])
-    columns = tuple(sorted(_digest("column", (), [s]) for s in sums[n + 2:]))
+    columns = tuple(sorted(_digest("column", (), [s]) for s in sums[n + 2 :]))
     return DatasetPrint(exact, tuple(names), approximate_size(rows), columns, distinct, approximate_size(sums[n + 1]))
 
 

@@ -349,9 +349,7 @@ def _finish_column(series: pd.Series, missing: frozenset[str], kind: str | None)
             values, kind_out = _as_numeric(text)[0], NUMERIC
     if kind == NUMERIC and kind_out != NUMERIC:
         bad = _as_numeric(values)[1]
-        raise DatasetError(
-            f"column {series.name!r} was asked to be numeric but holds text such as {_examples(bad)}"
-        )
+        raise DatasetError(f"column {series.name!r} was asked to be numeric but holds text such as {_examples(bad)}")
     if kind == CATEGORICAL and kind_out == NUMERIC:
         values, kind_out = _numbers_as_text(values), CATEGORICAL
     return values, kind_out
@@ -549,9 +547,7 @@ def _column_names(first: list[str], header: bool, width: int) -> list[str]:
     seen: dict[str, int] = {}
     for i, name in enumerate(names, start=1):
         if name in seen:
-            raise DatasetError(
-                f"duplicate column name {name!r} (columns {seen[name]} and {i}); rename one of them"
-            )
+            raise DatasetError(f"duplicate column name {name!r} (columns {seen[name]} and {i}); rename one of them")
         seen[name] = i
     return names
 

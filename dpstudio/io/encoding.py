@@ -65,12 +65,13 @@ def factorize_column(col: pd.Series) -> tuple[np.ndarray, list]:
     index: dict = {}
     uniques: list = []
     for start in range(0, n, BLOCK):
-        part = col.iloc[start:start + BLOCK]
+        part = col.iloc[start : start + BLOCK]
         try:
             c, u = pd.factorize(part, use_na_sentinel=True)
         except TypeError:  # unhashable cells (lists): compare them by their text
-            c, u = pd.factorize(part.map(lambda v: v if v is None or isinstance(v, float) else str(v)),
-                                use_na_sentinel=True)
+            c, u = pd.factorize(
+                part.map(lambda v: v if v is None or isinstance(v, float) else str(v)), use_na_sentinel=True
+            )
         remap = np.empty(len(u) + 1, dtype=np.int64)
         remap[-1] = -1
         for j, v in enumerate(list(u)):
@@ -79,7 +80,7 @@ def factorize_column(col: pd.Series) -> tuple[np.ndarray, list]:
                 k = index[v] = len(uniques)
                 uniques.append(v)
             remap[j] = k
-        codes[start:start + len(c)] = remap[c]
+        codes[start : start + len(c)] = remap[c]
     return codes, uniques
 
 
@@ -105,8 +106,9 @@ def _map_categorical(name: str, col: pd.Series, tax: Taxonomy, weights: np.ndarr
     (records per row): the error message counts records (its rows are repeated that often)."""
     codes, uniques = factorize_column(col)
     if uniques:
-        per_unique = np.asarray(tax.map_values(np.asarray(uniques + [None], dtype=object)[:-1]).leaf_ids,
-                                dtype=np.int64)
+        per_unique = np.asarray(
+            tax.map_values(np.asarray(uniques + [None], dtype=object)[:-1]).leaf_ids, dtype=np.int64
+        )
     else:
         per_unique = np.zeros(0, dtype=np.int64)
     seen = np.bincount(codes + 1, minlength=len(uniques) + 1)  # seen[0]: missing values
@@ -149,8 +151,10 @@ def _numeric_values(frame: pd.DataFrame, name: str, weights: np.ndarray | None =
     if bad.any():
         raw = col[bad]
         examples = ", ".join(repr(v) for v in pd.unique(raw.astype(str))[:5])
-        raise EncodingError(f"attribute {name!r} is numeric but {_records(bad, weights)} rows hold missing or "
-                            f"non-numeric values ({examples})")
+        raise EncodingError(
+            f"attribute {name!r} is numeric but {_records(bad, weights)} rows hold missing or "
+            f"non-numeric values ({examples})"
+        )
     return x
 
 
@@ -158,8 +162,10 @@ def _check_bounds(name: str, x: np.ndarray, lo: float, hi: float, weights: np.nd
     out = (x < lo) | (x > hi)
     if out.any():
         n = _records(out, weights)
-        raise EncodingError(f"attribute {name!r}: {n} row{'s' if n != 1 else ''} with values outside the public bounds "
-                            f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds")
+        raise EncodingError(
+            f"attribute {name!r}: {n} row{'s' if n != 1 else ''} with values outside the public bounds "
+            f"[{lo:g}, {hi:g}] (from {x[out].min():g} to {x[out].max():g}); widen the bounds"
+        )
 
 
 def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattice:
@@ -170,10 +176,17 @@ def numeric_lattice(name: str, lo: float, hi: float, declaration=None) -> Lattic
         raise EncodingError(f"attribute {name!r}: {exc}") from None
 
 
-def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | None = None,
-                 bounds: dict | None = None, info: dict | None = None, classes=None,
-                 types: dict | None = None, grid_sources: dict | None = None,
-                 weights: np.ndarray | None = None) -> DiffGenInput:
+def encode_table(
+    frame: pd.DataFrame,
+    class_attribute: str,
+    taxonomies: dict | None = None,
+    bounds: dict | None = None,
+    info: dict | None = None,
+    classes=None,
+    types: dict | None = None,
+    grid_sources: dict | None = None,
+    weights: np.ndarray | None = None,
+) -> DiffGenInput:
     """Code ``frame`` for the engine. See the module docstring for the rules. ``classes``: the public class
     domain (None: the data's values, not for a release). ``types``: attribute -> declared numeric type
     ("integer" | "continuous" | "continuous:RESOLUTION"). ``grid_sources``: attribute -> where its
@@ -189,12 +202,16 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
     if len(frame) == 0:
         raise EncodingError("the table is empty (no rows)")
     if class_attribute not in frame.columns:
-        raise EncodingError(f"class attribute {class_attribute!r} is not a column of the table "
-                            f"(columns: {', '.join(map(str, frame.columns))})")
+        raise EncodingError(
+            f"class attribute {class_attribute!r} is not a column of the table "
+            f"(columns: {', '.join(map(str, frame.columns))})"
+        )
     for name in types:
         if name not in bounds and not (name in taxonomies and taxonomies[name].is_numeric):
-            raise EncodingError(f"a type is declared for {name!r}, which is not a numeric attribute of the "
-                                "release (give it bounds or a numeric taxonomy)")
+            raise EncodingError(
+                f"a type is declared for {name!r}, which is not a numeric attribute of the "
+                "release (give it bounds or a numeric taxonomy)"
+            )
     for name in list(taxonomies) + list(bounds):
         if name not in frame.columns:
             raise EncodingError(f"attribute {name!r} is not a column of the table")
@@ -202,8 +219,10 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             raise EncodingError(f"{name!r} is the class attribute; it cannot also be a quasi-identifier")
     cls = frame[class_attribute]
     if cls.isna().any():
-        raise EncodingError(f"class attribute {class_attribute!r} has {_records(cls.isna().to_numpy(), weights)} rows with a "
-                            "missing value")
+        raise EncodingError(
+            f"class attribute {class_attribute!r} has {_records(cls.isna().to_numpy(), weights)} rows with a "
+            "missing value"
+        )
     codes, uniques = factorize_column(cls)
     texts = [_class_text(v) for v in uniques]
     if declared is not None:
@@ -212,13 +231,17 @@ def encode_table(frame: pd.DataFrame, class_attribute: str, taxonomies: dict | N
             is_outside = np.asarray([t in outside for t in texts] + [False], dtype=bool)
             n = _records(is_outside[codes], weights)
             shown = ", ".join(map(repr, outside[:5])) + (", ..." if len(outside) > 5 else "")
-            raise EncodingError(f"class attribute {class_attribute!r}: {n} row{'s' if n != 1 else ''} hold "
-                                f"{'a value' if len(outside) == 1 else 'values'} outside the public classes "
-                                f"({shown}); declare every class or remove those rows")
+            raise EncodingError(
+                f"class attribute {class_attribute!r}: {n} row{'s' if n != 1 else ''} hold "
+                f"{'a value' if len(outside) == 1 else 'values'} outside the public classes "
+                f"({shown}); declare every class or remove those rows"
+            )
     classes = list(declared) if declared is not None else sorted(set(texts))
     if len(classes) < 2:
-        raise EncodingError(f"class attribute {class_attribute!r} has only one value ({classes[0]!r}); "
-                            "a classification release needs at least two")
+        raise EncodingError(
+            f"class attribute {class_attribute!r} has only one value ({classes[0]!r}); "
+            "a classification release needs at least two"
+        )
     position = {c: i for i, c in enumerate(classes)}
     y = np.asarray([position[t] for t in texts], dtype=np.int64)[codes]
 

@@ -67,9 +67,18 @@ class EngineTable(ds.ColumnKinds):
     frame = None
     engine_name = "duckdb"
 
-    def __init__(self, source: Source, engine, native: dict[str, bool], marginals: dict[str, tuple],
-                 n_rows: int, rows_with_missing: int, preview: pd.DataFrame, sha256: str,
-                 wide: dict[str, ColumnStats] | None = None):
+    def __init__(
+        self,
+        source: Source,
+        engine,
+        native: dict[str, bool],
+        marginals: dict[str, tuple],
+        n_rows: int,
+        rows_with_missing: int,
+        preview: pd.DataFrame,
+        sha256: str,
+        wide: dict[str, ColumnStats] | None = None,
+    ):
         self.source = source
         self.path = source.path
         self.sha256 = sha256
@@ -85,8 +94,10 @@ class EngineTable(ds.ColumnKinds):
         self._n_rows = int(n_rows)
         self._rows_with_missing = int(rows_with_missing)
         self._wide = dict(wide or {})  # columns not listed (too many values): their SQL summary
-        self._types = {c: (_inferred_kind(self._raw[c][0]) if c in self._raw else self._wide[c].kind(native[c]))
-                       for c in source.names}
+        self._types = {
+            c: (_inferred_kind(self._raw[c][0]) if c in self._raw else self._wide[c].kind(native[c]))
+            for c in source.names
+        }
         self._loaded_types = dict(self._types)  # the kinds load_table would give: how the values were parsed
         self._raw_preview = preview
         self._vc: dict[str, tuple] = {}
@@ -320,19 +331,27 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
         parts = ["COUNT(*) AS n_rows", "COUNT(*) FILTER (WHERE dpstudio_any_missing) AS n_missing"]
         for i, c in enumerate(names):
             d = f"TRY_CAST({q(c)} AS DOUBLE)"
-            parts += [f"COUNT({q(c)}) AS present{i}", f"approx_count_distinct({q(c)}) AS distinct{i}",
-                      f"COUNT({d}) AS numbers{i}", f"MIN({d}) AS lo{i}", f"MAX({d}) AS hi{i}",
-                      f"COUNT(*) FILTER (WHERE {d} <> round({d})) AS fractional{i}"]
+            parts += [
+                f"COUNT({q(c)}) AS present{i}",
+                f"approx_count_distinct({q(c)}) AS distinct{i}",
+                f"COUNT({d}) AS numbers{i}",
+                f"MIN({d}) AS lo{i}",
+                f"MAX({d}) AS hi{i}",
+                f"COUNT(*) FILTER (WHERE {d} <> round({d})) AS fractional{i}",
+            ]
         stats_sql = f"SELECT {', '.join(parts)} FROM ({rows})"
-        stats = engine.watched(lambda: engine.frame(stats_sql), _engine_progress(progress),
-                               "counting each column's values").iloc[0]
+        stats = engine.watched(
+            lambda: engine.frame(stats_sql), _engine_progress(progress), "counting each column's values"
+        ).iloc[0]
         listed = [c for i, c in enumerate(names) if int(stats[f"distinct{i}"]) <= MAX_LISTED]
         out = None
         if listed:
             sets = ", ".join(f"({q(c)})" for c in listed)
             flags = ", ".join(f"GROUPING({q(c)}) AS g{names.index(c)}" for c in listed)
-            sql = (f"SELECT {', '.join(q(c) for c in listed)}, {flags}, COUNT(*) AS n FROM "
-                   f"(SELECT {', '.join(exprs)} FROM src) GROUP BY GROUPING SETS ({sets})")
+            sql = (
+                f"SELECT {', '.join(q(c) for c in listed)}, {flags}, COUNT(*) AS n FROM "
+                f"(SELECT {', '.join(exprs)} FROM src) GROUP BY GROUPING SETS ({sets})"
+            )
             out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "listing each column's values")
         preview = engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {PREVIEW_ROWS}")
     except ds.Cancelled:
@@ -348,12 +367,22 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
     for c in listed:
         part = out[out[f"g{names.index(c)}"] == 0].sort_values(c, na_position="last")  # as group_counts orders
         marginals[c] = (_raw_values(part[c]), part["n"].to_numpy(np.int64))
-    wide = {c: ColumnStats(int(stats[f"present{i}"]), int(stats[f"distinct{i}"]), int(stats[f"numbers{i}"]),
-                           _number(stats[f"lo{i}"]), _number(stats[f"hi{i}"]), int(stats[f"fractional{i}"]))
-            for i, c in enumerate(names) if c not in marginals}
+    wide = {
+        c: ColumnStats(
+            int(stats[f"present{i}"]),
+            int(stats[f"distinct{i}"]),
+            int(stats[f"numbers{i}"]),
+            _number(stats[f"lo{i}"]),
+            _number(stats[f"hi{i}"]),
+            int(stats[f"fractional{i}"]),
+        )
+        for i, c in enumerate(names)
+        if c not in marginals
+    }
     _check(progress, 700, 1000, "computing the file's SHA-256")
-    table = EngineTable(source, engine, native, marginals, n_rows, int(stats["n_missing"]), preview,
-                        _file_sha256(source.path), wide)
+    table = EngineTable(
+        source, engine, native, marginals, n_rows, int(stats["n_missing"]), preview, _file_sha256(source.path), wide
+    )
     if fingerprint:
         table.fingerprint(progress)
     return table
@@ -379,11 +408,11 @@ def opens_with_engine(path, encoding: str = "utf-8") -> bool:
     p = Path(path)
     suffix = p.suffix.lower()
     readable = suffix in ds.PARQUET_SUFFIXES or suffix not in (*ds.EXCEL_SUFFIXES, ".xls")
-    if not readable or (suffix not in ds.PARQUET_SUFFIXES and encoding.lower().replace("_", "-") not in
-                        ("utf-8", "utf8", "utf-8-sig")):
+    if not readable or (
+        suffix not in ds.PARQUET_SUFFIXES and encoding.lower().replace("_", "-") not in ("utf-8", "utf8", "utf-8-sig")
+    ):
         return False
     forced = os.environ.get("DPSTUDIO_STUDIO_ENGINE", "").strip().lower()
     if forced in ("duckdb", "numpy"):
         return forced == "duckdb" and _has("duckdb")
     return choose_engine("auto", p) == "duckdb"
-

@@ -56,8 +56,9 @@ def read_counts_file(path, check=check_counts) -> np.ndarray:
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise HistogramInputError(f"{p}: not a text file (use one count per line, or .npy)") from None
-    rows = [(i + 1, row) for i, row in enumerate(csv.reader(io.StringIO(text)))
-            if row and any(cell.strip() for cell in row)]
+    rows = [
+        (i + 1, row) for i, row in enumerate(csv.reader(io.StringIO(text))) if row and any(cell.strip() for cell in row)
+    ]
     if not rows:
         raise HistogramInputError(f"{p}: the histogram is empty (no counts)")
     col = 0
@@ -75,8 +76,10 @@ def read_counts_file(path, check=check_counts) -> np.ndarray:
             col = names.index("count")
         rows = rows[1:]
     elif len(first) > 1:
-        raise HistogramInputError(f"{p}, line {first_line}: one count per line expected, found {len(first)} "
-                                  "values (add a header with a 'count' column)")
+        raise HistogramInputError(
+            f"{p}, line {first_line}: one count per line expected, found {len(first)} "
+            "values (add a header with a 'count' column)"
+        )
     values = []
     for line, row in rows:
         if col >= len(row):
@@ -122,7 +125,8 @@ def parse_edges(spec: str) -> np.ndarray:
         i = bad[0]
         raise HistogramInputError(
             f"bin edges must be strictly increasing: edge {i + 2} ({edges[i + 1]:g}) is not above edge "
-            f"{i + 1} ({edges[i]:g})")
+            f"{i + 1} ({edges[i]:g})"
+        )
     return edges
 
 
@@ -161,8 +165,9 @@ def column_values(raw, column: str, missing: str = "error", numeric: bool = True
     is_missing = (raw.isna() | raw.isin(MISSING_TOKENS)).to_numpy()
     n_missing = int(is_missing.sum() if w is None else w[is_missing].sum())
     if n_missing and missing != "drop":
-        raise HistogramInputError(f"column {column!r}: {n_missing} rows have a missing value "
-                                  "(pass --drop-missing to leave them out)")
+        raise HistogramInputError(
+            f"column {column!r}: {n_missing} rows have a missing value (pass --drop-missing to leave them out)"
+        )
     raw = raw[~is_missing]
     w = None if w is None else w[~is_missing]
     if not numeric:
@@ -176,8 +181,9 @@ def column_values(raw, column: str, missing: str = "error", numeric: bool = True
     return values.to_numpy(dtype=float), n_missing, w
 
 
-def read_column_counts(engine, path, column: str, sep: str | None = None, missing: str = "error",
-                       numeric: bool = True, progress=None):
+def read_column_counts(
+    engine, path, column: str, sep: str | None = None, missing: str = "error", numeric: bool = True, progress=None
+):
     """``read_column`` through a data engine (``dpstudio.io.engines``): the column's distinct values and
     their record counts (the only thing the engine returns). Returns (values, records dropped, weights)."""
     import dataclasses
@@ -221,7 +227,8 @@ def histogram_from_values(values, edges, column: str = "value", weights=None) ->
         n_out = int(outside.sum() if w is None else w[outside].sum())
         raise HistogramInputError(
             f"column {column!r}: {n_out} rows lie outside the bins [{e[0]:g}, {e[-1]:g}] "
-            f"(values {ex}); extend the edges or map them explicitly")
+            f"(values {ex}); extend the edges or map them explicitly"
+        )
     idx = np.searchsorted(e, v, side="right") - 1
     idx = np.minimum(idx, e.size - 2)
     return check_counts(_count(idx, e.size - 1, w))
@@ -246,8 +253,9 @@ def histogram_from_categories(values, categories, column: str = "value", weights
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
     if unknown:
         n_bad = sum(1 if w is None else int(w[i]) for i, x in enumerate(vals) if x not in pos)
-        raise HistogramInputError(f"column {column!r}: {n_bad} rows have values outside the categories "
-                                  f"({', '.join(unknown[:5])})")
+        raise HistogramInputError(
+            f"column {column!r}: {n_bad} rows have values outside the categories ({', '.join(unknown[:5])})"
+        )
     return check_counts(_count(np.asarray([pos[x] for x in vals], dtype=np.int64), len(cats), w))
 
 

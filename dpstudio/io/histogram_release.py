@@ -74,16 +74,24 @@ def counts_note(post_processing: dict) -> str:
     """What the released counts are, in words: whether they were rounded and clamped (by default neither)."""
     rounded, clamped = bool(post_processing.get("rounded")), bool(post_processing.get("clamped"))
     if not rounded and not clamped:
-        return ("the released counts are the least-squares estimates, neither rounded nor clamped (the "
-                "default): decimals that may be negative, unbiased and consistent; rounding (--round) and "
-                "clamping negatives to 0 (--clamp) are optional post-processing")
-    done = " and ".join(w for w, on in (("rounded to whole numbers", rounded), ("negatives clamped to 0", clamped))
-                        if on)
+        return (
+            "the released counts are the least-squares estimates, neither rounded nor clamped (the "
+            "default): decimals that may be negative, unbiased and consistent; rounding (--round) and "
+            "clamping negatives to 0 (--clamp) are optional post-processing"
+        )
+    done = " and ".join(
+        w for w, on in (("rounded to whole numbers", rounded), ("negatives clamped to 0", clamped)) if on
+    )
     return f"the released counts are the least-squares estimates, then {done} (asked for)"
 
 
-def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | None = None,
-                    not_a_release: list[str] | None = None, extra: dict | None = None) -> dict:
+def release_sidecar(
+    result: IntervalTreeResult,
+    ledger: Ledger,
+    domain: dict | None = None,
+    not_a_release: list[str] | None = None,
+    extra: dict | None = None,
+) -> dict:
     plan = result.plan
     params = result.params
     reasons = list(not_a_release or [])
@@ -91,22 +99,37 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
         reasons.insert(0, f"simulation noise ({result.noise_label})")
     mse = plan.expected_consistent_mse
     if isinstance(plan, PIdentityPlan):
-        structure = {"strategy": plan.strategy_summary(),
-                     "privacy": ("every record lies in one bin j; bin j's count gets discrete Laplace noise of "
-                                 "scale 1/e_j, weighted sum k (weight M[k, j] <= resolution) gets scale "
-                                 "row_scale >= resolution/epsilon, and e_j + sum_k M[k, j]/row_scale is at most "
-                                 f"epsilon for every bin (max {plan.strategy_summary()['max_path_sum']:.12g})")}
+        structure = {
+            "strategy": plan.strategy_summary(),
+            "privacy": (
+                "every record lies in one bin j; bin j's count gets discrete Laplace noise of "
+                "scale 1/e_j, weighted sum k (weight M[k, j] <= resolution) gets scale "
+                "row_scale >= resolution/epsilon, and e_j + sum_k M[k, j]/row_scale is at most "
+                f"epsilon for every bin (max {plan.strategy_summary()['max_path_sum']:.12g})"
+            ),
+        }
         raw = {}
     else:
         tree = plan.tree.describe()
-        tree.update({"branching": plan.branching, "root_noised": bool(plan.noised[0]),
-                     "split_rule": "near-equal contiguous children, larger first"})
-        structure = {"privacy": ("every record lies in one bin, so it changes the counts on one root-to-leaf "
-                                 "path; each noised node x gets discrete Laplace noise of scale 1/eps_x and every "
-                                 f"path sums to at most epsilon ({plan.budget_summary()['max_path_sum']:.12g})"),
-                     "tree": tree, "budgets": plan.budget_summary()}
+        tree.update(
+            {
+                "branching": plan.branching,
+                "root_noised": bool(plan.noised[0]),
+                "split_rule": "near-equal contiguous children, larger first",
+            }
+        )
+        structure = {
+            "privacy": (
+                "every record lies in one bin, so it changes the counts on one root-to-leaf "
+                "path; each noised node x gets discrete Laplace noise of scale 1/eps_x and every "
+                f"path sums to at most epsilon ({plan.budget_summary()['max_path_sum']:.12g})"
+            ),
+            "tree": tree,
+            "budgets": plan.budget_summary(),
+        }
         raw = {"expected_raw_tree_all_range_mse": plan.expected_raw_mse}
-    return {**(extra or {}),
+    return {
+        **(extra or {}),
         "format": FORMAT,
         "release": not reasons,
         "not_a_release": reasons or None,
@@ -124,19 +147,29 @@ def release_sidecar(result: IntervalTreeResult, ledger: Ledger, domain: dict | N
         "expected_all_range_mse": mse,
         "expected_all_range_rmse": math.sqrt(mse),
         **raw,
-        "error_note": ("analytic and data-independent: expected squared error of a uniformly random range "
-                       "[l, r] of the n bins (n(n+1)/2 ranges), with the exact variance of the discrete "
-                       "Laplace noise; 'raw tree' = the noisy tree before consistency, answered by canonical "
-                       "covers"),
+        "error_note": (
+            "analytic and data-independent: expected squared error of a uniformly random range "
+            "[l, r] of the n bins (n(n+1)/2 ranges), with the exact variance of the discrete "
+            "Laplace noise; 'raw tree' = the noisy tree before consistency, answered by canonical "
+            "covers"
+        ),
         "domain": domain or {},
         "n_bins": int(plan.tree.n_bins),
     }
 
 
-def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger, edges=None,
-                            domain: dict | None = None, not_a_release: list[str] | None = None,
-                            overwrite: bool = False, labels=None, extra: dict | None = None,
-                            also: dict | None = None) -> tuple[Path, Path]:
+def write_histogram_release(
+    out_csv,
+    result: IntervalTreeResult,
+    ledger: Ledger,
+    edges=None,
+    domain: dict | None = None,
+    not_a_release: list[str] | None = None,
+    overwrite: bool = False,
+    labels=None,
+    extra: dict | None = None,
+    also: dict | None = None,
+) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json atomically (every path checked before any is written); ``extra``
     adds keys to the sidecar (the studio: ``public_inputs``, ``dataset_budget``); ``also`` (path -> text,
     e.g. the HTML report) is written in the same all-or-nothing step."""
@@ -149,8 +182,9 @@ def write_histogram_release(out_csv, result: IntervalTreeResult, ledger: Ledger,
     text = release_csv(result, edges, labels)
     if side["not_a_release"]:
         text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
-    atomic_write_many({csv_path: text, json_path: json.dumps(side, indent=2, default=_json_default) + "\n",
-                       **(also or {})}, overwrite)
+    atomic_write_many(
+        {csv_path: text, json_path: json.dumps(side, indent=2, default=_json_default) + "\n", **(also or {})}, overwrite
+    )
     return csv_path, json_path
 
 

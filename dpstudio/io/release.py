@@ -98,7 +98,7 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
     var = result.variances
     errors = {
         "what": "analytic variance of each released cell's estimate before rounding and clamping; "
-                "data-independent (depends only on the tree, the budget and the noise scales)",
+        "data-independent (depends only on the tree, the budget and the noise scales)",
         "count_epsilon": float(result.count_epsilon),
         "count_sensitivity": result.sensitivity_counts,
         "noise": "discrete Laplace (integer), variance 2p/(1-p)^2 with p = exp(-1/scale)",
@@ -155,8 +155,15 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
     return d
 
 
-def write_release(result, out_csv, overwrite: bool = False, expand_records: bool = False,
-                  simulation: bool = False, extra: dict | None = None, also: dict | None = None) -> tuple[Path, Path]:
+def write_release(
+    result,
+    out_csv,
+    overwrite: bool = False,
+    expand_records: bool = False,
+    simulation: bool = False,
+    extra: dict | None = None,
+    also: dict | None = None,
+) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json atomically; returns their paths. ``also`` (path -> text, e.g. the HTML
     report) is written in the same all-or-nothing step.
 
@@ -193,8 +200,13 @@ def generalize_table(frame: pd.DataFrame, cut: dict) -> pd.DataFrame:
         col = out[name]
         if "leaf_to_label" in spec:
             mapping = spec["leaf_to_label"]
-            text = col.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer()
-                           else (None if pd.isna(v) else str(v).strip()))
+            text = col.map(
+                lambda v: (
+                    str(int(v))
+                    if isinstance(v, float) and float(v).is_integer()
+                    else (None if pd.isna(v) else str(v).strip())
+                )
+            )
             out[name] = text.map(mapping)
         else:
             iv = spec["intervals"]
@@ -204,7 +216,8 @@ def generalize_table(frame: pd.DataFrame, cut: dict) -> pd.DataFrame:
             x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             pos = np.searchsorted(los, x, side="right") - 1
             safe = np.clip(pos, 0, len(los) - 1)
-            inside = (pos >= 0) & ((x < his[safe]) | ((x == his[safe]) & (safe == len(los) - 1)
-                                                      & bool(spec.get("closed_top", False))))
+            inside = (pos >= 0) & (
+                (x < his[safe]) | ((x == his[safe]) & (safe == len(los) - 1) & bool(spec.get("closed_top", False)))
+            )
             out[name] = np.where(inside, labels[safe], None)
     return out

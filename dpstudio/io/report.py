@@ -136,35 +136,44 @@ def _parameters(result, params: dict | None) -> list[tuple[str, str]]:
         if k not in d and k not in ("budget_split",):
             d[k] = v
     d.pop("edges", None)
-    return [(k, _plain(v) if not isinstance(v, (list, tuple)) or len(v) < 12 else f"{len(v)} values")
-            for k, v in d.items()]
+    return [
+        (k, _plain(v) if not isinstance(v, (list, tuple)) or len(v) < 12 else f"{len(v)} values") for k, v in d.items()
+    ]
 
 
 def _error_section(result, facts: ReportFacts) -> str:
     parts = []
     if facts.split and not _is_histogram(result):
-        parts.append("<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
-                     "errors it implies. The engine gives any budget a step did not need (fewer split points, an "
-                     "early stop, a shallower tree) to the counts, so the ledger above, not this plan, is what "
-                     "was spent; the figures after this plan are the run's own.</p>")
+        parts.append(
+            "<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
+            "errors it implies. The engine gives any budget a step did not need (fewer split points, an "
+            "early stop, a shallower tree) to the counts, so the ledger above, not this plan, is what "
+            "was spent; the figures after this plan are the run's own.</p>"
+        )
         parts.append(_table(["share", "epsilon"], facts.split, numeric_cols=(1,)))
         parts.append(_table(["quantity", "value", "how"], facts.figures, numeric_cols=(1,)))
     if _is_histogram(result):
         tp = result.plan
-        rows = [("bins", tp.tree.n_bins), ("tree nodes", tp.tree.n_nodes),
-                ("noised nodes on the longest path (sensitivity)", tp.sensitivity),
-                ("expected all-range MSE, consistent release", tp.expected_consistent_mse),
-                ("expected all-range RMSE, consistent release", math.sqrt(tp.expected_consistent_mse)),
-                ("expected all-range MSE, raw tree (canonical cover)", tp.expected_raw_mse)]
+        rows = [
+            ("bins", tp.tree.n_bins),
+            ("tree nodes", tp.tree.n_nodes),
+            ("noised nodes on the longest path (sensitivity)", tp.sensitivity),
+            ("expected all-range MSE, consistent release", tp.expected_consistent_mse),
+            ("expected all-range RMSE, consistent release", math.sqrt(tp.expected_consistent_mse)),
+            ("expected all-range MSE, raw tree (canonical cover)", tp.expected_raw_mse),
+        ]
         if tp.branching:
             rows.insert(2, ("branching", tp.branching))
-        parts.append("<p>Analytic errors of this tree and these noise scales (uniformly random ranges "
-                     "[l, r]; exact discrete-Laplace variances; independent of the data):</p>")
+        parts.append(
+            "<p>Analytic errors of this tree and these noise scales (uniformly random ranges "
+            "[l, r]; exact discrete-Laplace variances; independent of the data):</p>"
+        )
         parts.append(_table(["quantity", "value"], rows, numeric_cols=(1,)))
         summ = tp.budget_summary()
         lv = [(d["depth"], d["nodes"], d.get("min"), d.get("max"), d.get("note", "")) for d in summ["per_level"]]
-        parts.append(_table(["depth", "noised nodes", "min epsilon", "max epsilon", "note"], lv,
-                            numeric_cols=(0, 1, 2, 3)))
+        parts.append(
+            _table(["depth", "noised nodes", "min epsilon", "max epsilon", "note"], lv, numeric_cols=(0, 1, 2, 3))
+        )
         for n in tp.notes:
             parts.append(f"<p class='small'>{_e(n)}</p>")
     else:
@@ -178,14 +187,15 @@ def _error_section(result, facts: ReportFacts) -> str:
             rows.append(("sensitivity of the counts", sens))
         if var is not None and np.size(var):
             v = np.asarray(var, dtype=float)
-            rows += [("released cells", int(getattr(result, "n_cells", v.size))),
-                     ("analytic variance per cell: min", float(v.min())),
-                     ("analytic variance per cell: mean", float(v.mean())),
-                     ("analytic variance per cell: max", float(v.max()))]
+            rows += [
+                ("released cells", int(getattr(result, "n_cells", v.size))),
+                ("analytic variance per cell: min", float(v.min())),
+                ("analytic variance per cell: mean", float(v.mean())),
+                ("analytic variance per cell: max", float(v.max())),
+            ]
         elif var is None:
             rows.append(("analytic variance per cell", "not computed for this tree"))
-        parts.append("<p>Analytic (data-independent) variance of each released cell before rounding and "
-                     "clamping:</p>")
+        parts.append("<p>Analytic (data-independent) variance of each released cell before rounding and clamping:</p>")
         parts.append(_table(["quantity", "value"], rows, numeric_cols=(1,)))
     return "\n".join(parts)
 
@@ -205,38 +215,51 @@ def _what_was_released(result) -> str:
     parts = int(result.leaf_values.shape[0])
     classes = [str(c) for c in result.classes]
     attrs = ", ".join(str(a) for a in result.attributes)
-    return (f"a table of noisy counts: {parts} groups of records (each a combination of generalized values of "
-            f"{attrs}) x {len(classes)} classes of {result.class_name} ({', '.join(classes)}), "
-            f"{parts * len(classes)} counts in all")
+    return (
+        f"a table of noisy counts: {parts} groups of records (each a combination of generalized values of "
+        f"{attrs}) x {len(classes)} classes of {result.class_name} ({', '.join(classes)}), "
+        f"{parts * len(classes)} counts in all"
+    )
 
 
 def _budget_words(budget: dict | None, ledger) -> str:
     spent, total = _num(ledger.spent), _num(ledger.total)
     if budget and budget.get("tracked"):
-        return (f"This release used epsilon = {_num(Fraction(budget['charged']))} of the lifetime budget of "
-                f"dataset {_e(budget.get('dataset'))} ({_num(Fraction(budget['dataset_total']))}); "
-                f"{_num(Fraction(budget['dataset_spent']))} has been spent on it so far, "
-                f"<b>{_num(Fraction(budget['dataset_remaining']))} remains</b> for further releases.")
+        return (
+            f"This release used epsilon = {_num(Fraction(budget['charged']))} of the lifetime budget of "
+            f"dataset {_e(budget.get('dataset'))} ({_num(Fraction(budget['dataset_total']))}); "
+            f"{_num(Fraction(budget['dataset_spent']))} has been spent on it so far, "
+            f"<b>{_num(Fraction(budget['dataset_remaining']))} remains</b> for further releases."
+        )
     if budget:
-        return (f"This run spent epsilon = {spent} of its budget of {total}. The budget store did not charge "
-                f"it: {_e(budget.get('note', 'not tracked'))}.")
+        return (
+            f"This run spent epsilon = {spent} of its budget of {total}. The budget store did not charge "
+            f"it: {_e(budget.get('note', 'not tracked'))}."
+        )
     return f"This run spent epsilon = {spent} of its budget of {total}."
 
 
 def _error_words(facts: ReportFacts) -> str:
     pts = facts.error_by_size
     if not pts:
-        return ("The expected error of each released count is in the tables below (data-independent; no "
-                "curve by query size for this release).")
+        return (
+            "The expected error of each released count is in the tables below (data-independent; no "
+            "curve by query size for this release)."
+        )
     k1, e1 = pts[0]
-    text = (f"A released count is typically off from the true count by about &plusmn;{e1:.3g} (root-mean-"
-            f"square error, before rounding); about 19 counts in 20 are within &plusmn;{2 * e1:.3g}.")
+    text = (
+        f"A released count is typically off from the true count by about &plusmn;{e1:.3g} (root-mean-"
+        f"square error, before rounding); about 19 counts in 20 are within &plusmn;{2 * e1:.3g}."
+    )
     if len(pts) > 1:
         k, e = pts[-1]
-        text += (f" A count over {_num(k)} {_e(facts.size_unit)} is typically off by about &plusmn;{e:.3g} "
-                 "(the chart below shows the sizes in between).")
-    return text + (" Counts much larger than the error are useful; counts about as small as the error are "
-                   "mostly noise.")
+        text += (
+            f" A count over {_num(k)} {_e(facts.size_unit)} is typically off by about &plusmn;{e:.3g} "
+            "(the chart below shows the sizes in between)."
+        )
+    return text + (
+        " Counts much larger than the error are useful; counts about as small as the error are mostly noise."
+    )
 
 
 def spent_by_step(ledger, max_bars: int = 12) -> list[tuple[str, float]]:
@@ -269,100 +292,156 @@ def spent_by_step(ledger, max_bars: int = 12) -> list[tuple[str, float]]:
 def _summary(result, ledger, facts: ReportFacts, secure: bool) -> list[str]:
     eps = float(ledger.spent)
     if secure:
-        guarantee = (f"Whether or not any one record is in the data changes the probability of any outcome of "
-                     f"this release by at most a factor of e<sup>&epsilon;</sup> = {math.exp(eps):.3g} "
-                     f"(&epsilon; = {_num(eps)}, pure differential privacy; neighbouring tables: "
-                     f"{_e(NEIGHBOURING)}).")
+        guarantee = (
+            f"Whether or not any one record is in the data changes the probability of any outcome of "
+            f"this release by at most a factor of e<sup>&epsilon;</sup> = {math.exp(eps):.3g} "
+            f"(&epsilon; = {_num(eps)}, pure differential privacy; neighbouring tables: "
+            f"{_e(NEIGHBOURING)})."
+        )
     else:
-        guarantee = ("None: this run used seeded simulation noise, which anyone can reproduce. It is NOT A "
-                     "RELEASE and must not be published.")
-    out = ["<div class='summary'><h2>Summary</h2><ul>",
-           f"<li><b>What was released:</b> {_e(_what_was_released(result))}.</li>",
-           f"<li><b>The guarantee:</b> {guarantee}</li>",
-           f"<li><b>Budget:</b> {_budget_words(facts.budget, ledger)}</li>",
-           f"<li><b>Expected error:</b> {_error_words(facts)}</li></ul>"]
+        guarantee = (
+            "None: this run used seeded simulation noise, which anyone can reproduce. It is NOT A "
+            "RELEASE and must not be published."
+        )
+    out = [
+        "<div class='summary'><h2>Summary</h2><ul>",
+        f"<li><b>What was released:</b> {_e(_what_was_released(result))}.</li>",
+        f"<li><b>The guarantee:</b> {guarantee}</li>",
+        f"<li><b>Budget:</b> {_budget_words(facts.budget, ledger)}</li>",
+        f"<li><b>Expected error:</b> {_error_words(facts)}</li></ul>",
+    ]
     if ledger.entries:
         out.append(bars_svg(spent_by_step(ledger), f"where epsilon = {_num(ledger.spent)} was spent (the ledger)"))
     if facts.error_by_size:
-        out.append(curve_svg(facts.error_by_size, "expected error by query size", facts.size_unit,
-                             "typical error (RMSE)"))
+        out.append(
+            curve_svg(facts.error_by_size, "expected error by query size", facts.size_unit, "typical error (RMSE)")
+        )
         out.append(f"<p class='small'>{_e(facts.error_how)}; data-independent.</p>")
     out.append("</div>")
     return out
 
 
-def report_html(result, ledger, params: dict | None = None, title: str = "dpstudio release report",
-                files: list | None = None, public_inputs: list | None = None,
-                facts: ReportFacts | None = None) -> str:
+def report_html(
+    result,
+    ledger,
+    params: dict | None = None,
+    title: str = "dpstudio release report",
+    files: list | None = None,
+    public_inputs: list | None = None,
+    facts: ReportFacts | None = None,
+) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
     facts = facts or ReportFacts()
     secure, noise_label = _noise(result)
     algo = getattr(getattr(result, "params", None), "algorithm", "")
     spent = float(ledger.spent)
     total = float(ledger.total)
-    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
-           f"<style>{STYLE}</style></head><body>", f"<h1>{_e(title)}</h1>"]
+    out = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+    ]
     if not secure:
-        out.append("<p class='warn'>NOT A RELEASE: simulation noise (" + _e(noise_label) + "). For teaching and "
-                   "testing only.</p>")
+        out.append(
+            "<p class='warn'>NOT A RELEASE: simulation noise (" + _e(noise_label) + "). For teaching and "
+            "testing only.</p>"
+        )
     else:
-        out.append(f"<p class='ok'>{_num(spent)}-differential privacy (pure). Neighbouring datasets: "
-                   f"{_e(NEIGHBOURING)}. Noise: {_e(noise_label)}.</p>")
-    out.append(f"<p class='small'>Generated {_e(_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'))}"
-               f" by dpstudio.</p>")
+        out.append(
+            f"<p class='ok'>{_num(spent)}-differential privacy (pure). Neighbouring datasets: "
+            f"{_e(NEIGHBOURING)}. Noise: {_e(noise_label)}.</p>"
+        )
+    out.append(
+        f"<p class='small'>Generated {_e(_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'))}"
+        f" by dpstudio.</p>"
+    )
     if files:
         out.append("<p>Files: " + ", ".join(f"<code>{_e(Path(f).name)}</code>" for f in files) + "</p>")
     out += _summary(result, ledger, facts, secure)
 
     out.append("<h2>Guarantee</h2>")
-    out.append(_table(["", ""], [
-        ("algorithm", algo),
-        ("epsilon spent", f"{_num(spent)} of a budget of {_num(total)}"),
-        ("neighbouring relation", NEIGHBOURING),
-        ("noise", noise_label),
-        ("composition", "sequential (sum) across steps; parallel (max) inside groups of disjoint records"),
-    ]))
+    out.append(
+        _table(
+            ["", ""],
+            [
+                ("algorithm", algo),
+                ("epsilon spent", f"{_num(spent)} of a budget of {_num(total)}"),
+                ("neighbouring relation", NEIGHBOURING),
+                ("noise", noise_label),
+                ("composition", "sequential (sum) across steps; parallel (max) inside groups of disjoint records"),
+            ],
+        )
+    )
     out.append("<h2>Parameters</h2>")
     out.append(_table(["parameter", "value"], _parameters(result, params)))
 
     if public_inputs:
         out.append("<h2>Public inputs</h2>")
-        out.append("<p>The release's domain: where each input came from. An input derived from the data is "
-                   "published only with the data owner's confirmation that it is public knowledge.</p>")
-        out.append(_table(["input", "source", "derived from the data", "confirmation"],
-                          [(d["input"], d["source"], "yes" if d["derived"] else "no", d.get("confirmed") or "")
-                           for d in public_inputs]))
+        out.append(
+            "<p>The release's domain: where each input came from. An input derived from the data is "
+            "published only with the data owner's confirmation that it is public knowledge.</p>"
+        )
+        out.append(
+            _table(
+                ["input", "source", "derived from the data", "confirmation"],
+                [
+                    (d["input"], d["source"], "yes" if d["derived"] else "no", d.get("confirmed") or "")
+                    for d in public_inputs
+                ],
+            )
+        )
     out.append("<h2>Budget ledger</h2>")
     out.append("<p>Every spend, in order, recorded before the noisy value it paid for was shown or written.</p>")
-    rows = [(e.step, e.mechanism, float(e.epsilon), e.sensitivity, e.scale, e.group or "", e.note)
-            for e in ledger.entries]
-    out.append(_table(["step", "mechanism", "epsilon", "sensitivity", "noise scale", "parallel group", "note"],
-                      rows, numeric_cols=(2, 3, 4)))
-    out.append(f"<p>Total spent: <b>{_num(spent)}</b> (exact fractions: in the sidecar); remaining "
-               f"{_num(float(ledger.remaining))}.</p>")
+    rows = [
+        (e.step, e.mechanism, float(e.epsilon), e.sensitivity, e.scale, e.group or "", e.note) for e in ledger.entries
+    ]
+    out.append(
+        _table(
+            ["step", "mechanism", "epsilon", "sensitivity", "noise scale", "parallel group", "note"],
+            rows,
+            numeric_cols=(2, 3, 4),
+        )
+    )
+    out.append(
+        f"<p>Total spent: <b>{_num(spent)}</b> (exact fractions: in the sidecar); remaining "
+        f"{_num(float(ledger.remaining))}.</p>"
+    )
 
     out.append("<h2>Expected error (data-independent)</h2>")
     out.append(_error_section(result, facts))
 
     out.append("<h2>Post-processing</h2>")
     pp = _post_processing(result)
-    out.append("<p>Post-processing costs no budget. Applied in this order: consistency first, then any "
-               "rounding or clamping.</p>")
+    out.append(
+        "<p>Post-processing costs no budget. Applied in this order: consistency first, then any "
+        "rounding or clamping.</p>"
+    )
     out.append("<ol>" + "".join(f"<li>{_e(x)}</li>" for x in pp) + "</ol>" if pp else "<p>None.</p>")
     if _is_histogram(result):
         from dpstudio.io.histogram_release import counts_note
 
         out.append(f"<p>{_e(counts_note(result.post_processing).capitalize())}.</p>")
-    out.append("<h2>What this report does not contain</h2><p>No true count, no error measured against the "
-               "true data, no count of dropped rows: every figure above depends only on public inputs "
-               "(epsilon, its split, the taxonomies or bins, the tree shape) and the released values.</p>")
+    out.append(
+        "<h2>What this report does not contain</h2><p>No true count, no error measured against the "
+        "true data, no count of dropped rows: every figure above depends only on public inputs "
+        "(epsilon, its split, the taxonomies or bins, the tree shape) and the released values.</p>"
+    )
     out.append("</body></html>")
     return "\n".join(out)
 
 
-def write_report(path, result, ledger, params: dict | None = None, overwrite: bool = False,
-                 title: str = "dpstudio release report", files: list | None = None,
-                 public_inputs: list | None = None, facts: ReportFacts | None = None) -> Path:
+def write_report(
+    path,
+    result,
+    ledger,
+    params: dict | None = None,
+    overwrite: bool = False,
+    title: str = "dpstudio release report",
+    files: list | None = None,
+    public_inputs: list | None = None,
+    facts: ReportFacts | None = None,
+) -> Path:
     """Write ``report_html(...)`` atomically; OutputPathError if ``path`` exists and not ``overwrite``."""
-    return atomic_write(path, report_html(result, ledger, params, title, files, public_inputs, facts),
-                        overwrite=overwrite)
+    return atomic_write(
+        path, report_html(result, ledger, params, title, files, public_inputs, facts), overwrite=overwrite
+    )

@@ -27,8 +27,11 @@ def bars_svg(items, title: str, width: int = 640) -> str:
     top = max((v for _, v in items), default=0.0) or 1.0
     row, left, right = 22, 290, 70
     height = 30 + row * len(items)
-    out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
-           f"aria-label='{_e(title)}'>", f"<text x='0' y='16' {FONT} font-weight='bold'>{_e(title)}</text>"]
+    out = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
+        f"aria-label='{_e(title)}'>",
+        f"<text x='0' y='16' {FONT} font-weight='bold'>{_e(title)}</text>",
+    ]
     for i, (label, v) in enumerate(items):
         y = 26 + i * row
         w = max(1.0, (width - left - right) * v / top)
@@ -43,8 +46,11 @@ def curve_svg(points, title: str, x_label: str, y_label: str, width: int = 640, 
     """A polyline of (x, y) points, x on a log scale (x >= 1), y from 0; ticks at the first, middle and last x."""
     pts = sorted((float(x), float(y)) for x, y in points if x >= 1 and math.isfinite(y))
     left, bottom, top_pad, right = 60, 40, 28, 20
-    out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
-           f"aria-label='{_e(title)}'>", f"<text x='0' y='16' {FONT} font-weight='bold'>{_e(title)}</text>"]
+    out = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
+        f"aria-label='{_e(title)}'>",
+        f"<text x='0' y='16' {FONT} font-weight='bold'>{_e(title)}</text>",
+    ]
     if pts:
         x0, x1 = math.log10(pts[0][0]), math.log10(pts[-1][0])
         span = (x1 - x0) or 1.0
@@ -67,7 +73,9 @@ def curve_svg(points, title: str, x_label: str, y_label: str, width: int = 640, 
         out.append(f"<polyline points='{line}' fill='none' stroke='#2e9e5b' stroke-width='2'/>")
         out += [f"<circle cx='{sx(x):.1f}' cy='{sy(y):.1f}' r='3' fill='#2e9e5b'/>" for x, y in pts]
         out.append(f"<text x='{left + pw / 2}' y='{height - 6}' {FONT} text-anchor='middle'>{_e(x_label)}</text>")
-        out.append(f"<text x='12' y='{top_pad + ph / 2}' {FONT} text-anchor='middle' "
-                   f"transform='rotate(-90 12 {top_pad + ph / 2})'>{_e(y_label)}</text>")
+        out.append(
+            f"<text x='12' y='{top_pad + ph / 2}' {FONT} text-anchor='middle' "
+            f"transform='rotate(-90 12 {top_pad + ph / 2})'>{_e(y_label)}</text>"
+        )
     out.append("</svg>")
     return "\n".join(out)

@@ -63,8 +63,12 @@ def _default_split(params, n_numeric: int) -> bool:
 
     plain = replace(params, selection_fractions=None, split_fraction=None, level_fractions=None)
     a, b = plan_budget(params, n_numeric), plan_budget(plain, n_numeric)
-    return (list(a.step_epsilons), a.split_total, a.count_epsilon, a.level_weights) == \
-        (list(b.step_epsilons), b.split_total, b.count_epsilon, b.level_weights)
+    return (list(a.step_epsilons), a.split_total, a.count_epsilon, a.level_weights) == (
+        list(b.step_epsilons),
+        b.split_total,
+        b.count_epsilon,
+        b.level_weights,
+    )
 
 
 def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
@@ -83,8 +87,14 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
     if p.algorithm == "maxgddp":
         args += ["--numeric-grid", p.numeric_grid, "--fanout", _number(p.fanout)]
     if p.algorithm == "diffgen-consistent":
-        args += ["--consistency", p.consistency, "--node-budget", p.node_budget,
-                 "--post-processing", "projection" if p.tree_projection else "clamp"]
+        args += [
+            "--consistency",
+            p.consistency,
+            "--node-budget",
+            p.node_budget,
+            "--post-processing",
+            "projection" if p.tree_projection else "clamp",
+        ]
     if p.count_fraction is not None:
         args += ["--count-share", str(p.count_fraction)]
     elif p.algorithm == "maxgddp" and p.selection_fractions is None:
@@ -93,21 +103,37 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
         args.append("--no-clamp")
     if not p.round_counts:
         args.append("--no-round")
-    if any(x is not None for x in (p.selection_fractions, p.split_fraction, p.level_fractions)) and \
-            not _default_split(p, s.n_numeric):
-        notes.append("the release used a custom split of epsilon (drawn in the studio) that no command-line "
-                     "option sets: this command runs the algorithm's default split")
+    if any(x is not None for x in (p.selection_fractions, p.split_fraction, p.level_fractions)) and not _default_split(
+        p, s.n_numeric
+    ):
+        notes.append(
+            "the release used a custom split of epsilon (drawn in the studio) that no command-line "
+            "option sets: this command runs the algorithm's default split"
+        )
     if s.missing != "drop":
         args += ["--missing", "category"]
-        notes.append("missing values are kept as a category: the command line labels them '?', the studio "
-                     "'Missing'; the taxonomies must cover the label used")
+        notes.append(
+            "missing values are kept as a category: the command line labels them '?', the studio "
+            "'Missing'; the taxonomies must cover the label used"
+        )
     return args
 
 
 def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
     p = s.params
-    args = ["histogram", "--data", "$DATA", "--column", s.column, "--edges", "@$TAX/edges.txt",
-            "--algorithm", p.algorithm, "--epsilon", str(p.epsilon)]
+    args = [
+        "histogram",
+        "--data",
+        "$DATA",
+        "--column",
+        s.column,
+        "--edges",
+        "@$TAX/edges.txt",
+        "--algorithm",
+        p.algorithm,
+        "--epsilon",
+        str(p.epsilon),
+    ]
     if p.branching is not None:
         args += ["--branching", str(int(p.branching))]
     if p.algorithm == "luedp" and p.shape != "regular":
@@ -121,8 +147,10 @@ def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
     if p.clamp_negative:
         args.append("--clamp")
     if p.level_fractions is not None and len(set(p.level_fractions)) > 1:
-        notes.append("the release used a custom split of epsilon over the tree levels (drawn in the studio) "
-                     "that no command-line option sets: this command splits it equally")
+        notes.append(
+            "the release used a custom split of epsilon over the tree levels (drawn in the studio) "
+            "that no command-line option sets: this command splits it equally"
+        )
     return args
 
 
@@ -149,10 +177,12 @@ def input_files(s: ReleaseSettings) -> dict[str, str]:
 
 def _header(s: ReleaseSettings, notes: list, comment: str) -> list[str]:
     what = "dpstudio histogram" if s.is_histogram else "dpstudio release"
-    lines = [f"Re-runs this release's settings with `{what}`: the same public inputs and parameters, fresh",
-             f"noise. It spends epsilon = {s.params.epsilon} again, charged to the budget store like any release.",
-             "It holds public inputs only (no data, no count). Arguments: [DATA [OUT.csv]] (without OUT, each run",
-             "writes a new file: NAME.rerun.csv, then NAME.rerun-2.csv, ...)."]
+    lines = [
+        f"Re-runs this release's settings with `{what}`: the same public inputs and parameters, fresh",
+        f"noise. It spends epsilon = {s.params.epsilon} again, charged to the budget store like any release.",
+        "It holds public inputs only (no data, no count). Arguments: [DATA [OUT.csv]] (without OUT, each run",
+        "writes a new file: NAME.rerun.csv, then NAME.rerun-2.csv, ...).",
+    ]
     lines += [f"NOTE: {n}." for n in notes]
     return [f"{comment} {ln}" for ln in lines]
 
@@ -160,13 +190,20 @@ def _header(s: ReleaseSettings, notes: list, comment: str) -> list[str]:
 def shell_script(s: ReleaseSettings, out_name: str) -> str:
     """A POSIX shell script: the public-input files (here-documents) and the ``dpstudio`` command line."""
     args, notes = release_command(s)
-    lines = ["#!/bin/sh", *_header(s, notes, "#"), "# DPSTUDIO=path/to/dpstudio picks the program.", "set -eu",
-             f"DATA=\"${{1:-{s.data}}}\"", f"OUT=\"${{2:-{out_name}}}\"",
-             'if [ $# -lt 2 ]; then  # a new output name on every run: OUT, then OUT-2, OUT-3, ...',
-             '    stem="${OUT%.csv}"; n=1',
-             '    while [ -e "$OUT" ] || [ -e "${OUT%.csv}.json" ]; do n=$((n + 1)); OUT="$stem-$n.csv"; done',
-             'fi',
-             'TAX="$(mktemp -d)"', "trap 'rm -rf \"$TAX\"' EXIT"]
+    lines = [
+        "#!/bin/sh",
+        *_header(s, notes, "#"),
+        "# DPSTUDIO=path/to/dpstudio picks the program.",
+        "set -eu",
+        f'DATA="${{1:-{s.data}}}"',
+        f'OUT="${{2:-{out_name}}}"',
+        "if [ $# -lt 2 ]; then  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
+        '    stem="${OUT%.csv}"; n=1',
+        '    while [ -e "$OUT" ] || [ -e "${OUT%.csv}.json" ]; do n=$((n + 1)); OUT="$stem-$n.csv"; done',
+        "fi",
+        'TAX="$(mktemp -d)"',
+        "trap 'rm -rf \"$TAX\"' EXIT",
+    ]
     for name, text in input_files(s).items():
         marker = "DPSTUDIO_END_OF_FILE"
         lines += [f"cat > \"$TAX/{name}\" <<'{marker}'", text.rstrip("\n"), marker]
@@ -176,12 +213,12 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
         for var in ("$DATA", "$OUT", "$TAX"):
             if var in a:
                 head, _, tail = a.partition(var)
-                return (shlex.quote(head) if head else "") + f"\"{var}\"" + (quoted(tail) if tail else "")
+                return (shlex.quote(head) if head else "") + f'"{var}"' + (quoted(tail) if tail else "")
         return shlex.quote(a)
 
     exe = "${DPSTUDIO:-dpstudio}"
     words = [quoted(a) for a in args]
-    command = [f"\"{exe}\" {words[0]}"]
+    command = [f'"{exe}" {words[0]}']
     for w in words[1:]:  # one option (and its value) per line
         if w.startswith("--"):
             command.append(w)
@@ -196,34 +233,36 @@ def python_script(s: ReleaseSettings, out_name: str) -> str:
     (the same code path as the command line, budget store included)."""
     args, notes = release_command(s)
     files = input_files(s)
-    return "\n".join([
-        '"""' + "\n".join(ln[2:] for ln in _header(s, notes, "#")) + '\n"""',
-        "import sys",
-        "import tempfile",
-        "from pathlib import Path",
-        "",
-        "from dpstudio.cli import main",
-        "",
-        f"DATA = sys.argv[1] if len(sys.argv) > 1 else {s.data!r}",
-        f"OUT = sys.argv[2] if len(sys.argv) > 2 else {out_name!r}",
-        "if len(sys.argv) <= 2:  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
-        "    stem, n = OUT[:-4] if OUT.endswith('.csv') else OUT, 1",
-        "    while Path(OUT).exists() or Path(OUT[:-4] + '.json').exists():",
-        "        n += 1",
-        "        OUT = f'{stem}-{n}.csv'",
-        f"INPUTS = {files!r}",
-        f"ARGS = {args!r}",
-        "",
-        "with tempfile.TemporaryDirectory() as tax:",
-        "    for name, text in INPUTS.items():",
-        "        Path(tax, name).write_text(text, encoding='utf-8')",
-        "    values = {'$DATA': DATA, '$OUT': OUT, '$TAX': tax}",
-        "    args = []",
-        "    for a in ARGS:",
-        "        for key, value in values.items():",
-        "            a = a.replace(key, value)",
-        "        args.append(a)",
-        "    code = main(args)",
-        "sys.exit(code)",
-        "",
-    ])
+    return "\n".join(
+        [
+            '"""' + "\n".join(ln[2:] for ln in _header(s, notes, "#")) + '\n"""',
+            "import sys",
+            "import tempfile",
+            "from pathlib import Path",
+            "",
+            "from dpstudio.cli import main",
+            "",
+            f"DATA = sys.argv[1] if len(sys.argv) > 1 else {s.data!r}",
+            f"OUT = sys.argv[2] if len(sys.argv) > 2 else {out_name!r}",
+            "if len(sys.argv) <= 2:  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
+            "    stem, n = OUT[:-4] if OUT.endswith('.csv') else OUT, 1",
+            "    while Path(OUT).exists() or Path(OUT[:-4] + '.json').exists():",
+            "        n += 1",
+            "        OUT = f'{stem}-{n}.csv'",
+            f"INPUTS = {files!r}",
+            f"ARGS = {args!r}",
+            "",
+            "with tempfile.TemporaryDirectory() as tax:",
+            "    for name, text in INPUTS.items():",
+            "        Path(tax, name).write_text(text, encoding='utf-8')",
+            "    values = {'$DATA': DATA, '$OUT': OUT, '$TAX': tax}",
+            "    args = []",
+            "    for a in ARGS:",
+            "        for key, value in values.items():",
+            "            a = a.replace(key, value)",
+            "        args.append(a)",
+            "    code = main(args)",
+            "sys.exit(code)",
+            "",
+        ]
+    )

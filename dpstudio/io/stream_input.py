@@ -62,8 +62,9 @@ def _numbers(frame: pd.DataFrame, column: str, where) -> np.ndarray:
     nums = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(np.isnan(nums))
     if bad.size:
-        raise StreamInputError(f"{where}: column {column!r}, data row {bad[0] + 1}: not a number "
-                               f"{cells.iloc[bad[0]]!r}")
+        raise StreamInputError(
+            f"{where}: column {column!r}, data row {bad[0] + 1}: not a number {cells.iloc[bad[0]]!r}"
+        )
     return nums
 
 
@@ -105,8 +106,9 @@ def read_ilinet(path, region: str, column: str = "ILITOTAL", start: str | None =
         regions = frame["REGION"].astype(str).str.strip()
         keep = (regions == region).to_numpy()
         if not keep.any():
-            raise StreamInputError(f"{path}: no region {region!r} (regions: {', '.join(regions.unique())}; "
-                                   "or 'national')")
+            raise StreamInputError(
+                f"{path}: no region {region!r} (regions: {', '.join(regions.unique())}; or 'national')"
+            )
     if start is not None:
         y0, w0 = parse_week(start)
         keep = keep & ((year > y0) | ((year == y0) & (week >= w0)))

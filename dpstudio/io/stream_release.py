@@ -43,8 +43,13 @@ def release_csv(result: StreamResult) -> str:
     return "window,t,value\n" + body + "\n"
 
 
-def release_sidecar(result: StreamResult, ledger: Ledger, source: dict, not_a_release: list[str] | None = None,
-                    extra: dict | None = None) -> dict:
+def release_sidecar(
+    result: StreamResult,
+    ledger: Ledger,
+    source: dict,
+    not_a_release: list[str] | None = None,
+    extra: dict | None = None,
+) -> dict:
     p = result.params
     reasons = list(not_a_release or [])
     if not result.is_release:
@@ -53,36 +58,55 @@ def release_sidecar(result: StreamResult, ledger: Ledger, source: dict, not_a_re
     if p.grouping in ("seed", "approx"):
         grouping["groups"] = p.groups or default_groups(p.window)
         grouping["groups_declared"] = p.groups is not None
-    params = {"mechanism": p.mechanism, "mechanism_description": MECHANISMS[p.mechanism],
-              "epsilon": str(p.checked_epsilon()), "window": p.window, "horizon": result.horizon,
-              "horizon_declared": p.horizon is not None, "grouping": grouping}
+    params = {
+        "mechanism": p.mechanism,
+        "mechanism_description": MECHANISMS[p.mechanism],
+        "epsilon": str(p.checked_epsilon()),
+        "window": p.window,
+        "horizon": result.horizon,
+        "horizon_declared": p.horizon is not None,
+        "grouping": grouping,
+    }
     if p.mechanism == "asm":
         params.update({"sampling_ratio": p.ratio, "asm_budget": p.asm_budget, "predictor": p.fit})
-    return {**(extra or {}),
-            "format": FORMAT,
-            "release": not reasons,
-            "not_a_release": reasons or None,
-            "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "parameters": params,
-            "guarantee": result.guarantee,
-            "neighbouring": ("one record added or removed at one timestamp" if p.mechanism == "binary" else
-                             "one person added or removed, with at most one record at each timestamp"),
-            "windows": {"count": int(result.windows.shape[0]), "first": int(result.window_ends[0]),
-                        "last": int(result.window_ends[-1]),
-                        "note": "windows end at t = w..n, n the timestamps given (n <= the horizon T)"},
-            "noise": result.noise_label,
-            "ledger": ledger.to_dict(),
-            "unspent": str(ledger.remaining),
-            "post_processing": [f"grouping '{p.grouping}' of every window's released values (no budget)"],
-            "groups_per_window_mean": float(np.mean(result.group_counts)),
-            **result.error,
-            "source": source,
-            }
+    return {
+        **(extra or {}),
+        "format": FORMAT,
+        "release": not reasons,
+        "not_a_release": reasons or None,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "parameters": params,
+        "guarantee": result.guarantee,
+        "neighbouring": (
+            "one record added or removed at one timestamp"
+            if p.mechanism == "binary"
+            else "one person added or removed, with at most one record at each timestamp"
+        ),
+        "windows": {
+            "count": int(result.windows.shape[0]),
+            "first": int(result.window_ends[0]),
+            "last": int(result.window_ends[-1]),
+            "note": "windows end at t = w..n, n the timestamps given (n <= the horizon T)",
+        },
+        "noise": result.noise_label,
+        "ledger": ledger.to_dict(),
+        "unspent": str(ledger.remaining),
+        "post_processing": [f"grouping '{p.grouping}' of every window's released values (no budget)"],
+        "groups_per_window_mean": float(np.mean(result.group_counts)),
+        **result.error,
+        "source": source,
+    }
 
 
-def write_stream_release(out_csv, result: StreamResult, ledger: Ledger, source: dict,
-                         not_a_release: list[str] | None = None, overwrite: bool = False,
-                         extra: dict | None = None) -> tuple[Path, Path]:
+def write_stream_release(
+    out_csv,
+    result: StreamResult,
+    ledger: Ledger,
+    source: dict,
+    not_a_release: list[str] | None = None,
+    overwrite: bool = False,
+    extra: dict | None = None,
+) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json in one all-or-nothing step."""
     side = release_sidecar(result, ledger, source, not_a_release, extra)
     text = release_csv(result)

@@ -36,15 +36,26 @@ ARX_SEPARATORS = (";", "\t", "|", ",")
 _EXTENSIONS = {".csv": "arx", ".tsv": "arx", ".json": "json", ".txt": "indented", ".brace": "brace"}
 
 __all__ = [
-    "FORMATS", "read_taxonomy", "write_taxonomy", "detect_format", "parse_taxonomy", "format_taxonomy",
-    "parse_arx", "format_arx", "sniff_separator", "parse_brace", "format_brace", "parse_json", "format_json",
-    "parse_indented", "format_indented",
+    "FORMATS",
+    "read_taxonomy",
+    "write_taxonomy",
+    "detect_format",
+    "parse_taxonomy",
+    "format_taxonomy",
+    "parse_arx",
+    "format_arx",
+    "sniff_separator",
+    "parse_brace",
+    "format_brace",
+    "parse_json",
+    "format_json",
+    "parse_indented",
+    "format_indented",
 ]
 
 
 # -- shared --------------------------------------------------------------------------------------------
-def _finish(root: Node, line_of: dict[int, int], source, attribute: str, kind: str | None,
-            dash: bool) -> Taxonomy:
+def _finish(root: Node, line_of: dict[int, int], source, attribute: str, kind: str | None, dash: bool) -> Taxonomy:
     """Decide categorical/numeric, canonicalise numeric labels, validate, and freeze."""
     nodes, stack = [], [root]
     while stack:
@@ -62,8 +73,9 @@ def _finish(root: Node, line_of: dict[int, int], source, attribute: str, kind: s
         elif kind == NUMERIC:
             bad = next(n for n, iv in zip(nodes, intervals) if iv is None)
             form = "[lo,hi) or lo-hi" if dash else "[lo,hi)"
-            raise TaxonomyError(f"label {bad.label!r} is not an interval ({form}) in a numeric taxonomy",
-                                source, line_of.get(id(bad)))
+            raise TaxonomyError(
+                f"label {bad.label!r} is not an interval ({form}) in a numeric taxonomy", source, line_of.get(id(bad))
+            )
         else:
             kind = CATEGORICAL
     check_tree(root, source, line_of, kind)
@@ -108,10 +120,10 @@ def sniff_separator(text: str) -> str:
         k = 1
         while k < len(first):
             if first[k] == '"':
-                if first[k + 1:k + 2] == '"':
+                if first[k + 1 : k + 2] == '"':
                     k += 2
                     continue
-                if first[k + 1:k + 2] in ARX_SEPARATORS and first[k + 1:k + 2]:
+                if first[k + 1 : k + 2] in ARX_SEPARATORS and first[k + 1 : k + 2]:
                     return first[k + 1]
                 break
             k += 1
@@ -127,8 +139,9 @@ def sniff_separator(text: str) -> str:
     return consistent[0] if consistent else best
 
 
-def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: str | None = None,
-              kind: str | None = None) -> Taxonomy:
+def parse_arx(
+    text: str, attribute: str = "", source: str | None = None, sep: str | None = None, kind: str | None = None
+) -> Taxonomy:
     """An ARX hierarchy: no header, one row per leaf, then its ancestors up to the root (usually ``*``).
 
     A label names one node in the whole file. A label repeated in consecutive cells of a row is one node
@@ -150,8 +163,11 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
     sep_name = "tab" if sep == "\t" else repr(sep)
     for no, cells in rows:
         if len(cells) != width:
-            raise TaxonomyError(f"ragged row: {len(cells)} cells, expected {width} as on line {first_line} "
-                                f"(separator {sep_name})", source, no)
+            raise TaxonomyError(
+                f"ragged row: {len(cells)} cells, expected {width} as on line {first_line} (separator {sep_name})",
+                source,
+                no,
+            )
         cells = [c.strip() for c in cells]
         for k, c in enumerate(cells, 1):
             if c == "":
@@ -159,7 +175,7 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
         path = [c for k, c in enumerate(cells) if k == 0 or c != cells[k - 1]]
         if len(set(path)) != len(path):
             rep = next(c for c in path if path.count(c) > 1)
-            loop = path[path.index(rep):len(path) - path[::-1].index(rep)]
+            loop = path[path.index(rep) : len(path) - path[::-1].index(rep)]
             raise TaxonomyError("cycle: " + " -> ".join(repr(c) for c in loop), source, no)
         leaf = path[0]
         if leaf in leaf_line:
@@ -173,8 +189,9 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
             if child in parent_of:
                 known, known_line = parent_of[child]
                 if known != parent:
-                    raise TaxonomyError(f"label {child!r} has two parents: {known!r} (line {known_line}) and "
-                                        f"{parent!r}", source, no)
+                    raise TaxonomyError(
+                        f"label {child!r} has two parents: {known!r} (line {known_line}) and {parent!r}", source, no
+                    )
             else:
                 parent_of[child] = (parent, no)
                 order.append((parent, child))
@@ -184,22 +201,28 @@ def parse_arx(text: str, attribute: str = "", source: str | None = None, sep: st
     for leaf, no in leaf_line.items():
         if leaf in group_line:
             under = group_line[leaf]
-            raise TaxonomyError(f"{leaf!r} is a leaf value on line {no} and also a generalization (line {under})",
-                                source, max(no, under))
+            raise TaxonomyError(
+                f"{leaf!r} is a leaf value on line {no} and also a generalization (line {under})",
+                source,
+                max(no, under),
+            )
     for start in nodes:
         walk, label = [], start
         while label in parent_of and label not in walk:
             walk.append(label)
             label = parent_of[label][0]
         if label in walk:
-            loop = walk[walk.index(label):] + [label]
+            loop = walk[walk.index(label) :] + [label]
             closing_line = max(parent_of[c][1] for c in loop[:-1])
             raise TaxonomyError("cycle: " + " -> ".join(repr(c) for c in loop), source, closing_line)
     roots = [label for label in nodes if label not in parent_of]
     if len(roots) != 1:
         where = ", ".join(f"{r!r} (line {line_of[id(nodes[r])]})" for r in roots[:5])
-        raise TaxonomyError(f"the last column must hold one root, found {len(roots)}: {where}", source,
-                            line_of[id(nodes[roots[1]])] if len(roots) > 1 else None)
+        raise TaxonomyError(
+            f"the last column must hold one root, found {len(roots)}: {where}",
+            source,
+            line_of[id(nodes[roots[1]])] if len(roots) > 1 else None,
+        )
     for parent, child in order:
         nodes[parent].children.append(nodes[child])
     return _finish(nodes[roots[0]], line_of, source, attribute, kind, dash=False)
@@ -219,8 +242,7 @@ def format_arx(tax: Taxonomy, sep: str = ";") -> str:
     out = io.StringIO()
     # quote every cell when a label holds a separator or a quote, so that sniffing cannot mistake the file
     risky = any(ch in lab for lab in labels for ch in ARX_SEPARATORS + ('"', "{", "}"))
-    writer = csv.writer(out, delimiter=sep, lineterminator="\n",
-                        quoting=csv.QUOTE_ALL if risky else csv.QUOTE_MINIMAL)
+    writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_ALL if risky else csv.QUOTE_MINIMAL)
     for leaf in tax.leaves:
         path = [labels[j] for j in reversed(tax.path(leaf))]
         writer.writerow([path[0]] * (width - len(path)) + path)
@@ -282,13 +304,21 @@ def parse_brace(text: str, attribute: str = "", source: str | None = None, kind:
                 raise TaxonomyError(f"text {stray!r} before the first '{{'", source, line)
             if not stack:
                 raise TaxonomyError(f"text {stray!r} after the root's closing brace", source, line)
-            raise TaxonomyError(f"text {stray!r} after a child of {stack[-1][0].label!r}: a label must come "
-                                "right after its '{'" if after_child else f"unexpected text {stray!r}",
-                                source, line)
+            raise TaxonomyError(
+                f"text {stray!r} after a child of {stack[-1][0].label!r}: a label must come right after its '{{'"
+                if after_child
+                else f"unexpected text {stray!r}",
+                source,
+                line,
+            )
     if stack:
         node, opened = stack[-1]
-        raise TaxonomyError(f"unbalanced braces: '{{' of {node.label!r} opened on line {opened} is never closed "
-                            f"(the text ends on line {line})", source, opened)
+        raise TaxonomyError(
+            f"unbalanced braces: '{{' of {node.label!r} opened on line {opened} is never closed "
+            f"(the text ends on line {line})",
+            source,
+            opened,
+        )
     if root is None:
         raise TaxonomyError("empty text: no '{' found", source)
     return _finish(root, line_of, source, attribute, kind, dash=True)
@@ -368,10 +398,9 @@ def parse_json(text: str, attribute: str = "", source: str | None = None, kind: 
 
     def build(obj, parent_line: int | None) -> Node:
         if not isinstance(obj, dict):
-            raise TaxonomyError(f"bad JSON: a node must be an object, found {type(obj).__name__}", source,
-                                parent_line)
+            raise TaxonomyError(f"bad JSON: a node must be an object, found {type(obj).__name__}", source, parent_line)
         if "label" not in obj:
-            raise TaxonomyError("bad JSON: a node has no \"label\"", source, parent_line)
+            raise TaxonomyError('bad JSON: a node has no "label"', source, parent_line)
         label = obj["label"]
         if not isinstance(label, (str, int, float)) or isinstance(label, bool):
             raise TaxonomyError(f"bad JSON: label {label!r} must be text", source, parent_line)
@@ -379,16 +408,16 @@ def parse_json(text: str, attribute: str = "", source: str | None = None, kind: 
         node = Node(str(label))
         line_of[id(node)] = no
         if ("lo" in obj) != ("hi" in obj):
-            raise TaxonomyError(f"bad JSON: node {node.label!r} has only one of \"lo\" and \"hi\"", source, no)
+            raise TaxonomyError(f'bad JSON: node {node.label!r} has only one of "lo" and "hi"', source, no)
         if "lo" in obj:
             for key in ("lo", "hi"):
                 if not isinstance(obj[key], (int, float)) or isinstance(obj[key], bool):
-                    raise TaxonomyError(f"bad JSON: node {node.label!r}: \"{key}\" must be a number", source, no)
+                    raise TaxonomyError(f'bad JSON: node {node.label!r}: "{key}" must be a number', source, no)
             node.lo, node.hi = float(obj["lo"]), float(obj["hi"])
         has_interval.append("lo" in obj)
         kids = obj.get("children", [])
         if not isinstance(kids, list):
-            raise TaxonomyError(f"bad JSON: \"children\" of {node.label!r} must be a list", source, no)
+            raise TaxonomyError(f'bad JSON: "children" of {node.label!r} must be a list', source, no)
         node.children = [build(c, no) for c in kids]
         return node
 
@@ -401,7 +430,7 @@ def parse_json(text: str, attribute: str = "", source: str | None = None, kind: 
     elif all(has_interval):
         kind = NUMERIC
     elif any(has_interval):
-        raise TaxonomyError("bad JSON: some nodes have \"lo\"/\"hi\" and others do not", source)
+        raise TaxonomyError('bad JSON: some nodes have "lo"/"hi" and others do not', source)
     elif kind == NUMERIC:
         # intervals only in the labels: let _finish parse them
         return _finish(root, line_of, source, attribute, NUMERIC, dash=True)
@@ -462,9 +491,12 @@ def parse_indented(text: str, attribute: str = "", source: str | None = None, ki
                 indent_char = (ch, no)
             elif indent_char[0] != ch:
                 names = {" ": "spaces", "\t": "tabs"}
-                raise TaxonomyError(f"bad indentation: {names.get(ch, repr(ch))} here, "
-                                    f"{names.get(indent_char[0], repr(indent_char[0]))} on line {indent_char[1]}",
-                                    source, no)
+                raise TaxonomyError(
+                    f"bad indentation: {names.get(ch, repr(ch))} here, "
+                    f"{names.get(indent_char[0], repr(indent_char[0]))} on line {indent_char[1]}",
+                    source,
+                    no,
+                )
         width = len(lead)
         node = Node(label)
         line_of[id(node)] = no
@@ -477,20 +509,25 @@ def parse_indented(text: str, attribute: str = "", source: str | None = None, ki
         if stack and stack[-1][0] == width:
             stack.pop()
         if not stack:
-            raise TaxonomyError(f"more than one root: {label!r} is not indented under {root.label!r} "
-                                f"(line {line_of[id(root)]})", source, no)
+            raise TaxonomyError(
+                f"more than one root: {label!r} is not indented under {root.label!r} (line {line_of[id(root)]})",
+                source,
+                no,
+            )
         parent, parent_line = stack[-1][1], stack[-1][2]
         if parent.children and indent_of[id(parent.children[0])] != width:
-            raise TaxonomyError(f"bad indentation: {label!r} is indented by {width}, its earlier siblings by "
-                                f"{indent_of[id(parent.children[0])]} (under {parent.label!r}, line {parent_line})",
-                                source, no)
+            raise TaxonomyError(
+                f"bad indentation: {label!r} is indented by {width}, its earlier siblings by "
+                f"{indent_of[id(parent.children[0])]} (under {parent.label!r}, line {parent_line})",
+                source,
+                no,
+            )
         parent.children.append(node)
         indent_of[id(node)] = width
         stack.append((width, node, no))
     if root is None:
         raise TaxonomyError("empty text: no labels", source)
     return _finish(root, line_of, source, attribute, kind, dash=True)
-
 
 
 def format_indented(tax: Taxonomy, indent: str = "  ") -> str:
@@ -528,8 +565,9 @@ def detect_format(text: str, filename: str | Path | None = None) -> str:
 _PARSERS = {"arx": parse_arx, "brace": parse_brace, "json": parse_json, "indented": parse_indented}
 
 
-def parse_taxonomy(text: str, format: str | None = None, attribute: str = "", source: str | None = None,
-                   kind: str | None = None) -> Taxonomy:
+def parse_taxonomy(
+    text: str, format: str | None = None, attribute: str = "", source: str | None = None, kind: str | None = None
+) -> Taxonomy:
     """Parse text in ``format`` (detected from the content when None)."""
     fmt = format or detect_format(text)
     if fmt not in _PARSERS:
@@ -550,8 +588,7 @@ def _attribute_from_name(path: Path) -> str:
     return stem.split("_hierarchy_", 1)[1] if "_hierarchy_" in stem else stem
 
 
-def read_taxonomy(path, attribute: str | None = None, format: str | None = None,
-                  kind: str | None = None) -> Taxonomy:
+def read_taxonomy(path, attribute: str | None = None, format: str | None = None, kind: str | None = None) -> Taxonomy:
     """Read a taxonomy file. The format comes from ``format``, else the extension (.csv/.tsv ARX, .json),
     else the content. The attribute defaults to the JSON's ``attribute`` or the file name (``x_hierarchy_age``
     and ``age`` both give ``age``)."""
@@ -579,8 +616,9 @@ def write_taxonomy(tax: Taxonomy, path, format: str | None = None, overwrite: bo
     p = Path(path)
     fmt = format or _EXTENSIONS.get(p.suffix.lower())
     if fmt is None:
-        raise TaxonomyError(f"cannot tell the taxonomy format from {p.name!r}; pass format= "
-                            f"(one of {', '.join(FORMATS)})", str(p))
+        raise TaxonomyError(
+            f"cannot tell the taxonomy format from {p.name!r}; pass format= (one of {', '.join(FORMATS)})", str(p)
+        )
     if fmt == "arx" and "sep" not in options and p.suffix.lower() == ".tsv":
         options["sep"] = "\t"
     return atomic_write(p, format_taxonomy(tax, fmt, **options), overwrite=overwrite)

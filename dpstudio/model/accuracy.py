@@ -60,17 +60,28 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
     if not levels:
         return []
     typical = " (typical node: per-node budgets vary)" if alg in ("luedptree", "hopt") else ""
-    out = [] if len(levels) == 1 else [_line(name, e, example, typical)
-                                       for name, e, k in zip(plan.names, plan.shares, plan.kinds) if k == "level"]
+    out = (
+        []
+        if len(levels) == 1
+        else [
+            _line(name, e, example, typical) for name, e, k in zip(plan.names, plan.shares, plan.kinds) if k == "level"
+        ]
+    )
     leaf = "released bins" if alg in HISTOGRAM_ALGORITHMS else "released leaf counts"
     note = "" if len(levels) == 1 else " before consistency (combining the levels usually narrows it)"
     out.append(_line(leaf, levels[-1], example, note))
     if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # not after a drag of the bar
         # the bar's equal split is a stand-in: the run chooses the levels' shares for the released tree's
         # shape, giving the leaves at most the whole count budget (the best case below)
-        out.append(_line(f"{leaf} with the shares the run chooses", sum(levels), example,
-                         "; at worst as with the equal split above (the ledger shows the shares that ran)",
-                         best_case=True))
+        out.append(
+            _line(
+                f"{leaf} with the shares the run chooses",
+                sum(levels),
+                example,
+                "; at worst as with the equal split above (the ledger shows the shares that ran)",
+                best_case=True,
+            )
+        )
     return out
 
 
@@ -86,10 +97,11 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
     if plan.algorithm in HISTOGRAM_ALGORITHMS:
         from dpstudio.model.runs import histogram_counts
 
-        counts, edges, attr = histogram_counts(project, (project.params or {}).get("attribute"),
-                                               int((project.params or {}).get("bins", 256)))
+        counts, edges, attr = histogram_counts(
+            project, (project.params or {}).get("attribute"), int((project.params or {}).get("bins", 256))
+        )
         labels = [f"{attr} [{edges[i]:g}, {edges[i + 1]:g})" for i in range(min(cells, counts.size))]
-        true = [int(c) for c in counts[:len(labels)]]
+        true = [int(c) for c in counts[: len(labels)]]
     else:
         cls = project.class_attribute
         if cls is None:

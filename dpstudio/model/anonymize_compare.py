@@ -59,7 +59,7 @@ def dp_figures(result, k: int) -> OutputFigures:
     anonymization's k, for C_AVG."""
     sizes = dp_partition_sizes(result)
     sizes = sizes[sizes > 0]
-    c_dm = float((sizes ** 2).sum())
+    c_dm = float((sizes**2).sum())
     c_avg = sm.average_class_size(float(sizes.sum()), len(sizes), int(k))
     return OutputFigures("DP release", len(sizes), float(sizes.sum()), c_dm, c_avg, True)
 

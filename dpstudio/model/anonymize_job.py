@@ -89,19 +89,24 @@ class AnonymizeSettings:
             raise AnonymizeError("the sensitive attribute cannot also be a quasi-identifier")
         if self.mondrian:
             if self.metric not in MONDRIAN_METRICS:
-                raise AnonymizeError(f"metric {self.metric} needs a full-domain node; Mondrian reports "
-                                     f"{', '.join(MONDRIAN_METRICS)}")
+                raise AnonymizeError(
+                    f"metric {self.metric} needs a full-domain node; Mondrian reports {', '.join(MONDRIAN_METRICS)}"
+                )
             if self.suppression:
                 raise AnonymizeError("Mondrian does not suppress rows: set the suppression limit to 0")
         else:
             if self.algorithm in ("samarati", "incognito") and any(
-                    isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
-                raise AnonymizeError(f"{self.algorithm} prunes by monotonicity, which t-closeness and recursive "
-                                     "l-diversity with suppression do not have: use optimal")
+                isinstance(m, TCloseness) or m.kind == "recursive" for m in models
+            ):
+                raise AnonymizeError(
+                    f"{self.algorithm} prunes by monotonicity, which t-closeness and recursive "
+                    "l-diversity with suppression do not have: use optimal"
+                )
             missing = [a for a in self.qi if a not in taxonomies]
             if missing:
-                raise AnonymizeError(f"quasi-identifier {missing[0]!r} has no taxonomy (give it one in the "
-                                     f"Taxonomy panel)")
+                raise AnonymizeError(
+                    f"quasi-identifier {missing[0]!r} has no taxonomy (give it one in the Taxonomy panel)"
+                )
         if self.metric == "cm" and not self.class_attr:
             raise AnonymizeError("the cm metric needs a class attribute")
         absent = [c for c in self.used() if c not in frame.columns]
@@ -173,8 +178,10 @@ def checked_models(models, taxonomies: dict, extras: dict) -> tuple:
     models = tuple(with_tree(m, taxonomies) for m in models)
     for m in models:
         if isinstance(m, LDiversity) and m.l > extras[m.attribute][1]:
-            raise AnonymizeError(f"l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
-                                 f"({extras[m.attribute][1]} values)")
+            raise AnonymizeError(
+                f"l-diversity: l = {m.l:g} is larger than the domain of {m.attribute!r} "
+                f"({extras[m.attribute][1]} values)"
+            )
     return models
 
 
@@ -189,41 +196,79 @@ def mondrian_run(table_in: pd.DataFrame, qi: list[str], taxonomies: dict, k: int
     models = checked_models(models, taxonomies, extras)
     whole = np.arange(len(table_in))
     if models and not allowed_cut(1, models, extras, len(whole))(whole, whole):  # both "halves": the table
-        raise AnonymizeError("the whole table fails the l-diversity / t-closeness model: Mondrian suppresses "
-                             "nothing, so it has no output (lower l, raise t, or use a lattice search)")
+        raise AnonymizeError(
+            "the whole table fails the l-diversity / t-closeness model: Mondrian suppresses "
+            "nothing, so it has no output (lower l, raise t, or use a lattice search)"
+        )
     yield from run_mondrian(mondrian_input(table_in, qi, taxonomies), k, mode, models, extras)
 
 
-def run_anonymize(frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings, missing: str = "drop",
-                  source: str = "studio"):
+def run_anonymize(
+    frame: pd.DataFrame, taxonomies: dict, settings: AnonymizeSettings, missing: str = "drop", source: str = "studio"
+):
     """Run ``settings`` on ``frame``; yields the search's events and finally RunFinished(AnonymizeOutcome).
     Bad input raises AnonymizeError with one line."""
     settings.check(frame, taxonomies)
     table_in, dropped = prepare(frame, settings, missing)
     if len(table_in) < settings.k:
         raise AnonymizeError(f"the table has fewer rows than k = {settings.k}: no k-anonymous output exists")
-    params = {"data": source, "qi": list(settings.qi), "k": settings.k, "l_diversity": settings.l_diversity,
-              "t_closeness": settings.t_closeness, "sensitive": settings.sensitive,
-              **({"t_sensitive": settings.t_sensitive} if settings.t_sensitive else {}),
-              "suppression": settings.suppression, "algorithm": settings.algorithm, "metric": settings.metric,
-              "class": settings.class_attr, "tie": settings.tie, "missing": missing}
-    yield from anonymize_table(table_in, taxonomies, list(settings.qi), settings.k, settings.models(),
-                               algorithm=settings.algorithm, metric=settings.metric,
-                               suppression=settings.suppression, class_attr=settings.class_attr,
-                               tie=settings.tie, params=params, dropped=dropped, settings=settings)
+    params = {
+        "data": source,
+        "qi": list(settings.qi),
+        "k": settings.k,
+        "l_diversity": settings.l_diversity,
+        "t_closeness": settings.t_closeness,
+        "sensitive": settings.sensitive,
+        **({"t_sensitive": settings.t_sensitive} if settings.t_sensitive else {}),
+        "suppression": settings.suppression,
+        "algorithm": settings.algorithm,
+        "metric": settings.metric,
+        "class": settings.class_attr,
+        "tie": settings.tie,
+        "missing": missing,
+    }
+    yield from anonymize_table(
+        table_in,
+        taxonomies,
+        list(settings.qi),
+        settings.k,
+        settings.models(),
+        algorithm=settings.algorithm,
+        metric=settings.metric,
+        suppression=settings.suppression,
+        class_attr=settings.class_attr,
+        tie=settings.tie,
+        params=params,
+        dropped=dropped,
+        settings=settings,
+    )
 
 
-def anonymize_table(table_in: pd.DataFrame, taxonomies: dict, qi: list[str], k: int, models=(), *,
-                    algorithm: str = "optimal", metric: str = "dm", suppression: float = 0.0,
-                    class_attr: str | None = None, tie: str = "one-majority", params: dict, dropped: int = 0,
-                    settings: AnonymizeSettings | None = None, suppression_hint: str = "the suppression limit"):
+def anonymize_table(
+    table_in: pd.DataFrame,
+    taxonomies: dict,
+    qi: list[str],
+    k: int,
+    models=(),
+    *,
+    algorithm: str = "optimal",
+    metric: str = "dm",
+    suppression: float = 0.0,
+    class_attr: str | None = None,
+    tie: str = "one-majority",
+    params: dict,
+    dropped: int = 0,
+    settings: AnonymizeSettings | None = None,
+    suppression_hint: str = "the suppression limit",
+):
     """The run shared by the studio and ``dpstudio anonymize``, on a prepared table (missing values handled,
     at least k rows) with checked options. ``models``: l-diversity / t-closeness models (each on its own
     sensitive attribute); ``params``: the sidecar's parameters; ``dropped``: rows dropped for missing
     values. Yields the search's events, then RunFinished(AnonymizeOutcome). Exact, no noise, no budget."""
     models = tuple(models)
-    others = [c for c in dict.fromkeys([*(m.attribute for m in models), *([class_attr] if class_attr else [])])
-              if c not in qi]
+    others = [
+        c for c in dict.fromkeys([*(m.attribute for m in models), *([class_attr] if class_attr else [])]) if c not in qi
+    ]
     if algorithm.startswith("mondrian"):
         mode = algorithm.split("-")[1]
         result = None
@@ -238,17 +283,34 @@ def anonymize_table(table_in: pd.DataFrame, taxonomies: dict, qi: list[str], k: 
             hist = np.bincount(result.class_of * size + codes, minlength=result.classes * size)
             value = sm.classification(hist.reshape(result.classes, size), none, tie)
         else:
-            value = {"dm": lambda: sm.discernibility(result.sizes, none),
-                     "dm-star": lambda: sm.discernibility_star(result.sizes),
-                     "avg": lambda: sm.average_class_size(len(table_in), result.classes, k)}[metric]()
+            value = {
+                "dm": lambda: sm.discernibility(result.sizes, none),
+                "dm-star": lambda: sm.discernibility_star(result.sizes),
+                "avg": lambda: sm.average_class_size(len(table_in), result.classes, k),
+            }[metric]()
         table = mondrian_table(table_in, qi, taxonomies, result, others)
-        side = {"parameters": params, "recoding": f"global multidimensional (Mondrian, {mode})",
-                "metric": {"name": metric, "value": value if isinstance(value, int) else float(value)},
-                "classes": result.classes, "suppressed": 0,
-                "rows": len(table), "rows_dropped_missing": dropped,
-                "dataset_budget": "not charged: not a DP release"}
-        yield RunFinished(AnonymizeOutcome(settings, float(value), result.classes, 0, np.asarray(result.sizes),
-                                           table, side, kept=np.ones(len(table_in), dtype=bool)))
+        side = {
+            "parameters": params,
+            "recoding": f"global multidimensional (Mondrian, {mode})",
+            "metric": {"name": metric, "value": value if isinstance(value, int) else float(value)},
+            "classes": result.classes,
+            "suppressed": 0,
+            "rows": len(table),
+            "rows_dropped_missing": dropped,
+            "dataset_budget": "not charged: not a DP release",
+        }
+        yield RunFinished(
+            AnonymizeOutcome(
+                settings,
+                float(value),
+                result.classes,
+                0,
+                np.asarray(result.sizes),
+                table,
+                side,
+                kept=np.ones(len(table_in), dtype=bool),
+            )
+        )
         return
     hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
     data, _labels = encode(table_in, qi, taxonomies, others, hier)
@@ -261,27 +323,51 @@ def anonymize_table(table_in: pd.DataFrame, taxonomies: dict, qi: list[str], k: 
         else:
             yield ev
     if search.chosen is None:
-        raise AnonymizeError(f"no generalization satisfies the model with at most {problem.max_sup} suppressed "
-                             f"rows (raise {suppression_hint} or lower k)")
+        raise AnonymizeError(
+            f"no generalization satisfies the model with at most {problem.max_sup} suppressed "
+            f"rows (raise {suppression_hint} or lower k)"
+        )
     ev_ = Evaluator(problem)
     fs = ev_.frequency_set(search.chosen.levels)
     sizes, bad, _, _ = ev_.classes(fs)
     keep = kept_rows(data, fs, bad)
     table = generalized_table(table_in, data, qi, search.chosen.levels, keep, others)
     chosen = search.chosen
-    side = {"parameters": params, "recoding": "global single-dimensional full-domain generalization",
-            "levels": dict(zip(qi, chosen.levels)), "metric": {"name": metric, "value": chosen.metric},
-            "classes": chosen.classes, "suppressed": chosen.suppressed, "max_suppressed": problem.max_sup,
-            "rows": len(table), "rows_dropped_missing": dropped, "dataset_budget": "not charged: not a DP release"}
+    side = {
+        "parameters": params,
+        "recoding": "global single-dimensional full-domain generalization",
+        "levels": dict(zip(qi, chosen.levels)),
+        "metric": {"name": metric, "value": chosen.metric},
+        "classes": chosen.classes,
+        "suppressed": chosen.suppressed,
+        "max_suppressed": problem.max_sup,
+        "rows": len(table),
+        "rows_dropped_missing": dropped,
+        "dataset_budget": "not charged: not a DP release",
+    }
     if search.enumerated:
-        side["lattice"] = {"nodes": search.nodes, "satisfying": len(search.satisfying),
-                           "minimal": len(search.minimal)}
+        side["lattice"] = {"nodes": search.nodes, "satisfying": len(search.satisfying), "minimal": len(search.minimal)}
     else:
-        side["lattice"] = {"nodes": search.nodes, "heights_probed": search.heights_probed,
-                           "satisfying_at_min_height": len(search.satisfying)}
-    yield RunFinished(AnonymizeOutcome(settings, chosen.metric, chosen.classes, chosen.suppressed,
-                                       np.asarray(sizes[~bad]), table, side, search, chosen.levels,
-                                       kept=keep, _problem=problem))
+        side["lattice"] = {
+            "nodes": search.nodes,
+            "heights_probed": search.heights_probed,
+            "satisfying_at_min_height": len(search.satisfying),
+        }
+    yield RunFinished(
+        AnonymizeOutcome(
+            settings,
+            chosen.metric,
+            chosen.classes,
+            chosen.suppressed,
+            np.asarray(sizes[~bad]),
+            table,
+            side,
+            search,
+            chosen.levels,
+            kept=keep,
+            _problem=problem,
+        )
+    )
 
 
 def run_to_outcome(frame, taxonomies, settings, missing: str = "drop", source: str = "studio") -> AnonymizeOutcome:
@@ -293,8 +379,9 @@ def run_to_outcome(frame, taxonomies, settings, missing: str = "drop", source: s
     return out
 
 
-def run_with_progress(frame, taxonomies, settings: AnonymizeSettings, missing: str = "drop",
-                      source: str = "studio", every: int = 32):
+def run_with_progress(
+    frame, taxonomies, settings: AnonymizeSettings, missing: str = "drop", source: str = "studio", every: int = 32
+):
     """``run_anonymize`` for the studio's worker: the search's events thinned to a Progress every ``every``
     steps (total: the lattice's nodes; 0 for Mondrian, whose number of cuts is not known ahead), then
     RunFinished(AnonymizeOutcome)."""

@@ -42,9 +42,11 @@ ALGORITHMS = {
     "hopt": "H_opt interval tree (level budgets optimised)",
 }
 TABLE_ALGORITHMS = ("diffgen", "diffgen_consistency", "maxgddp")
-OPTIMIZED_SHARES_NOTE = ("The count budget's per-level shares are chosen after the selection steps, for the "
-                         "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
-                         "ran).")
+OPTIMIZED_SHARES_NOTE = (
+    "The count budget's per-level shares are chosen after the selection steps, for the "
+    "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
+    "ran)."
+)
 HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt")
 #: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
 LOCKED_SPLIT = ("luedptree", "hopt")
@@ -81,31 +83,74 @@ def steps_for(algorithm: str, params: dict, epsilon) -> int:
 
 PARAMS: dict[str, list[ParamSpec]] = {
     "diffgen": [
-        ParamSpec("steps", "refinement steps", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=60,
-                  help="how many times the table is split into finer groups, each split chosen privately "
-                       "(h, the exponential-mechanism selections of DiffGen; auto: chosen from epsilon)",
-                  special="auto"),
-        ParamSpec("score", "score", "choice", "max", ("max", "infogain"),
-                  help="how a candidate split is scored: Max (sensitivity 1) or normalised information gain "
-                       "(sensitivity log2 of the number of classes)"),
-        ParamSpec("numeric_attributes", "numeric attributes", "int", 1, lo=0, hi=20,
-                  help="how many quasi-identifiers are numeric (|A_num| in the DiffGen paper); filled from the "
-                       "Data panel's roles and types"),
+        ParamSpec(
+            "steps",
+            "refinement steps",
+            "int",
+            AUTO_STEPS,
+            lo=AUTO_STEPS,
+            hi=60,
+            help="how many times the table is split into finer groups, each split chosen privately "
+            "(h, the exponential-mechanism selections of DiffGen; auto: chosen from epsilon)",
+            special="auto",
+        ),
+        ParamSpec(
+            "score",
+            "score",
+            "choice",
+            "max",
+            ("max", "infogain"),
+            help="how a candidate split is scored: Max (sensitivity 1) or normalised information gain "
+            "(sensitivity log2 of the number of classes)",
+        ),
+        ParamSpec(
+            "numeric_attributes",
+            "numeric attributes",
+            "int",
+            1,
+            lo=0,
+            hi=20,
+            help="how many quasi-identifiers are numeric (|A_num| in the DiffGen paper); filled from the "
+            "Data panel's roles and types",
+        ),
     ],
     "maxgddp": [
-        ParamSpec("steps", "levels", "int", AUTO_STEPS, lo=AUTO_STEPS, hi=30,
-                  help="levels of the tree, h (auto: chosen from epsilon)", special="auto"),
-        ParamSpec("fanout", "fan-out", "int", 3, lo=2, hi=20,
-                  help="children per node, f; the level budgets grow by r = f^(1/3) per level (MAXGDDP)"),
+        ParamSpec(
+            "steps",
+            "levels",
+            "int",
+            AUTO_STEPS,
+            lo=AUTO_STEPS,
+            hi=30,
+            help="levels of the tree, h (auto: chosen from epsilon)",
+            special="auto",
+        ),
+        ParamSpec(
+            "fanout",
+            "fan-out",
+            "int",
+            3,
+            lo=2,
+            hi=20,
+            help="children per node, f; the level budgets grow by r = f^(1/3) per level (MAXGDDP)",
+        ),
     ],
     "flat": [
         ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
     ],
     "hb": [
         ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
-        ParamSpec("branching", "branching", "int", 0, lo=0, hi=64, special="automatic",
-                  help="children per node; automatic: the value with the least expected error for ranges "
-                       "(Qardaji, Yang and Li 2013)"),
+        ParamSpec(
+            "branching",
+            "branching",
+            "int",
+            0,
+            lo=0,
+            hi=64,
+            special="automatic",
+            help="children per node; automatic: the value with the least expected error for ranges "
+            "(Qardaji, Yang and Li 2013)",
+        ),
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "sc": [
@@ -113,27 +158,58 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ParamSpec("root_noised", "noise the root", "bool", True),
     ],
     "hopt": [
-        ParamSpec("bins", "bins", "int", 256, lo=2, hi=4096, help="equal-width bins over the public bounds, n "
-                  "(the search over branchings and level budgets takes seconds above a few thousand bins)"),
-        ParamSpec("root_noised", "noise the root", "bool", True,
-                  help="let the optimiser noise the root (it may still leave it out when that pays)"),
+        ParamSpec(
+            "bins",
+            "bins",
+            "int",
+            256,
+            lo=2,
+            hi=4096,
+            help="equal-width bins over the public bounds, n "
+            "(the search over branchings and level budgets takes seconds above a few thousand bins)",
+        ),
+        ParamSpec(
+            "root_noised",
+            "noise the root",
+            "bool",
+            True,
+            help="let the optimiser noise the root (it may still leave it out when that pays)",
+        ),
     ],
     "luedptree": [
         ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
-        ParamSpec("branching", "branching", "int", 0, lo=0, hi=64, special="SC's shape",
-                  help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)"),
+        ParamSpec(
+            "branching",
+            "branching",
+            "int",
+            0,
+            lo=0,
+            hi=64,
+            special="SC's shape",
+            help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)",
+        ),
     ],
 }
 PARAMS["diffgen_consistency"] = PARAMS["diffgen"] + [
-    ParamSpec("consistency", "consistency", "choice", "least_squares", ("least_squares", "hay_generalized"),
-              help="least_squares: the exact best linear unbiased estimate; hay_generalized: two-pass "
-                   "averaging (Hay, Rastogi, Miklau and Suciu 2010, generalized in seed 000)"),
+    ParamSpec(
+        "consistency",
+        "consistency",
+        "choice",
+        "least_squares",
+        ("least_squares", "hay_generalized"),
+        help="least_squares: the exact best linear unbiased estimate; hay_generalized: two-pass "
+        "averaging (Hay, Rastogi, Miklau and Suciu 2010, generalized in seed 000)",
+    ),
 ]
 
 
 #: plain names shown for choice values (the value itself is what projects and the CLI store)
-CHOICE_NAMES = {"max": "Max (how many records of the majority class)", "infogain": "information gain",
-                "least_squares": "least squares (the most accurate)", "hay_generalized": "two-pass averaging"}
+CHOICE_NAMES = {
+    "max": "Max (how many records of the majority class)",
+    "infogain": "information gain",
+    "least_squares": "least squares (the most accurate)",
+    "hay_generalized": "two-pass averaging",
+}
 
 
 def default_params(algorithm: str) -> dict:
@@ -159,8 +235,15 @@ class BudgetPlan:
             raise ValueError(f"the split sums to {float(sum(self.shares))}, not epsilon {float(self.epsilon)}")
 
     def with_shares(self, shares) -> BudgetPlan:
-        return BudgetPlan(self.algorithm, self.epsilon, list(self.names), list(shares), list(self.kinds),
-                          self.locked, list(self.notes))
+        return BudgetPlan(
+            self.algorithm,
+            self.epsilon,
+            list(self.names),
+            list(shares),
+            list(self.kinds),
+            self.locked,
+            list(self.notes),
+        )
 
     def share(self, kind: str) -> Fraction:
         return sum((s for s, k in zip(self.shares, self.kinds) if k == kind), Fraction(0))
@@ -186,8 +269,10 @@ class BudgetPlan:
         if self.algorithm == "maxgddp":
             sel = [s / eps for s, k in zip(self.shares, self.kinds) if k == "selection"]
             return {"selection_fractions": tuple(sel), "tree_fraction": sum(sel, Fraction(0))}
-        out = {"selection_fractions": tuple([self.share("selection") / eps / steps] * steps) if steps else None,
-               "split_fraction": self.share("split") / eps}
+        out = {
+            "selection_fractions": tuple([self.share("selection") / eps / steps] * steps) if steps else None,
+            "split_fraction": self.share("split") / eps,
+        }
         levels = self.level_shares()
         if self.algorithm == "diffgen_consistency" and len(set(levels)) > 1:
             out["level_fractions"] = tuple(s / eps for s in levels)
@@ -238,10 +323,14 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
     b = plan_budget(engine, n_numeric)
     if algorithm == "maxgddp":
         h = len(b.step_epsilons)
-        return BudgetPlan(algorithm, eps, [f"level {l}" for l in range(h)] + ["counts"],
-                          list(b.step_epsilons) + [b.count_epsilon], ["selection"] * h + ["count"])
-    names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], \
-        ["selection", "split"]
+        return BudgetPlan(
+            algorithm,
+            eps,
+            [f"level {l}" for l in range(h)] + ["counts"],
+            list(b.step_epsilons) + [b.count_epsilon],
+            ["selection"] * h + ["count"],
+        )
+    names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], ["selection", "split"]
     if algorithm == "diffgen":
         names.append("counts")
         shares.append(b.count_epsilon)
@@ -252,9 +341,11 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
         names += [f"level {l}" for l in range(len(weights))]
         shares += [b.count_epsilon * w / sum(weights) for w in weights]
         kinds += ["level"] * len(weights)
-    note = ("These shares are the most each part can spend: a step that needs fewer split points, an early "
-            "stop or a shallower tree leaves budget that the engine gives to the counts (the ledger shows "
-            "what was spent).")
+    note = (
+        "These shares are the most each part can spend: a step that needs fewer split points, an early "
+        "stop or a shallower tree leaves budget that the engine gives to the counts (the ledger shows "
+        "what was spent)."
+    )
     notes = [note]
     if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
         notes.append(OPTIMIZED_SHARES_NOTE)
@@ -278,16 +369,28 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
         levels = noised_depths(tp.tree, tp.noised)
         if algorithm in LOCKED_SPLIT:  # the engine's own per-level (H_opt) or per-node (LUEDPTree) budgets
             reduce = np.max if algorithm == "hopt" else np.mean
-            w = [Fraction(float(reduce(tp.epsilons[(depth == l) & tp.noised]))).limit_denominator(10 ** 9)
-                 for l in levels]
-            note = ("the branching and the level budgets are chosen for the least expected error of a random "
-                    "range after least squares (" + "; ".join(tp.notes) + ")" if algorithm == "hopt" else
-                    "per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 section "
-                    "3.4); the bar shows the mean budget of each level; the run uses the exact per-node values")
-            return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], [eps * x / sum(w) for x in w],
-                              ["level"] * len(levels), locked=True, notes=[note])
-        return BudgetPlan(algorithm, eps, [f"level {l}" for l in levels], _per_level_equal(eps, len(levels)),
-                          ["level"] * len(levels))
+            w = [
+                Fraction(float(reduce(tp.epsilons[(depth == l) & tp.noised]))).limit_denominator(10**9) for l in levels
+            ]
+            note = (
+                "the branching and the level budgets are chosen for the least expected error of a random "
+                "range after least squares (" + "; ".join(tp.notes) + ")"
+                if algorithm == "hopt"
+                else "per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 section "
+                "3.4); the bar shows the mean budget of each level; the run uses the exact per-node values"
+            )
+            return BudgetPlan(
+                algorithm,
+                eps,
+                [f"level {l}" for l in levels],
+                [eps * x / sum(w) for x in w],
+                ["level"] * len(levels),
+                locked=True,
+                notes=[note],
+            )
+        return BudgetPlan(
+            algorithm, eps, [f"level {l}" for l in levels], _per_level_equal(eps, len(levels)), ["level"] * len(levels)
+        )
     raise ValueError(f"unknown algorithm {algorithm!r}")
 
 
@@ -321,9 +424,14 @@ def tree_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None 
     levels = None
     if split is not None and algorithm in ("hb", "sc") and len(set(split.shares)) > 1:
         levels = tuple(s / split.epsilon for s in split.shares)
-    return IntervalTreeParams(algorithm=ENGINE_NAMES[algorithm], epsilon=as_fraction(epsilon), branching=b,
-                              noise_root=bool(p.get("root_noised", True)), level_fractions=levels,
-                              edges=edges)
+    return IntervalTreeParams(
+        algorithm=ENGINE_NAMES[algorithm],
+        epsilon=as_fraction(epsilon),
+        branching=b,
+        noise_root=bool(p.get("root_noised", True)),
+        level_fractions=levels,
+        edges=edges,
+    )
 
 
 def engine_plan(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None):
@@ -396,6 +504,7 @@ def luedp_budgets(parents, p, epsilon: float) -> np.ndarray:
 
 # -- expected error ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Figure:
     label: str
@@ -421,37 +530,59 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         sel = float(plan.share("selection"))
         split = float(plan.share("split"))
         eps_sel = sel / h
-        out.append(Figure("epsilon per selection step", eps_sel,
-                          f"{h} exponential-mechanism selections share {sel:.4g}"))
+        out.append(
+            Figure("epsilon per selection step", eps_sel, f"{h} exponential-mechanism selections share {sel:.4g}")
+        )
         if a + h:
-            out.append(Figure("epsilon per split-point choice", split / (a + h),
-                              f"{a + h} numeric split-point choices share {split:.4g}"))
+            out.append(
+                Figure(
+                    "epsilon per split-point choice",
+                    split / (a + h),
+                    f"{a + h} numeric split-point choices share {split:.4g}",
+                )
+            )
         du = 1.0
-        out.append(Figure("odds for a score lead of 10", _exp(eps_sel * 10 / (2 * du)),
-                          "how much likelier a candidate scoring 10 more is chosen (Max score, Du = 1)"))
+        out.append(
+            Figure(
+                "odds for a score lead of 10",
+                _exp(eps_sel * 10 / (2 * du)),
+                "how much likelier a candidate scoring 10 more is chosen (Max score, Du = 1)",
+            )
+        )
         if alg == "diffgen":
             ec = float(plan.share("count"))
-            out.append(Figure("count noise variance per cell", 2 / ec ** 2,
-                              f"Laplace(1/eps_c), eps_c = {ec:.4g}: 2/eps_c^2"))
+            out.append(
+                Figure("count noise variance per cell", 2 / ec**2, f"Laplace(1/eps_c), eps_c = {ec:.4g}: 2/eps_c^2")
+            )
         else:
             levels = [float(s) for s in plan.level_shares()]
             ec = sum(levels)
             for l, e in enumerate(levels):
-                out.append(Figure(f"node variance at level {l}", 2 / e ** 2, f"eps = {e:.4g}: 2/eps^2"))
-            out.append(Figure("leaf-only release: variance per cell", 2 / ec ** 2,
-                              f"all of eps_c = {ec:.4g} on the leaves (the comparison baseline)"))
+                out.append(Figure(f"node variance at level {l}", 2 / e**2, f"eps = {e:.4g}: 2/eps^2"))
+            out.append(
+                Figure(
+                    "leaf-only release: variance per cell",
+                    2 / ec**2,
+                    f"all of eps_c = {ec:.4g} on the leaves (the comparison baseline)",
+                )
+            )
     elif alg == "maxgddp":
         levels = [float(s) for s, k in zip(plan.shares, plan.kinds) if k == "selection"]
         for l, e in enumerate(levels):
             out.append(Figure(f"noisy-max epsilon at level {l}", e, f"report-noisy-max, noise scale 1/{e:.4g}"))
         ec = float(plan.share("count"))
-        out.append(Figure("count noise variance per cell", 2 / ec ** 2, f"eps2 = {ec:.4g}: 2/eps2^2"))
+        out.append(Figure("count noise variance per cell", 2 / ec**2, f"eps2 = {ec:.4g}: 2/eps2^2"))
     elif alg == "flat":
         n = int(p["bins"])
         e = float(plan.epsilon)
-        out.append(Figure("variance per bin", 2 / e ** 2, "Laplace(1/eps): 2/eps^2"))
-        out.append(Figure("all-range mean squared error", 2 / e ** 2 * (n + 2) / 3,
-                          f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}"))
+        out.append(Figure("variance per bin", 2 / e**2, "Laplace(1/eps): 2/eps^2"))
+        out.append(
+            Figure(
+                "all-range mean squared error",
+                2 / e**2 * (n + 2) / 3,
+                f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}",
+            )
+        )
     else:
         from dpstudio.core.range_error import consistent_all_range_mse, laplace_variance, raw_all_range_mse
 
@@ -468,10 +599,15 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         if tp.branching:
             out.append(Figure("branching b", tp.branching, "; ".join(tp.notes) or "chosen"))
         out.append(Figure("tree nodes", t.n_nodes, f"height {t.height}, {int(tp.noised.sum())} noised"))
-        out.append(Figure("all-range MSE, consistent release", cons,
-                          f"exact, least squares, uniformly random ranges; {how}"))
+        out.append(
+            Figure("all-range MSE, consistent release", cons, f"exact, least squares, uniformly random ranges; {how}")
+        )
         out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
-        out.append(Figure("all-range MSE, raw tree", raw, "each range answered from the fewest noisy nodes, without consistency"))
+        out.append(
+            Figure(
+                "all-range MSE, raw tree", raw, "each range answered from the fewest noisy nodes, without consistency"
+            )
+        )
         flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
         out.append(Figure("flat histogram, same epsilon", flat, "all-range MSE, discrete Laplace, for comparison"))
     return out

@@ -19,9 +19,11 @@ def parse_class_values(text: str) -> list[str]:
 
 def format_class_values(values) -> str:
     """``values`` as one line that ``parse_class_values`` reads back to the same list."""
+
     def one(v: str) -> str:
         v = str(v)
         return '"' + v.replace('"', '""') + '"' if ("," in v or '"' in v or v != v.strip()) else v
+
     return ", ".join(one(v) for v in values)
 
 

@@ -30,15 +30,21 @@ def mean_errors(values: dict) -> dict:
 def _why(worse: str, better: str, levels: int, kind: str) -> str:
     tree_methods = (RAW_TREE, LEAST_SQUARES) if kind == "histogram" else ()
     if worse == LEAF_ONLY:
-        return ("leaf-only adds one noisy count per cell a query covers, so its error grows with the query's "
-                "size, while a tree answers a large range from a few nodes")
+        return (
+            "leaf-only adds one noisy count per cell a query covers, so its error grows with the query's "
+            "size, while a tree answers a large range from a few nodes"
+        )
     if better == LEAF_ONLY and (worse in tree_methods or kind == "table"):
-        return (f"the count budget is shared by the {levels} levels of the tree (a person is in one node per "
-                f"level), so each count gets noise about {levels} times larger than leaf-only counts, a variance "
-                f"about {levels * levels} times larger; combining the levels wins back only part of it")
+        return (
+            f"the count budget is shared by the {levels} levels of the tree (a person is in one node per "
+            f"level), so each count gets noise about {levels} times larger than leaf-only counts, a variance "
+            f"about {levels * levels} times larger; combining the levels wins back only part of it"
+        )
     if worse == RAW_TREE and better == LEAST_SQUARES:
-        return ("the raw tree uses each noisy node once; least squares combines every estimate of the same "
-                "range (a node, its parent and its children), which lowers the variance")
+        return (
+            "the raw tree uses each noisy node once; least squares combines every estimate of the same "
+            "range (a node, its parent and its children), which lowers the variance"
+        )
     return "their noise scales and the number of noisy counts each query adds up differ"
 
 
@@ -54,12 +60,14 @@ def verdict(values: dict, levels: int, kind: str) -> str:
     for m in sorted(means, key=means.get, reverse=True):
         ratio = means[m] / means[best]
         if m != best and ratio >= NOTABLE:
-            parts.append(f"{m}: expected error {ratio:.3g} times that of {best}, because "
-                         f"{_why(m, best, levels, kind)}.")
+            parts.append(
+                f"{m}: expected error {ratio:.3g} times that of {best}, because {_why(m, best, levels, kind)}."
+            )
     if not parts:
         parts.append(f"the releases' expected errors are within a factor {NOTABLE:g} of each other.")
-    parts.append(f"Recommended for export: {best} (the lowest expected error over these query sizes; "
-                 "data-independent figures).")
+    parts.append(
+        f"Recommended for export: {best} (the lowest expected error over these query sizes; data-independent figures)."
+    )
     return " ".join(parts)
 
 

@@ -48,10 +48,14 @@ from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, 
 HISTOGRAM_METHODS = (LEAF_ONLY, RAW_TREE, LEAST_SQUARES, SEED_RULE)
 SIMULATION_LABEL = "Monte-Carlo with simulation noise: an evaluation, not a release"
 NOISE_ONLY_LABEL = "data-independent: noise only"
-RELEASE_VIEW = ("release mode: data-independent: noise only (simulated on an all-zero truth with the run's noise "
-                "scales and released tree shape; no true count is read)")
-TEACHING_TABLE_LABEL = ("teaching mode: simulation noise compared with the TRUE counts of your data, queries sized "
-                        "by their share of the records: not a release, never exported")
+RELEASE_VIEW = (
+    "release mode: data-independent: noise only (simulated on an all-zero truth with the run's noise "
+    "scales and released tree shape; no true count is read)"
+)
+TEACHING_TABLE_LABEL = (
+    "teaching mode: simulation noise compared with the TRUE counts of your data, queries sized "
+    "by their share of the records: not a release, never exported"
+)
 #: above this many tree nodes the seed-rule coefficient matrix (nodes x nodes) is not built: that method gets
 #: Monte-Carlo only (least squares has an exact analytic value at any size).
 ANALYTIC_MAX_NODES = 1500
@@ -101,11 +105,12 @@ def _range_errors_from_leaves(err_bins: np.ndarray, d: int) -> np.ndarray:
     """Squared error of every range of length d (errors of the bins given), one row per run."""
     c = np.concatenate([np.zeros((1, err_bins.shape[1])), np.cumsum(err_bins, axis=0)])
     s = c[d:] - c[:-d]
-    return (s ** 2).mean(axis=0)
+    return (s**2).mean(axis=0)
 
 
-def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, progress=None,
-                          raw_queries: int = 20) -> Curves:
+def histogram_monte_carlo(
+    plan, lengths=None, runs: int = 30, seed: int = 0, progress=None, raw_queries: int = 20
+) -> Curves:
     """Monte-Carlo squared error by length: mean over runs, band = mean x/÷ exp(2 SE / mean) (two standard
     errors on the log scale the plot uses, by the delta method; never crosses zero).
 
@@ -121,8 +126,9 @@ def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, pro
     idx = np.flatnonzero(plan.noised)
     is_tree = t.n_nodes > n
     all_noised = bool(np.all(plan.noised))  # seed 000's rule has no notion of an un-noised node
-    methods = [LEAF_ONLY] + ([RAW_TREE, LEAST_SQUARES] if is_tree else []) + (
-        [SEED_RULE] if is_tree and all_noised else [])
+    methods = (
+        [LEAF_ONLY] + ([RAW_TREE, LEAST_SQUARES] if is_tree else []) + ([SEED_RULE] if is_tree and all_noised else [])
+    )
     per = {m: np.zeros((runs, d_all.size)) for m in methods}
     flat_scale = 1.0 / float(plan.epsilon)
     leaf_of_bin = t.leaf_of_bin
@@ -144,8 +150,10 @@ def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, pro
             if hay is not None:
                 per[SEED_RULE][r, j] = _range_errors_from_leaves(hay, d)[0]
             starts = rng.integers(0, n - d + 1, size=raw_queries)
-            errs = [y[canonical_cover(t.parents, t.lo, t.hi, plan.noised, int(l), int(l) + d, t.levels), 0].sum()
-                    ** 2 for l in starts]
+            errs = [
+                y[canonical_cover(t.parents, t.lo, t.hi, plan.noised, int(l), int(l) + d, t.levels), 0].sum() ** 2
+                for l in starts
+            ]
             per[RAW_TREE][r, j] = float(np.mean(errs))
     if progress is not None:
         progress(runs, runs, "Monte-Carlo done")
@@ -161,8 +169,9 @@ def histogram_monte_carlo(plan, lengths=None, runs: int = 30, seed: int = 0, pro
     return out
 
 
-def diffgen_error_by_size(data, result, epsilon_counts: float, runs: int = 30, seed: int = 0,
-                          queries: int = 400, progress=None):
+def diffgen_error_by_size(
+    data, result, epsilon_counts: float, runs: int = 30, seed: int = 0, queries: int = 400, progress=None
+):
     """``error_by_query_size`` on the run's DiffGen tree (true counts: SIMULATION, NOT A RELEASE)."""
     from dpstudio.core.range_queries import random_boxes
     from dpstudio.evaluation.diffgen_trees import domain_of, true_tree
@@ -173,8 +182,7 @@ def diffgen_error_by_size(data, result, epsilon_counts: float, runs: int = 30, s
     domain = domain_of(data)
     tree = true_tree(data, result, domain)
     rng = np.random.default_rng(seed)
-    workload = random_boxes(domain, queries, rng, attributes=(1, min(2, len(domain))),
-                            n_classes=len(data.classes))
+    workload = random_boxes(domain, queries, rng, attributes=(1, min(2, len(domain))), n_classes=len(data.classes))
     if progress is not None:
         progress(1, 2, f"Monte-Carlo, {runs} runs")
     res = error_by_query_size(domain, tree, float(epsilon_counts), workload, runs=runs, seed=seed)
@@ -228,7 +236,7 @@ def scale_of_variance(variance) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         r = 1.0 + np.sqrt(1.0 + 2.0 * v)
         # p = 2v / r^2 is exact for small v; 1 - p = 2 / r keeps the precision for large v
-        s = np.where(v < 1.0, -1.0 / np.log(2.0 * v / r ** 2), -1.0 / np.log1p(-2.0 / r))
+        s = np.where(v < 1.0, -1.0 / np.log(2.0 * v / r**2), -1.0 / np.log1p(-2.0 / r))
     return np.where(np.isfinite(v), s, np.inf)
 
 
@@ -286,9 +294,18 @@ def _dl_noise(rng, scales: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: int = 400, workload_seed: int = 0,
-                       progress=None, edges=DOMAIN_EDGES, analytic_max_nodes: int = ANALYTIC_MAX_NODES,
-                       max_weight_cells: float = 2e7) -> NoiseOnlyBySize:
+def diffgen_noise_only(
+    result,
+    domain,
+    runs: int = 30,
+    seed: int = 0,
+    queries: int = 400,
+    workload_seed: int = 0,
+    progress=None,
+    edges=DOMAIN_EDGES,
+    analytic_max_nodes: int = ANALYTIC_MAX_NODES,
+    max_weight_cells: float = 2e7,
+) -> NoiseOnlyBySize:
     """Error by query size of leaf-only, raw tree, least squares and seed 000's rule on the run's released
     tree shape, from the noise alone (see the module doc). ``runs=0``: analytic only.
 
@@ -308,8 +325,9 @@ def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: i
         raise ValueError("the result's leaves are not the leaves of its tree")
     K = len(result.classes)
     cells = node_cells(result, domain, leaves)
-    wl = random_boxes(domain, queries, np.random.default_rng(workload_seed),
-                      attributes=(1, min(2, len(domain))), n_classes=K)
+    wl = random_boxes(
+        domain, queries, np.random.default_rng(workload_seed), attributes=(1, min(2, len(domain))), n_classes=K
+    )
     sizes = domain.fraction(wl)
     m_all = np.where(wl.classes < 0, K, 1).astype(float)  # cells per query and leaf (independent classes)
     leaf_var, node_var, node_noise = run_noise(result)
@@ -339,8 +357,8 @@ def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: i
         m_q = m_all[idx]
         W_leaf = cell_weights(domain, cells, q)
         W_tree = tree_weights(domain, parents, leaves, cells, q)
-        analytic[LEAF_ONLY][idx] = (W_leaf ** 2).sum(axis=0) * leaf_var * m_q
-        analytic[RAW_TREE][idx] = ((W_tree ** 2) * var0[:, None]).sum(axis=0) * m_q
+        analytic[LEAF_ONLY][idx] = (W_leaf**2).sum(axis=0) * leaf_var * m_q
+        analytic[RAW_TREE][idx] = ((W_tree**2) * var0[:, None]).sum(axis=0) * m_q
         if LEAST_SQUARES in analytic and LEAST_SQUARES not in coef:
             # The leaf estimates' covariance is C = (H' S^-1 H)^-1 and the BLUE of input y is C H' S^-1 y
             # on the leaves; with y = S w on the leaves and 0 elsewhere H' S^-1 y = w, so one least-squares
@@ -350,7 +368,7 @@ def diffgen_noise_only(result, domain, runs: int = 30, seed: int = 0, queries: i
             analytic[LEAST_SQUARES][idx] = (W_leaf * least_squares(parents, Y, node_var)[leaves]).sum(axis=0) * m_q
         for m, A in coef.items():
             G = A.T @ W_leaf  # nodes x queries
-            analytic[m][idx] = ((G ** 2) * var0[:, None]).sum(axis=0) * m_q
+            analytic[m][idx] = ((G**2) * var0[:, None]).sum(axis=0) * m_q
         rng = SimulationNoise(seed).rng
         for r in range(runs):
             if progress is not None:
@@ -411,9 +429,11 @@ def node_pairs_from_events(events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ids = sorted(set(created))
     est = dict(zip(ids, estimates))
     keep = [i for i in ids if i in noisy and est.get(i) is not None]
-    return (np.asarray(keep, dtype=np.int64),
-            np.asarray([float(np.sum(noisy[i])) for i in keep]),
-            np.asarray([float(np.sum(est[i])) for i in keep]))
+    return (
+        np.asarray(keep, dtype=np.int64),
+        np.asarray([float(np.sum(noisy[i])) for i in keep]),
+        np.asarray([float(np.sum(est[i])) for i in keep]),
+    )
 
 
 def node_pairs(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

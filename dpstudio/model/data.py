@@ -74,8 +74,10 @@ def declare_bundled_sample(project) -> list[str]:
     from dpstudio.model import provenance as pv
 
     done = []
-    documented = {**{c: "numeric" for c in NUMERIC_COLUMNS},
-                  **{c: "categorical" for c in (*CATEGORICAL_COLUMNS, CLASS_COLUMN)}}
+    documented = {
+        **{c: "numeric" for c in NUMERIC_COLUMNS},
+        **{c: "categorical" for c in (*CATEGORICAL_COLUMNS, CLASS_COLUMN)},
+    }
     for c, kind in documented.items():
         if project.types.get(c) == kind:  # as loaded; a column the loader typed otherwise stays as it is
             project.set_type(c, kind, pv.ADULT_TYPES)
@@ -101,5 +103,8 @@ def bundled_taxonomies() -> dict:
     from dpstudio.resources import resource
 
     folder = resource("taxonomies", "adult")
-    return {c: read_taxonomy(folder / f"{c}.csv", attribute=c) for c in CATEGORICAL_COLUMNS
-            if (folder / f"{c}.csv").is_file()}
+    return {
+        c: read_taxonomy(folder / f"{c}.csv", attribute=c)
+        for c in CATEGORICAL_COLUMNS
+        if (folder / f"{c}.csv").is_file()
+    }

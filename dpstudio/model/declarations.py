@@ -34,20 +34,35 @@ class Declarations:
 
     @classmethod
     def capture(cls, project, label: str) -> Declarations:
-        declared_types = {c: t for c, t in project.types.items()
-                          if not project.provenance_of(pv.key(pv.TYPE, c)).derived}
-        return cls(label, declared_types, dict(project.taxonomies), dict(project.taxonomy_sources),
-                   dict(project.bounds), dict(project.numeric_types), project.class_attribute,
-                   None if project.classes is None else list(project.classes), dict(project.provenance))
+        declared_types = {
+            c: t for c, t in project.types.items() if not project.provenance_of(pv.key(pv.TYPE, c)).derived
+        }
+        return cls(
+            label,
+            declared_types,
+            dict(project.taxonomies),
+            dict(project.taxonomy_sources),
+            dict(project.bounds),
+            dict(project.numeric_types),
+            project.class_attribute,
+            None if project.classes is None else list(project.classes),
+            dict(project.provenance),
+        )
 
     def count(self) -> int:
-        return (len(self.types) + len(self.taxonomies) + len(self.bounds) + len(self.numeric_types)
-                + (self.classes is not None))
+        return (
+            len(self.types)
+            + len(self.taxonomies)
+            + len(self.bounds)
+            + len(self.numeric_types)
+            + (self.classes is not None)
+        )
 
     def _wording(self, key: str, target: str) -> Provenance:
         old = self.provenance.get(key) or Provenance("declared")
-        return Provenance(f"{old.source}; re-applied from the declarations for {self.label} to {target}",
-                          old.derived, old.confirmed)
+        return Provenance(
+            f"{old.source}; re-applied from the declarations for {self.label} to {target}", old.derived, old.confirmed
+        )
 
     def apply(self, project, target: str) -> tuple[list[str], list[str]]:
         """Re-apply to ``project`` (its data now ``target``); (inputs re-applied, inputs skipped with why)."""
@@ -95,8 +110,9 @@ class Declarations:
                 project.provenance[pv.key(pv.CLASSES, self.class_attribute)] = prov
                 done.append(pv.key(pv.CLASSES, self.class_attribute))
             else:
-                skipped.append(f"class values of {self.class_attribute}: {self.class_attribute} is not the class of "
-                               f"{target}")
+                skipped.append(
+                    f"class values of {self.class_attribute}: {self.class_attribute} is not the class of {target}"
+                )
         project.notify("provenance")
         return done, skipped
 

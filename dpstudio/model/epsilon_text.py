@@ -31,17 +31,18 @@ def parse_epsilon_text(text: str) -> Fraction:
         raise ValueError("type an epsilon (for example 1, 0.5 or 1/4)")
     if "," in s:
         if s.count(",") > 1:
-            raise ValueError(f"{raw.strip()!r} has more than one comma: write epsilon with one decimal "
-                             "point, e.g. 0.5")
+            raise ValueError(f"{raw.strip()!r} has more than one comma: write epsilon with one decimal point, e.g. 0.5")
         if "." in s:
-            raise ValueError(f"{raw.strip()!r} mixes a comma and a point: write epsilon with one decimal "
-                             "point, e.g. 0.5")
+            raise ValueError(
+                f"{raw.strip()!r} mixes a comma and a point: write epsilon with one decimal point, e.g. 0.5"
+            )
         if "/" in s or "e" in s.lower():
             raise ValueError(f"{raw.strip()!r}: a decimal comma only works in a plain decimal number like 0,5")
         if _AMBIGUOUS_THOUSANDS.match(s):
             whole, frac = s.split(",")
-            raise ValueError(f"{raw.strip()!r} is ambiguous ({whole}.{frac} or {whole}{frac}): write it with a "
-                             "decimal point")
+            raise ValueError(
+                f"{raw.strip()!r} is ambiguous ({whole}.{frac} or {whole}{frac}): write it with a decimal point"
+            )
         s = s.replace(",", ".")
     try:
         eps = check_epsilon(s)

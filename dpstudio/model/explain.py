@@ -75,13 +75,17 @@ class CountExplanation:
     noise: tuple | None = None  # realised noise (noisy - true): teaching mode, when asked
 
     def lines(self) -> list[str]:
-        out = [f"{self.label}: noisy count {_fmt(self.noisy)}",
-               f"mechanism: {self.mechanism}, sensitivity {self.sensitivity:g}: {self.why}",
-               f"noise scale {self.scale:.4g} (variance {self.variance:.4g}); 95 % of the noise lies in "
-               f"[-{self.half_width}, {self.half_width}]"]
+        out = [
+            f"{self.label}: noisy count {_fmt(self.noisy)}",
+            f"mechanism: {self.mechanism}, sensitivity {self.sensitivity:g}: {self.why}",
+            f"noise scale {self.scale:.4g} (variance {self.variance:.4g}); 95 % of the noise lies in "
+            f"[-{self.half_width}, {self.half_width}]",
+        ]
         for line in self.ledger:
-            out.append(f"paid by ledger line {line.number}: {line.step} ({line.mechanism}, epsilon "
-                       f"{line.epsilon:.4g}, sensitivity {line.sensitivity:g})")
+            out.append(
+                f"paid by ledger line {line.number}: {line.step} ({line.mechanism}, epsilon "
+                f"{line.epsilon:.4g}, sensitivity {line.sensitivity:g})"
+            )
         if self.consistent is not None:
             out.append(f"consistent count {_fmt(self.consistent)} (post-processing of noisy counts: no budget)")
         if self.true_count is not None:
@@ -93,8 +97,7 @@ def _fmt(value) -> str:
     if value is None:
         return "-"
     vals = value if isinstance(value, (tuple, list)) else (value,)
-    text = ", ".join(f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else f"{int(v)}"
-                     for v in vals)
+    text = ", ".join(f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else f"{int(v)}" for v in vals)
     return f"({text})" if len(vals) > 1 else text
 
 
@@ -119,8 +122,9 @@ def _count_spends(state) -> list[tuple[int, object]]:
 
 def _line(number, spend) -> LedgerLine:
     scale = None if spend.scale is None else float(spend.scale)
-    return LedgerLine(number, spend.step, spend.mechanism, float(spend.epsilon), float(spend.sensitivity),
-                      scale, spend.note)
+    return LedgerLine(
+        number, spend.step, spend.mechanism, float(spend.epsilon), float(spend.sensitivity), scale, spend.note
+    )
 
 
 def explain_count(state, node_id: int, teaching: bool = False, show_true: bool = False) -> CountExplanation | None:
@@ -140,24 +144,37 @@ def explain_count(state, node_id: int, teaching: bool = False, show_true: bool =
         if own is not None and own[1].scale and deeper and scale < float(own[1].scale) * (1 - 1e-6):
             paid += deeper
         sensitivity = 1.0
-        why = (f"the nodes of level {nd.depth} are disjoint: a person is in one node of the level, so adding "
-               f"or removing one changes one count of the level by 1; the levels are paid for one by one")
+        why = (
+            f"the nodes of level {nd.depth} are disjoint: a person is in one node of the level, so adding "
+            f"or removing one changes one count of the level by 1; the levels are paid for one by one"
+        )
     else:
         paid = spends[:1]
         sensitivity = float(paid[0][1].sensitivity) if paid else 1.0
         if sensitivity > 1:
-            why = (f"a person is in one partition per level: L = {sensitivity:g} counts change by 1 when "
-                   "one person is added or removed, so each gets noise of scale L / epsilon")
+            why = (
+                f"a person is in one partition per level: L = {sensitivity:g} counts change by 1 when "
+                "one person is added or removed, so each gets noise of scale L / epsilon"
+            )
         else:
             why = "the partitions are disjoint: a person is in exactly one, so one count changes by 1"
     if not paid and spends:
         paid = spends[:1]
     noisy = _as_tuple(nd.noisy)
     exp = CountExplanation(
-        node=node_id, label=nd.label, depth=nd.depth, noisy=noisy,
-        mechanism=paid[0][1].mechanism if paid else "discrete Laplace", sensitivity=sensitivity, why=why,
-        scale=scale, variance=float(nd.variance), half_width=interval_half_width(scale) if scale > 0 else 0,
-        ledger=[_line(i, s) for i, s in paid], consistent=_as_tuple(nd.consistent))
+        node=node_id,
+        label=nd.label,
+        depth=nd.depth,
+        noisy=noisy,
+        mechanism=paid[0][1].mechanism if paid else "discrete Laplace",
+        sensitivity=sensitivity,
+        why=why,
+        scale=scale,
+        variance=float(nd.variance),
+        half_width=interval_half_width(scale) if scale > 0 else 0,
+        ledger=[_line(i, s) for i, s in paid],
+        consistent=_as_tuple(nd.consistent),
+    )
     if teaching and show_true and nd.true_count is not None:
         true = _as_tuple(nd.true_count)
         exp.true_count = true
@@ -165,5 +182,4 @@ def explain_count(state, node_id: int, teaching: bool = False, show_true: bool =
     return exp
 
 
-__all__ = ["CountExplanation", "LedgerLine", "explain_count", "interval_half_width", "noise_pmf",
-           "scale_from_variance"]
+__all__ = ["CountExplanation", "LedgerLine", "explain_count", "interval_half_width", "noise_pmf", "scale_from_variance"]

@@ -79,8 +79,10 @@ def node_values(state, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(state.sizes) >= ids.size:
         sizes = np.asarray(state.sizes[: ids.size], dtype=float)
     else:
-        sizes = np.array([math.nan if v is None else v
-                          for v in (released_value(state.nodes[int(i)]) for i in ids.tolist())], dtype=float)
+        sizes = np.array(
+            [math.nan if v is None else v for v in (released_value(state.nodes[int(i)]) for i in ids.tolist())],
+            dtype=float,
+        )
     known = ~np.isnan(sizes)
     return np.where(known, sizes, 0.0), known
 

@@ -66,9 +66,11 @@ class NeighbourSelection:
         return int(np.sum(self.scores_d != self.scores_d1))
 
     def caption(self) -> str:
-        return (f"record {self.record + 1} removed: {self.changed} of {len(self.labels)} candidate scores change; "
-                f"the largest ratio of a candidate's probability is {self.max_ratio:.4f}, at most "
-                f"e^{self.epsilon:.3g} = {self.bound:.4f} (the step's epsilon)")
+        return (
+            f"record {self.record + 1} removed: {self.changed} of {len(self.labels)} candidate scores change; "
+            f"the largest ratio of a candidate's probability is {self.max_ratio:.4f}, at most "
+            f"e^{self.epsilon:.3g} = {self.bound:.4f} (the step's epsilon)"
+        )
 
 
 def script_until(events, selection: int):
@@ -95,7 +97,7 @@ def step_of(events, selection: int) -> tuple[CandidatesScored, float]:
     """The ``CandidatesScored`` of ``selection`` and the epsilon its spend paid."""
     for i, e in enumerate(events):
         if isinstance(e, CandidatesScored) and e.selection == selection:
-            spend = next((x for x in events[i + 1:] if isinstance(x, BudgetSpent)), None)
+            spend = next((x for x in events[i + 1 :] if isinstance(x, BudgetSpent)), None)
             if spend is None:
                 raise SelectionNeighbourError("the step's spend is not in the run")
             return e, float(spend.spend.epsilon)
@@ -120,8 +122,7 @@ def selection_event(project, events, selection: int, frame=None) -> CandidatesSc
         clone.dataset = SimpleNamespace(frame=frame)  # the project's data, one row fewer (nothing else read)
     prepared = prepare_run(clone)
     script = script_until(events, selection)
-    run = prepared.engine(*prepared.args, SimulationNoise(0), Ledger(project.epsilon), teaching=True,
-                          script=script)
+    run = prepared.engine(*prepared.args, SimulationNoise(0), Ledger(project.epsilon), teaching=True, script=script)
     try:
         for e in run:
             if isinstance(e, CandidatesScored) and e.selection == selection:
@@ -159,9 +160,11 @@ class NeighbourSplit:
 
     def caption(self) -> str:
         lo, hi = self.interval
-        return (f"record {self.record + 1} removed: the split point of [{lo:g}, {hi:g}); the largest ratio of a "
-                f"point's chance is {self.max_ratio:.4f}, at most e^{self.epsilon:.3g} = {self.bound:.4f} (the "
-                "step's epsilon)")
+        return (
+            f"record {self.record + 1} removed: the split point of [{lo:g}, {hi:g}); the largest ratio of a "
+            f"point's chance is {self.max_ratio:.4f}, at most e^{self.epsilon:.3g} = {self.bound:.4f} (the "
+            "step's epsilon)"
+        )
 
 
 def _point_chances(scored: CandidatesScored) -> tuple[np.ndarray, np.ndarray]:
@@ -186,8 +189,16 @@ def neighbour_split(project, events, selection: int, record: int) -> NeighbourSp
     edges = np.union1d(f0, f1)
     at0 = np.searchsorted(f0, edges, side="right") - 1
     at1 = np.searchsorted(f1, edges, side="right") - 1
-    return NeighbourSplit(selection, scored.step, record, tuple(scored.interval),
-                          np.r_[edges, float(scored.interval[1])], c0[at0], c1[at1], eps)
+    return NeighbourSplit(
+        selection,
+        scored.step,
+        record,
+        tuple(scored.interval),
+        np.r_[edges, float(scored.interval[1])],
+        c0[at0],
+        c1[at1],
+        eps,
+    )
 
 
 def _without(project, record: int):
@@ -215,16 +226,37 @@ def neighbour_selection(project, events, selection: int, record: int) -> Neighbo
         raise SelectionNeighbourError("the neighbour view needs a teaching run on the loaded data")
     scored, eps = step_of(events, selection)
     if "split-point" in scored.mechanism or not scored.labels:
-        raise SelectionNeighbourError("the neighbour view of a selection covers specialization steps; a split "
-                                      "point's candidates are groups cut by data values")
+        raise SelectionNeighbourError(
+            "the neighbour view of a selection covers specialization steps; a split "
+            "point's candidates are groups cut by data values"
+        )
     frame = _without(project, record)
     labels, scores_d1, probs_d1 = selection_scores(project, events, selection, frame)
     if labels != tuple(scored.labels):
         raise SelectionNeighbourError("the candidates differ on the two tables (the history did not replay)")
-    return NeighbourSelection(selection, scored.step, record, labels, np.asarray(scored.probabilities, float),
-                              probs_d1, np.asarray(scored.scores, float), scores_d1, eps, scored.mechanism)
+    return NeighbourSelection(
+        selection,
+        scored.step,
+        record,
+        labels,
+        np.asarray(scored.probabilities, float),
+        probs_d1,
+        np.asarray(scored.scores, float),
+        scores_d1,
+        eps,
+        scored.mechanism,
+    )
 
 
-__all__ = ["NeighbourSelection", "NeighbourSplit", "SelectionNeighbourError", "neighbour_selection",
-           "neighbour_split", "neighbour_view_of_step", "script_until", "selection_event", "selection_scores",
-           "step_of"]
+__all__ = [
+    "NeighbourSelection",
+    "NeighbourSplit",
+    "SelectionNeighbourError",
+    "neighbour_selection",
+    "neighbour_split",
+    "neighbour_view_of_step",
+    "script_until",
+    "selection_event",
+    "selection_scores",
+    "step_of",
+]

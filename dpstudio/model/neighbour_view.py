@@ -82,12 +82,16 @@ class NeighbourCount:
         r, b = _ratio_text(self.max_ratio), _ratio_text(self.bound)
         eps = 1.0 / self.scale
         if not self.in_node:
-            return (f"the record in row {self.record:,} is not in this partition: removing it leaves this count at "
-                    f"{self.true_d}, the two distributions are the same (ratio 1); it changes one count of "
-                    "each level elsewhere")
-        return (f"removing the record in row {self.record:,} ({self.class_value}) lowers this count from {self.true_d} to "
-                f"{self.true_d1}; the noise (discrete Laplace, scale {self.scale:.4g}) makes the two outputs "
-                f"overlap: their ratio is at most {r} here, never above e^{eps:.3g} = {b} anywhere")
+            return (
+                f"the record in row {self.record:,} is not in this partition: removing it leaves this count at "
+                f"{self.true_d}, the two distributions are the same (ratio 1); it changes one count of "
+                "each level elsewhere"
+            )
+        return (
+            f"removing the record in row {self.record:,} ({self.class_value}) lowers this count from {self.true_d} to "
+            f"{self.true_d1}; the noise (discrete Laplace, scale {self.scale:.4g}) makes the two outputs "
+            f"overlap: their ratio is at most {r} here, never above e^{eps:.3g} = {b} anywhere"
+        )
 
 
 def _ratio_text(r: float) -> str:
@@ -125,8 +129,18 @@ def record_in_values(values, attributes, record: dict, taxonomies: dict) -> bool
     return True
 
 
-def neighbour_count(state, node_id: int, record: int, record_values: dict, class_value, classes,
-                    attributes, taxonomies: dict, teaching: bool, width: float = 4.0) -> NeighbourCount:
+def neighbour_count(
+    state,
+    node_id: int,
+    record: int,
+    record_values: dict,
+    class_value,
+    classes,
+    attributes,
+    taxonomies: dict,
+    teaching: bool,
+    width: float = 4.0,
+) -> NeighbourCount:
     """The neighbour view of node ``node_id``'s noisy count of ``class_value`` without ``record``.
 
     ``record_values``: the record's raw values by attribute; ``attributes``: the run's attribute order
@@ -151,9 +165,11 @@ def neighbour_count(state, node_id: int, record: int, record_values: dict, class
     half = max(3, int(math.ceil(width * scale)))
     support = np.arange(true_d1 - half, true_d + half + 1)
     if support.size > MAX_POINTS:  # wide noise: every n-th output (and both true counts) is enough to draw
-        support = np.unique(np.r_[np.linspace(support[0], support[-1], MAX_POINTS).round(), true_d1, true_d]
-                            ).astype(np.int64)
+        support = np.unique(np.r_[np.linspace(support[0], support[-1], MAX_POINTS).round(), true_d1, true_d]).astype(
+            np.int64
+        )
     pmf_d = noise_pmf(scale, support - true_d)
     pmf_d1 = noise_pmf(scale, support - true_d1)
-    return NeighbourCount(node_id, int(record), in_node, str(class_value), k, scale, true_d, true_d1, support,
-                          pmf_d, pmf_d1)
+    return NeighbourCount(
+        node_id, int(record), in_node, str(class_value), k, scale, true_d, true_d1, support, pmf_d, pmf_d1
+    )

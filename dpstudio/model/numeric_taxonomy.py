@@ -29,16 +29,20 @@ def grid_note(project: Project, attribute: str) -> tuple[bool, str]:
         return False, f"This taxonomy cannot be used as split points: {exc}."
     b = project.bounds.get(attribute)
     if b is None:
-        return False, (f"{attribute} needs public bounds (Data panel) before this taxonomy's cut points "
-                       f"({_points(cuts)}) can be its split grid.")
+        return False, (
+            f"{attribute} needs public bounds (Data panel) before this taxonomy's cut points "
+            f"({_points(cuts)}) can be its split grid."
+        )
     cuts = cuts[(cuts > b[0]) & (cuts < b[1])]
     if not cuts.size:
         return False, "No cut point of this taxonomy lies inside the public bounds: the attribute cannot be split."
     name = bp.ALGORITHMS.get(project.algorithm, project.algorithm)
     grid = f"{cuts.size} cut point{'s' if cuts.size != 1 else ''} ({_points(cuts)})"
     if project.algorithm in bp.HISTOGRAM_ALGORITHMS:
-        return False, (f"{name} does not use this taxonomy: its bins are equal-width over the public bounds. "
-                       f"DiffGen, DiffGen with consistency and MAXGDDP would split only at its {grid}.")
+        return False, (
+            f"{name} does not use this taxonomy: its bins are equal-width over the public bounds. "
+            f"DiffGen, DiffGen with consistency and MAXGDDP would split only at its {grid}."
+        )
     return True, f"Split points: {name} splits {attribute} only at this taxonomy's {grid}."
 
 

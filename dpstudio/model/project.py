@@ -78,8 +78,23 @@ RELEASE = "release"
 MODES = (TEACHING, RELEASE)
 
 #: every field a subscriber may ask for; "data" covers path, hash, dataset, columns
-FIELDS = ("data", "roles", "types", "bounds", "classes", "missing", "taxonomies", "algorithm", "epsilon",
-          "mode", "ledger", "run", "dirty", "path", "provenance")
+FIELDS = (
+    "data",
+    "roles",
+    "types",
+    "bounds",
+    "classes",
+    "missing",
+    "taxonomies",
+    "algorithm",
+    "epsilon",
+    "mode",
+    "ledger",
+    "run",
+    "dirty",
+    "path",
+    "provenance",
+)
 
 Callback = Callable[[str], None]
 
@@ -103,8 +118,12 @@ def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
 # ---------------------------------------------------------------------------------------------------
 # taxonomy <-> plain dict (self-contained so project files do not depend on a text format's quirks)
 def taxonomy_to_dict(tax: Taxonomy) -> dict:
-    d: dict[str, Any] = {"attribute": tax.attribute, "kind": tax.kind, "labels": list(tax.labels),
-                         "parents": [int(p) for p in tax.parents]}
+    d: dict[str, Any] = {
+        "attribute": tax.attribute,
+        "kind": tax.kind,
+        "labels": list(tax.labels),
+        "parents": [int(p) for p in tax.parents],
+    }
     if tax.is_numeric:
         d["lo"] = [float(x) for x in tax.lo]
         d["hi"] = [float(x) for x in tax.hi]
@@ -210,8 +229,14 @@ class Project:
             self.notify("dirty")
 
     # -- data -------------------------------------------------------------------------------------------
-    def set_data(self, dataset: Any, path: str | os.PathLike | None, file_hash: str | None = None,
-                 types: dict[str, str] | None = None, encoding: str | None = None) -> None:
+    def set_data(
+        self,
+        dataset: Any,
+        path: str | os.PathLike | None,
+        file_hash: str | None = None,
+        types: dict[str, str] | None = None,
+        encoding: str | None = None,
+    ) -> None:
         """Adopt a loaded dataset (``encoding``: the text encoding it was read with, saved with the project
         so that reopening reads the file the same way; None keeps the current one). Roles default to quasi-identifier, except a last column that looks like a
         class (few distinct values) which becomes the class; settings of columns that still exist are kept.
@@ -265,8 +290,9 @@ class Project:
             self.classes = None
         self.taxonomies = {c: t for c, t in self.taxonomies.items() if c in columns}
         for c in columns:
-            self.provenance[pv.key(pv.TYPE, c)] = Provenance("declared" if declared else pv.TYPE_FROM_DATA,
-                                                             derived=not declared)
+            self.provenance[pv.key(pv.TYPE, c)] = Provenance(
+                "declared" if declared else pv.TYPE_FROM_DATA, derived=not declared
+            )
         if self.release_ledger is not None and file_hash != self._ledger_hash:
             self.release_ledger = None  # the last release's ledger belongs to the data it was spent on
         self._ledger_hash = file_hash
@@ -351,8 +377,10 @@ class Project:
             bad = [(v, int(n)) for v, n, x in zip(values, counts, parsed) if x != x]
             if bad:
                 sample = ", ".join(repr(v) for v, _ in sorted(bad, key=lambda t: -t[1])[:5])
-                raise ProjectError(f"{attribute} cannot be numeric: {sum(n for _, n in bad)} value(s) are not "
-                                   f"numbers (for example {sample})")
+                raise ProjectError(
+                    f"{attribute} cannot be numeric: {sum(n for _, n in bad)} value(s) are not "
+                    f"numbers (for example {sample})"
+                )
         set_type = getattr(self.dataset, "set_type", None)
         if callable(set_type):
             set_type(attribute, kind)
@@ -364,8 +392,9 @@ class Project:
             self.provenance.pop(pv.key(pv.KIND, attribute), None)
         self._changed("types")
 
-    def set_numeric_type(self, attribute: str, declaration: str | None, source: str = "chosen by you",
-                         derived: bool = False) -> None:
+    def set_numeric_type(
+        self, attribute: str, declaration: str | None, source: str = "chosen by you", derived: bool = False
+    ) -> None:
         """Declare a numeric attribute's kind: "integer", "continuous" or "continuous:RESOLUTION" (public
         knowledge; ``derived`` when read from the values, see ``propose_numeric_type``); None removes the
         declaration (the run then uses the default from the public bounds: whole numbers -> integer, else
@@ -445,8 +474,9 @@ class Project:
         if not (math.isfinite(lo_f) and math.isfinite(hi_f)):
             raise ProjectError(f"bounds of {attribute} must be finite numbers")
         if lo_f >= hi_f:
-            raise ProjectError(f"bounds of {attribute}: the lower bound {lo_f:g} must be below the upper "
-                               f"bound {hi_f:g}")
+            raise ProjectError(
+                f"bounds of {attribute}: the lower bound {lo_f:g} must be below the upper bound {hi_f:g}"
+            )
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes have bounds")
         if self.bounds.get(attribute) == (lo_f, hi_f) and not derived:
@@ -529,8 +559,9 @@ class Project:
         return found[0] if found else None
 
     # -- taxonomies ----------------------------------------------------------------------------------
-    def set_taxonomy(self, attribute: str, taxonomy: Taxonomy | None, source: str = "", derived: bool = False,
-                     edit: bool = False) -> None:
+    def set_taxonomy(
+        self, attribute: str, taxonomy: Taxonomy | None, source: str = "", derived: bool = False, edit: bool = False
+    ) -> None:
         """Set (or with None, remove) the taxonomy of ``attribute``.
 
         Provenance: ``derived`` marks a tree taken from the data; ``edit`` (a change made in the editor)
@@ -597,8 +628,9 @@ class Project:
         if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
             attr = (self.params or {}).get("attribute")
             if attr is None:
-                found = [a for a in self.attributes(QUASI_IDENTIFIER) if self.types.get(a) == NUMERIC
-                         and a in self.bounds]
+                found = [
+                    a for a in self.attributes(QUASI_IDENTIFIER) if self.types.get(a) == NUMERIC and a in self.bounds
+                ]
                 attr = found[0] if found else None
             return [] if attr is None else [pv.key(pv.TYPE, attr), pv.key(pv.BOUNDS, attr)]
         out = []
@@ -657,8 +689,9 @@ class Project:
             return ()
         values, counts = self.value_counts(attribute)
         leaf_ids = tax.map_values(values).leaf_ids
-        bad = [(v.item() if hasattr(v, "item") else v, int(c))
-               for v, c, leaf in zip(values, counts, leaf_ids) if leaf < 0]
+        bad = [
+            (v.item() if hasattr(v, "item") else v, int(c)) for v, c, leaf in zip(values, counts, leaf_ids) if leaf < 0
+        ]
         bad.sort(key=lambda t: (-t[1], str(t[0])))
         return tuple(bad)
 
@@ -783,12 +816,20 @@ class Project:
         if not self.has_data:
             refusal = "no data is loaded: open a file in the Data panel"
         elif self.algorithm in bp.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
-            refusal = (f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
-                       "public classes; declare them in the Data panel (Class values)")
+            refusal = (
+                f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
+                "public classes; declare them in the Data panel (Class values)"
+            )
         if refusal or epsilon_refusal(eps):
-            return ReleaseQuestion(self._default_dataset_name(), None if self.data_path is None else
-                                   str(self.data_path), eps, eps, Fraction(0), Fraction(0),
-                                   refusal or epsilon_refusal(eps))
+            return ReleaseQuestion(
+                self._default_dataset_name(),
+                None if self.data_path is None else str(self.data_path),
+                eps,
+                eps,
+                Fraction(0),
+                Fraction(0),
+                refusal or epsilon_refusal(eps),
+            )
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
         return ReleaseService().question(self.account.request(eps, what))
 
@@ -806,11 +847,12 @@ class Project:
         if self.mode == TEACHING:
             return ReleaseService.simulate(self.epsilon, self.seed)
         if answer is None:
-            raise ProjectError("a release run needs its question answered first (release_question): nothing "
-                               "was spent")
+            raise ProjectError("a release run needs its question answered first (release_question): nothing was spent")
         if answer.epsilon != self.epsilon:
-            raise ProjectError(f"the question answered was for epsilon {float(answer.epsilon):g}, the project's is "
-                               f"{float(self.epsilon):g}: ask again; nothing was spent")
+            raise ProjectError(
+                f"the question answered was for epsilon {float(answer.epsilon):g}, the project's is "
+                f"{float(self.epsilon):g}: ask again; nothing was spent"
+            )
         try:
             setup = ReleaseService().begin(answer, True)
         except ReleaseRefused as exc:
@@ -818,15 +860,17 @@ class Project:
         # no notify here: a studio run calls this on its worker thread; ``record_run`` announces the
         # spend on the GUI thread when the run ends
         self.account.total = None
-        self.release_in_progress = (f"epsilon {float(setup.epsilon):g} on dataset "
-                                    f"{(setup.budget or {}).get('dataset') or answer.dataset!r}")
+        self.release_in_progress = (
+            f"epsilon {float(setup.epsilon):g} on dataset {(setup.budget or {}).get('dataset') or answer.dataset!r}"
+        )
         self.release_ledger = setup.ledger
         self._ledger_hash = self.data_hash
         self.run_budget = setup.budget
         return setup
 
-    def record_run(self, events: list, ledger: Ledger, teaching: bool, result: Any = None,
-                   snapshot: Any = None) -> None:
+    def record_run(
+        self, events: list, ledger: Ledger, teaching: bool, result: Any = None, snapshot: Any = None
+    ) -> None:
         """Keep the events (memory only), the ledger of a finished (or cancelled) run, and the snapshot of
         the inputs it ran with (``model.release.snapshot``; the export describes it)."""
         self.events = list(events)
@@ -857,8 +901,13 @@ class Project:
     def can_export(self) -> bool:
         """True only for a finished release-mode run (secure noise, budget spent in the release ledger) whose
         snapshot allows it (its inputs were public or confirmed when it ran)."""
-        return (self.mode == RELEASE and self.run_teaching is False and self.result is not None
-                and self.run_snapshot is not None and not self.run_snapshot.export_refusal())
+        return (
+            self.mode == RELEASE
+            and self.run_teaching is False
+            and self.result is not None
+            and self.run_snapshot is not None
+            and not self.run_snapshot.export_refusal()
+        )
 
     # -- persistence ---------------------------------------------------------------------------------------
     def to_dict(self, relative_to: Path | None = None) -> dict:
@@ -875,13 +924,24 @@ class Project:
         return {
             "format": FILE_FORMAT,
             "schema_version": SCHEMA_VERSION,
-            "data": {"path": data_path, "relative_path": data_rel, "sha256": self.data_hash,
-                     "columns": list(self.columns), "missing": self.missing, "dataset_name": self.dataset_name,
-                     "encoding": self.data_encoding},
-            "attributes": {c: {"role": self.roles.get(c), "type": self.types.get(c),
-                               "bounds": list(self.bounds[c]) if c in self.bounds else None,
-                               **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {})}
-                           for c in self.columns},
+            "data": {
+                "path": data_path,
+                "relative_path": data_rel,
+                "sha256": self.data_hash,
+                "columns": list(self.columns),
+                "missing": self.missing,
+                "dataset_name": self.dataset_name,
+                "encoding": self.data_encoding,
+            },
+            "attributes": {
+                c: {
+                    "role": self.roles.get(c),
+                    "type": self.types.get(c),
+                    "bounds": list(self.bounds[c]) if c in self.bounds else None,
+                    **({"numeric_type": self.numeric_types[c]} if c in self.numeric_types else {}),
+                }
+                for c in self.columns
+            },
             "classes": None if self.classes is None else list(self.classes),
             "taxonomies": {a: taxonomy_to_dict(t) for a, t in self.taxonomies.items()},
             "taxonomy_sources": dict(self.taxonomy_sources),
@@ -927,8 +987,10 @@ class Project:
             raise ProjectError(f"{path}: not a dpstudio project file")
         version = data.get("schema_version")
         if not isinstance(version, int) or version > SCHEMA_VERSION or version < 1:
-            raise ProjectError(f"{path}: project schema version {version!r} is not supported "
-                               f"(this dpstudio reads version {SCHEMA_VERSION})")
+            raise ProjectError(
+                f"{path}: project schema version {version!r} is not supported "
+                f"(this dpstudio reads version {SCHEMA_VERSION})"
+            )
         return data
 
     def resolve_data_path(self, data: dict, project_path: Path) -> Path | None:
@@ -951,8 +1013,9 @@ class Project:
         enc = (data.get("data") or {}).get("encoding")
         return str(enc) if enc else "utf-8"
 
-    def apply_dict(self, data: dict, dataset: Any = None, data_path: Path | None = None,
-                   project_path: Path | None = None) -> list[str]:
+    def apply_dict(
+        self, data: dict, dataset: Any = None, data_path: Path | None = None, project_path: Path | None = None
+    ) -> list[str]:
         """Replace the state with a saved one. ``dataset`` is the data file loaded again by the caller
         (None if it could not be found). Returns warnings for the user (data changed, missing...)."""
         warnings: list[str] = []
@@ -965,16 +1028,17 @@ class Project:
                 file_hash = file_sha256(data_path) if data_path is not None and Path(data_path).is_file() else None
                 self.set_data(dataset, data_path, file_hash, encoding=self.saved_encoding(data))
                 if saved_hash and file_hash and file_hash != saved_hash:
-                    warnings.append(f"the data file {data_path} changed since the project was saved "
-                                    "(its SHA-256 differs); check roles, taxonomies and bounds")
+                    warnings.append(
+                        f"the data file {data_path} changed since the project was saved "
+                        "(its SHA-256 differs); check roles, taxonomies and bounds"
+                    )
             else:
                 self.data_path = Path(d["path"]) if d.get("path") else None
                 self.data_hash = saved_hash
                 self.data_encoding = self.saved_encoding(data)
                 self.columns = list(d.get("columns") or [])
                 if self.data_path is not None:
-                    warnings.append(f"the data file {self.data_path} was not found: open it again from the "
-                                    "Data panel")
+                    warnings.append(f"the data file {self.data_path} was not found: open it again from the Data panel")
             missing = d.get("missing", DROP_MISSING)
             self.missing = missing if missing in MISSING_CHOICES else DROP_MISSING
             self.dataset_name = str(d["dataset_name"]) if d.get("dataset_name") else None

@@ -18,8 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TAXONOMY, BOUNDS, CLASSES, TYPE, KIND = "taxonomy", "bounds", "classes", "type", "kind"
-KIND_WORDS = {TAXONOMY: "taxonomy of {a}", BOUNDS: "public bounds of {a}", CLASSES: "class values of {a}",
-              TYPE: "type of {a}", KIND: "numeric kind of {a}"}
+KIND_WORDS = {
+    TAXONOMY: "taxonomy of {a}",
+    BOUNDS: "public bounds of {a}",
+    CLASSES: "class values of {a}",
+    TYPE: "type of {a}",
+    KIND: "numeric kind of {a}",
+}
 
 DERIVED_NOTE = "derived from the data: not private (use it only if these values are public knowledge)"
 FLAT_FROM_DATA = "flat tree from the data's values"
@@ -31,10 +36,14 @@ CLASSES_UNDECLARED = "not declared (a teaching run reads the class values presen
 KIND_FROM_DATA = "read from the data's values (all whole numbers: integer, else continuous)"
 ADULT_CLASSES = "declared: published in adult.names"
 ADULT_TYPES = "declared: adult.names lists each attribute as continuous (numeric) or by its values (categorical)"
-ADULT_TAXONOMIES = ("declared by the sample's documentation: dpstudio's Adult taxonomies "
-                    "(resources/taxonomies/adult), built from the value lists of adult.names")
-ADULT_KINDS = ("declared: the published UCI Adult files hold whole numbers here (adult.names calls these "
-               "attributes numeric, 'continuous')")
+ADULT_TAXONOMIES = (
+    "declared by the sample's documentation: dpstudio's Adult taxonomies "
+    "(resources/taxonomies/adult), built from the value lists of adult.names"
+)
+ADULT_KINDS = (
+    "declared: the published UCI Adult files hold whole numbers here (adult.names calls these "
+    "attributes numeric, 'continuous')"
+)
 
 
 def key(kind: str, attribute: str) -> str:
@@ -77,11 +86,32 @@ class Provenance:
 
 def default_wording(input_key: str, prov: Provenance) -> str:
     """The statement the studio offers the user to confirm (they may reword it)."""
-    return (f"I confirm that the {describe(input_key)} ({prov.source}) is public knowledge, known without "
-            "looking at the records of this data.")
+    return (
+        f"I confirm that the {describe(input_key)} ({prov.source}) is public knowledge, known without "
+        "looking at the records of this data."
+    )
 
 
-__all__ = ["Provenance", "describe", "default_wording", "key", "TAXONOMY", "BOUNDS", "CLASSES", "TYPE",
-           "KIND", "DERIVED_NOTE", "FLAT_FROM_DATA", "ADDED_FROM_DATA", "TYPE_FROM_DATA",
-           "BOUNDS_FROM_DATA", "CLASSES_FROM_DATA", "CLASSES_UNDECLARED", "KIND_FROM_DATA", "ADULT_CLASSES",
-           "ADULT_KINDS", "ADULT_TAXONOMIES", "ADULT_TYPES"]
+__all__ = [
+    "Provenance",
+    "describe",
+    "default_wording",
+    "key",
+    "TAXONOMY",
+    "BOUNDS",
+    "CLASSES",
+    "TYPE",
+    "KIND",
+    "DERIVED_NOTE",
+    "FLAT_FROM_DATA",
+    "ADDED_FROM_DATA",
+    "TYPE_FROM_DATA",
+    "BOUNDS_FROM_DATA",
+    "CLASSES_FROM_DATA",
+    "CLASSES_UNDECLARED",
+    "KIND_FROM_DATA",
+    "ADULT_CLASSES",
+    "ADULT_KINDS",
+    "ADULT_TAXONOMIES",
+    "ADULT_TYPES",
+]

@@ -58,12 +58,19 @@ def _attribute_problems(p: Project, a: str) -> list[Problem]:
     if tax is None:
         return [Problem(f"{a} has no taxonomy", "taxonomy", a)]
     if tax.is_numeric:
-        return [Problem(f"{a} is categorical but its taxonomy is made of intervals (make {a} numeric, or import "
-                        "a categorical taxonomy)", "taxonomy", a)]
+        return [
+            Problem(
+                f"{a} is categorical but its taxonomy is made of intervals (make {a} numeric, or import "
+                "a categorical taxonomy)",
+                "taxonomy",
+                a,
+            )
+        ]
     values, rows = p.uncovered_values(a, limit=3)
     if rows:
-        return [Problem(f"{a}: the taxonomy does not cover some values (e.g. {', '.join(map(str, values))})",
-                        "taxonomy", a)]
+        return [
+            Problem(f"{a}: the taxonomy does not cover some values (e.g. {', '.join(map(str, values))})", "taxonomy", a)
+        ]
     return []
 
 
@@ -72,14 +79,29 @@ def _table_problems(p: Project) -> list[Problem]:
     qis = p.attributes(QUASI_IDENTIFIER)
     cls = p.class_attribute
     if not qis:
-        out.append(Problem("no attribute is a quasi-identifier: give at least one the role "
-                           "'quasi-identifier'", "data.role", p.columns[0] if p.columns else None))
+        out.append(
+            Problem(
+                "no attribute is a quasi-identifier: give at least one the role 'quasi-identifier'",
+                "data.role",
+                p.columns[0] if p.columns else None,
+            )
+        )
     if cls is None:
-        out.append(Problem("the class attribute is not chosen: give one attribute the role 'class'", "data.role",
-                           p.columns[-1] if p.columns else None))
+        out.append(
+            Problem(
+                "the class attribute is not chosen: give one attribute the role 'class'",
+                "data.role",
+                p.columns[-1] if p.columns else None,
+            )
+        )
     elif p.classes is None and p.mode == RELEASE:
-        out.append(Problem(f"the class values of {cls} are not declared (a release lists exactly the public "
-                           "classes)", "data.classes", cls))
+        out.append(
+            Problem(
+                f"the class values of {cls} are not declared (a release lists exactly the public classes)",
+                "data.classes",
+                cls,
+            )
+        )
     for a in qis:
         out.extend(_attribute_problems(p, a))
     return out
@@ -91,8 +113,13 @@ def _histogram_problems(p: Project) -> list[Problem]:
         found = [a for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) == NUMERIC and a in p.bounds]
         if not found:
             numeric = [a for a in p.columns if p.types.get(a) == NUMERIC]
-            return [Problem("a histogram needs a numeric quasi-identifier with public bounds",
-                            "data.bounds" if numeric else "data.type", (numeric or p.columns or [None])[0])]
+            return [
+                Problem(
+                    "a histogram needs a numeric quasi-identifier with public bounds",
+                    "data.bounds" if numeric else "data.type",
+                    (numeric or p.columns or [None])[0],
+                )
+            ]
         return []
     if p.types.get(attr) != NUMERIC or attr not in p.bounds:
         return [Problem(f"{attr} needs to be numeric with public bounds for a histogram", "data.bounds", attr)]
@@ -108,11 +135,24 @@ def _derived_problems(p: Project) -> list[Problem]:
     out = []
     if types:  # confirmed together, in one dialog
         shown = ", ".join(types[:6]) + (f" and {len(types) - 6} more" if len(types) > 6 else "")
-        out.append(Problem(f"the types of {len(types)} column{'s' if len(types) > 1 else ''} ({shown}) were read "
-                           "from the data and are not confirmed as public knowledge", "data.types", types[0]))
-    return out + [Problem(f"the {pv.describe(k)} was derived from the data and is not confirmed as public "
-                          "knowledge (its release could not be exported)", "export.inputs", k)
-                  for k in keys if not k.startswith(pv.TYPE + ":")]
+        out.append(
+            Problem(
+                f"the types of {len(types)} column{'s' if len(types) > 1 else ''} ({shown}) were read "
+                "from the data and are not confirmed as public knowledge",
+                "data.types",
+                types[0],
+            )
+        )
+    return out + [
+        Problem(
+            f"the {pv.describe(k)} was derived from the data and is not confirmed as public "
+            "knowledge (its release could not be exported)",
+            "export.inputs",
+            k,
+        )
+        for k in keys
+        if not k.startswith(pv.TYPE + ":")
+    ]
 
 
 def _budget_problems(p: Project, eps) -> list[Problem]:
@@ -153,8 +193,7 @@ def refusal_text(problems: list[Problem]) -> str:
     """One message naming every problem and where it is fixed ("" when there is none): Run's refusal."""
     if not problems:
         return ""
-    return "not ready to run: " + "; ".join(f"{x.text} \u2192 {x.panel} panel ({PLACES[x.place][1]})"
-                                             for x in problems)
+    return "not ready to run: " + "; ".join(f"{x.text} \u2192 {x.panel} panel ({PLACES[x.place][1]})" for x in problems)
 
 
 __all__ = ["PLACES", "Problem", "readiness", "refusal_text"]

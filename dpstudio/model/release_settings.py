@@ -22,11 +22,21 @@ def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSet
     name = budget.get("dataset") if budget else None
     if hasattr(r.params, "noise_root"):  # an interval tree
         edges = tuple(float(e) for e in r.params.edges) if r.params.edges is not None else None
-        return ReleaseSettings(data, r.params, column=s.histogram_attribute, edges=edges, missing=missing,
-                               dataset_name=name)
+        return ReleaseSettings(
+            data, r.params, column=s.histogram_attribute, edges=edges, missing=missing, dataset_name=name
+        )
     taxonomies = {a: t for a, t in s.taxonomies.items() if a not in s.numeric or t.is_numeric}
     steps = int(s.params.get("steps", AUTO_STEPS))
-    return ReleaseSettings(data, r.params, class_attribute=s.class_attribute, classes=[str(c) for c in r.classes],
-                           taxonomies=taxonomies, bounds=dict(s.bounds), types=dict(s.numeric_types),
-                           automatic_steps=steps == AUTO_STEPS, n_numeric=len(s.numeric), missing=missing,
-                           dataset_name=name)
+    return ReleaseSettings(
+        data,
+        r.params,
+        class_attribute=s.class_attribute,
+        classes=[str(c) for c in r.classes],
+        taxonomies=taxonomies,
+        bounds=dict(s.bounds),
+        types=dict(s.numeric_types),
+        automatic_steps=steps == AUTO_STEPS,
+        n_numeric=len(s.numeric),
+        missing=missing,
+        dataset_name=name,
+    )

@@ -63,8 +63,19 @@ class NodeState:
     released: Any = None
 
     def copy(self) -> NodeState:
-        return NodeState(self.node, self.parent, self.label, self.depth, self.info, self.true_count,
-                         self.noisy, self.variance, self.epsilon, self.consistent, self.released)
+        return NodeState(
+            self.node,
+            self.parent,
+            self.label,
+            self.depth,
+            self.info,
+            self.true_count,
+            self.noisy,
+            self.variance,
+            self.epsilon,
+            self.consistent,
+            self.released,
+        )
 
 
 @dataclass
@@ -140,8 +151,20 @@ class TreeState:
             "parent_ids": list(self.parent_ids),
             "status": list(self.status),
             "sizes": [None if math.isnan(x) else x for x in self.sizes],
-            "nodes": {n: (s.parent, s.label, s.depth, s.true_count, _plain(s.noisy), s.variance, s.epsilon,
-                          _plain(s.consistent), _plain(s.released)) for n, s in self.nodes.items()},
+            "nodes": {
+                n: (
+                    s.parent,
+                    s.label,
+                    s.depth,
+                    s.true_count,
+                    _plain(s.noisy),
+                    s.variance,
+                    s.epsilon,
+                    _plain(s.consistent),
+                    _plain(s.released),
+                )
+                for n, s in self.nodes.items()
+            },
             "candidates": self.candidates,
             "winner": self.winner,
             "spends": list(self.spends),
@@ -371,8 +394,15 @@ def _status(state: TreeState, node: NodeState) -> None:
     i = state.index.get(node.node)
     if i is None:
         return
-    state.status[i] = (RELEASED if node.released is not None else CONSISTENT if node.consistent is not None
-                       else NOISED if node.noisy is not None else CREATED)
+    state.status[i] = (
+        RELEASED
+        if node.released is not None
+        else CONSISTENT
+        if node.consistent is not None
+        else NOISED
+        if node.noisy is not None
+        else CREATED
+    )
     size = released_value(node)
     state.sizes[i] = math.nan if size is None else size
 
@@ -414,8 +444,7 @@ def _apply(state: TreeState, ev: Event) -> list:
             state.parent_ids.append(ev.parent)
             state.status.append(CREATED)
             state.sizes.append(math.nan)
-        state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info),
-                                         ev.true_count)
+        state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info), ev.true_count)
         _set(undo, state, "structure_version", state.structure_version + 1)
     elif isinstance(ev, NodeNoised):
         node = state.nodes.get(ev.node)
@@ -477,8 +506,9 @@ def _apply(state: TreeState, ev: Event) -> list:
         # a winner belongs to the candidates of its own selection (numbered streams); an unnumbered
         # winner of another step does not pair with the candidates shown
         cand = state.candidates
-        if cand is not None and (cand.selection == ev.selection if (cand.selection >= 0 or ev.selection >= 0)
-                                 else cand.step == ev.step):
+        if cand is not None and (
+            cand.selection == ev.selection if (cand.selection >= 0 or ev.selection >= 0) else cand.step == ev.step
+        ):
             _set(undo, state, "winner", ev)
         else:
             _set(undo, state, "winner", None)

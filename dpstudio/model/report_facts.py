@@ -34,8 +34,7 @@ def run_plan(result):
     if hasattr(result, "plan") or not hasattr(getattr(result, "params", None), "steps"):
         return None, None
     n_numeric = sum(1 for k in getattr(result, "kinds", ()) if k == "numeric")
-    return table_plan(result.params, n_numeric), {"steps": int(result.params.steps),
-                                                  "numeric_attributes": n_numeric}
+    return table_plan(result.params, n_numeric), {"steps": int(result.params.steps), "numeric_attributes": n_numeric}
 
 
 def _table_error_by_size(result) -> tuple[list, str, str]:
@@ -49,8 +48,11 @@ def _table_error_by_size(result) -> tuple[list, str, str]:
             return [], "", ""
         v = float(np.mean(result.variances))
         n = int(result.leaf_values.shape[0])
-        return ([(k, math.sqrt(k * v)) for k in _sizes(n)], "released cells (one class)",
-                "the noise of independent cells adds up: error = sqrt(k x variance per cell)")
+        return (
+            [(k, math.sqrt(k * v)) for k in _sizes(n)],
+            "released cells (one class)",
+            "the noise of independent cells adds up: error = sqrt(k x variance per cell)",
+        )
     if getattr(result.params, "consistency", None) != LEAST_SQUARES:
         return [], "", ""
     parents = np.asarray(tree.parents)
@@ -60,8 +62,11 @@ def _table_error_by_size(result) -> tuple[list, str, str]:
     for node in range(parents.size - 1, 0, -1):  # children come after their parents
         leaves[parents[node]] += leaves[node]
     points = [(int(k), math.sqrt(float(np.mean(var_all[leaves == k])))) for k in np.unique(leaves) if k > 0]
-    return (points, "released cells (one class) under one node of the released tree",
-            "exact variance of the least-squares estimate of each node of the released tree")
+    return (
+        points,
+        "released cells (one class) under one node of the released tree",
+        "exact variance of the least-squares estimate of each node of the released tree",
+    )
 
 
 def _histogram_error_by_size(result) -> tuple[list, str, str]:
@@ -74,8 +79,11 @@ def _histogram_error_by_size(result) -> tuple[list, str, str]:
         return [], "", ""
     lengths = _sizes(n)
     mse = consistent_error_by_length(t.parents, t.lo, t.hi, n, tp.variances, lengths)
-    return ([(k, math.sqrt(float(m))) for k, m in zip(lengths, mse)], "bins in the range",
-            "exact, least-squares release, ranges of each length averaged over their positions")
+    return (
+        [(k, math.sqrt(float(m))) for k, m in zip(lengths, mse)],
+        "bins in the range",
+        "exact, least-squares release, ranges of each length averaged over their positions",
+    )
 
 
 def report_facts(result, budget: dict | None = None) -> ReportFacts:
@@ -92,5 +100,4 @@ def report_facts(result, budget: dict | None = None) -> ReportFacts:
         split = [(n, float(s)) for n, s in zip(plan.names, plan.shares)]
         figures = [(f.label, f.value, f.explanation) for f in expected_error(plan, fig_params)]
     points, unit, how = _table_error_by_size(result)
-    return ReportFacts(split=split, figures=figures,
-                       error_by_size=points, size_unit=unit, error_how=how, budget=budget)
+    return ReportFacts(split=split, figures=figures, error_by_size=points, size_unit=unit, error_how=how, budget=budget)

@@ -146,4 +146,12 @@ def _receive(conn) -> tuple:
         raise EngineProcessError("the engine process stopped without a result (out of memory or killed)") from None
 
 
-__all__ = ["BATCH_EVENTS", "BATCH_SECONDS", "ENV", "EngineProcessError", "PROCESS_ROWS", "events_in_child", "use_process"]
+__all__ = [
+    "BATCH_EVENTS",
+    "BATCH_SECONDS",
+    "ENV",
+    "EngineProcessError",
+    "PROCESS_ROWS",
+    "events_in_child",
+    "use_process",
+]

@@ -39,8 +39,10 @@ def used_frame(project: Project, columns: list[str]):
     """The project's records restricted to ``columns`` with the missing-value choice applied (in memory
     only: a table read through an engine has no records here; see ``used_counts``)."""
     if project.has_data and project.frame is None:
-        raise RunInputError("this needs the records in memory, and the table is read through DuckDB (it is "
-                            "larger than memory allows): open a smaller extract for it")
+        raise RunInputError(
+            "this needs the records in memory, and the table is read through DuckDB (it is "
+            "larger than memory allows): open a smaller extract for it"
+        )
     return used_counts(project, columns)[0]
 
 
@@ -70,8 +72,10 @@ def used_counts(project: Project, columns: list[str], progress=None):
         sub = sub.loc[keep]
         weights = None if weights is None else weights[keep]
         if sub.empty:
-            raise RunInputError("every row has a missing value in a used attribute: nothing is left after "
-                                "dropping them (choose 'keep' or fewer attributes)")
+            raise RunInputError(
+                "every row has a missing value in a used attribute: nothing is left after "
+                "dropping them (choose 'keep' or fewer attributes)"
+            )
         return sub, weights
     sub = sub.copy()
     for c in columns:
@@ -80,8 +84,10 @@ def used_counts(project: Project, columns: list[str], progress=None):
             continue
         if project.types.get(c) == NUMERIC:
             n = int(isna.sum() if weights is None else weights[isna.to_numpy()].sum())
-            raise RunInputError(f"{c} is numeric and has {n} missing values: numbers have "
-                                "no 'missing' category; choose 'drop' in the Data panel")
+            raise RunInputError(
+                f"{c} is numeric and has {n} missing values: numbers have "
+                "no 'missing' category; choose 'drop' in the Data panel"
+            )
         sub[c] = sub[c].astype(object).where(sub[c].notna(), MISSING_LABEL)
     return sub, weights
 
@@ -92,11 +98,15 @@ def _missing_domains(project: Project, qis: list[str]) -> str:
     no_bounds = [a for a in qis if project.types.get(a) == NUMERIC and a not in project.bounds]
     parts = []
     if no_tax:
-        parts.append(f"{len(no_tax)} attribute{'s have' if len(no_tax) > 1 else ' has'} no taxonomy "
-                     f"({', '.join(no_tax)}; Taxonomy panel)")
+        parts.append(
+            f"{len(no_tax)} attribute{'s have' if len(no_tax) > 1 else ' has'} no taxonomy "
+            f"({', '.join(no_tax)}; Taxonomy panel)"
+        )
     if no_bounds:
-        parts.append(f"{len(no_bounds)} numeric attribute{'s need' if len(no_bounds) > 1 else ' needs'} "
-                     f"public bounds ({', '.join(no_bounds)}; Data panel)")
+        parts.append(
+            f"{len(no_bounds)} numeric attribute{'s need' if len(no_bounds) > 1 else ' needs'} "
+            f"public bounds ({', '.join(no_bounds)}; Data panel)"
+        )
     return "; ".join(parts) + (" (or set them to ignore in the Data panel)" if parts else "")
 
 
@@ -126,27 +136,41 @@ def encode_table(project: Project, progress=None):
                 taxonomies[a] = tax  # its cut points inside the bounds are the public split grid
         else:
             if tax.is_numeric:
-                raise RunInputError(f"{a} is categorical but its taxonomy is made of intervals; make {a} "
-                                    "numeric in the Data panel or import a categorical taxonomy")
+                raise RunInputError(
+                    f"{a} is categorical but its taxonomy is made of intervals; make {a} "
+                    "numeric in the Data panel or import a categorical taxonomy"
+                )
             taxonomies[a] = tax
     types = {a: project.numeric_types[a] for a in bounds if a in project.numeric_types}
     if project.classes is None and project.mode == RELEASE:
-        raise RunInputError(f"the class values of {cls} are not declared: a release lists exactly the public "
-                            "classes, so declare every value the class can take (Data panel, Class values) before a release run")
+        raise RunInputError(
+            f"the class values of {cls} are not declared: a release lists exactly the public "
+            "classes, so declare every value the class can take (Data panel, Class values) before a release run"
+        )
     sub, weights = used_counts(project, qis + [cls], progress)
     try:
-        sources = {a: f"the cut points of the taxonomy of {a} ({project.provenance_of(pv.key(pv.TAXONOMY, a)).source})"
-                   for a in bounds if a in taxonomies}
-        return encode_frame(sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources,
-                            weights=weights)
+        sources = {
+            a: f"the cut points of the taxonomy of {a} ({project.provenance_of(pv.key(pv.TAXONOMY, a)).source})"
+            for a in bounds
+            if a in taxonomies
+        }
+        return encode_frame(
+            sub, cls, taxonomies, bounds, classes=project.classes, types=types, grid_sources=sources, weights=weights
+        )
     except (EncodingError, ValueError) as exc:
         raise RunInputError(str(exc)) from None
 
 
 def histogram_attribute(project: Project) -> str | None:
     """The attribute a histogram bins when none is named: the first numeric quasi-identifier with bounds."""
-    return next((a for a in project.columns if project.types.get(a) == NUMERIC and a in project.bounds
-                 and project.roles.get(a) == QUASI_IDENTIFIER), None)
+    return next(
+        (
+            a
+            for a in project.columns
+            if project.types.get(a) == NUMERIC and a in project.bounds and project.roles.get(a) == QUASI_IDENTIFIER
+        ),
+        None,
+    )
 
 
 DEFAULT_BINS = 256
@@ -172,8 +196,9 @@ def default_bins(project: Project, attribute: str | None = None) -> int:
     return int(span) if lo.is_integer() and hi.is_integer() and 2 <= span <= MAX_INTEGER_BINS else DEFAULT_BINS
 
 
-def histogram_counts(project: Project, attribute: str | None, bins: int, progress=None
-                     ) -> tuple[np.ndarray, np.ndarray, str]:
+def histogram_counts(
+    project: Project, attribute: str | None, bins: int, progress=None
+) -> tuple[np.ndarray, np.ndarray, str]:
     """(counts, edges, attribute): equal-width bins over the public bounds of a numeric attribute."""
     if attribute is None:
         attribute = histogram_attribute(project)
@@ -203,8 +228,9 @@ def run_plan(project: Project):
 
     params = dict(project.params or {})
     if project.algorithm in bp.TABLE_ALGORITHMS and "numeric_attributes" not in params:
-        params["numeric_attributes"] = sum(1 for a in project.attributes(QUASI_IDENTIFIER)
-                                           if project.types.get(a) == NUMERIC)
+        params["numeric_attributes"] = sum(
+            1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC
+        )
     try:
         return bp.saved_plan(project.algorithm, params, project.epsilon), params
     except ValueError as exc:
@@ -272,5 +298,16 @@ def make_job(project: Project, progress=None, answer=None) -> tuple[Callable[[],
     return (lambda: prepared.events(setup)), setup
 
 
-__all__ = ["PreparedRun", "RunInputError", "default_bins", "encode_table", "histogram_attribute", "histogram_counts",
-           "make_job", "prepare_run", "run_plan", "used_counts", "used_frame"]
+__all__ = [
+    "PreparedRun",
+    "RunInputError",
+    "default_bins",
+    "encode_table",
+    "histogram_attribute",
+    "histogram_counts",
+    "make_job",
+    "prepare_run",
+    "run_plan",
+    "used_counts",
+    "used_frame",
+]

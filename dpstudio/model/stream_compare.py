@@ -27,8 +27,7 @@ from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.scales import noise_scale
 from dpstudio.model.stream_view import analytic_window_errors
 
-MEASURES = {"workload": "workload error (mean squared error of one window)",
-            "mae": "mean absolute error per count"}
+MEASURES = {"workload": "workload error (mean squared error of one window)", "mae": "mean absolute error per count"}
 AXES = {"epsilon": "epsilon", "window": "window size w"}
 EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 WINDOWS = (10, 20, 50, 100, 200, 300, 400)
@@ -86,10 +85,13 @@ def measured_point(counts, mechanism: str, window: int, epsilon, seeds) -> dict:
     sq, ab = [], []
     for seed in seeds:
         p = StreamParams(mechanism, epsilon, window, grouping="none")
-        res = next(e.result for e in run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon()))
-                   if isinstance(e, RunFinished))
+        res = next(
+            e.result
+            for e in run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon()))
+            if isinstance(e, RunFinished)
+        )
         diff = res.windows - truth
-        sq.append(float((diff ** 2).sum(axis=1).mean()))
+        sq.append(float((diff**2).sum(axis=1).mean()))
         ab.append(float(np.abs(diff).mean()))
     return {"workload": float(np.mean(sq)), "mae": float(np.mean(ab))}
 

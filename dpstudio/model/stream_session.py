@@ -28,8 +28,10 @@ def bundled_ilinet() -> Path | None:
     """ILINet.csv in ``shared/data/streams`` next to the checkout, else the sample shipped in
     ``resources/samples/ILINet.csv.gz`` (the same national series from 2002-W40); None when neither is there."""
     root = Path(__file__).resolve().parents[2]
-    for candidate in (root.parent / "shared" / "data" / "streams" / "ILINet.csv",
-                      root / "data" / "streams" / "ILINet.csv"):
+    for candidate in (
+        root.parent / "shared" / "data" / "streams" / "ILINet.csv",
+        root / "data" / "streams" / "ILINet.csv",
+    ):
         if candidate.is_file():
             return candidate
     from dpstudio.resources import resource
@@ -58,14 +60,21 @@ class StreamSource:
     def record(self) -> dict:
         if self.kind == COUNTS:
             return {"source": "counts file", "file": str(self.path)}
-        return {"source": "data file", "file": str(self.path), "column": self.column, "layout": "ILINet",
-                "region": self.region, "from": self.start}
+        return {
+            "source": "data file",
+            "file": str(self.path),
+            "column": self.column,
+            "layout": "ILINet",
+            "region": self.region,
+            "from": self.start,
+        }
 
     def describe(self) -> str:
         if self.kind == COUNTS:
             return f"counts file {self.path.name}"
-        return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (f", from {self.start}" if self.start
-                                                                            else "")
+        return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (
+            f", from {self.start}" if self.start else ""
+        )
 
     def fingerprint(self, counts):
         """The budget store's key, as ``dpstudio stream`` computes it."""
@@ -77,8 +86,9 @@ class StreamSource:
         return table_print(load_table(self.path).frame)
 
 
-def stream_request(source: StreamSource, counts, epsilon, store=None, dataset_name: str | None = None,
-                   what: str = "studio stream"):
+def stream_request(
+    source: StreamSource, counts, epsilon, store=None, dataset_name: str | None = None, what: str = "studio stream"
+):
     """The release service's ``ReleaseRequest`` for a stream release of ``counts`` read from ``source``
     (``store``: None for the default store, "none" for tracking off)."""
     from dpstudio.core.budget import check_epsilon
@@ -93,5 +103,12 @@ def stream_request(source: StreamSource, counts, epsilon, store=None, dataset_na
         except DatasetError as exc:
             raise StreamInputError(str(exc).splitlines()[0]) from None
 
-    return ReleaseRequest(dataset_name or default_dataset_name(source.path), fingerprint, check_epsilon(epsilon),
-                          f"{what} on {source.path.name}", "studio", store, data_path=str(source.path))
+    return ReleaseRequest(
+        dataset_name or default_dataset_name(source.path),
+        fingerprint,
+        check_epsilon(epsilon),
+        f"{what} on {source.path.name}",
+        "studio",
+        store,
+        data_path=str(source.path),
+    )

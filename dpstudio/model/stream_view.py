@@ -83,8 +83,12 @@ def literal_asm_playback(counts, epsilon, seed: int, ratio: float = 0.4) -> Stre
     x = np.asarray(counts, dtype=np.int64)
     gen = asm_literal(x, x.size, epsilon, SimulationNoise(seed), ratio)
     events = list(gen)
-    return StreamPlayback(events, f"literal ASM: {NOT_DP} (it reads true counts to decide what to release)",
-                          f"literal ASM ({NOT_DP})", exportable=False)
+    return StreamPlayback(
+        events,
+        f"literal ASM: {NOT_DP} (it reads true counts to decide what to release)",
+        f"literal ASM ({NOT_DP})",
+        exportable=False,
+    )
 
 
 def analytic_window_errors(mechanisms, horizon: int, window: int, epsilons) -> dict:
@@ -107,4 +111,3 @@ def analytic_window_errors(mechanisms, horizon: int, window: int, epsilons) -> d
                 row.append(None)
         out[m] = row
     return out
-

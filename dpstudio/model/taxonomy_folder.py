@@ -29,14 +29,19 @@ class FolderMatch:
 
     def summary(self, imported, failed, still_without) -> str:
         """One line: what was imported, which files matched nothing, which attributes still lack a taxonomy."""
-        parts = [f"imported {len(imported)} taxonom{'y' if len(imported) == 1 else 'ies'} from {self.folder.name}"
-                 + (f" ({', '.join(imported)})" if imported else "")]
+        parts = [
+            f"imported {len(imported)} taxonom{'y' if len(imported) == 1 else 'ies'} from {self.folder.name}"
+            + (f" ({', '.join(imported)})" if imported else "")
+        ]
         if failed:
             parts.append(f"not imported: {', '.join(failed)}")
         if self.unmatched:
             parts.append(f"files named after no attribute: {', '.join(self.unmatched)}")
-        parts.append(f"still without a taxonomy: {', '.join(still_without)}" if still_without
-                     else "every attribute that needs one has a taxonomy")
+        parts.append(
+            f"still without a taxonomy: {', '.join(still_without)}"
+            if still_without
+            else "every attribute that needs one has a taxonomy"
+        )
         return "; ".join(parts)
 
 
@@ -44,8 +49,9 @@ def match_folder(folder, attributes, exclude=()) -> FolderMatch:
     """The taxonomy files of ``folder`` matched to ``attributes`` (``exclude``: paths to skip, e.g. the data)."""
     folder = Path(folder)
     skip = {Path(p).resolve() for p in exclude}
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in TAXONOMY_SUFFIXES
-                   and p.resolve() not in skip)
+    files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in TAXONOMY_SUFFIXES and p.resolve() not in skip
+    )
     out = FolderMatch(folder)
     used = set()
     for attr in attributes:

@@ -92,8 +92,14 @@ def depth_limit(depth: np.ndarray, max_shown: int = MAX_SHOWN) -> int:
     return max(int(ok[-1]) if ok.size else 0, 1)
 
 
-def focus(state, selected: int | None = None, expanded=(), max_shown: int = MAX_SHOWN, opened=(),
-          max_siblings: int = MAX_SIBLINGS) -> Focus:
+def focus(
+    state,
+    selected: int | None = None,
+    expanded=(),
+    max_shown: int = MAX_SHOWN,
+    opened=(),
+    max_siblings: int = MAX_SIBLINGS,
+) -> Focus:
     """The nodes to draw for a ``TreeState`` (see the module doc). ``selected``, ``expanded``: node ids;
     ``opened``: the sibling groups opened, as (head node id, members) pairs."""
     ids, par = state.parents_array()
@@ -176,7 +182,7 @@ def _group_siblings(ids, par, depth, shown, keep, opened, max_siblings, group_si
             return
         size = -(-kids.size // max_siblings)
         for g in range(0, kids.size, size):
-            members = kids[g:g + size]
+            members = kids[g : g + size]
             if members.size == 1:
                 continue
             head = int(members[0])

@@ -29,8 +29,7 @@ CLASS = ["N", "Y", "N", "N", "Y", "Y", "N", "N"]
 
 
 def country_taxonomy():
-    root = Node("Any", [Node("Asian", [Node("China"), Node("Korea")]),
-                        Node("American", [Node("Canada"), Node("USA")])])
+    root = Node("Any", [Node("Asian", [Node("China"), Node("Korea")]), Node("American", [Node("Canada"), Node("USA")])])
     return Taxonomy(root, "Country")
 
 
@@ -57,6 +56,7 @@ def entropy(*counts):
 
 # -- budget accounting ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ledger_total_is_exactly_epsilon(algorithm, seed):
@@ -66,7 +66,7 @@ def test_ledger_total_is_exactly_epsilon(algorithm, seed):
     assert isinstance(evs[-1], RunFinished)
     counts = [e for e in ledger.entries if e.step.startswith("counts")]
     assert sum(e.epsilon for e in counts) == evs[-1].result.count_epsilon
-    assert ledger.entries[-len(counts):] == counts
+    assert ledger.entries[-len(counts) :] == counts
     if algorithm == "diffgen-consistent":  # optimized per-level budgets: one entry per level of the tree
         assert len(counts) == int(evs[-1].result.tree.depth.max()) + 1
     else:
@@ -120,9 +120,15 @@ def test_maxgddp_geometric_levels():
 
 # -- scores -----------------------------------------------------------------------------------------------
 
+
 def _first_scores(evs, step=1):
-    return next(e for e in evs if isinstance(e, CandidatesScored) and e.step == step
-                and e.mechanism in ("exponential mechanism", "report-noisy-max (exponential noise)"))
+    return next(
+        e
+        for e in evs
+        if isinstance(e, CandidatesScored)
+        and e.step == step
+        and e.mechanism in ("exponential mechanism", "report-noisy-max (exponential noise)")
+    )
 
 
 def test_max_and_infogain_scores_match_hand_computation():
@@ -161,14 +167,24 @@ def test_sensitivities():
 
 # -- numeric split points ----------------------------------------------------------------------------------
 
+
 def test_split_candidates_are_the_public_lattice_points_grouped():
     # Age is integer on [15, 40]: the split points are 16..39 (c_k = 15 + k), grouped by the partition
     # they induce; each point's probability is exp(eps' u(point) / 2), computed here from the records
     data = seed_table(with_country=False)
     evs, _ = events_of(data, preset("diffgen", 1, 1))
     ev = next(e for e in evs if isinstance(e, CandidatesScored) and "intervals" in e.mechanism)
-    assert ev.labels == ("3 points 16 .. 18", "3 points 19 .. 21", "22", "5 points 23 .. 27", "28", "29",
-                         "6 points 30 .. 35", "4 points 36 .. 39", "(no lattice point)")
+    assert ev.labels == (
+        "3 points 16 .. 18",
+        "3 points 19 .. 21",
+        "22",
+        "5 points 23 .. 27",
+        "28",
+        "29",
+        "6 points 30 .. 35",
+        "4 points 36 .. 39",
+        "(no lattice point)",
+    )
     assert sum(ev.probabilities) == pytest.approx(1.0)
     eps = 1 / (2 * (1 + 2))
     age, cls = np.array(AGE), np.array(CLASS)
@@ -197,8 +213,18 @@ def test_maxgddp_grid_candidates_from_equal_width_bounds():
         assert s == hand
 
 
-@pytest.mark.parametrize("lo, hi, log", [(0, 100000, True), (0, 1500000, True), (10, 10000, True),
-                                         (17, 91, False), (1, 100, False), (0, 999, False), (-5, 100000, False)])
+@pytest.mark.parametrize(
+    "lo, hi, log",
+    [
+        (0, 100000, True),
+        (0, 1500000, True),
+        (10, 10000, True),
+        (17, 91, False),
+        (1, 100, False),
+        (0, 999, False),
+        (-5, 100000, False),
+    ],
+)
 def test_log_grid_rule_depends_on_the_bounds_only(lo, hi, log):
     assert uses_log_grid(lo, hi) is log
     if log:
@@ -209,17 +235,18 @@ def test_log_grid_rule_depends_on_the_bounds_only(lo, hi, log):
 
 
 def test_log_grid_of_money_bounds_is_the_bundled_log_taxonomys_cut_points():
-    assert log_grid(0, 100000).tolist() == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000,
-                                            20000, 50000]
+    assert log_grid(0, 100000).tolist() == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
 
 
-@pytest.mark.parametrize("grid, expected", [("log", [1, 2, 5, 10, 20, 50, 100, 200, 500]),
-                                            ("equal", [200, 400, 600, 800])])
+@pytest.mark.parametrize(
+    "grid, expected", [("log", [1, 2, 5, 10, 20, 50, 100, 200, 500]), ("equal", [200, 400, 600, 800])]
+)
 def test_maxgddp_candidates_on_the_log_or_equal_grid(grid, expected):
     amounts = [0, 0, 3, 40, 0, 700, 0, 15]
     y = np.array([0 if c == "N" else 1 for c in CLASS])
-    data = DiffGenInput((NumericAttribute("Gain", np.array(amounts, float), 0.0, 1000.0, integer=True),),
-                        "Class", ("N", "Y"), y)
+    data = DiffGenInput(
+        (NumericAttribute("Gain", np.array(amounts, float), 0.0, 1000.0, integer=True),), "Class", ("N", "Y"), y
+    )
     params = preset("maxgddp", 1, 1, grid_bins=5, **({} if grid == "log" else {"numeric_grid": grid}))
     evs = events_of(data, params)[0]
     ev = _first_scores(evs)
@@ -239,6 +266,7 @@ def test_maxgddp_default_grid_is_log_and_diffgen_ignores_it():
 
 # -- counts and consistency ----------------------------------------------------------------------------------
 
+
 def test_released_cells_are_all_leaf_partitions_times_classes_including_empty():
     data = seed_table(with_age=False)
     params = preset("diffgen", 1, 3)
@@ -249,9 +277,15 @@ def test_released_cells_are_all_leaf_partitions_times_classes_including_empty():
     tax = country_taxonomy()
     second = Taxonomy(Node("*", [Node("a"), Node("b"), Node("c")]), "Letter")
     letters = np.array([second.index(x) for x in "aaaaaaab"])
-    data2 = DiffGenInput((CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY])),
-                          CategoricalAttribute("Letter", second, letters)), "Class", ("N", "Y"),
-                         np.array([0 if c == "N" else 1 for c in CLASS]))
+    data2 = DiffGenInput(
+        (
+            CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY])),
+            CategoricalAttribute("Letter", second, letters),
+        ),
+        "Class",
+        ("N", "Y"),
+        np.array([0 if c == "N" else 1 for c in CLASS]),
+    )
     r2 = events_of(data2, preset("diffgen", 1, 4))[0][-1].result
     assert len(r2.leaf_labels) == 4 * 3 == len(set(r2.leaf_labels))
     assert r2.counts.shape == (12, 2)  # 'c' never occurs: its partitions are empty but released
@@ -259,8 +293,7 @@ def test_released_cells_are_all_leaf_partitions_times_classes_including_empty():
 
 @pytest.mark.parametrize("method", ["least_squares", "hay_generalized"])
 def test_consistency_makes_parents_equal_sum_of_children(method):
-    params = preset("diffgen-consistent", 1, 3, consistency=method, node_budget="uniform",
-                    tree_projection=False)
+    params = preset("diffgen-consistent", 1, 3, consistency=method, node_budget="uniform", tree_projection=False)
     result = events_of(seed_table(), params, seed=5)[0][-1].result
     tree = result.tree
     sums = np.zeros_like(tree.estimates)
@@ -272,8 +305,7 @@ def test_consistency_makes_parents_equal_sum_of_children(method):
     counts = [e for e in result.ledger.entries if e.step.startswith("counts")][0]
     assert counts.sensitivity == L and counts.scale == pytest.approx(L / float(counts.epsilon))
     assert result.post_processing[0] == {"step": "consistency", "method": method}
-    assert [p["step"] for p in result.post_processing][1:] in (["rounding", "clamping"], ["rounding"],
-                                                               ["clamping"], [])
+    assert [p["step"] for p in result.post_processing][1:] in (["rounding", "clamping"], ["rounding"], ["clamping"], [])
 
 
 def dense_gls_variances(parents, s2):
@@ -305,6 +337,7 @@ def test_path_node_budget_keeps_every_path_within_the_count_budget():
     evs, ledger = events_of(seed_table(), params, seed=2)
     result = evs[-1].result
     from dpstudio.core.events import BudgetAssigned
+
     eps_node = {e.node: e.epsilon for e in evs if isinstance(e, BudgetAssigned)}
     tree = result.tree
     for leaf in result.leaf_nodes:
@@ -318,13 +351,13 @@ def test_path_node_budget_keeps_every_path_within_the_count_budget():
 
 # -- events ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen-consistent", "maxgddp"])
 def test_every_noisy_value_is_paid_for_before_it_is_yielded(algorithm):
     evs, _ = events_of(seed_table(), preset(algorithm, 1, 3), seed=4)
     kinds = [type(e) for e in evs]
     first_noised = kinds.index(NodeNoised)
-    counts_spend = [i for i, e in enumerate(evs) if isinstance(e, BudgetSpent)
-                    and e.spend.step.startswith("counts")]
+    counts_spend = [i for i, e in enumerate(evs) if isinstance(e, BudgetSpent) and e.spend.step.startswith("counts")]
     assert counts_spend and counts_spend[-1] < first_noised
     assert len(counts_spend) == 1 or algorithm == "diffgen-consistent"  # one entry per level
     for i, e in enumerate(evs):
@@ -418,7 +451,9 @@ def test_adult_release_covers_every_value_and_cut_product(shared_data):
     data = encode_table(train, "Y", tax, {"age": (17, 91), "hours-per-week": (1, 100)})
     assert data.n_records == 30162 and data.classes == ("<=50K", ">50K")
     result = run_to_result(data, preset("diffgen-consistent", 1, 6), SimulationNoise(0), Ledger(1))
-    sizes = [len(set(result.cut[n]["leaf_to_label"].values())) for n in names] + [len(result.cut[n]["intervals"]) for n in ("age", "hours-per-week")]
+    sizes = [len(set(result.cut[n]["leaf_to_label"].values())) for n in names] + [
+        len(result.cut[n]["intervals"]) for n in ("age", "hours-per-week")
+    ]
     assert result.counts.shape == (int(np.prod(sizes)), 2)
     assert abs(int(result.counts.sum()) - 30162) < 3000  # noise is small next to the total
     for n in names:
@@ -431,9 +466,15 @@ def test_grid_scores_do_not_depend_on_partition_chunking(monkeypatch, score):
     n = 300
     tax = country_taxonomy()
     leaves = [tax.index(c) for c in ("China", "Korea", "Canada", "USA")]
-    data = DiffGenInput((CategoricalAttribute("Country", tax, rng.choice(leaves, n)),
-                         NumericAttribute("Age", rng.integers(15, 40, n).astype(float), 15.0, 40.0, integer=True)),
-                        "Class", ("N", "Y"), rng.integers(0, 2, n))
+    data = DiffGenInput(
+        (
+            CategoricalAttribute("Country", tax, rng.choice(leaves, n)),
+            NumericAttribute("Age", rng.integers(15, 40, n).astype(float), 15.0, 40.0, integer=True),
+        ),
+        "Class",
+        ("N", "Y"),
+        rng.integers(0, 2, n),
+    )
     params = preset("maxgddp", 1, 3, score=score, grid_bins=5)
 
     def scores():
@@ -462,8 +503,9 @@ def test_three_classes_and_no_attributes():
     assert result.stopped_early and result.steps_done == 0
     assert result.counts.shape == (1, 3) and result.count_epsilon == 1
     tax = country_taxonomy()
-    data3 = DiffGenInput((CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY[:7]])),),
-                         "C", ("a", "b", "c"), y)
+    data3 = DiffGenInput(
+        (CategoricalAttribute("Country", tax, np.array([tax.index(c) for c in COUNTRY[:7]])),), "C", ("a", "b", "c"), y
+    )
     evs, ledger = events_of(data3, preset("diffgen", 1, 1, score="infogain"))
     sel = [e for e in ledger.entries if "choose" in e.step][0]
     assert sel.sensitivity == pytest.approx(math.log2(3))
@@ -478,8 +520,11 @@ def test_split_interval_frequencies_match_the_stated_probabilities():
     draws = 1500
     wins = np.zeros(probs.size)
     for seed in range(draws):
-        ev = next(e for e in run_diffgen(data, params, SimulationNoise(seed), Ledger(8), teaching=True)
-                  if isinstance(e, WinnerChosen))
+        ev = next(
+            e
+            for e in run_diffgen(data, params, SimulationNoise(seed), Ledger(8), teaching=True)
+            if isinstance(e, WinnerChosen)
+        )
         wins[ev.index] += 1
     assert np.abs(wins / draws - probs).max() < 0.04
 

@@ -21,7 +21,7 @@ def random_tree(rng, n, reach):
 def objective_dense(parents, shares):
     """The module's f, from dense GLS (leaf-only variance 1 per unit share)."""
     s = node_shares(parents, shares)
-    U = dense_gls_variances(parents, 1 / s ** 2)
+    U = dense_gls_variances(parents, 1 / s**2)
     n = parents.size
     has_child = np.bincount(parents[parents >= 0], minlength=n) > 0
     under = np.array([len(leaves_under(parents, i)) for i in range(n)])
@@ -85,6 +85,7 @@ def test_engine_paths_never_exceed_the_count_budget_exactly():
             assert sum(level_eps[:d], Fraction(0)) + sum(level_eps[d:], Fraction(0)) == result.count_epsilon
         from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
         from dpstudio.core.scales import noise_scale
+
         for i in range(tree.parents.size):
             d = int(tree.depth[i])
             e = sum(level_eps[d:], Fraction(0)) if is_leaf[i] else level_eps[d]
@@ -99,4 +100,4 @@ def test_the_total_is_never_noisier_than_under_the_uniform_split(seed):
     L = shares.size
     assert shares[0] >= 1 / L - 1e-12
     var_opt = dense_gls_variances(parents, 1 / node_shares(parents, shares) ** 2)[0]
-    assert var_opt <= L ** 2 * (1 + 1e-9)  # the uniform split's noisy root alone (scale L / eps_c)
+    assert var_opt <= L**2 * (1 + 1e-9)  # the uniform split's noisy root alone (scale L / eps_c)

@@ -32,8 +32,9 @@ def test_count_fraction_keeps_the_formulas_proportions():
     assert b.step_epsilons == (Fraction(1, 16),) * 3 and b.split_epsilon == Fraction(1, 16)
     assert b.count_epsilon == Fraction(3, 2)
     # the half-and-half count share is the default
-    assert plan_budget(preset("diffgen", 2, 3, count_fraction=Fraction(1, 2)), 2) == \
-        plan_budget(preset("diffgen", 2, 3), 2)
+    assert plan_budget(preset("diffgen", 2, 3, count_fraction=Fraction(1, 2)), 2) == plan_budget(
+        preset("diffgen", 2, 3), 2
+    )
     m = plan_budget(preset("maxgddp", 1, 4, count_fraction=Fraction(1, 3)), 0)
     assert sum(m.step_epsilons) == Fraction(2, 3) and m.count_epsilon == Fraction(1, 3)
     assert m == plan_budget(preset("maxgddp", 1, 4, tree_fraction=Fraction(2, 3)), 0)
@@ -83,15 +84,18 @@ def test_level_fractions_of_a_shallower_tree_go_to_its_deepest_level():
     assert ledger.spent == 1
 
 
-@pytest.mark.parametrize("kw,needle", [
-    (dict(selection_fractions=(Fraction(1, 10),)), "one share per step"),
-    (dict(selection_fractions=(Fraction(1, 2),) * 3), "nothing is left for the counts"),
-    (dict(count_fraction=1), "below 1"),
-    (dict(count_fraction=0), "count_fraction"),
-    (dict(count_fraction=Fraction(1, 2), split_fraction=Fraction(1, 5)), "not both"),
-    (dict(level_fractions=(1, 1)), "level_fractions apply"),
-    (dict(selection_fractions=(0, Fraction(1, 10), Fraction(1, 10))), "selection_fractions"),
-])
+@pytest.mark.parametrize(
+    "kw,needle",
+    [
+        (dict(selection_fractions=(Fraction(1, 10),)), "one share per step"),
+        (dict(selection_fractions=(Fraction(1, 2),) * 3), "nothing is left for the counts"),
+        (dict(count_fraction=1), "below 1"),
+        (dict(count_fraction=0), "count_fraction"),
+        (dict(count_fraction=Fraction(1, 2), split_fraction=Fraction(1, 5)), "not both"),
+        (dict(level_fractions=(1, 1)), "level_fractions apply"),
+        (dict(selection_fractions=(0, Fraction(1, 10), Fraction(1, 10))), "selection_fractions"),
+    ],
+)
 def test_bad_splits_are_refused(kw, needle):
     with pytest.raises(ValueError, match=needle):
         preset("diffgen", 1, 3, **kw)

@@ -14,15 +14,19 @@ from dpstudio.core.taxonomy import Node, Taxonomy
 
 def _records(n=3000, seed=1):
     rng = np.random.default_rng(seed)
-    tax = Taxonomy(Node("Any", [Node("A", [Node("a1"), Node("a2"), Node("a3")]),
-                                Node("B", [Node("b1"), Node("b2")])]), "cat")
+    tax = Taxonomy(
+        Node("Any", [Node("A", [Node("a1"), Node("a2"), Node("a3")]), Node("B", [Node("b1"), Node("b2")])]), "cat"
+    )
     leaves = np.array([tax.index(v) for v in ("a1", "a2", "a3", "b1", "b2")])
     cat = leaves[rng.integers(0, 5, n)]
     age = rng.integers(17, 60, n).astype(float) // 4 * 4 + 1
     hours = rng.integers(1, 4, n).astype(float) * 7
     y = ((age > 35) ^ (rng.random(n) < 0.2)).astype(np.int64) + (cat == leaves[0])
-    attrs = (CategoricalAttribute("cat", tax, cat), NumericAttribute("age", age, 17.0, 60.0, integer=True),
-             NumericAttribute("hours", hours, 1.0, 30.0, integer=True))
+    attrs = (
+        CategoricalAttribute("cat", tax, cat),
+        NumericAttribute("age", age, 17.0, 60.0, integer=True),
+        NumericAttribute("hours", hours, 1.0, 30.0, integer=True),
+    )
     return DiffGenInput(attrs, "y", ("p", "q", "r"), y)
 
 
@@ -30,18 +34,26 @@ def _aggregate(data):
     cols = [a.leaf_ids if isinstance(a, CategoricalAttribute) else a.values for a in data.attributes]
     table = np.column_stack([*cols, data.y]).astype(float)
     rows, counts = np.unique(table, axis=0, return_counts=True)
-    attrs = tuple(CategoricalAttribute(a.name, a.taxonomy, rows[:, i].astype(np.int64))
-                  if isinstance(a, CategoricalAttribute) else
-                  NumericAttribute(a.name, rows[:, i], a.lo, a.hi, a.grid, a.integer, a.lattice)
-                  for i, a in enumerate(data.attributes))
-    return DiffGenInput(attrs, data.class_name, data.classes, rows[:, -1].astype(np.int64),
-                        weights=counts.astype(np.int64))
+    attrs = tuple(
+        CategoricalAttribute(a.name, a.taxonomy, rows[:, i].astype(np.int64))
+        if isinstance(a, CategoricalAttribute)
+        else NumericAttribute(a.name, rows[:, i], a.lo, a.hi, a.grid, a.integer, a.lattice)
+        for i, a in enumerate(data.attributes)
+    )
+    return DiffGenInput(
+        attrs, data.class_name, data.classes, rows[:, -1].astype(np.int64), weights=counts.astype(np.int64)
+    )
 
 
-@pytest.mark.parametrize("algorithm,score,scope", [("diffgen", "max", "partition"),
-                                                    ("diffgen-consistent", "infogain", "pooled"),
-                                                    ("maxgddp", "max", "partition"),
-                                                    ("maxgddp", "infogain", "partition")])
+@pytest.mark.parametrize(
+    "algorithm,score,scope",
+    [
+        ("diffgen", "max", "partition"),
+        ("diffgen-consistent", "infogain", "pooled"),
+        ("maxgddp", "max", "partition"),
+        ("maxgddp", "infogain", "partition"),
+    ],
+)
 def test_weighted_aggregate_releases_the_same_as_the_records(algorithm, score, scope):
     data = _records()
     agg = _aggregate(data)

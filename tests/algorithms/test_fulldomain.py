@@ -39,14 +39,25 @@ EIGHT = ("age", "education", "marital-status", "native-country", "occupation", "
 
 
 @needs_arx
-@pytest.mark.parametrize("k, sup, sat, minimal, min_height, best, dm, classes", [
-    (2, 0, 23, [(1, 0, 1, 2), (1, 1, 1, 1), (2, 0, 1, 1), (3, 0, 0, 2), (4, 0, 0, 1), (4, 0, 1, 0)], 4,
-     (1, 1, 1, 1), 55_170_356, 30),
-    (5, 0, 19, 4, 4, (1, 1, 1, 1), 55_170_356, None),
-    (10, 0, 18, [(1, 0, 1, 2), (1, 1, 1, 1), (4, 0, 0, 1), (4, 1, 1, 0)], 4, (1, 1, 1, 1), 55_170_356, None),
-    (10, 0.01, 47, 7, 2, (0, 0, 1, 2), 13_357_407, 125),
-    (100, 0, 5, [(4, 0, 1, 1), (4, 1, 0, 2)], 6, (4, 0, 1, 1), 290_180_796, 4),
-])
+@pytest.mark.parametrize(
+    "k, sup, sat, minimal, min_height, best, dm, classes",
+    [
+        (
+            2,
+            0,
+            23,
+            [(1, 0, 1, 2), (1, 1, 1, 1), (2, 0, 1, 1), (3, 0, 0, 2), (4, 0, 0, 1), (4, 0, 1, 0)],
+            4,
+            (1, 1, 1, 1),
+            55_170_356,
+            30,
+        ),
+        (5, 0, 19, 4, 4, (1, 1, 1, 1), 55_170_356, None),
+        (10, 0, 18, [(1, 0, 1, 2), (1, 1, 1, 1), (4, 0, 0, 1), (4, 1, 1, 0)], 4, (1, 1, 1, 1), 55_170_356, None),
+        (10, 0.01, 47, 7, 2, (0, 0, 1, 2), 13_357_407, 125),
+        (100, 0, 5, [(4, 0, 1, 1), (4, 1, 0, 2)], 6, (4, 0, 1, 1), 290_180_796, 4),
+    ],
+)
 def test_four_qi_lattice(k, sup, sat, minimal, min_height, best, dm, classes):
     problem = arx_problem(FOUR, k, sup)
     opt = fd.run_to_result(fd.run_optimal(problem))
@@ -66,10 +77,13 @@ def test_four_qi_lattice(k, sup, sat, minimal, min_height, best, dm, classes):
 
 
 @needs_arx
-@pytest.mark.parametrize("k, sat, minimal, min_height, best, dm, classes", [
-    (2, 103, 25, 12, (1, 3, 1, 2, 1, 1, 1, 2), 19_399_310, 90),
-    (10, 50, 17, 13, (1, 3, 1, 2, 2, 1, 1, 2), 55_170_356, 30),
-])
+@pytest.mark.parametrize(
+    "k, sat, minimal, min_height, best, dm, classes",
+    [
+        (2, 103, 25, 12, (1, 3, 1, 2, 1, 1, 1, 2), 19_399_310, 90),
+        (10, 50, 17, 13, (1, 3, 1, 2, 2, 1, 1, 2), 55_170_356, 30),
+    ],
+)
 def test_eight_qi_lattice_incognito_is_brute_force(k, sat, minimal, min_height, best, dm, classes):
     problem = arx_problem(EIGHT, k, 0)
     opt = fd.run_to_result(fd.run_optimal(problem))
@@ -85,23 +99,38 @@ def test_eight_qi_lattice_incognito_is_brute_force(k, sat, minimal, min_height, 
 
 
 @needs_arx
-@pytest.mark.parametrize("sup, node, value", [
-    (0.04, (1, 0, 1, 1, 3, 2, 2, 0, 1), 255559.85455731),
-    (0.0, (1, 2, 1, 1, 3, 2, 2, 1, 1), 407289.53889253),
-])
+@pytest.mark.parametrize(
+    "sup, node, value",
+    [
+        (0.04, (1, 0, 1, 1, 3, 2, 2, 0, 1), 255559.85455731),
+        (0.0, (1, 2, 1, 1, 3, 2, 2, 1, 1), 407289.53889253),
+    ],
+)
 def test_arx_k_anonymity_nine_columns(sup, node, value):
-    cols = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-            "salary-class"]  # ARX: the column order is the QI order
+    cols = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
+    ]  # ARX: the column order is the QI order
     opt = fd.run_to_result(fd.run_optimal(arx_problem(cols, 5, sup, "entropy")))
     assert opt.chosen.levels == node
     assert opt.chosen.metric == pytest.approx(value, rel=1e-6)
 
 
 @needs_arx
-@pytest.mark.parametrize("kind, metric, node, value", [
-    ("equal", "dm-star", (1, 4, 1, 0, 3, 2, 2, 1), 311_880_088),
-    ("hierarchical", "entropy", (1, 4, 0, 0, 3, 2, 2, 1), 377622.78458729),
-])
+@pytest.mark.parametrize(
+    "kind, metric, node, value",
+    [
+        ("equal", "dm-star", (1, 4, 1, 0, 3, 2, 2, 1), 311_880_088),
+        ("hierarchical", "entropy", (1, 4, 0, 0, 3, 2, 2, 1), 377622.78458729),
+    ],
+)
 def test_arx_t_closeness(kind, metric, node, value):
     qi = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
     model = TCloseness(kind, 0.2, "occupation")
@@ -110,9 +139,12 @@ def test_arx_t_closeness(kind, metric, node, value):
     assert opt.chosen.levels == node
     assert opt.chosen.metric == pytest.approx(value, rel=1e-6)
     if kind == "equal":
-        assert fd.run_to_result(fd.run_optimal(
-            fd.Problem(problem.data, 5, 0.04, problem.models, "dm"))).evaluated[
-            [r.levels for r in opt.evaluated].index(node)].metric == 336_773_094
+        assert (
+            fd.run_to_result(fd.run_optimal(fd.Problem(problem.data, 5, 0.04, problem.models, "dm")))
+            .evaluated[[r.levels for r in opt.evaluated].index(node)]
+            .metric
+            == 336_773_094
+        )
 
 
 def _random_problem(seed, models=()):
@@ -140,8 +172,9 @@ def _brute_force(problem):
         for i in range(data.n):
             key = tuple(int(h.gen[lv][data.codes[i, j]]) for j, (h, lv) in enumerate(zip(data.hierarchies, node)))
             groups.setdefault(key, []).append(int(data.extras["s"][0][i]))
-        bad = sum(len(v) for v in groups.values()
-                  if len(v) < problem.k or any(len(set(v)) < m.l for m in problem.models))
+        bad = sum(
+            len(v) for v in groups.values() if len(v) < problem.k or any(len(set(v)) < m.l for m in problem.models)
+        )
         if bad <= problem.max_sup:
             out.append(node)
     return sorted(out)

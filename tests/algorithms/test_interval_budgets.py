@@ -17,7 +17,7 @@ from tests.core.test_range_error import random_tree
 
 
 def expected_error(p, eps):
-    return float(np.sum(2 * p / eps ** 2))
+    return float(np.sum(2 * p / eps**2))
 
 
 def test_seed_figure_3_1_three_bins():
@@ -37,7 +37,7 @@ def path_matrix(tree, noised):
     cols = np.flatnonzero(noised)
     M = np.zeros((tree.n_bins, cols.size))
     for j, v in enumerate(cols):
-        M[tree.lo[v]:tree.hi[v], j] = 1
+        M[tree.lo[v] : tree.hi[v], j] = 1
     return M, cols
 
 
@@ -53,9 +53,15 @@ def test_luedp_equals_numerical_minimisation(seed):
     M, cols = path_matrix(tree, noised)
     pc = p[cols]
     x0 = np.full(cols.size, eps_total / M.sum(axis=1).max())
-    res = minimize(lambda e: np.sum(pc / e ** 2), x0, jac=lambda e: -2 * pc / e ** 3, method="SLSQP",
-                   constraints=[{"type": "eq", "fun": lambda e: M @ e - eps_total, "jac": lambda e: M}],
-                   bounds=[(1e-6, None)] * cols.size, options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        lambda e: np.sum(pc / e**2),
+        x0,
+        jac=lambda e: -2 * pc / e**3,
+        method="SLSQP",
+        constraints=[{"type": "eq", "fun": lambda e: M @ e - eps_total, "jac": lambda e: M}],
+        bounds=[(1e-6, None)] * cols.size,
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     assert res.success
     ours = luedp_budgets(tree, eps_total, noised)
     assert np.allclose(ours[~noised], 0)
@@ -63,7 +69,7 @@ def test_luedp_equals_numerical_minimisation(seed):
     assert np.allclose(ours[cols], res.x, rtol=1e-3, atol=1e-5)
     assert np.allclose(path_sums(tree, ours), eps_total)
     _, _, C = luedp_coefficients(tree, p, noised)
-    assert C[0] / eps_total ** 2 == pytest.approx(np.sum(pc / ours[cols] ** 2))
+    assert C[0] / eps_total**2 == pytest.approx(np.sum(pc / ours[cols] ** 2))
 
 
 @pytest.mark.parametrize("tree", [regular_tree(1000, 2), regular_tree(4096, 16), sc_tree(500)])

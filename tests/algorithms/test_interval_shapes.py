@@ -42,7 +42,7 @@ def test_regular_tree_is_near_equal_and_as_short_as_possible(n, b):
         m = tree.hi[tree.depth == d] - tree.lo[tree.depth == d]
         big = m[m > 1] if d else m
         if big.size:
-            assert set(np.unique(big)) <= {-(-n // b ** d), n // b ** d} | {1}
+            assert set(np.unique(big)) <= {-(-n // b**d), n // b**d} | {1}
 
 
 def test_flat_tree():
@@ -112,7 +112,8 @@ def test_sc_greedy_choice_matches_brute_force():
         if hi - lo <= k:
             continue
         p = tree.parents[v]
-        options = {w: brute_subtree_sum(n, lo, hi, w, int(tree.lo[p]), int(tree.hi[p]))
-                   for w in range(k, min(20, hi - lo) + 1)}
+        options = {
+            w: brute_subtree_sum(n, lo, hi, w, int(tree.lo[p]), int(tree.hi[p])) for w in range(k, min(20, hi - lo) + 1)
+        }
         best = min(options.values())
         assert options[int(tree.n_children[v])] == pytest.approx(best)

@@ -108,8 +108,17 @@ def test_large_trees_report_progress_instead_of_node_events():
     assert any(isinstance(e, Progress) for e in events)
 
 
-@pytest.mark.parametrize("bad,msg", [([], "empty"), ([3], "at least 2"), ([1, -2, 3], "negative"),
-                                     ([1.5, 2], "whole"), ([1, np.nan], "finite"), (["a", "b"], "numbers")])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        ([], "empty"),
+        ([3], "at least 2"),
+        ([1, -2, 3], "negative"),
+        ([1.5, 2], "whole"),
+        ([1, np.nan], "finite"),
+        (["a", "b"], "numbers"),
+    ],
+)
 def test_bad_counts(bad, msg):
     with pytest.raises(HistogramInputError, match=msg):
         check_counts(np.array(bad))
@@ -121,9 +130,17 @@ def test_bad_epsilon(eps):
         plan_interval_tree(10, IntervalTreeParams("hb", eps))
 
 
-@pytest.mark.parametrize("algo,b,root,n,runs", [("hb", 2, True, 4096, 60), ("hb", 16, True, 4096, 100),
-                                                ("hb", 16, False, 4096, 100), ("flat", None, False, 4096, 1000),
-                                                ("luedp", None, True, 1024, 400), ("sc", None, True, 1024, 400)])
+@pytest.mark.parametrize(
+    "algo,b,root,n,runs",
+    [
+        ("hb", 2, True, 4096, 60),
+        ("hb", 16, True, 4096, 100),
+        ("hb", 16, False, 4096, 100),
+        ("flat", None, False, 4096, 1000),
+        ("luedp", None, True, 1024, 400),
+        ("sc", None, True, 1024, 400),
+    ],
+)
 def test_monte_carlo_agrees_with_analytic(algo, b, root, n, runs):
     plan = plan_interval_tree(n, IntervalTreeParams(algo, 1.0, branching=b, noise_root=root))
     mean, se = monte_carlo_all_range_mse(plan, runs=runs, seed=11)
@@ -167,8 +184,15 @@ def test_luedp_on_sc_structure():
         plan_interval_tree(300, IntervalTreeParams("hb", 1.0, shape="sc"))
 
 
-@pytest.mark.parametrize("algo,b,root,runs,ref", [("flat", None, False, 1000, 52.27), ("hb", 2, True, 60, 27.90),
-                                                  ("hb", 16, True, 100, 19.77), ("hb", 16, False, 100, 16.19)])
+@pytest.mark.parametrize(
+    "algo,b,root,runs,ref",
+    [
+        ("flat", None, False, 1000, 52.27),
+        ("hb", 2, True, 60, 27.90),
+        ("hb", 16, True, 100, 19.77),
+        ("hb", 16, False, 100, 16.19),
+    ],
+)
 def test_monte_carlo_with_continuous_laplace_matches_spec_anchors(algo, b, root, runs, ref):
     """ALGORITHMS.md 6's figures (n = 4096, eps = 1) are for continuous Laplace noise: measured directly."""
     plan = plan_interval_tree(4096, IntervalTreeParams(algo, 1.0, branching=b, noise_root=root))
@@ -207,11 +231,14 @@ def test_level_fractions_split_the_ledger_and_node_budgets_by_level():
     assert plan_interval_tree(64, p3).level_epsilons == [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
 
 
-@pytest.mark.parametrize("kw,needle", [
-    (dict(algorithm="luedp", level_fractions=(1, 1, 1, 1)), "optimised"),
-    (dict(algorithm="hb", level_fractions=(1, 0, 1, 1)), "positive share"),
-    (dict(algorithm="hb", level_fractions=(1, 1)), "4 noised levels"),
-])
+@pytest.mark.parametrize(
+    "kw,needle",
+    [
+        (dict(algorithm="luedp", level_fractions=(1, 1, 1, 1)), "optimised"),
+        (dict(algorithm="hb", level_fractions=(1, 0, 1, 1)), "positive share"),
+        (dict(algorithm="hb", level_fractions=(1, 1)), "4 noised levels"),
+    ],
+)
 def test_bad_level_fractions(kw, needle):
     from dpstudio.algorithms.interval_trees import HistogramInputError, IntervalTreeParams, plan_interval_tree
 
@@ -223,6 +250,9 @@ def test_level_split_is_in_the_budget_summary():
     from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
 
     plan = plan_interval_tree(16, IntervalTreeParams("hb", 1, branching=4, level_fractions=(2, 1, 1)))
-    assert plan.budget_summary()["level_split"] == [{"depth": 0, "epsilon": "1/2"}, {"depth": 1, "epsilon": "1/4"},
-                                                     {"depth": 2, "epsilon": "1/4"}]
+    assert plan.budget_summary()["level_split"] == [
+        {"depth": 0, "epsilon": "1/2"},
+        {"depth": 1, "epsilon": "1/4"},
+        {"depth": 2, "epsilon": "1/4"},
+    ]
     assert "level_split" not in plan_interval_tree(16, IntervalTreeParams("hb", 1, branching=4)).budget_summary()

@@ -30,9 +30,14 @@ def test_adult_numeric_table():
     df = pd.read_csv(ADULT, skipinitialspace=True, na_values="?").dropna()
     assert len(df) == 30162
     x = df[["age", "education-num", "hours-per-week"]].to_numpy(float)
-    expected = {2: ((1638, 4118308, 9.207), (11360, 122248, 1.328)), 5: ((1064, 4134032, 5.670), (3943, 246496, 1.530)),
-                10: ((743, 4178584, 4.059), (2031, 453318, 1.485)), 25: ((419, 4450012, 2.879), (1023, 890418, 1.179)),
-                50: ((271, 4949608, 2.226), (512, 1776890, 1.178)), 100: ((172, 6294626, 1.754), (256, 3553734, 1.178))}
+    expected = {
+        2: ((1638, 4118308, 9.207), (11360, 122248, 1.328)),
+        5: ((1064, 4134032, 5.670), (3943, 246496, 1.530)),
+        10: ((743, 4178584, 4.059), (2031, 453318, 1.485)),
+        25: ((419, 4450012, 2.879), (1023, 890418, 1.179)),
+        50: ((271, 4949608, 2.226), (512, 1776890, 1.178)),
+        100: ((172, 6294626, 1.754), (256, 3553734, 1.178)),
+    }
     for k, want in expected.items():
         for mode, (classes, dm, avg) in zip(("strict", "relaxed"), want):
             r = run_to_result(run_mondrian(x, k, mode))
@@ -43,11 +48,14 @@ def test_adult_numeric_table():
                 assert r.sizes.max() == 527
 
 
-@pytest.mark.parametrize("disease, cm", [
-    (["flu", "flu", "cold", "hiv", "cold", "cold"], 2),  # one minority row in each class
-    (["flu", "flu", "flu", "hiv", "cold", "flu"], 2),  # class 2 has three labels once each: two minority rows
-    (["flu"] * 6, 0),
-])
+@pytest.mark.parametrize(
+    "disease, cm",
+    [
+        (["flu", "flu", "cold", "hiv", "cold", "cold"], 2),  # one minority row in each class
+        (["flu", "flu", "flu", "hiv", "cold", "flu"], 2),  # class 2 has three labels once each: two minority rows
+        (["flu"] * 6, 0),
+    ],
+)
 def test_cm_metric_of_a_mondrian_output(disease, cm):
     """C_CM of Mondrian's classes (model.anonymize_job): the patient table splits into rows {0,1,2} and {3,4,5}
     (test_patient_table); the minority rows are counted by hand in the parameters."""
@@ -55,8 +63,14 @@ def test_cm_metric_of_a_mondrian_output(disease, cm):
 
     from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
 
-    frame = pd.DataFrame({"age": [25, 25, 26, 27, 27, 28], "sex": [0, 1, 0, 0, 1, 0],
-                          "zip": [53711, 53712, 53711, 53710, 53712, 53711], "disease": disease})
+    frame = pd.DataFrame(
+        {
+            "age": [25, 25, 26, 27, 27, 28],
+            "sex": [0, 1, 0, 0, 1, 0],
+            "zip": [53711, 53712, 53711, 53710, 53712, 53711],
+            "disease": disease,
+        }
+    )
     s = AnonymizeSettings(("age", "sex", "zip"), 2, "mondrian-strict", "cm", class_attr="disease")
     out = run_to_outcome(frame, {}, s)
     assert out.sizes.tolist() == [3, 3] and out.metric == cm

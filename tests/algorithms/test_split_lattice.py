@@ -56,16 +56,18 @@ def index_probabilities(values, classes, eps_split) -> np.ndarray:
     x, y = np.asarray(values), np.asarray(classes)
     c = np.arange(1, 10_000) / 1000
     left = x[None, :] < c[:, None]
-    u = sum(np.maximum(((left == side) & (y == 0)).sum(1), ((left == side) & (y == 1)).sum(1))
-            for side in (True, False))
+    u = sum(
+        np.maximum(((left == side) & (y == 0)).sum(1), ((left == side) & (y == 1)).sum(1)) for side in (True, False)
+    )
     logw = float(eps_split) * u / 2.0
     w = np.exp(logw - logw.max())
     return w / w.sum()
 
 
 def root_candidates(values, classes):
-    evs = list(run_diffgen(table(values, classes), preset("diffgen", EPS, 1), SimulationNoise(0), Ledger(EPS),
-                           teaching=True))
+    evs = list(
+        run_diffgen(table(values, classes), preset("diffgen", EPS, 1), SimulationNoise(0), Ledger(EPS), teaching=True)
+    )
     scored = next(e for e in evs if isinstance(e, CandidatesScored))
     spent = next(e for e in evs if isinstance(e, BudgetSpent))
     return scored, spent.spend.epsilon
@@ -80,8 +82,9 @@ def test_index_probabilities_of_neighbours_are_within_e_to_the_eps_at_every_inde
         sizes = [int(lab.split()[0]) if "points" in lab else (0 if "no lattice" in lab else 1) for lab in scored.labels]
         assert sum(sizes) == 9999
         bounds = np.cumsum([0] + sizes)
-        np.testing.assert_allclose(scored.probabilities, [p[a:b].sum() for a, b in zip(bounds, bounds[1:])],
-                                   rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(
+            scored.probabilities, [p[a:b].sum() for a, b in zip(bounds, bounds[1:])], rtol=1e-9, atol=1e-15
+        )
         per_index[name] = (p, eps_split)
     (p, eps_split), (p2, _) = per_index["D"], per_index["D'"]
     assert np.all(np.abs(np.log(p) - np.log(p2)) <= float(eps_split) + 1e-12)

@@ -73,7 +73,7 @@ def _window_errors(mech, x, w, eps, runs, grouping="none"):
     for r in range(runs):
         res = release_stream(x, StreamParams(mech, eps, w, grouping=grouping), SimulationNoise(r), Ledger(eps))
         err = res.windows - truth
-        work.append((err ** 2).sum(axis=1).mean())
+        work.append((err**2).sum(axis=1).mean())
         mae.append(np.abs(err).mean())
     return np.array(work), np.array(mae), res
 
@@ -115,8 +115,18 @@ def test_asm_dp_ledger_never_exceeds_epsilon(budget):
         eps = Fraction(int(rng.integers(1, 40)), 10)
         ledger = Ledger(eps)
         noise = CheckedNoise(run, ledger)
-        _, (out, var) = drain(shp.asm_dp(x, horizon, eps, noise, ledger, float(rng.choice([0.2, 0.4, 0.8])),
-                                         budget, str(rng.choice(["wls", "origin", "hold"]))))
+        _, (out, var) = drain(
+            shp.asm_dp(
+                x,
+                horizon,
+                eps,
+                noise,
+                ledger,
+                float(rng.choice([0.2, 0.4, 0.8])),
+                budget,
+                str(rng.choice(["wls", "origin", "hold"])),
+            )
+        )
         assert ledger.spent <= eps and noise.draws == len(ledger.entries)
         if budget == "gap":  # the gaps add up to t_last + 1
             last = int(ledger.entries[-1].step.split()[1])
@@ -147,7 +157,7 @@ def test_binary_mechanism_variances_and_prefix_error():
     """Released count at t has variance (1 + lowest set bit of t) v; the noisy prefix sums' RMSE over all t
     at T = 2^10, eps = 1 is sqrt(2 (k+1)^2 (k 2^(k-1) + 1) / 2^k) = 34.79 (continuous; discrete a hair less)."""
     k, T = 10, 1024
-    closed = math.sqrt(2 * (k + 1) ** 2 * (k * 2 ** (k - 1) + 1) / 2 ** k)
+    closed = math.sqrt(2 * (k + 1) ** 2 * (k * 2 ** (k - 1) + 1) / 2**k)
     assert closed == pytest.approx(34.79, abs=0.005) and binary_levels(T) == 11
     x = np.random.default_rng(0).integers(0, 5, size=T)
     errs = []
@@ -171,13 +181,16 @@ def test_literal_asm_refuses_secure_noise_and_reads_the_truth():
     assert releases >= 1 and all(e.true_count == 50 for e in events)
 
 
-@pytest.mark.parametrize("params,length,message", [
-    (StreamParams("tpm", 1, 11), 10, "window 11 is larger than the stream"),
-    (StreamParams("tpm", 1, 3, horizon=5), 10, "horizon 5 is shorter than the stream"),
-    (StreamParams("tpm", 0, 3), 10, "must be positive"),
-    (StreamParams("tpm", 1, 3, grouping="noisefirst", groups=2), 10, "--groups goes with"),
-    (StreamParams("tpm", 1, 3, grouping="seed", groups=4), 10, "between 1 and the window 3"),
-])
+@pytest.mark.parametrize(
+    "params,length,message",
+    [
+        (StreamParams("tpm", 1, 11), 10, "window 11 is larger than the stream"),
+        (StreamParams("tpm", 1, 3, horizon=5), 10, "horizon 5 is shorter than the stream"),
+        (StreamParams("tpm", 0, 3), 10, "must be positive"),
+        (StreamParams("tpm", 1, 3, grouping="noisefirst", groups=2), 10, "--groups goes with"),
+        (StreamParams("tpm", 1, 3, grouping="seed", groups=4), 10, "between 1 and the window 3"),
+    ],
+)
 def test_bad_parameters_are_refused(params, length, message):
     with pytest.raises(StreamInputError, match=message):
         params.validate(length)

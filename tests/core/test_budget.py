@@ -132,33 +132,44 @@ def test_from_dict_refuses_entries_that_do_not_match_the_recorded_total():
         Ledger.from_dict(data)
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("0.5", Fraction(1, 2)), (" 1 ", 1), (0.1, Fraction(1, 10)), (2, 2), ("1e-2", Fraction(1, 100)),
-    ("3/4", Fraction(3, 4)), (np.float64(0.25), Fraction(1, 4)),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("0.5", Fraction(1, 2)),
+        (" 1 ", 1),
+        (0.1, Fraction(1, 10)),
+        (2, 2),
+        ("1e-2", Fraction(1, 100)),
+        ("3/4", Fraction(3, 4)),
+        (np.float64(0.25), Fraction(1, 4)),
+    ],
+)
 def test_check_epsilon_accepts(value, expected):
     assert check_epsilon(value) == expected
 
 
-@pytest.mark.parametrize("value,message", [
-    (None, "epsilon is missing"),
-    ("", "epsilon is missing"),
-    ("   ", "epsilon is missing"),
-    (0, "must be positive"),
-    ("0", "must be positive"),
-    (-1, "must be positive"),
-    ("-0.5", "must be positive"),
-    (math.nan, "not a number \\(NaN\\)"),
-    ("nan", "not a number \\(NaN\\)"),
-    (np.float64("nan"), "not a number \\(NaN\\)"),
-    (math.inf, "finite"),
-    ("inf", "finite"),
-    ("-Infinity", "finite"),
-    ("abc", "not a number: 'abc'"),
-    ("1/0", "not a number"),
-    ([1], "must be a number"),
-    (True, "must be a number"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        (None, "epsilon is missing"),
+        ("", "epsilon is missing"),
+        ("   ", "epsilon is missing"),
+        (0, "must be positive"),
+        ("0", "must be positive"),
+        (-1, "must be positive"),
+        ("-0.5", "must be positive"),
+        (math.nan, "not a number \\(NaN\\)"),
+        ("nan", "not a number \\(NaN\\)"),
+        (np.float64("nan"), "not a number \\(NaN\\)"),
+        (math.inf, "finite"),
+        ("inf", "finite"),
+        ("-Infinity", "finite"),
+        ("abc", "not a number: 'abc'"),
+        ("1/0", "not a number"),
+        ([1], "must be a number"),
+        (True, "must be a number"),
+    ],
+)
 def test_check_epsilon_messages(value, message):
     with pytest.raises(ValueError, match=message):
         check_epsilon(value)

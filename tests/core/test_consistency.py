@@ -17,6 +17,7 @@ def level_strategy(request, monkeypatch):
     limit = {"levels vectorised": -1, "node by node": 10**9, "mixed": 2}[request.param]
     monkeypatch.setattr(consistency, "SCALAR_LEVEL_MAX", limit)
 
+
 # ---------------------------------------------------------------- independent reference computations
 
 
@@ -122,14 +123,16 @@ def noisy_trees(draw, classes):
     for v in draw(st.lists(st.integers(0, n - 1), max_size=3)):
         variances[v] = np.inf
     shape = (n,) if classes == 0 else (n, classes)
-    noisy = np.array(draw(st.lists(st.floats(-50, 50), min_size=n * max(classes, 1),
-                                   max_size=n * max(classes, 1)))).reshape(shape)
+    noisy = np.array(
+        draw(st.lists(st.floats(-50, 50), min_size=n * max(classes, 1), max_size=n * max(classes, 1)))
+    ).reshape(shape)
     return parents, noisy, variances
 
 
 @pytest.mark.parametrize("classes", [0, 1, 3])
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_least_squares_equals_dense_gls_on_random_ragged_trees(classes, data):
     parents, noisy, variances = data.draw(noisy_trees(classes))
@@ -147,8 +150,9 @@ def test_least_squares_equals_dense_gls_on_random_ragged_trees(classes, data):
     assert_consistent(parents, got)
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_least_squares_variances_equal_the_dense_covariance(data):
     parents, _, variances = data.draw(noisy_trees(0))
@@ -300,13 +304,16 @@ def test_tree_levels_depths_and_subtree_sizes():
     assert lv.height == depth.max()
 
 
-@pytest.mark.parametrize("parents,match", [
-    ([0, 0], "exactly one root"),
-    ([-1, -1], "exactly one root"),
-    ([-1, 5], "out of range"),
-    ([-1, 2, 1], "cycle"),
-    ([], "exactly one root"),
-])
+@pytest.mark.parametrize(
+    "parents,match",
+    [
+        ([0, 0], "exactly one root"),
+        ([-1, -1], "exactly one root"),
+        ([-1, 5], "out of range"),
+        ([-1, 2, 1], "cycle"),
+        ([], "exactly one root"),
+    ],
+)
 def test_bad_trees_are_refused(parents, match):
     with pytest.raises(ValueError, match=match):
         TreeLevels(parents)

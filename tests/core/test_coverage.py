@@ -35,8 +35,9 @@ def test_seed_example_3_1_n5_binary_tree():
     assert [round(prob_of(tree, p, a, b), 5) for a, b in sub] == [0.13333, 0.4, 0.06667, 0.26667, 0.06667]
     assert sum(prob_of(tree, p, a, b) for a, b in sub) == pytest.approx(14 / 15)
     # Our near-equal split puts the larger child first ([3,4], [5,5]): the same sum over that shape
-    ours = IntervalTree.from_intervals(5, [-1, 0, 0, 1, 1, 2, 2, 5, 5], [0, 0, 2, 0, 1, 2, 4, 2, 3],
-                                       [5, 2, 5, 1, 2, 4, 5, 3, 4])
+    ours = IntervalTree.from_intervals(
+        5, [-1, 0, 0, 1, 1, 2, 2, 5, 5], [0, 0, 2, 0, 1, 2, 4, 2, 3], [5, 2, 5, 1, 2, 4, 5, 3, 4]
+    )
     q = ours.coverage()
     direct = sum(prob_of(ours, q, a, b) for a, b in [(3, 5), (3, 4), (5, 5), (3, 3), (4, 4)])
     assert subtree_coverage_sum(5, 2, 5, 2, parent_lo=0, parent_hi=5) == pytest.approx(direct)
@@ -59,11 +60,11 @@ def test_seed_example_3_2_n3_trees():
     flat3 = IntervalTree.from_intervals(3, [-1, 0, 0, 0], [0, 0, 1, 2], [3, 1, 2, 3])
     p = flat3.coverage()
     assert np.allclose(sorted(p), sorted([1 / 6, 1 / 3, 1 / 2, 1 / 3]))
-    assert 2 * 2 ** 2 * p.sum() == pytest.approx(10.667, abs=1e-3)  # E1 ~ 10.664 with rounded p
+    assert 2 * 2**2 * p.sum() == pytest.approx(10.667, abs=1e-3)  # E1 ~ 10.664 with rounded p
     binary3 = IntervalTree.from_intervals(3, [-1, 0, 0, 1, 1], [0, 0, 2, 0, 1], [3, 2, 3, 1, 2])
     p = binary3.coverage()
     assert p.sum() == pytest.approx(7 / 6)
-    assert 2 * 3 ** 2 * p.sum() == pytest.approx(21.0)  # E2 ~ 21.006 with rounded p
+    assert 2 * 3**2 * p.sum() == pytest.approx(21.0)  # E2 ~ 21.006 with rounded p
 
 
 def brute_force_coverage(tree, noised):

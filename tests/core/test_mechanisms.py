@@ -102,8 +102,11 @@ def split_probabilities(starts, scores, eps, du):
 
 
 def test_lattice_probabilities_formula():
-    np.testing.assert_allclose(mech.lattice_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0),
-                               split_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0), rtol=1e-12)
+    np.testing.assert_allclose(
+        mech.lattice_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0),
+        split_probabilities(STARTS, SPLIT_SCORES, 1.5, 2.0),
+        rtol=1e-12,
+    )
 
 
 def test_choose_split_frequencies_and_indices_simulation():
@@ -189,8 +192,9 @@ def test_bad_sensitivities_are_refused(sens):
         mech.report_noisy_max([1.0, 2.0], 1.0, sens)
 
 
-@pytest.mark.parametrize("scores,match", [([], "no candidates"), ([1.0, math.nan], "finite"),
-                                          ([math.inf, 1.0], "finite")])
+@pytest.mark.parametrize(
+    "scores,match", [([], "no candidates"), ([1.0, math.nan], "finite"), ([math.inf, 1.0], "finite")]
+)
 def test_bad_scores_are_refused(scores, match):
     for f in (mech.exponential_mechanism, mech.report_noisy_max, mech.exponential_probabilities):
         with pytest.raises(ValueError, match=match):

@@ -72,8 +72,7 @@ def test_audit_design_margins():
     bound, sd = expected_lower_bound(0.5, 0.5 * math.exp(-2 * EPS), N_SELECT)
     assert (bound - EPS) / sd > 6
     # the true loss of the correct variants is exactly EPS at these events
-    assert math.isclose(math.log((1 - discrete_laplace_tail(1, 1 / EPS)) / discrete_laplace_tail(1, 1 / EPS)),
-                        EPS)
+    assert math.isclose(math.log((1 - discrete_laplace_tail(1, 1 / EPS)) / discrete_laplace_tail(1, 1 / EPS)), EPS)
 
 
 def count_audit(mechanism) -> float:

@@ -49,7 +49,7 @@ def dense_leaf_covariance(tree, s2):
     keep = np.isfinite(s2)
     A = np.zeros((tree.n_nodes, n))
     for i in range(tree.n_nodes):
-        A[i, tree.lo[i]:tree.hi[i]] = 1
+        A[i, tree.lo[i] : tree.hi[i]] = 1
     A = A[keep]
     return np.linalg.inv(A.T @ (A / s2[keep][:, None]))
 
@@ -83,7 +83,7 @@ def test_consistent_mse_equals_dense_gls(seed):
     assert got == pytest.approx(expected, rel=1e-9)
     sigma = dense_leaf_covariance(tree, s2)
     pv = prefix_variances(tree.parents, tree.lo, tree.hi, n, s2)
-    assert np.allclose(pv, [sigma[:i + 1, :i + 1].sum() for i in range(n)])
+    assert np.allclose(pv, [sigma[: i + 1, : i + 1].sum() for i in range(n)])
     w = rng.normal(size=n)
     assert linear_variance(tree.parents, tree.lo, w, s2) == pytest.approx(w @ sigma @ w, rel=1e-9)
     # by length, through least_squares itself
@@ -102,8 +102,7 @@ def test_raw_mse_equals_canonical_cover_enumeration(seed):
     if seed % 2:
         s2[0] = np.inf
     per = {(l, r): raw_range_variance(tree, s2, l, r) for l in range(n) for r in range(l + 1, n + 1)}
-    assert raw_all_range_mse(tree.parents, tree.lo, tree.hi, n, s2) == pytest.approx(
-        sum(per.values()) / n_ranges(n))
+    assert raw_all_range_mse(tree.parents, tree.lo, tree.hi, n, s2) == pytest.approx(sum(per.values()) / n_ranges(n))
     lengths = list(range(1, n + 1))
     got = raw_error_by_length(tree.parents, tree.lo, tree.hi, n, s2, lengths)
     for d in lengths:
@@ -134,7 +133,8 @@ def test_consistency_lowers_binary_tree_mse_3_5_to_4_times(n):
     L = tree.height + 1
     s2 = np.full(tree.n_nodes, 2.0 * L * L)
     ratio = raw_all_range_mse(tree.parents, tree.lo, tree.hi, n, s2) / consistent_all_range_mse(
-        tree.parents, tree.lo, tree.hi, n, s2)
+        tree.parents, tree.lo, tree.hi, n, s2
+    )
     # ALGORITHMS.md says "3.5-4x"; the exact ratios are 3.47 (128), 3.70 (256), 4.07 (1024)
     assert 3.4 <= ratio <= 4.1
 
@@ -159,8 +159,9 @@ def test_prefix_identity_and_answers():
     noised = np.ones(tree.n_nodes, dtype=bool)
     noised[0] = False
     q = [(l, r) for l in range(17) for r in range(l + 1, 18)]
-    assert np.allclose(raw_range_answers(tree.parents, tree.lo, tree.hi, node_vals, noised, q),
-                       [sum(range(l, r)) for l, r in q])
+    assert np.allclose(
+        raw_range_answers(tree.parents, tree.lo, tree.hi, node_vals, noised, q), [sum(range(l, r)) for l, r in q]
+    )
 
 
 def test_node_order_does_not_matter():

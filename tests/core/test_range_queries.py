@@ -126,6 +126,7 @@ def test_random_boxes_shape_and_sizes():
 
 # -- the raw noisy tree -------------------------------------------------------------------------------
 
+
 def _partition_tree(domain):
     """root -> colour A | B; A -> age [0,5) | [5,10); B -> colour b1 | b2; b1 -> age [0,2) | [2,10)."""
     nodes = [  # (parent, colour, age)

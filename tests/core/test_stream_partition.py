@@ -26,6 +26,7 @@ def test_o1_group_means_and_sse_of_the_seed_grouping():
     ends = np.zeros((1, 7), bool)
     ends[0, [1, 4, 6]] = True
     from dpstudio.core.stream_partition import _means
+
     assert _means(np.array([H], float), ends).tolist() == [[1, 1, 4, 4, 4, 2, 2]]
 
 
@@ -42,14 +43,14 @@ def test_o2_o3_o4_o5_laplace_errors_of_swm_and_tpm(w, T, k, eps, swm, tpm):
     assert window_laplace_error(cont(b_swm), k) == swm
     assert window_laplace_error(cont(b_tpm), k) == tpm
     assert window_laplace_error(cont(b_swm), w) == 2048 and window_laplace_error(cont(b_tpm), w) == 392  # O4
-    assert T ** 2 - (w * (T - w + 1)) ** 2 == -207 and (w - 1) * (w - T) == -9  # O5: same sign
+    assert T**2 - (w * (T - w + 1)) ** 2 == -207 and (w - 1) * (w - T) == -9  # O5: same sign
     for w2 in range(2, T):  # Theorem 4 for every 1 < w < T
-        assert (T ** 2 < (w2 * (T - w2 + 1)) ** 2) == ((w2 - 1) * (w2 - T) < 0)
+        assert (T**2 < (w2 * (T - w2 + 1)) ** 2) == ((w2 - 1) * (w2 - T) < 0)
 
 
 def test_o6_theorem_5_with_interval_t_over_n():
     T, k, eps, s = 7, 2, 1, 1 / 0.4
-    assert k * 2 * T ** 2 / (s ** 2 * eps ** 2) == pytest.approx(31.36, abs=1e-12)
+    assert k * 2 * T**2 / (s**2 * eps**2) == pytest.approx(31.36, abs=1e-12)
 
 
 @pytest.mark.parametrize("k,total,bounds", [(1, 19.7143, [7]), (2, 12.8, [2, 7]), (3, 6.0, [4, 5, 7])])
@@ -68,14 +69,14 @@ def test_windows_of_h_with_two_groups():
     p = partition_windows(y, 0.0, "seed", k=2, lap=0.0)
     assert p.estimate.tolist() == pytest.approx([2.0, 14 / 3, 8.0, 8.0])
     assert [p.bounds(i) for i in range(4)] == [[2, 4], [3, 4], [3, 4], [2, 4]]
-    with_tpm = partition_windows(y, 0.0, "seed", k=2, lap=2 * 7 ** 2)
+    with_tpm = partition_windows(y, 0.0, "seed", k=2, lap=2 * 7**2)
     assert with_tpm.estimate.tolist() == pytest.approx([198, 200 + 2 / 3, 204, 204])
     assert [with_tpm.bounds(i) for i in range(4)] == [[2, 4], [3, 4], [3, 4], [2, 4]]
 
 
 @pytest.mark.parametrize("k,total,bounds", [(1, 117.7143, [7]), (2, 208.8, [2, 7]), (3, 300.0, [4, 5, 7])])
 def test_exact_dp_with_the_tpm_term(k, total, bounds):
-    p = partition_windows([H], 0.0, "seed", k=k, lap=2 * 7 ** 2)
+    p = partition_windows([H], 0.0, "seed", k=k, lap=2 * 7**2)
     assert p.estimate[0] == pytest.approx(total, abs=5e-5) and p.bounds() == bounds
 
 
@@ -125,8 +126,7 @@ def test_exactly_k_equals_brute_force():
         w = int(rng.integers(2, 9))
         k = int(rng.integers(1, w + 1))
         y = rng.integers(0, 30, size=w).astype(float)
-        best = min(sum(sse(y[s:e]) for s, e in zip([0] + b[:-1], b))
-                   for b in _all_partitions(w) if len(b) == k)
+        best = min(sum(sse(y[s:e]) for s, e in zip([0] + b[:-1], b)) for b in _all_partitions(w) if len(b) == k)
         p = partition_windows([y], 0.0, "seed", k=k, lap=3.0)
         assert p.estimate[0] == pytest.approx(best + 3.0 * k) and p.group_counts[0] == k
 

@@ -12,11 +12,16 @@ from dpstudio.core.generalization import LevelHierarchy, lattice_size, strategy_
 from dpstudio.io.taxonomy_formats import parse_taxonomy
 
 SWEENEY = [  # seed 001 section 2.3, t1..t11: Race, Birth, Gender, ZIP, Problem
-    ("Black", 1965, "m", "0214*", "short breath"), ("Black", 1965, "m", "0214*", "chest pain"),
-    ("Black", 1965, "f", "0213*", "hypertension"), ("Black", 1965, "f", "0213*", "hypertension"),
-    ("Black", 1964, "f", "0213*", "obesity"), ("Black", 1964, "f", "0213*", "chest pain"),
-    ("White", 1964, "m", "0213*", "chest pain"), ("White", 1964, "m", "0213*", "obesity"),
-    ("White", 1964, "m", "0213*", "short breath"), ("White", 1967, "m", "0213*", "chest pain"),
+    ("Black", 1965, "m", "0214*", "short breath"),
+    ("Black", 1965, "m", "0214*", "chest pain"),
+    ("Black", 1965, "f", "0213*", "hypertension"),
+    ("Black", 1965, "f", "0213*", "hypertension"),
+    ("Black", 1964, "f", "0213*", "obesity"),
+    ("Black", 1964, "f", "0213*", "chest pain"),
+    ("White", 1964, "m", "0213*", "chest pain"),
+    ("White", 1964, "m", "0213*", "obesity"),
+    ("White", 1964, "m", "0213*", "short breath"),
+    ("White", 1967, "m", "0213*", "chest pain"),
     ("White", 1967, "m", "0213*", "chest pain"),
 ]
 PROBLEMS = ["chest pain", "short breath", "hypertension", "obesity"]
@@ -74,25 +79,39 @@ def test_ordered_distance_salary_example():
     assert smod.equal_distance(hist(6, 8, 11), q)[0] == pytest.approx(2 / 3, rel=1e-9)
 
 
-DISEASES = ("{root {Respiratory {RespInfection {flu}{pneumonia}{bronchitis}} {VascularLung {pulm-edema}"
-            "{pulm-embolism}}} {Digestive {Stomach {gastric-ulcer}{gastritis}{stomach-cancer}} {Colon {colitis}"
-            "{colon-cancer}}}}")
+DISEASES = (
+    "{root {Respiratory {RespInfection {flu}{pneumonia}{bronchitis}} {VascularLung {pulm-edema}"
+    "{pulm-embolism}}} {Digestive {Stomach {gastric-ulcer}{gastritis}{stomach-cancer}} {Colon {colitis}"
+    "{colon-cancer}}}}"
+)
 
 
-@pytest.mark.parametrize("cls, hier, equal", [
-    (("gastric-ulcer", "gastritis", "stomach-cancer"), 12 / 27, 0.4444444),
-    (("gastritis", "flu", "bronchitis"), 8 / 27, 0.4444444),
-    (("gastric-ulcer", "stomach-cancer", "pneumonia"), 7 / 27, 0.5555556),
-    (("gastritis", "bronchitis", "stomach-cancer"), 5 / 27, 0.3333333),
-])
+@pytest.mark.parametrize(
+    "cls, hier, equal",
+    [
+        (("gastric-ulcer", "gastritis", "stomach-cancer"), 12 / 27, 0.4444444),
+        (("gastritis", "flu", "bronchitis"), 8 / 27, 0.4444444),
+        (("gastric-ulcer", "stomach-cancer", "pneumonia"), 7 / 27, 0.5555556),
+        (("gastritis", "bronchitis", "stomach-cancer"), 5 / 27, 0.3333333),
+    ],
+)
 def test_hierarchical_distance_toy(cls, hier, equal):
     from dpstudio.io.anonymize import hierarchical_tree
 
     tax = parse_taxonomy(DISEASES, attribute="disease")
     h = LevelHierarchy.from_taxonomy(tax)
     assert h.height == 3
-    everyone = ["gastric-ulcer", "gastritis", "stomach-cancer", "gastritis", "flu", "bronchitis", "bronchitis",
-                "pneumonia", "stomach-cancer"]
+    everyone = [
+        "gastric-ulcer",
+        "gastritis",
+        "stomach-cancer",
+        "gastritis",
+        "flu",
+        "bronchitis",
+        "bronchitis",
+        "pneumonia",
+        "stomach-cancer",
+    ]
     m = h.size(0)
     q = np.bincount(h.leaf_codes(tax, everyone), minlength=m) / 9
     p = np.bincount(h.leaf_codes(tax, list(cls)), minlength=m)[None, :]
@@ -102,24 +121,34 @@ def test_hierarchical_distance_toy(cls, hier, equal):
 
 
 L_TOY = [  # zip, age, nationality, condition
-    (13053, 28, "Russian", "Heart"), (13068, 29, "American", "Heart"), (13068, 21, "Japanese", "Viral"),
-    (13053, 23, "American", "Viral"), (14853, 50, "Indian", "Cancer"), (14853, 55, "Russian", "Heart"),
-    (14850, 47, "American", "Viral"), (14850, 49, "American", "Viral"), (13053, 31, "American", "Cancer"),
-    (13053, 37, "Indian", "Cancer"), (13068, 36, "Japanese", "Cancer"), (13068, 35, "American", "Cancer"),
+    (13053, 28, "Russian", "Heart"),
+    (13068, 29, "American", "Heart"),
+    (13068, 21, "Japanese", "Viral"),
+    (13053, 23, "American", "Viral"),
+    (14853, 50, "Indian", "Cancer"),
+    (14853, 55, "Russian", "Heart"),
+    (14850, 47, "American", "Viral"),
+    (14850, 49, "American", "Viral"),
+    (13053, 31, "American", "Cancer"),
+    (13053, 37, "Indian", "Cancer"),
+    (13068, 36, "Japanese", "Cancer"),
+    (13068, 35, "American", "Cancer"),
 ]
 CONDITIONS = ["Heart", "Viral", "Cancer"]
 
 
 def test_l_diversity_toy():
-    four_anon = [("130**" if z < 14000 else "1485*", "<30" if a < 30 else (">=40" if a >= 40 else "3*"), c)
-                 for z, a, _, c in L_TOY]
+    four_anon = [
+        ("130**" if z < 14000 else "1485*", "<30" if a < 30 else (">=40" if a >= 40 else "3*"), c)
+        for z, a, _, c in L_TOY
+    ]
     sizes, hist = classes_and_hist(four_anon, 2, CONDITIONS)
     assert sizes.min() == 4 and smod.distinct_l(hist).min() == 1
     three_div = [(str(z)[:4] + "*", "<=40" if a <= 40 else ">40", c) for z, a, _, c in L_TOY]
     sizes, hist = classes_and_hist(three_div, 2, CONDITIONS)
     assert sizes.tolist() == [4, 4, 4]
     assert smod.distinct_l(hist).min() == 3
-    assert smod.entropy_l(hist).min() == pytest.approx(2 ** 1.5, rel=1e-9)
+    assert smod.entropy_l(hist).min() == pytest.approx(2**1.5, rel=1e-9)
     assert smod.LDiversity("entropy", 2.8, "c").satisfied(hist).all()
     assert not smod.LDiversity("entropy", 3, "c").satisfied(hist).any()
     assert smod.recursive_cl(hist, 1.01, 2).all() and not smod.recursive_cl(hist, 1.0, 2).any()

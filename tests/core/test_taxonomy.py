@@ -18,17 +18,26 @@ from dpstudio.core.taxonomy import (
 def workclass() -> Taxonomy:
     # seed 002's example tree
     return Taxonomy(
-        Node("Any", [
-            Node("Worked", [
-                Node("With-Pay", [
-                    Node("Private"),
-                    Node("Self-emp", [Node("Self-emp-not-inc"), Node("Self-emp-inc")]),
-                    Node("Gov", [Node("Federal-gov"), Node("Local-gov"), Node("State-gov")]),
-                ]),
-                Node("Without-pay"),
-            ]),
-            Node("Never-worked"),
-        ]),
+        Node(
+            "Any",
+            [
+                Node(
+                    "Worked",
+                    [
+                        Node(
+                            "With-Pay",
+                            [
+                                Node("Private"),
+                                Node("Self-emp", [Node("Self-emp-not-inc"), Node("Self-emp-inc")]),
+                                Node("Gov", [Node("Federal-gov"), Node("Local-gov"), Node("State-gov")]),
+                            ],
+                        ),
+                        Node("Without-pay"),
+                    ],
+                ),
+                Node("Never-worked"),
+            ],
+        ),
         "workclass",
     )
 
@@ -115,8 +124,17 @@ def test_categorical_mapping_and_uncovered_counts():
     t = workclass()
     values = ["Private", " State-gov ", "Never-worked", "Unknown", "Private", "?", "Unknown", None, np.nan]
     m = t.map_values(values)
-    expected = [t.index("Private"), t.index("State-gov"), t.index("Never-worked"), -1, t.index("Private"),
-                -1, -1, -1, -1]
+    expected = [
+        t.index("Private"),
+        t.index("State-gov"),
+        t.index("Never-worked"),
+        -1,
+        t.index("Private"),
+        -1,
+        -1,
+        -1,
+        -1,
+    ]
     assert m.leaf_ids.tolist() == expected
     assert m.leaf_ids.dtype == np.int64
     assert dict(m.uncovered) == {"Unknown": 2, "?": 1, None: 2}
@@ -255,5 +273,10 @@ def test_mapping_accepts_array_likes_and_iterables():
     assert t.map_values(iter(["Private", "x"])).leaf_ids.tolist() == [private, -1]
     assert t.map_values(np.array([["Private"], ["Gov"]])).leaf_ids.tolist() == [private, -1]
     n = numeric(SEED_NUMERIC)
-    assert n.map_values(range(0, 25, 6)).leaf_ids.tolist() == [-1, n.index("[5,12)"), n.index("[12,16)"),
-                                                                n.index("[16,20)"), -1]
+    assert n.map_values(range(0, 25, 6)).leaf_ids.tolist() == [
+        -1,
+        n.index("[5,12)"),
+        n.index("[12,16)"),
+        n.index("[16,20)"),
+        -1,
+    ]

@@ -34,13 +34,16 @@ def test_equal_width_depth_zero_and_mapping():
     assert [t.labels[i] if i >= 0 else None for i in m.leaf_ids] == ["[17,54)", "[17,54)", "[54,91)", "[54,91)", None]
 
 
-@pytest.mark.parametrize("args, message", [
-    ((5, 5, 2, 1), "lo < hi"),
-    ((0, float("inf"), 2, 1), "finite"),
-    ((0, 10, 1, 1), "fan-out"),
-    ((0, 10, 2, -1), "depth"),
-    ((0, 10, 2, 40), "too many"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((5, 5, 2, 1), "lo < hi"),
+        ((0, float("inf"), 2, 1), "finite"),
+        ((0, 10, 1, 1), "fan-out"),
+        ((0, 10, 2, -1), "depth"),
+        ((0, 10, 2, 40), "too many"),
+    ],
+)
 def test_equal_width_rejects_bad_parameters(args, message):
     with pytest.raises(TaxonomyError, match=message):
         numeric_equal_width(*args)

@@ -70,7 +70,7 @@ def test_monte_carlo_total_is_unbiased_where_clamping_inflates_it():
     runs, scale = 600, 4.0
     proj_tot, clamp_tot = np.empty(runs), np.empty(runs)
     for r in range(runs):
-        est = least_squares(parents, true + rng.laplace(0, scale, 85), 2 * scale ** 2)
+        est = least_squares(parents, true + rng.laplace(0, scale, 85), 2 * scale**2)
         out = project_tree(parents, est)
         proj_tot[r] = out[leaves].sum()
         clamp_tot[r] = np.maximum(np.round(est[leaves]), 0).sum()

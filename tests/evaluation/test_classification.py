@@ -31,20 +31,24 @@ def _synthetic(n, seed):
 
 def _release_from(train):
     """An exact (noise-free) release of `train` under CUT: generalized rows x class with counts."""
-    g = pd.DataFrame({
-        "x": AttributeCut.from_json("x", CUT["x"]).generalize(train["x"]),
-        "c": train["c"].map(CUT["c"]["leaf_to_label"]),
-        "y": train["y"],
-    })
+    g = pd.DataFrame(
+        {
+            "x": AttributeCut.from_json("x", CUT["x"]).generalize(train["x"]),
+            "c": train["c"].map(CUT["c"]["leaf_to_label"]),
+            "y": train["y"],
+        }
+    )
     return g.groupby(["x", "c", "y"]).size().rename("count").reset_index(), g
 
 
 def _manual_features(frame):
     mids = {"[0,30)": 15.0, "[30,60)": 45.0, "[60,100)": 80.0}
-    return np.column_stack([
-        frame["x"].map(mids).to_numpy(float),
-        *[(frame["c"] == lab).to_numpy(float) for lab in ("A", "b1", "b2")],
-    ])
+    return np.column_stack(
+        [
+            frame["x"].map(mids).to_numpy(float),
+            *[(frame["c"] == lab).to_numpy(float) for lab in ("A", "b1", "b2")],
+        ]
+    )
 
 
 def test_weighted_release_equals_tree_on_expanded_generalized_records():
@@ -53,10 +57,12 @@ def test_weighted_release_equals_tree_on_expanded_generalized_records():
     got = release_accuracy(release, CUT, test, "y")
     # independent: the same tree fitted on the generalized records themselves, features built by hand
     tree = DecisionTreeClassifier(**TREE_SETTINGS).fit(_manual_features(generalized_train), generalized_train["y"])
-    generalized_test = pd.DataFrame({
-        "x": AttributeCut.from_json("x", CUT["x"]).generalize(test["x"]),
-        "c": test["c"].map(CUT["c"]["leaf_to_label"]),
-    })
+    generalized_test = pd.DataFrame(
+        {
+            "x": AttributeCut.from_json("x", CUT["x"]).generalize(test["x"]),
+            "c": test["c"].map(CUT["c"]["leaf_to_label"]),
+        }
+    )
     expected = float((tree.predict(_manual_features(generalized_test)) == test["y"]).mean())
     assert got.accuracy == pytest.approx(expected)
     assert got.train_weight == len(train)
@@ -103,6 +109,7 @@ def test_majority_accuracy():
 
 # -- Adult (ALGORITHMS.md 9) -------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def adult(shared_data):
     from dpstudio.io.adult import load_adult
@@ -111,8 +118,16 @@ def adult(shared_data):
 
 
 ADULT_NUMERIC = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
-ADULT_CATEGORICAL = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
-                     "native-country"]
+ADULT_CATEGORICAL = [
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native-country",
+]
 
 
 def test_adult_baselines(adult):

@@ -15,8 +15,9 @@ from dpstudio.evaluation.diffgen_trees import domain_of, leaf_cells, true_tree
 
 def small_input(n=600, seed=0):
     rng = np.random.default_rng(seed)
-    tax = Taxonomy(Node("*", [Node("A", [Node("a1"), Node("a2"), Node("a3")]), Node("B", [Node("b1"), Node("b2")])]),
-                   "colour")
+    tax = Taxonomy(
+        Node("*", [Node("A", [Node("a1"), Node("a2"), Node("a3")]), Node("B", [Node("b1"), Node("b2")])]), "colour"
+    )
     leaves = np.asarray(tax.leaves)
     colour = rng.choice(leaves, n)
     age = rng.integers(18, 70, n).astype(float)

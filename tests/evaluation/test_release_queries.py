@@ -47,13 +47,16 @@ def test_release_without_taxonomies_uses_the_cut():
     assert box == {"age": (0.0, 50.0), "colour": "*"}
 
 
-@pytest.mark.parametrize("text, message", [
-    ("height=[1,2)", "unknown attribute"),
-    ("age=30", "interval like"),
-    ("age=[5,5)", "empty interval"),
-    ("colour=purple", "not a node"),
-    ("colour", "attribute=value"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("height=[1,2)", "unknown attribute"),
+        ("age=30", "interval like"),
+        ("age=[5,5)", "empty interval"),
+        ("colour=purple", "not a node"),
+        ("colour", "attribute=value"),
+    ],
+)
 def test_bad_queries(text, message):
     _, result, frame = _release()
     domain, *_ = release_cells(frame, result.cut)

@@ -28,9 +28,14 @@ def _setup(n=800, seed=0):
     leaf = {tax.labels[i]: i for i in tax.leaves}
     classes = ("<=50K", ">50K")
     data = DiffGenInput(
-        (CategoricalAttribute("c", tax, train["c"].map(leaf).to_numpy()),
-         NumericAttribute("x", train["x"].to_numpy(float), 0.0, 100.0, integer=True)),
-        "Y", classes, (train["Y"] == ">50K").to_numpy().astype(np.int64)).validate()
+        (
+            CategoricalAttribute("c", tax, train["c"].map(leaf).to_numpy()),
+            NumericAttribute("x", train["x"].to_numpy(float), 0.0, 100.0, integer=True),
+        ),
+        "Y",
+        classes,
+        (train["Y"] == ">50K").to_numpy().astype(np.int64),
+    ).validate()
     return Setup(train, test, data, "Y", ("x",), ("c", "x"))
 
 
@@ -56,15 +61,17 @@ def test_claims_of_live_processes_are_respected_and_dead_ones_taken_over(tmp_pat
     setup = _setup()
     path = tmp_path / "runs.jsonl"
     live = {"claim": True, "algorithm": "maxgddp", "epsilon": 1.0, "steps": 2, "run": 0, "pid": os.getppid()}
-    dead = {"claim": True, "algorithm": "maxgddp", "epsilon": 1.0, "steps": 2, "run": 1, "pid": 2 ** 22 + 12345}
+    dead = {"claim": True, "algorithm": "maxgddp", "epsilon": 1.0, "steps": 2, "run": 1, "pid": 2**22 + 12345}
     path.write_text(json.dumps(live) + "\n" + json.dumps(dead) + "\n" + "{broken line\n")
     recs = sweep(setup, ["maxgddp"], [1.0], [2], 2, results=path)
     assert [r["run"] for r in recs] == [1]  # run 0 belongs to a live process, run 1's claimer is gone
 
 
 def test_summarize_and_format():
-    recs = [{"algorithm": "a", "epsilon": 1.0, "steps": 4, "run": r, "accuracy": acc}
-            for r, acc in enumerate([0.8, 0.82, 0.84])]
+    recs = [
+        {"algorithm": "a", "epsilon": 1.0, "steps": 4, "run": r, "accuracy": acc}
+        for r, acc in enumerate([0.8, 0.82, 0.84])
+    ]
     (row,) = summarize(recs)
     assert row["mean"] == pytest.approx(0.82) and row["std"] == pytest.approx(0.02)
     assert (row["min"], row["max"], row["runs"]) == (0.8, 0.84, 3)

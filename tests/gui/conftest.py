@@ -46,10 +46,18 @@ def small_csv(tmp_path) -> Path:
     """A 12-row table with one missing cell in each of 'workclass' and 'age' (known counts)."""
     rows = ["age,workclass,sex,income"]
     data = [
-        (25, "Private", "Male", "<=50K"), (38, "Private", "Male", "<=50K"), (28, "Local-gov", "Male", ">50K"),
-        (44, "Private", "Male", ">50K"), (18, "?", "Female", "<=50K"), (34, "Private", "Male", "<=50K"),
-        (29, "?", "Male", "<=50K"), (63, "Self-emp", "Male", ">50K"), (24, "Private", "Female", "<=50K"),
-        (55, "Private", "Male", "<=50K"), ("?", "Private", "Male", ">50K"), (48, "Private", "Male", ">50K"),
+        (25, "Private", "Male", "<=50K"),
+        (38, "Private", "Male", "<=50K"),
+        (28, "Local-gov", "Male", ">50K"),
+        (44, "Private", "Male", ">50K"),
+        (18, "?", "Female", "<=50K"),
+        (34, "Private", "Male", "<=50K"),
+        (29, "?", "Male", "<=50K"),
+        (63, "Self-emp", "Male", ">50K"),
+        (24, "Private", "Female", "<=50K"),
+        (55, "Private", "Male", "<=50K"),
+        ("?", "Private", "Male", ">50K"),
+        (48, "Private", "Male", ">50K"),
     ]
     rows += [",".join(map(str, r)) for r in data]
     path = tmp_path / "small.csv"

@@ -10,15 +10,21 @@ from dpstudio.model.project import Project
 from dpstudio.model.runs import make_job
 
 
-def table_project(n=300, seed=0, algorithm="diffgen_consistency", steps=3, project: Project | None = None,
-                  path=None) -> Project:
+def table_project(
+    n=300, seed=0, algorithm="diffgen_consistency", steps=3, project: Project | None = None, path=None
+) -> Project:
     """A small table with public inputs, in ``project`` (default a new one); ``path`` names its data file."""
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
-                       "work": rng.choice(["A", "B", "C"], n), "income": rng.choice(["<=50K", ">50K"], n)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, n).astype(float),
+            "sex": rng.choice(["Male", "Female"], n),
+            "work": rng.choice(["A", "B", "C"], n),
+            "income": rng.choice(["<=50K", ">50K"], n),
+        }
+    )
     p = Project() if project is None else project
-    p.set_data(df, path, types={"age": "numeric", "sex": "categorical", "work": "categorical",
-                                "income": "categorical"})
+    p.set_data(df, path, types={"age": "numeric", "sex": "categorical", "work": "categorical", "income": "categorical"})
     p.set_bounds("age", 17, 90)
     p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
     p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))

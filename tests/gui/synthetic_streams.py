@@ -73,9 +73,8 @@ def diffgen_like(steps=6, eps=1.0, seed=0, teaching=True, max_fanout=4):
             depth.append(depth[parent] + 1)
             true.append(int(kids[c]))
             new.append(nid)
-            yield NodeCreated(nid, parent, labels[nid], depth[nid], true[nid] if teaching else None,
-                              {"step": step})
-        leaves = leaves[:w] + new + leaves[w + 1:]
+            yield NodeCreated(nid, parent, labels[nid], depth[nid], true[nid] if teaching else None, {"step": step})
+        leaves = leaves[:w] + new + leaves[w + 1 :]
         yield Progress(step + 1, steps + 1, f"step {step + 1}")
     yield from _count_phase(parents, true, depth, ledger, noise, teaching, float(ledger.remaining))
 
@@ -123,8 +122,9 @@ def interval_tree(n_bins=64, b=4, eps=1.0, seed=0, teaching=True, luedp=False):
             depth.append(d)
             true.append(int(counts[lo:hi].sum()))
             spans.append((lo, hi))
-            events.append(NodeCreated(nid, parent, f"[{lo},{hi})", d, true[nid] if teaching else None,
-                                      {"lo": lo, "hi": hi}))
+            events.append(
+                NodeCreated(nid, parent, f"[{lo},{hi})", d, true[nid] if teaching else None, {"lo": lo, "hi": hi})
+            )
             if hi - lo > 1:
                 step = -(-(hi - lo) // b)
                 for a in range(lo, hi, step):
@@ -135,6 +135,6 @@ def interval_tree(n_bins=64, b=4, eps=1.0, seed=0, teaching=True, luedp=False):
     if luedp:
         L = max(depth) + 1
         # a simple path-summing assignment (deeper nodes more), for display only
-        w = np.array([1.5 ** d for d in depth])
-        per = eps * w / sum(1.5 ** k for k in range(L))
+        w = np.array([1.5**d for d in depth])
+        per = eps * w / sum(1.5**k for k in range(L))
     yield from _count_phase(parents, true, depth, ledger, noise, teaching, eps, per)

@@ -195,9 +195,13 @@ def _numeric_project(algorithm, steps=3, n=400, seed=1):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float),
-                       "hours": rng.integers(1, 99, n).astype(float),
-                       "income": rng.choice(["<=50K", ">50K"], n)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, n).astype(float),
+            "hours": rng.integers(1, 99, n).astype(float),
+            "income": rng.choice(["<=50K", ">50K"], n),
+        }
+    )
     p = Project()
     p.set_data(df, None, {"age": "numeric", "hours": "numeric", "income": "categorical"})
     p.set_bounds("age", 17, 90)
@@ -257,7 +261,7 @@ def test_dragged_consistency_levels_are_the_ledger_entries(qtbot):
     qtbot.addWidget(panel)
     panel.show()
     qtbot.waitExposed(panel)
-    drag(qtbot, panel.bar, 2, 60)   # level 0 <-> level 1
+    drag(qtbot, panel.bar, 2, 60)  # level 0 <-> level 1
     drag(qtbot, panel.bar, 3, -30)  # level 1 <-> level 2
     shares = panel.split()
     levels = panel.plan.level_shares()

@@ -110,8 +110,17 @@ def test_mondrian_has_no_lattice_and_agrees_with_cli(panel, qtbot, tmp_path, win
     out = panel.outcome
     assert out.search is None and not panel.lattice.items and "no lattice" in panel.node_info.text()
     frame = window.project.frame
-    side = _cli(tmp_path, frame[["education", "marital-status"]], ("education", "marital-status"), "--k", "10",
-                "--algorithm", "mondrian-relaxed", "--metric", "avg")
+    side = _cli(
+        tmp_path,
+        frame[["education", "marital-status"]],
+        ("education", "marital-status"),
+        "--k",
+        "10",
+        "--algorithm",
+        "mondrian-relaxed",
+        "--metric",
+        "avg",
+    )
     assert side["metric"]["value"] == pytest.approx(out.metric, rel=1e-12) and side["classes"] == out.classes
 
 
@@ -127,12 +136,22 @@ def test_mondrian_with_distinct_l_diversity_releases_diverse_classes(panel, qtbo
     assert out is not None and panel.last_error == "" and out.settings.l_diversity == ("distinct", 5, 3.0)
     groups = out.table.groupby(list(qi))
     assert groups.ngroups == out.classes > 1 and groups.size().min() >= 4
-    assert groups["occupation"].nunique().min() >= 5 and len(out.table) == len(window.project.frame.dropna(
-        subset=[*qi, "occupation"]))
+    assert groups["occupation"].nunique().min() >= 5 and len(out.table) == len(
+        window.project.frame.dropna(subset=[*qi, "occupation"])
+    )
     assert out.classes < plain  # the model forbids some of k-anonymity's cuts
     frame = window.project.frame.dropna(subset=[*qi, "occupation"])
-    side = _cli(tmp_path, frame[[*qi, "occupation"]], qi, "--k", "4", "--algorithm", "mondrian-strict",
-                "--l-diversity", "distinct:5:occupation")
+    side = _cli(
+        tmp_path,
+        frame[[*qi, "occupation"]],
+        qi,
+        "--k",
+        "4",
+        "--algorithm",
+        "mondrian-strict",
+        "--l-diversity",
+        "distinct:5:occupation",
+    )
     assert side["classes"] == out.classes and side["metric"]["value"] == out.metric
 
 
@@ -189,8 +208,11 @@ def test_samarati_draws_unevaluated_nodes(panel, qtbot):
     states = set(panel.lattice.status.values())
     assert "not evaluated" in states and panel.lattice.status[out.levels] == "chosen"
     evaluated = {r.levels for r in out.search.evaluated}
-    assert all(panel.lattice.status[n] == "not evaluated" for n in panel.lattice.status if n not in evaluated
-               and n not in out.search.satisfying)
+    assert all(
+        panel.lattice.status[n] == "not evaluated"
+        for n in panel.lattice.status
+        if n not in evaluated and n not in out.search.satisfying
+    )
 
 
 def test_sample_opens_with_its_taxonomy_attributes_checked_and_a_choice_survives(window, qtbot):
@@ -200,8 +222,9 @@ def test_sample_opens_with_its_taxonomy_attributes_checked_and_a_choice_survives
     qtbot.waitUntil(lambda: window.project.frame is not None and not window.runner.busy, timeout=60000)
     p = window.show_panel("Anonymize")
     p.refresh()
-    checked = {p.qi_list.item(i).text() for i in range(p.qi_list.count())
-               if p.qi_list.item(i).checkState() == Qt.Checked}
+    checked = {
+        p.qi_list.item(i).text() for i in range(p.qi_list.count()) if p.qi_list.item(i).checkState() == Qt.Checked
+    }
     assert checked == {a for a in window.project.attributes("quasi-identifier") if a in window.project.taxonomies}
     assert "workclass" in checked and "age" not in checked
     item = next(p.qi_list.item(i) for i in range(p.qi_list.count()) if p.qi_list.item(i).text() == "workclass")
@@ -293,7 +316,9 @@ def test_l_diversity_and_t_closeness_can_protect_different_attributes(panel, qtb
     out = panel.outcome
     assert out is not None and panel.last_error == ""
     assert [(type(m).__name__, m.attribute) for m in out.settings.models()] == [
-        ("LDiversity", "occupation"), ("TCloseness", "Y")]
+        ("LDiversity", "occupation"),
+        ("TCloseness", "Y"),
+    ]
     groups = out.table.groupby(list(qi))
     assert groups["occupation"].nunique().min() >= 3
     whole = out.table["Y"].value_counts(normalize=True)
@@ -301,7 +326,18 @@ def test_l_diversity_and_t_closeness_can_protect_different_attributes(panel, qtb
         share = g["Y"].value_counts(normalize=True).reindex(whole.index, fill_value=0)
         assert 0.5 * (share - whole).abs().sum() <= 0.15 + 1e-9
     frame = window.project.frame.dropna(subset=[*qi, "occupation", "Y"])
-    side = _cli(tmp_path, frame[[*qi, "occupation", "Y"]], qi, "--k", "4", "--suppression", "0.02",
-                "--l-diversity", "distinct:3:occupation", "--t-closeness", "equal:0.15:Y")
+    side = _cli(
+        tmp_path,
+        frame[[*qi, "occupation", "Y"]],
+        qi,
+        "--k",
+        "4",
+        "--suppression",
+        "0.02",
+        "--l-diversity",
+        "distinct:3:occupation",
+        "--t-closeness",
+        "equal:0.15:Y",
+    )
     assert side["classes"] == out.classes and side["metric"]["value"] == pytest.approx(out.metric, rel=1e-12)
     assert out.sidecar["parameters"]["sensitive"] == "occupation" and out.sidecar["parameters"]["t_sensitive"] == "Y"

@@ -16,8 +16,9 @@ def histogram_project(n=64, b=4, eps=1.0, seed=3):
     p = Project()
     counts = np.random.default_rng(seed).poisson(20, size=n)
     ledger = Ledger(eps)
-    events = list(run_interval_tree(counts, IntervalTreeParams("hb", eps, b), SimulationNoise(seed), ledger,
-                                    teaching=True))
+    events = list(
+        run_interval_tree(counts, IntervalTreeParams("hb", eps, b), SimulationNoise(seed), ledger, teaching=True)
+    )
     p.record_run(events, ledger, True)
     return p
 
@@ -37,12 +38,17 @@ def test_analytic_curves_equal_core_range_error(panel):
     t = plan.tree
     x = panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["x"]
     d = x.astype(int)
-    np.testing.assert_allclose(panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["y"],
-                               consistent_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d))
-    np.testing.assert_allclose(panel.plot.series[f"{cmp.RAW_TREE} (analytic)"]["y"],
-                               raw_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d))
-    np.testing.assert_allclose(panel.plot.series[f"{cmp.LEAF_ONLY} (analytic)"]["y"],
-                               d * laplace_variance(1.0 / plan.epsilon))
+    np.testing.assert_allclose(
+        panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["y"],
+        consistent_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d),
+    )
+    np.testing.assert_allclose(
+        panel.plot.series[f"{cmp.RAW_TREE} (analytic)"]["y"],
+        raw_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, d),
+    )
+    np.testing.assert_allclose(
+        panel.plot.series[f"{cmp.LEAF_ONLY} (analytic)"]["y"], d * laplace_variance(1.0 / plan.epsilon)
+    )
     # consistency helps for long ranges: the analytic curves say so
     ls = panel.plot.series[f"{cmp.LEAST_SQUARES} (analytic)"]["y"]
     raw = panel.plot.series[f"{cmp.RAW_TREE} (analytic)"]["y"]
@@ -139,8 +145,14 @@ def test_classification_equals_evaluation_module(qtbot):
     w = ComparePanel(p)
     qtbot.addWidget(w)
     rng = np.random.default_rng(9)
-    test = pd.DataFrame({"age": rng.integers(17, 90, 150).astype(float), "sex": rng.choice(["Male", "Female"], 150),
-                         "work": rng.choice(["A", "B", "C"], 150), "income": rng.choice(["<=50K", ">50K"], 150)})
+    test = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, 150).astype(float),
+            "sex": rng.choice(["Male", "Female"], 150),
+            "work": rng.choice(["A", "B", "C"], 150),
+            "income": rng.choice(["<=50K", ">50K"], 150),
+        }
+    )
     s = w.evaluate_classification(test)
     cols = ["age", "sex", "work", "income"]
     train = used_frame(p, cols)
@@ -157,8 +169,14 @@ def _test_frame(n=150, seed=9):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
-                         "work": rng.choice(["A", "B", "C"], n), "income": rng.choice(["<=50K", ">50K"], n)})
+    return pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, n).astype(float),
+            "sex": rng.choice(["Male", "Female"], n),
+            "work": rng.choice(["A", "B", "C"], n),
+            "income": rng.choice(["<=50K", ">50K"], n),
+        }
+    )
 
 
 def _release_table_project(seed=0):
@@ -273,8 +291,9 @@ def test_release_mode_big_tree_gets_its_analytic_curves_from_the_worker(qtbot, m
     assert w.curves is None and "background" in w.source.text()
     with qtbot.waitSignal(w.monteCarloDone, timeout=60000):
         w.run_monte_carlo(runs=3, seed=2)
-    an, mc = cmp.noise_only_curves(cmp.diffgen_noise_only(p.result, cmp.public_domain(p.result, p.taxonomies),
-                                                          runs=3, seed=2))
+    an, mc = cmp.noise_only_curves(
+        cmp.diffgen_noise_only(p.result, cmp.public_domain(p.result, p.taxonomies), runs=3, seed=2)
+    )
     for m in an.values:
         np.testing.assert_allclose(w.plot.series[f"{m} (analytic)"]["y"], an.values[m])
     np.testing.assert_allclose(w.mc_curves.values[cmp.LEAST_SQUARES], mc.values[cmp.LEAST_SQUARES])
@@ -293,15 +312,18 @@ def test_compare_says_in_words_which_release_errs_more_why_and_what_to_export(pa
     from dpstudio.model.compare_verdict import NOTABLE
 
     text = panel.verdict.text()
-    errs = {m: _geomean(panel.plot.series[f"{m} (analytic)"]["y"]) for m in
-            (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.LEAST_SQUARES)}
+    errs = {
+        m: _geomean(panel.plot.series[f"{m} (analytic)"]["y"]) for m in (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.LEAST_SQUARES)
+    }
     best = min(errs, key=errs.get)
-    assert text.endswith(f"Recommended for export: {best} (the lowest expected error over these query sizes; "
-                         "data-independent figures).")
+    assert text.endswith(
+        f"Recommended for export: {best} (the lowest expected error over these query sizes; data-independent figures)."
+    )
     for m, e in errs.items():
         ratio = e / errs[best]
         assert (f"{m}: expected error {ratio:.3g} times that of {best}, because" in text) == (
-            m != best and ratio >= NOTABLE)
+            m != best and ratio >= NOTABLE
+        )
     assert panel.tree_levels() == len(TreeLevels(np.asarray(panel.project.result.plan.tree.parents)).levels)
 
 
@@ -316,5 +338,7 @@ def test_compare_verdict_for_a_release_table_names_the_tree_height(qtbot):
     ratio = np.sqrt(30 * 50) / np.sqrt(2 * 4)
     assert f"{cmp.LEAST_SQUARES}: expected error {ratio:.3g} times that of {cmp.LEAF_ONLY}" in text
     assert "shared by the 11 levels" in text and "121 times larger" in text
-    assert text.endswith(f"Recommended for export: {cmp.LEAF_ONLY} (the lowest expected error over these query "
-                         "sizes; data-independent figures).")
+    assert text.endswith(
+        f"Recommended for export: {cmp.LEAF_ONLY} (the lowest expected error over these query "
+        "sizes; data-independent figures)."
+    )

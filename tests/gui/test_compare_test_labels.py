@@ -10,8 +10,14 @@ from dpstudio.io.class_labels import ClassLabelError
 
 def _frame(n=150, seed=9):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "sex": rng.choice(["Male", "Female"], n),
-                         "work": rng.choice(["A", "B", "C"], n), "income": rng.choice(["<=50K", ">50K"], n)})
+    return pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, n).astype(float),
+            "sex": rng.choice(["Male", "Female"], n),
+            "work": rng.choice(["A", "B", "C"], n),
+            "income": rng.choice(["<=50K", ">50K"], n),
+        }
+    )
 
 
 @pytest.fixture
@@ -36,7 +42,8 @@ def test_dotted_labels_score_as_the_declared_classes_and_the_panel_says_so(panel
     assert (s.release, s.majority, s.n_test) == (expected.release, expected.majority, expected.n_test)
     assert s.majority > 0.4
     assert "class labels '<=50K.', '>50K.' read as '<=50K', '>50K' (one trailing '.' removed)" in (
-        panel.class_label.text())
+        panel.class_label.text()
+    )
 
 
 def test_labels_matching_no_class_are_refused(panel):

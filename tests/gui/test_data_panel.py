@@ -71,12 +71,15 @@ def test_role_type_and_bounds_through_widgets(qtbot, panel, small_csv):
     assert panel.last_error == ""
 
 
-@pytest.mark.parametrize("lo,hi,needle", [
-    ("90", "17", "must be below"),
-    ("40", "40", "must be below"),
-    ("abc", "9", "must be numbers"),
-    ("", "9", "type both"),
-])
+@pytest.mark.parametrize(
+    "lo,hi,needle",
+    [
+        ("90", "17", "must be below"),
+        ("40", "40", "must be below"),
+        ("abc", "9", "must be numbers"),
+        ("", "9", "type both"),
+    ],
+)
 def test_bad_bounds_show_message_and_change_nothing(qtbot, panel, small_csv, lo, hi, needle):
     load(qtbot, panel, small_csv)
     panel.select_attribute("age")
@@ -112,12 +115,15 @@ def _bad(tmp_path, name, content: bytes):
     return path
 
 
-@pytest.mark.parametrize("name,content,needle", [
-    ("latin.csv", "name,city\nJos\u00e9,M\u00e1laga\n".encode("latin-1"), "not valid UTF-8"),
-    ("empty.csv", b"", "is empty"),
-    ("ragged.csv", b"a,b,c\n1,2,3\n4,5\n6,7,8\n", "line 3: 2 fields where line 1 has 3"),
-    ("header.csv", b"a,b\n", "no data rows"),
-])
+@pytest.mark.parametrize(
+    "name,content,needle",
+    [
+        ("latin.csv", "name,city\nJos\u00e9,M\u00e1laga\n".encode("latin-1"), "not valid UTF-8"),
+        ("empty.csv", b"", "is empty"),
+        ("ragged.csv", b"a,b,c\n1,2,3\n4,5\n6,7,8\n", "line 3: 2 fields where line 1 has 3"),
+        ("header.csv", b"a,b\n", "no data rows"),
+    ],
+)
 def test_bad_files_give_specific_messages(qtbot, panel, tmp_path, name, content, needle):
     path = _bad(tmp_path, name, content)
     with qtbot.waitSignal(panel.load_failed, timeout=10000) as blocker:
@@ -149,8 +155,9 @@ def test_a_failed_load_keeps_the_previous_data(qtbot, panel, small_csv, tmp_path
 def test_drop_a_file_on_the_panel(qtbot, panel, small_csv):
     mime = QtCore.QMimeData()
     mime.setUrls([QtCore.QUrl.fromLocalFile(str(small_csv))])
-    event = QtGui.QDropEvent(QtCore.QPointF(10, 10), QtCore.Qt.CopyAction, mime, QtCore.Qt.LeftButton,
-                             QtCore.Qt.NoModifier)
+    event = QtGui.QDropEvent(
+        QtCore.QPointF(10, 10), QtCore.Qt.CopyAction, mime, QtCore.Qt.LeftButton, QtCore.Qt.NoModifier
+    )
     with qtbot.waitSignal(panel.loaded, timeout=15000):
         panel.dropEvent(event)
     assert panel.project.data_path == small_csv
@@ -175,8 +182,9 @@ def test_dataframe_model_cells_equal_frame_across_blocks():
 
     n = 5000
     rng = np.random.default_rng(1)
-    frame = pd.DataFrame({"x": rng.integers(0, 100, n), "f": rng.random(n).round(3),
-                          "s": rng.choice(["a", "b", None], n)})
+    frame = pd.DataFrame(
+        {"x": rng.integers(0, 100, n), "f": rng.random(n).round(3), "s": rng.choice(["a", "b", None], n)}
+    )
     model = DataFrameModel(frame)
     model.MAX_BLOCKS = 3  # force evictions
     assert (model.rowCount(), model.columnCount()) == (n, 3)

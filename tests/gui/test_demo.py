@@ -29,8 +29,15 @@ def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path, _budget_stor
     assert code == 0, text
     assert demo.failures == []
     names = sorted(p.name for p in (tmp_path / "shots").iterdir())
-    assert names == ["01_data.png", "02_taxonomy.png", "03_algorithm.png", "04_watch.png", "05_compare.png",
-                     "06_watch_release.png", "07_export.png"]
+    assert names == [
+        "01_data.png",
+        "02_taxonomy.png",
+        "03_algorithm.png",
+        "04_watch.png",
+        "05_compare.png",
+        "06_watch_release.png",
+        "07_export.png",
+    ]
     for name in names:
         img = QtGui.QImage(str(tmp_path / "shots" / name))
         assert not img.isNull() and img.width() >= 800
@@ -43,7 +50,9 @@ def test_demo_window_takes_the_size_asked_for(qapp, monkeypatch):
     from dpstudio.gui import demo as demo_module
 
     seen = {}
-    monkeypatch.setattr(demo_module.Demo, "run", lambda self: seen.setdefault("size", self.window.size().toTuple()) and 0)
+    monkeypatch.setattr(
+        demo_module.Demo, "run", lambda self: seen.setdefault("size", self.window.size().toTuple()) and 0
+    )
     assert demo_module.run_demo(qapp, None, size=(1280, 800)) == 0
     assert seen["size"] == (1280, 800)
 
@@ -51,9 +60,11 @@ def test_demo_window_takes_the_size_asked_for(qapp, monkeypatch):
 def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
     from dpstudio.gui import main_window
 
-    monkeypatch.setattr(main_window, "PANELS", {"Data": ("data", "DataPanel"),
-                                               "Taxonomy": ("taxonomy", "TaxonomyPanel"),
-                                               "Algorithm": ("no_such_panel", "X")})
+    monkeypatch.setattr(
+        main_window,
+        "PANELS",
+        {"Data": ("data", "DataPanel"), "Taxonomy": ("taxonomy", "TaxonomyPanel"), "Algorithm": ("no_such_panel", "X")},
+    )
     out = io.StringIO()
     demo = Demo(qapp, None, out)
     try:
@@ -65,14 +76,17 @@ def test_demo_reports_a_missing_panel(qapp, tmp_path, monkeypatch):
     assert "[ok] 1. Data" in out.getvalue() and "[ok] 2. Taxonomy" in out.getvalue()
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["gui", "/no/such/file.csv"], "no such file"),
-    (["gui", "--screenshots", "/tmp/x"], "--screenshots needs --demo"),
-    (["gui", "--demo", "data.csv"], "leave out DATA"),
-    (["gui", "--size", "1280x800"], "--size needs --demo"),
-    (["gui", "--demo", "--size", "300x200"], "at least 640x480"),
-    (["gui", "--demo", "--size", "wide"], "WIDTHxHEIGHT"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["gui", "/no/such/file.csv"], "no such file"),
+        (["gui", "--screenshots", "/tmp/x"], "--screenshots needs --demo"),
+        (["gui", "--demo", "data.csv"], "leave out DATA"),
+        (["gui", "--size", "1280x800"], "--size needs --demo"),
+        (["gui", "--demo", "--size", "300x200"], "at least 640x480"),
+        (["gui", "--demo", "--size", "wide"], "WIDTHxHEIGHT"),
+    ],
+)
 def test_cli_gui_bad_arguments(capsys, argv, needle):
     from dpstudio.cli import main
 

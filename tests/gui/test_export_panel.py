@@ -52,16 +52,27 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
     w = make_panel(qtbot, p)
     assert w.export_button.isEnabled()
     paths = w.export_to(tmp_path, "adult")
-    assert [x.name for x in paths] == ["adult.csv", "adult.json", "adult.report.html", "adult.command.sh",
-                                      "adult.reproduce.py"]
+    assert [x.name for x in paths] == [
+        "adult.csv",
+        "adult.json",
+        "adult.report.html",
+        "adult.command.sh",
+        "adult.reproduce.py",
+    ]
     assert len(yes) == 1 and f"epsilon = {float(p.run_ledger.spent):g}" in yes[0]
     frame = pd.read_csv(paths[0])
     assert list(frame.columns) == ["age", "sex", "work", "income", "count"]
     assert len(frame) == len(p.result.leaf_labels) * len(p.result.classes)
     side = json.loads(paths[1].read_text())
     assert side["not_a_release"] is False and side["ledger"]["spent"] == str(p.run_ledger.spent)
-    assert side["dataset_budget"] == {"tracked": True, "dataset": "data", "charged": "1", "dataset_total": "1",
-                                      "dataset_spent": "1", "dataset_remaining": "0"}
+    assert side["dataset_budget"] == {
+        "tracked": True,
+        "dataset": "data",
+        "charged": "1",
+        "dataset_total": "1",
+        "dataset_spent": "1",
+        "dataset_remaining": "0",
+    }
     html = paths[2].read_text()
     assert "differential privacy" in html and "add/remove one record" in html
     assert "NOT A RELEASE" not in html
@@ -71,8 +82,13 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
 
     shot(w, "export_release_done")
     # no temporary files left behind
-    assert sorted(x.name for x in tmp_path.iterdir()) == ["adult.command.sh", "adult.csv", "adult.json",
-                                                          "adult.report.html", "adult.reproduce.py"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == [
+        "adult.command.sh",
+        "adult.csv",
+        "adult.json",
+        "adult.report.html",
+        "adult.reproduce.py",
+    ]
 
 
 def test_never_overwrites(qtbot, tmp_path, yes):

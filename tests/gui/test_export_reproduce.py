@@ -59,7 +59,7 @@ def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qt
     first = json.loads(paths[1].read_text())
     texts = [sh.read_text(), py.read_text()]
     _no_data_no_counts(texts, p, first)
-    assert "dpstudio}\" release" in texts[0] and "--epsilon 1 " in texts[0] and "NOTE" not in texts[0]
+    assert 'dpstudio}" release' in texts[0] and "--epsilon 1 " in texts[0] and "NOTE" not in texts[0]
     # the store's lifetime budget of this data is spent: raise it deliberately, as a data owner would
     assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "3"]) == 0
     for i, script in enumerate((sh, py)):
@@ -93,7 +93,7 @@ def test_histogram_command_reproduces_the_settings(qtbot, tmp_path):
     paths = _export(qtbot, p, tmp_path, "hist")
     first = json.loads(paths[1].read_text())
     text = paths[3].read_text()
-    assert "dpstudio}\" histogram" in text
+    assert 'dpstudio}" histogram' in text
     _no_data_no_counts([text, paths[4].read_text()], p, {"leaf_partitions": 1})
     assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "2"]) == 0
     out = tmp_path / "again.csv"
@@ -147,15 +147,26 @@ def test_release_files_are_readable_the_script_executes_and_reruns_take_new_name
     finally:
         os.umask(old)
     modes = {q.name: stat.S_IMODE(q.stat().st_mode) for q in paths}
-    assert modes == {"pub.csv": 0o644, "pub.json": 0o644, "pub.report.html": 0o644, "pub.command.sh": 0o755,
-                     "pub.reproduce.py": 0o644}, modes
+    assert modes == {
+        "pub.csv": 0o644,
+        "pub.json": 0o644,
+        "pub.report.html": 0o644,
+        "pub.command.sh": 0o755,
+        "pub.reproduce.py": 0o644,
+    }, modes
     name = json.loads(paths[1].read_text())["dataset_budget"]["dataset"]
     assert main(["budget", "set-total", name, "5"]) == 0
     env = {**os.environ, "DPSTUDIO": str(Path(sys.executable).with_name("dpstudio"))}
     for script, cmd in ((paths[4], [sys.executable]), (paths[3], [])):
         for _ in range(2):
-            done = subprocess.run([*cmd, str(script), str(tmp_path / "data.csv")], capture_output=True, text=True,
-                                  env=env, timeout=300, cwd=tmp_path / "out")
+            done = subprocess.run(
+                [*cmd, str(script), str(tmp_path / "data.csv")],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=300,
+                cwd=tmp_path / "out",
+            )
             assert done.returncode == 0, done.stderr
     written = sorted(q.name for q in (tmp_path / "out").glob("pub.rerun*.csv"))
     assert written == ["pub.rerun-2.csv", "pub.rerun-3.csv", "pub.rerun-4.csv", "pub.rerun.csv"], written

@@ -31,8 +31,11 @@ def test_missing_or_broken_panel_module_shows_placeholder(qtbot, monkeypatch):
 
     broken.BoomPanel = Boom
     monkeypatch.setitem(sys.modules, "dpstudio.gui.panels.broken_for_test", broken)
-    monkeypatch.setattr(mw, "PANELS", {"Data": ("data", "DataPanel"), "Later": ("no_such_module", "X"),
-                                       "Broken": ("broken_for_test", "BoomPanel")})
+    monkeypatch.setattr(
+        mw,
+        "PANELS",
+        {"Data": ("data", "DataPanel"), "Later": ("no_such_module", "X"), "Broken": ("broken_for_test", "BoomPanel")},
+    )
     win = MainWindow()
     qtbot.addWidget(win)
     assert isinstance(win.panels["Later"], UnavailablePanel)
@@ -60,7 +63,7 @@ def test_mode_switch_banner_and_toolbar(window):
     from dpstudio.core.noise import SimulationNoise
 
     a, b = window.project.start_run().noise, SimulationNoise(7)
-    assert a.randbelow(10 ** 9) == b.randbelow(10 ** 9)
+    assert a.randbelow(10**9) == b.randbelow(10**9)
     # the project itself switching (e.g. a reopened project) updates the banner too
     window.project.set_mode(RELEASE)
     assert "RELEASE MODE" in window.banner.text()
@@ -199,8 +202,9 @@ def test_drop_on_window_opens_data(qtbot, window, small_csv):
 
     mime = QtCore.QMimeData()
     mime.setUrls([QtCore.QUrl.fromLocalFile(str(small_csv))])
-    event = QtGui.QDropEvent(QtCore.QPointF(5, 5), QtCore.Qt.CopyAction, mime, QtCore.Qt.LeftButton,
-                             QtCore.Qt.NoModifier)
+    event = QtGui.QDropEvent(
+        QtCore.QPointF(5, 5), QtCore.Qt.CopyAction, mime, QtCore.Qt.LeftButton, QtCore.Qt.NoModifier
+    )
     with qtbot.waitSignal(window.panels["Data"].loaded, timeout=10000):
         window.dropEvent(event)
     assert window.project.data_path == small_csv
@@ -259,7 +263,9 @@ def test_exception_escaping_a_slot_goes_to_the_error_bar(window, monkeypatch, ca
         raise ZeroDivisionError("division by zero")
     except ZeroDivisionError as exc:
         hook(type(exc), exc, exc.__traceback__)
-    assert window.last_error == "internal error, please report it: unexpected error (ZeroDivisionError): division by zero"
+    assert (
+        window.last_error == "internal error, please report it: unexpected error (ZeroDivisionError): division by zero"
+    )
     assert "Traceback" not in window.message_label.text()
     assert seen == [window.last_error]
     assert "ZeroDivisionError" in capsys.readouterr().err  # the traceback is kept for a bug report
@@ -279,8 +285,11 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     from dpstudio.model.runs import make_job
 
     p = window.project
-    p.set_data(pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}), None,
-               types={"edu": "categorical", "cls": "categorical"})
+    p.set_data(
+        pd.DataFrame({"edu": ["a", "b", "a", "b"], "cls": ["y", "n", "n", "y"]}),
+        None,
+        types={"edu": "categorical", "cls": "categorical"},
+    )
     p.set_taxonomy("edu", flat_categorical(["a", "b"]))
     p.set_classes(["n", "y"])
     p.set_algorithm("diffgen", {"steps": 1})

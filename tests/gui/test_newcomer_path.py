@@ -38,13 +38,13 @@ def make_ready_like_the_demo(window):
         return
     window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
     for a in p.attributes(QUASI_IDENTIFIER):
-        if (p.types.get(a) == NUMERIC and a not in p.bounds) or (p.types.get(a) == CATEGORICAL
-                                                                  and a not in p.taxonomies):
+        if (p.types.get(a) == NUMERIC and a not in p.bounds) or (
+            p.types.get(a) == CATEGORICAL and a not in p.taxonomies
+        ):
             p.set_role(a, IGNORE)
 
 
-def test_newcomer_opens_the_sample_runs_releases_exports_and_reads_the_report(qtbot, window, tmp_path,
-                                                                              monkeypatch):
+def test_newcomer_opens_the_sample_runs_releases_exports_and_reads_the_report(qtbot, window, tmp_path, monkeypatch):
     p = window.project
     # 1. start on the sample: the toolbar's "Adult sample"
     click(qtbot, toolbar_button(window, "Adult sample"))

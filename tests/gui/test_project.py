@@ -50,8 +50,19 @@ def test_save_and_reopen_in_a_new_window(qtbot, window, small_csv, tmp_path, mon
         pass
     qtbot.waitUntil(lambda: other.project.frame is not None, timeout=5000)
     q = other.project
-    for attr in ("columns", "roles", "types", "bounds", "missing", "algorithm", "params", "epsilon", "mode",
-                 "data_hash", "data_path"):
+    for attr in (
+        "columns",
+        "roles",
+        "types",
+        "bounds",
+        "missing",
+        "algorithm",
+        "params",
+        "epsilon",
+        "mode",
+        "data_hash",
+        "data_path",
+    ):
         assert getattr(q, attr) == getattr(p, attr), attr
     assert q.taxonomies == p.taxonomies
     assert q.missing == KEEP_MISSING and q.mode == RELEASE
@@ -107,4 +118,3 @@ def test_a_latin1_data_file_reopens_with_the_encoding_it_was_read_with(qtbot, wi
     assert other.project.data_encoding == "latin-1"
     other.project.dirty = False
     other.close()
-

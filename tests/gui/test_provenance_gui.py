@@ -13,8 +13,13 @@ from dpstudio.gui.panels.taxonomy import TaxonomyPanel
 from dpstudio.model.project import Project
 from tests.gui.export_fixtures import run, table_project
 
-DATA = pd.DataFrame({"age": [25, 38, 28, 44, 18], "workclass": ["Private", "Private", "Local-gov", "Never", "Self"],
-                     "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K"]})
+DATA = pd.DataFrame(
+    {
+        "age": [25, 38, 28, 44, 18],
+        "workclass": ["Private", "Private", "Local-gov", "Never", "Self"],
+        "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K"],
+    }
+)
 
 
 def shown_panel(qtbot, panel_class):
@@ -77,8 +82,9 @@ def test_a_run_on_unconfirmed_inputs_is_never_exported_confirm_then_run_again(qt
 
     p = table_project()
     p.propose_classes()  # the class values taken from the data: derived until confirmed
-    p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values",
-                   derived=True)
+    p.set_taxonomy(
+        "work", tg.flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values", derived=True
+    )
     p.set_mode("release")
     p.set_dataset_total(5)
     run(p)  # past the studio's readiness check (which refuses it): what a bypassing caller would get
@@ -89,8 +95,11 @@ def test_a_run_on_unconfirmed_inputs_is_never_exported_confirm_then_run_again(qt
     with pytest.raises(ExportRefused, match="class values of income.*taxonomy of work|taxonomy of work.*class"):
         w.export_to(tmp_path)
     assert list(tmp_path.iterdir()) == []
-    red = [w.inputs_list.item(i).text() for i in range(w.inputs_list.count())
-           if "not private" in w.inputs_list.item(i).text()]
+    red = [
+        w.inputs_list.item(i).text()
+        for i in range(w.inputs_list.count())
+        if "not private" in w.inputs_list.item(i).text()
+    ]
     assert len(red) == 2
     assert w.confirm_input("taxonomy:work", "Work codes A, B, C are the published survey codes.")
     # the button path: select the input, answer the wording dialog
@@ -98,8 +107,11 @@ def test_a_run_on_unconfirmed_inputs_is_never_exported_confirm_then_run_again(qt
         if w.inputs_list.item(i).data(QtCore.Qt.UserRole) == "classes:income":
             w.inputs_list.setCurrentRow(i)
     assert w.confirm_button.isEnabled()
-    monkeypatch.setattr(QtWidgets.QInputDialog, "getMultiLineText",
-                        lambda *a, **k: ("Income classes are published in adult.names.", True))
+    monkeypatch.setattr(
+        QtWidgets.QInputDialog,
+        "getMultiLineText",
+        lambda *a, **k: ("Income classes are published in adult.names.", True),
+    )
     w.confirm_button.click()
     # both confirmed now, but the run was made without them: still refused, for good
     assert not w.export_button.isEnabled()

@@ -96,14 +96,17 @@ def test_derived_bounds_refuse_the_run_and_the_export_describes_what_ran(qtbot, 
     # the sidecar says what ran: the derived bounds with their confirmation, not "typed by you"
     assert rec["bounds:age"]["derived"] is True and rec["bounds:age"]["source"] == pv.BOUNDS_FROM_DATA
     assert rec["bounds:age"]["confirmed"] == "Ages of this survey are published as the range seen."
-    assert f"--bounds age={int(ran_with[0])}:{int(ran_with[1])}" in paths[3].read_text()  # the re-run script: the bounds that ran
+    assert (
+        f"--bounds age={int(ran_with[0])}:{int(ran_with[1])}" in paths[3].read_text()
+    )  # the re-run script: the bounds that ran
 
 
 # -- 3. declarations stay with their file ------------------------------------------------------------------
 def _write(path, seed):
     rng = np.random.default_rng(seed)
-    pd.DataFrame({"age": rng.integers(20, 60, 50), "sex": rng.choice(["F", "M"], 50),
-                  "income": rng.choice(["lo", "hi"], 50)}).to_csv(path, index=False)
+    pd.DataFrame(
+        {"age": rng.integers(20, 60, 50), "sex": rng.choice(["F", "M"], 50), "income": rng.choice(["lo", "hi"], 50)}
+    ).to_csv(path, index=False)
     return path
 
 
@@ -128,8 +131,9 @@ def test_opening_another_file_drops_its_declarations_and_offers_them(qtbot, wind
     qtbot.mouseClick(data.reapply_button, Qt.LeftButton)
     assert p.bounds["age"] == (17.0, 91.0) and "sex" in p.taxonomies and p.classes == ["hi", "lo"]
     words = p.provenance_of(pv.key(pv.BOUNDS, "age")).source
-    assert words == ("the bundled Adult sample's public bounds; re-applied from the declarations for "
-                     "adultlike.csv to survey.csv")
+    assert words == (
+        "the bundled Adult sample's public bounds; re-applied from the declarations for adultlike.csv to survey.csv"
+    )
     assert not data.reapply_row.isVisible()
 
 

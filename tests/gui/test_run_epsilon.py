@@ -64,8 +64,13 @@ def test_run_uses_the_typed_decimal_comma_without_enter(qtbot, studio):
 
 def test_run_is_off_while_the_box_is_invalid_and_says_why(qtbot, studio):
     window, panel = studio
-    for text, why in (("0", "positive"), ("", "type an epsilon"), ("abc", "not a number"),
-                      ("1,000", "ambiguous"), ("0,1.5", "comma and a point")):
+    for text, why in (
+        ("0", "positive"),
+        ("", "type an epsilon"),
+        ("abc", "not a number"),
+        ("1,000", "ambiguous"),
+        ("0,1.5", "comma and a point"),
+    ):
         type_epsilon(qtbot, panel, text)
         assert not panel.run_button.isEnabled(), text
         assert why in panel.eps_error.text(), (text, panel.eps_error.text())

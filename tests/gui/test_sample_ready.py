@@ -20,8 +20,16 @@ def test_sample_opens_with_its_shipped_taxonomies_declared_not_derived(qtbot, wi
     p = open_sample(qtbot, window)
     qis = p.attributes(QUASI_IDENTIFIER)
     categorical = [a for a in qis if p.types.get(a) == CATEGORICAL]
-    assert set(categorical) == {"workclass", "education", "marital-status", "occupation", "relationship",
-                                "race", "sex", "native-country"}
+    assert set(categorical) == {
+        "workclass",
+        "education",
+        "marital-status",
+        "occupation",
+        "relationship",
+        "race",
+        "sex",
+        "native-country",
+    }
     for a in categorical:
         assert a in p.taxonomies and not p.taxonomies[a].is_numeric, a
         prov = p.provenance_of(f"taxonomy:{a}")

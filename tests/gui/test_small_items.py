@@ -12,8 +12,14 @@ def test_ledger_columns_show_their_whole_titles_beside_the_tree(qtbot):
 
     ledger = Ledger(1)
     for i in range(4):
-        ledger.spend(f"step {i}: choose a specialization", "exponential mechanism", "1/8", sensitivity=1,
-                     scale=16.0, note="a note")
+        ledger.spend(
+            f"step {i}: choose a specialization",
+            "exponential mechanism",
+            "1/8",
+            sensitivity=1,
+            scale=16.0,
+            note="a note",
+        )
     view = LedgerView()
     qtbot.addWidget(view)
     view.resize(472, 300)  # its width beside the tree at 1280 x 800 (seen: "scale" cut to "sca")
@@ -135,11 +141,21 @@ def test_ledger_step_stays_readable_beside_the_tree_with_a_parallel_group(qtbot)
 
     ledger = Ledger(1)
     with ledger.parallel("step 4: split points of fnlwgt"):
-        ledger.spend("split point of fnlwgt in one partition", "exponential mechanism over split-point intervals "
-                     "of the public lattice (count-weighted)", "1/4", sensitivity=1, scale=4.0)
+        ledger.spend(
+            "split point of fnlwgt in one partition",
+            "exponential mechanism over split-point intervals of the public lattice (count-weighted)",
+            "1/4",
+            sensitivity=1,
+            scale=4.0,
+        )
     for i in range(5):
-        ledger.spend(f"counts: level {i} of the DiffGen tree x class", "discrete Laplace", "1/1000000",
-                     sensitivity=1, scale=190400.0)
+        ledger.spend(
+            f"counts: level {i} of the DiffGen tree x class",
+            "discrete Laplace",
+            "1/1000000",
+            sensitivity=1,
+            scale=190400.0,
+        )
     view = LedgerView()
     qtbot.addWidget(view)
     view.resize(456, 300)  # the Watch ledger at 1280 x 800

@@ -224,9 +224,17 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
         sides.append(without(side, STREAM_MECHANISM_OUTPUTS))
         table = [r.split(",") for r in csv_path.read_text().splitlines()]
         rows.append([r[:2] for r in table])
-        screen = "\n".join([p.guarantee_label.text(), p.ledger_title.text(), p.step_label.text(),
-                            p.source_label.text(), p.export_note.text(), p.last_message]
-                           + [p.ledger_list.item(i).text() for i in range(p.ledger_list.count())])
+        screen = "\n".join(
+            [
+                p.guarantee_label.text(),
+                p.ledger_title.text(),
+                p.step_label.text(),
+                p.source_label.text(),
+                p.export_note.text(),
+                p.last_message,
+            ]
+            + [p.ledger_list.item(i).text() for i in range(p.ledger_list.count())]
+        )
         keys = "\n".join(",".join(r[:2]) for r in table) + json_path.read_text()
         for text in (screen, keys):
             assert not (integers_in(text) & set(counts)), "an exact count is shown or written"
@@ -261,8 +269,9 @@ def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtb
     assert set(series) == {"swm (analytic)", "tpm (analytic)"}  # binary's MAE has no closed form
     assert list(series["tpm (analytic)"]["x"]) == window_grid(COUNTS_T) == [10, 20, 50, 60]
     assert np.allclose(series["tpm (analytic)"]["y"], discrete_laplace_mae(COUNTS_T / 2.0))
-    assert np.allclose(series["swm (analytic)"]["y"],
-                       [discrete_laplace_mae(w * (COUNTS_T - w + 1) / 2.0) for w in (10, 20, 50, 60)])
+    assert np.allclose(
+        series["swm (analytic)"]["y"], [discrete_laplace_mae(w * (COUNTS_T - w + 1) / 2.0) for w in (10, 20, 50, 60)]
+    )
     assert "window" in panel.compare_plot.getAxis("bottom").labelText
 
     panel.measure()

@@ -97,8 +97,9 @@ def test_studio_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_p
     write_table(tmp_path / "d1", rows + [("China", 33, "Maybe")])
     for name in ("d", "d1"):
         (tmp_path / name / "out").mkdir()
-    (a_rows, a_side, a_html), (b_rows, b_side, b_html) = (studio_export(qtbot, tmp_path / name, algorithm)
-                                                          for name in ("d", "d1"))
+    (a_rows, a_side, a_html), (b_rows, b_side, b_html) = (
+        studio_export(qtbot, tmp_path / name, algorithm) for name in ("d", "d1")
+    )
     assert a_rows[0] == b_rows[0] == ["country", "age", "hired", "count"]
     for out_rows, side in ((a_rows, a_side), (b_rows, b_side)):  # exactly the public classes, in order
         assert [r[2] for r in out_rows[1:]] == CLASSES * side["leaf_partitions"]
@@ -123,8 +124,9 @@ def test_studio_histogram_export_metadata_is_the_same_for_neighbouring_tables(qt
     write_table(tmp_path / "d1", rows + [("China", 99, "Maybe")])
     for name in ("d", "d1"):
         (tmp_path / name / "out").mkdir()
-    (a_rows, a_side, a_html), (b_rows, b_side, b_html) = (studio_histogram_export(qtbot, tmp_path / name, algorithm)
-                                                          for name in ("d", "d1"))
+    (a_rows, a_side, a_html), (b_rows, b_side, b_html) = (
+        studio_histogram_export(qtbot, tmp_path / name, algorithm) for name in ("d", "d1")
+    )
     assert a_rows[0] == b_rows[0] and len(a_rows) == len(b_rows) == 101  # one bin per year of [0, 100)
     assert [r[:-1] for r in a_rows] == [r[:-1] for r in b_rows]  # the bins; only the counts differ
     assert a_side["algorithm"] == {"luedptree": "luedp"}.get(algorithm, algorithm)

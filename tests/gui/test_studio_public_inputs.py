@@ -14,8 +14,13 @@ from tests.gui.export_fixtures import run, table_project
 from tests.gui.test_run_epsilon import Answer, click_run
 
 Qt = QtCore.Qt
-DATA = pd.DataFrame({"age": [25, 38, 28, 44, 18], "work": ["A", "B", "A", "C", "B"],
-                     "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K"]})
+DATA = pd.DataFrame(
+    {
+        "age": [25, 38, 28, 44, 18],
+        "work": ["A", "B", "A", "C", "B"],
+        "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K"],
+    }
+)
 
 
 @pytest.fixture
@@ -62,8 +67,11 @@ def test_class_values_proposed_from_the_data_are_marked_until_confirmed(qtbot, d
     assert p.classes == ["<=50K", ">50K"] and data_panel.classes_edit.text() == "<=50K, >50K"
     assert "derived from the data: not private" in data_panel.classes_status.text()
     assert p.provenance_of("classes:income").unconfirmed and data_panel.classes_confirm.isEnabled()
-    monkeypatch.setattr(QtWidgets.QInputDialog, "getMultiLineText",
-                        lambda *a, **k: ("The income classes are published in adult.names.", True))
+    monkeypatch.setattr(
+        QtWidgets.QInputDialog,
+        "getMultiLineText",
+        lambda *a, **k: ("The income classes are published in adult.names.", True),
+    )
     qtbot.mouseClick(data_panel.classes_confirm, Qt.LeftButton)
     assert p.provenance_of("classes:income").confirmed == "The income classes are published in adult.names."
     assert "confirmed public knowledge" in data_panel.classes_status.text()

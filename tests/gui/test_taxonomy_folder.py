@@ -10,8 +10,15 @@ from dpstudio.gui.panels.taxonomy import COVERED, TaxonomyPanel
 from dpstudio.model.project import Project
 from dpstudio.model.taxonomy_folder import folder_beside, match_folder
 
-DATA = pd.DataFrame({"age": [25, 38, 28], "workclass": ["Private", "Local-gov", "Private"],
-                     "sex": ["F", "M", "F"], "race": ["a", "b", "a"], "income": ["<=50K", ">50K", ">50K"]})
+DATA = pd.DataFrame(
+    {
+        "age": [25, 38, 28],
+        "workclass": ["Private", "Local-gov", "Private"],
+        "sex": ["F", "M", "F"],
+        "race": ["a", "b", "a"],
+        "income": ["<=50K", ">50K", ">50K"],
+    }
+)
 
 
 def write_folder(folder):
@@ -28,8 +35,17 @@ def panel(qtbot, tmp_path):
     data = tmp_path / "people.csv"
     DATA.to_csv(data, index=False)
     project = Project()
-    project.set_data(DATA.copy(), data, types={"age": "numeric", "workclass": "categorical", "sex": "categorical",
-                                               "race": "categorical", "income": "categorical"})
+    project.set_data(
+        DATA.copy(),
+        data,
+        types={
+            "age": "numeric",
+            "workclass": "categorical",
+            "sex": "categorical",
+            "race": "categorical",
+            "income": "categorical",
+        },
+    )
     p = TaxonomyPanel(project)
     qtbot.addWidget(p)
     p.resize(1100, 700)
@@ -39,8 +55,10 @@ def panel(qtbot, tmp_path):
 
 def test_match_folder_names_files_and_what_matched_nothing(tmp_path):
     found = match_folder(write_folder(tmp_path / "t"), ["age", "workclass", "sex", "race", "income"])
-    assert {a: p.name for a, p in found.matched.items()} == {"workclass": "adult_hierarchy_workclass.csv",
-                                                            "sex": "sex.csv"}
+    assert {a: p.name for a, p in found.matched.items()} == {
+        "workclass": "adult_hierarchy_workclass.csv",
+        "sex": "sex.csv",
+    }
     assert found.unmatched == ["salary.csv"]
 
 

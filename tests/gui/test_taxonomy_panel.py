@@ -12,11 +12,13 @@ from dpstudio.io.taxonomy_formats import read_taxonomy
 from dpstudio.model.project import Project
 from tests.gui.conftest import shot
 
-DATA = pd.DataFrame({
-    "age": [25, 38, 28, 44, 18, 34, 29, 63],
-    "workclass": ["Private", "Private", "Local-gov", "Private", "Never-worked", "Private", "Self-emp", "Private"],
-    "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K", "<=50K", "<=50K", ">50K"],
-})
+DATA = pd.DataFrame(
+    {
+        "age": [25, 38, 28, 44, 18, 34, 29, 63],
+        "workclass": ["Private", "Private", "Local-gov", "Private", "Never-worked", "Private", "Self-emp", "Private"],
+        "income": ["<=50K", "<=50K", ">50K", ">50K", "<=50K", "<=50K", "<=50K", ">50K"],
+    }
+)
 WORKCLASS_ARX = "Private;Worked;*\nLocal-gov;Worked;*\nSelf-emp;Worked;*\n"  # no Never-worked
 
 
@@ -76,8 +78,7 @@ def test_taxonomy_file_with_errors(panel, tmp_path):
     assert "UTF-8" in panel.last_error
 
 
-@pytest.mark.parametrize("fmt,suffix", [("arx", ".csv"), ("brace", ".brace"), ("json", ".json"),
-                                        ("indented", ".txt")])
+@pytest.mark.parametrize("fmt,suffix", [("arx", ".csv"), ("brace", ".brace"), ("json", ".json"), ("indented", ".txt")])
 def test_export_and_reimport_each_format(panel, workclass_file, tmp_path, fmt, suffix):
     panel.import_file(workclass_file, attribute="workclass")
     before = panel.project.taxonomies["workclass"]
@@ -107,12 +108,15 @@ def test_generate_numeric_intervals(panel):
     shot(panel, "taxonomy_panel_numeric")
 
 
-@pytest.mark.parametrize("lo,hi,fanout,depth,needle", [
-    ("80", "16", 2, 2, "lo < hi"),
-    ("x", "16", 2, 2, "must be numbers"),
-    ("0", "5e-324", 2, 1, "too narrow"),
-    ("0", "10", 1, 1, "fan-out"),
-])
+@pytest.mark.parametrize(
+    "lo,hi,fanout,depth,needle",
+    [
+        ("80", "16", 2, 2, "lo < hi"),
+        ("x", "16", 2, 2, "must be numbers"),
+        ("0", "5e-324", 2, 1, "too narrow"),
+        ("0", "10", 1, 1, "fan-out"),
+    ],
+)
 def test_generate_bad_input(panel, lo, hi, fanout, depth, needle):
     panel.select_attribute("age")
     assert not panel.generate_numeric(lo, hi, fanout, depth)
@@ -216,8 +220,9 @@ def test_drag_and_drop_reparents_with_undo(qtbot, panel, workclass_file):
     target = ed._item_at((1,))
     rect = view.visualRect(ed.model.indexFromItem(target))
     mime = QtCore.QMimeData()
-    event = QtGui.QDropEvent(QtCore.QPointF(rect.center()), QtCore.Qt.MoveAction, mime, QtCore.Qt.LeftButton,
-                             QtCore.Qt.NoModifier)
+    event = QtGui.QDropEvent(
+        QtCore.QPointF(rect.center()), QtCore.Qt.MoveAction, mime, QtCore.Qt.LeftButton, QtCore.Qt.NoModifier
+    )
     view.dropEvent(event)
     t = panel.project.taxonomies["workclass"]
     assert t.labels[t.parents[t.index("Self-emp")]] == "Not-working"

@@ -49,7 +49,7 @@ def test_a_wide_family_is_drawn_as_groups_with_their_released_totals(panel, algo
     covered = []
     for h in heads:  # each group: consecutive siblings, words and total computed here from the nodes
         k = int(tree.focus.group_size[st.index[h]])
-        members = kids[kids.index(h):kids.index(h) + k]
+        members = kids[kids.index(h) : kids.index(h) + k]
         covered += members
         total = sum(released_value(st.nodes[m]) for m in members)
         assert texts[h] == group_text(k, st.nodes[h].label, st.nodes[members[-1]].label, total, ranges=True)

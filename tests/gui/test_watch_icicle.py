@@ -39,8 +39,11 @@ def test_cells_tile_their_parent_and_widths_follow_the_released_leaves(panel, mo
     root = int(np.flatnonzero(L.parents < 0)[0])
     assert (L.x0[root], L.x1[root]) == (0.0, 1.0)
     # the root's size is the sum of the released leaves, computed here independently
-    released = [np.clip(np.asarray(st.nodes[i].released, float), 0, None).sum()
-                for i in st.order if st.nodes[i].released is not None]
+    released = [
+        np.clip(np.asarray(st.nodes[i].released, float), 0, None).sum()
+        for i in st.order
+        if st.nodes[i].released is not None
+    ]
     assert L.size[root] == pytest.approx(sum(released))
     for p, ch in kids.items():
         if p < 0:
@@ -58,8 +61,12 @@ def test_cells_tile_their_parent_and_widths_follow_the_released_leaves(panel, mo
 
 def test_an_empty_partition_keeps_a_thin_cell_and_negative_counts_count_as_zero():
     st = TreeState()
-    nodes = [NodeState(0, -1, "all", 0), NodeState(1, 0, "a", 1, released=(30, 10)),
-             NodeState(2, 0, "b", 1, released=(0, 0)), NodeState(3, 0, "c", 1, noisy=(-5, 20))]
+    nodes = [
+        NodeState(0, -1, "all", 0),
+        NodeState(1, 0, "a", 1, released=(30, 10)),
+        NodeState(2, 0, "b", 1, released=(0, 0)),
+        NodeState(3, 0, "c", 1, noisy=(-5, 20)),
+    ]
     for nd in nodes:
         st.nodes[nd.node] = nd
         st.order.append(nd.node)
@@ -147,7 +154,7 @@ def test_a_live_run_draws_the_icicle_when_it_ends(panel):
     assert panel.icicle.waiting
     panel.icicle.grab()
     assert panel.icicle.labels_drawn == []
-    panel.feed(events[len(events) // 2:])
+    panel.feed(events[len(events) // 2 :])
     panel.end_live()
     for _ in range(20000):  # the catch-up is budgeted per tick
         if panel.replay.at_end:

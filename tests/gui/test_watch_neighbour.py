@@ -66,8 +66,13 @@ def test_the_view_opens_from_a_node_and_the_ratio_never_exceeds_e_to_the_epsilon
     assert ratio.max() == pytest.approx(math.exp(1 / v.scale), rel=1e-6)  # reached: the shift is 1
     assert f"{v.bound:.6f}" in dlg.words.text()  # a bound near 1 keeps the digits that show it
     # a record outside the partition leaves the count as it is
-    outside = next(r for r in range(len(dlg.frame)) if not record_in_values(
-        w.state.nodes[nid].info["values"], w.state.result.attributes, dlg._record(r), sample_project.taxonomies))
+    outside = next(
+        r
+        for r in range(len(dlg.frame))
+        if not record_in_values(
+            w.state.nodes[nid].info["values"], w.state.result.attributes, dlg._record(r), sample_project.taxonomies
+        )
+    )
     dlg.record_spin.setValue(dlg.row_number(outside))  # the spin box shows the data's 1-based row numbers
     assert dlg.position() == outside and str(dlg.row_number(outside)) in dlg.record_label.text()
     assert not dlg.view.in_node and np.array_equal(*dlg.curves())
@@ -78,8 +83,16 @@ def test_the_view_opens_from_a_node_and_the_ratio_never_exceeds_e_to_the_epsilon
 
 def test_hand_example_pmfs_and_refusals():
     st = TreeState()
-    nd = NodeState(0, -1, "all", 0, info={"values": ("[0,10)", "b")}, true_count=(3, 5), noisy=(4, 4),
-                   variance=2 * math.exp(-1) / (1 - math.exp(-1)) ** 2)  # scale 1
+    nd = NodeState(
+        0,
+        -1,
+        "all",
+        0,
+        info={"values": ("[0,10)", "b")},
+        true_count=(3, 5),
+        noisy=(4, 4),
+        variance=2 * math.exp(-1) / (1 - math.exp(-1)) ** 2,
+    )  # scale 1
     st.nodes[0] = nd
     st.order.append(0)
     v = neighbour_count(st, 0, 0, {"x": 4, "y": "b", "c": "B"}, "B", ("A", "B"), ("x", "y"), {}, True)
@@ -88,8 +101,9 @@ def test_hand_example_pmfs_and_refusals():
     assert np.allclose(v.pmf_d, (1 - math.exp(-1)) / (1 + math.exp(-1)) * np.exp(-np.abs(k - 5)))
     assert np.allclose(v.pmf_d1, noise_pmf(1.0, k - 4))
     assert v.max_ratio == pytest.approx(math.e)
-    assert not neighbour_count(st, 0, 0, {"x": 10, "y": "b", "c": "B"}, "B", ("A", "B"), ("x", "y"), {},
-                               True).in_node  # 10 is outside [0, 10)
+    assert not neighbour_count(
+        st, 0, 0, {"x": 10, "y": "b", "c": "B"}, "B", ("A", "B"), ("x", "y"), {}, True
+    ).in_node  # 10 is outside [0, 10)
     with pytest.raises(NeighbourError, match="teaching mode only"):
         neighbour_count(st, 0, 0, {"x": 4}, "B", ("A", "B"), ("x", "y"), {}, False)
 
@@ -121,8 +135,11 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
     qtbot.addWidget(watch)
     watch.show()
     watch.load_events(events, teaching=True, epsilon=float(project.epsilon))
-    specs = [k for k, e in enumerate(events) if isinstance(e, CandidatesScored) and len(e.labels) > 1
-             and "split-point" not in e.mechanism]
+    specs = [
+        k
+        for k, e in enumerate(events)
+        if isinstance(e, CandidatesScored) and len(e.labels) > 1 and "split-point" not in e.mechanism
+    ]
     watch.seek(specs[-1] + 1)
     assert watch.btn_step_neighbour.isVisible()
     qtbot.mouseClick(watch.btn_step_neighbour, QtCore.Qt.LeftButton)
@@ -162,8 +179,9 @@ def test_the_neighbour_view_of_an_interval_tree_count(qtbot, algorithm):
     watch.load_events(project.events, teaching=True, epsilon=float(project.epsilon))
     watch.seek_end()
     st = watch.state
-    node = next(n for n in st.order if st.nodes[n].noisy is not None and st.nodes[n].parent >= 0
-                and st.nodes[n].true_count)
+    node = next(
+        n for n in st.order if st.nodes[n].noisy is not None and st.nodes[n].parent >= 0 and st.nodes[n].true_count
+    )
     watch._show_node(node)
     assert watch.btn_neighbour.isEnabled()
     dialog = watch.open_neighbour_view()

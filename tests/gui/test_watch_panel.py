@@ -121,7 +121,7 @@ def test_live_feed_follows_and_project_run_loads(panel, qtbot):
     events = list(diffgen_like(steps=4, seed=3))
     panel.begin_live(True, 1.0)
     for i in range(0, len(events), 7):
-        panel.feed(events[i:i + 7])
+        panel.feed(events[i : i + 7])
         panel.tick(0.03)
         assert panel.position == min(len(events), i + 7)
     # stepping back while live stops following
@@ -131,6 +131,7 @@ def test_live_feed_follows_and_project_run_loads(panel, qtbot):
     # the project records the run: the panel ends live mode at the end
     project = panel.project
     from dpstudio.core.budget import Ledger
+
     project.record_run(events, Ledger(1), True)
     # the user had stepped back: the end of the run does not move the cursor
     assert not panel.live and panel.position == len(events) - 1
@@ -154,7 +155,7 @@ def test_tree_of_5000_nodes_draws(panel, tmp_path):
     # at full view only the labels that fit (the top levels), none overlapping another
     rects = panel.tree.label_rects()
     assert 0 < panel.tree.visible_label_count() == len(rects) <= 80
-    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
     panel.tree.setXRange(0, 6)
     panel.tree.setYRange(-7.5, -5.5)
     panel.tree._update_labels()
@@ -237,6 +238,7 @@ def test_live_catch_up_is_budgeted_and_completes_after_the_run(panel, qtbot, mon
     moved = panel.tick(0.03)
     assert 0 < moved <= 16 and panel.position < len(events)
     from dpstudio.core.budget import Ledger
+
     panel.project.record_run(events, Ledger(1), True)
     assert not panel.live and panel.follow  # still catching up
     qtbot.waitUntil(lambda: panel.position == len(events), timeout=10000)
@@ -257,8 +259,9 @@ def test_candidates_chart_guards_foreign_winner_and_hidden_probabilities(qtbot):
     assert chart.winner == 2
     # release mode: probabilities are NaN (not released); the chart shows labels, no numbers
     nan = float("nan")
-    chart.set_step(CandidatesScored(3, ("x", "y"), (nan, nan), (nan, nan), "exponential mechanism"),
-                   WinnerChosen(3, 1, "y"))
+    chart.set_step(
+        CandidatesScored(3, ("x", "y"), (nan, nan), (nan, nan), "exponential mechanism"), WinnerChosen(3, 1, "y")
+    )
     assert chart.hidden and chart.winner == 1
     np.testing.assert_allclose(chart.probabilities, [0.5, 0.5])
 
@@ -330,8 +333,9 @@ def test_candidates_chart_redraws_to_fit_when_it_is_resized(qtbot):
     chart.show()
     labels = tuple(f"c{i}" for i in range(27))
     probs = tuple(np.linspace(1.0, 0.1, 27) / np.linspace(1.0, 0.1, 27).sum())
-    chart.set_step(CandidatesScored(5, labels, tuple(range(27)), probs, "exponential mechanism"),
-                   WinnerChosen(5, 26, "c26"))
+    chart.set_step(
+        CandidatesScored(5, labels, tuple(range(27)), probs, "exponential mechanism"), WinnerChosen(5, 26, "c26")
+    )
     assert len(chart.shown) == 20 and 26 in chart.shown  # the winner replaces the last one
     chart.resize(400, 120 + 6 * BAR_PX)
     qtbot.wait(10)

@@ -30,7 +30,7 @@ def test_fit_shows_at_least_ten_readable_labels(panel, qtbot, mode):
     vb = panel.tree.getViewBox()
     for i, r in enumerate(rects):  # on screen and apart from each other
         assert r.left() >= 0 and r.top() >= 0 and r.right() <= vb.width() and r.bottom() <= vb.height()
-        assert not any(r.intersects(o) for o in rects[i + 1:])
+        assert not any(r.intersects(o) for o in rects[i + 1 :])
     # what the labels say: each names a node's generalized values and its noisy counts
     texts = [t.textItem.toPlainText() for t in shown]
     assert any(t.startswith("all records") for t in texts)
@@ -67,7 +67,7 @@ def _interval_reference(scale):
     """The 95 % half-width found by summing the noise distribution (independent of the closed form)."""
     p = np.exp(-1.0 / scale)
     k = np.arange(0, 200000)
-    pmf = (1 - p) / (1 + p) * p ** k
+    pmf = (1 - p) / (1 + p) * p**k
     inside = np.concatenate([[pmf[0]], pmf[0] + 2 * np.cumsum(pmf[1:])])  # P(|X| <= k)
     return int(np.argmax(inside >= 1 - 0.05))
 
@@ -94,8 +94,13 @@ def test_clicking_a_noisy_count_explains_its_ledger_line_scale_and_sensitivity(p
     assert exp.scale == pytest.approx(noise_scale(1, spend.epsilon), rel=1e-9)
     assert exp.half_width == _interval_reference(exp.scale)
     text = panel.details.text()
-    for part in (f"ledger line {line.number}", f"scale {exp.scale:.4g}", "sensitivity 1", line.step,
-                 f"[-{exp.half_width}, {exp.half_width}]"):
+    for part in (
+        f"ledger line {line.number}",
+        f"scale {exp.scale:.4g}",
+        "sensitivity 1",
+        line.step,
+        f"[-{exp.half_width}, {exp.half_width}]",
+    ):
         assert part in text, part
     assert panel.noise_chart.isVisible() and panel.noise_chart.explanation is exp
 
@@ -170,4 +175,5 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
             ratio = probs[winner.index] / runner_up
             words = f"{ratio:.2g} times likelier" if ratio >= 1 else f"{1 / ratio:.2g} times less likely"
         assert words in chart.caption and chart.caption.replace("<br>", " ") in " ".join(
-            chart.plotItem.titleLabel.text.replace("<br>", " ").split())
+            chart.plotItem.titleLabel.text.replace("<br>", " ").split()
+        )

@@ -119,12 +119,15 @@ def test_one_job_at_a_time(qtbot):
     runner.shutdown()
 
 
-@pytest.mark.parametrize("exc,expected", [
-    (FileNotFoundError(2, "No such file", "/x/data.csv"), "/x/data.csv: no such file"),
-    (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid"), "not UTF-8 text (byte 0xff at position 0)"),
-    (KeyError("age"), "age"),
-    (TypeError(), "unexpected error (TypeError)"),
-])
+@pytest.mark.parametrize(
+    "exc,expected",
+    [
+        (FileNotFoundError(2, "No such file", "/x/data.csv"), "/x/data.csv: no such file"),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid"), "not UTF-8 text (byte 0xff at position 0)"),
+        (KeyError("age"), "age"),
+        (TypeError(), "unexpected error (TypeError)"),
+    ],
+)
 def test_user_message(exc, expected):
     assert expected in user_message(exc)
     assert "Traceback" not in user_message(exc)

@@ -96,8 +96,9 @@ def test_files_without_header_rows(shared_data, tmp_path):
     assert list(train.columns) == list(adult.COLUMNS)
     full_train, full_test = adult.load_adult(shared_data / "adult")
     # the first 300 data lines hold exactly the complete rows among them
-    n_train = sum("?" not in line.split(", ") for line in
-                  (shared_data / "adult" / "adult.data").read_text().splitlines()[1:301])
+    n_train = sum(
+        "?" not in line.split(", ") for line in (shared_data / "adult" / "adult.data").read_text().splitlines()[1:301]
+    )
     pd.testing.assert_frame_equal(train, full_train.iloc[:n_train].reset_index(drop=True))
     assert test["Y"].isin(["<=50K", ">50K"]).all() and len(test) <= 300
     with pytest.raises(DatasetError, match="expected the Adult columns"):

@@ -10,8 +10,16 @@ from dpstudio.core.taxonomy import CATEGORICAL
 from dpstudio.io.taxonomy_formats import read_taxonomy, sniff_separator
 from dpstudio.resources import resource
 
-CATEGORICAL_ATTRIBUTES = ["workclass", "education", "marital-status", "occupation", "relationship", "race",
-                          "sex", "native-country"]
+CATEGORICAL_ATTRIBUTES = [
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native-country",
+]
 NUMERIC_ATTRIBUTES = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
 
 
@@ -121,8 +129,11 @@ def test_money_grids_are_the_documented_one_two_five_series(money_taxonomies):
         assert level1 == [(0, 1), (1, 10), (10, 100), (100, 1000), (1000, 10000), (10000, 100000)]
         for c in t.children[0][1:]:
             d = float(t.lo[c])
-            assert [(float(t.lo[k]), float(t.hi[k])) for k in t.children[c]] == [(d, 2 * d), (2 * d, 5 * d),
-                                                                                  (5 * d, 10 * d)]
+            assert [(float(t.lo[k]), float(t.hi[k])) for k in t.children[c]] == [
+                (d, 2 * d),
+                (2 * d, 5 * d),
+                (5 * d, 10 * d),
+            ]
         assert len(t.children[t.children[0][0]]) == 0  # [0,1): nothing reported, a leaf
 
 
@@ -171,8 +182,9 @@ def test_numeric_grids_must_be_numeric_and_match_the_bounds(shared_data, tmp_pat
     from dpstudio.evaluation.sweeps import SweepError, adult_setup
     from dpstudio.io.taxonomy_formats import write_taxonomy
 
-    write_taxonomy(numeric_equal_width(0, 50000, fanout=2, depth=1, attribute="capital-gain"),
-                   tmp_path / "capital-gain.json")
+    write_taxonomy(
+        numeric_equal_width(0, 50000, fanout=2, depth=1, attribute="capital-gain"), tmp_path / "capital-gain.json"
+    )
     with pytest.raises(SweepError, match=r"capital-gain: the grid's root \[0, 50000\) differs"):
         adult_setup(shared_data / "adult", numeric_grids=tmp_path)
     other = tmp_path / "cat"

@@ -146,8 +146,12 @@ CHARGER = textwrap.dedent("""
 
 def test_concurrent_charges_from_two_processes_never_overspend(tmp_path):
     path = tmp_path / "budget.sqlite"
-    procs = [subprocess.Popen([sys.executable, "-c", CHARGER, str(path), "30"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHARGER, str(path), "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     for p in procs:
         assert p.stdout.readline().strip() == "ready"
     for p in procs:  # both are waiting: release them together

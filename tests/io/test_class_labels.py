@@ -31,8 +31,11 @@ def test_only_one_dot_is_dropped():
 
 
 def test_labels_matching_no_class_or_only_some_are_errors():
-    with pytest.raises(ClassLabelError, match=r"no class label of t\.csv matches a declared class: labels 'high', "
-                                              r"'low'; declared classes '<=50K', '>50K'"):
+    with pytest.raises(
+        ClassLabelError,
+        match=r"no class label of t\.csv matches a declared class: labels 'high', "
+        r"'low'; declared classes '<=50K', '>50K'",
+    ):
         normalise_class_labels(pd.Series(["high", "low", "high"]), CLASSES, "t.csv")
     with pytest.raises(ClassLabelError, match="has class labels that are not declared classes: 'medium'"):
         normalise_class_labels(pd.Series(["<=50K.", "medium"]), CLASSES)

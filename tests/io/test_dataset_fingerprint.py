@@ -8,8 +8,15 @@ import pytest
 from dpstudio.io.dataset_fingerprint import approximate_size, counts_print, table_print
 from dpstudio.io.datasets import load_table
 
-ROWS = [("China", 18, "N", 2.5), ("Korea", 21, "Y", 0.0), ("Canada", 27, "N", 1.25), ("USA", 35, "N", 3.0),
-        ("USA", 29, "Y", 2.5), ("China", 39, "Y", 7.0), ("Korea", 22, "", 1.0)] * 3 + [("USA", 50, "Y", 9.5)]
+ROWS = [
+    ("China", 18, "N", 2.5),
+    ("Korea", 21, "Y", 0.0),
+    ("Canada", 27, "N", 1.25),
+    ("USA", 35, "N", 3.0),
+    ("USA", 29, "Y", 2.5),
+    ("China", 39, "Y", 7.0),
+    ("Korea", 22, "", 1.0),
+] * 3 + [("USA", 50, "Y", 9.5)]
 
 
 def write(path, rows, columns=("country", "age", "hired", "score"), newline="\n", trailing=True):
@@ -63,8 +70,9 @@ def test_removing_one_of_two_identical_records_is_seen():
     assert table_print(frame) != table_print(frame.iloc[[0, 2]])
 
 
-@pytest.mark.parametrize("n, approx", [(1, 10), (7, 10), (45, 50), (99, 100), (1234, 1200), (30162, 30000),
-                                       (987_654, 990_000)])
+@pytest.mark.parametrize(
+    "n, approx", [(1, 10), (7, 10), (45, 50), (99, 100), (1234, 1200), (30162, 30000), (987_654, 990_000)]
+)
 def test_approximate_size(n, approx):
     assert approximate_size(n) == approx
 

@@ -49,7 +49,12 @@ def test_adult_data_shape_types_and_missing(shared_data):
     assert ds.header is True and ds.separator == ", " and ds.encoding == "utf-8"
     assert ds.columns[:3] == ["age", "workclass", "fnlwgt"] and ds.columns[-1] == "Y"
     assert ds.numeric_columns() == [
-        "age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",
+        "age",
+        "fnlwgt",
+        "education-num",
+        "capital-gain",
+        "capital-loss",
+        "hours-per-week",
     ]
     report = ds.missing_report()
     assert report.complete_rows == 30162 and report.rows_with_missing == 2399
@@ -439,8 +444,10 @@ def test_renamed(tmp_path):
 
 # --- round trip of generated tables (hypothesis) ----------------------------------------------------
 
-_WORDS = st.text(alphabet=string.ascii_letters + "-_ éü", min_size=1, max_size=8).map(str.strip).filter(
-    lambda w: w and w != "?"
+_WORDS = (
+    st.text(alphabet=string.ascii_letters + "-_ éü", min_size=1, max_size=8)
+    .map(str.strip)
+    .filter(lambda w: w and w != "?")
 )
 
 
@@ -448,12 +455,13 @@ _WORDS = st.text(alphabet=string.ascii_letters + "-_ éü", min_size=1, max_size
 def _tables(draw):
     ncols, nrows = draw(st.integers(1, 5)), draw(st.integers(2, 30))
     kinds = draw(st.lists(st.sampled_from(["int", "float", "text"]), min_size=ncols, max_size=ncols))
-    names = draw(st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=6), min_size=ncols,
-                          max_size=ncols, unique=True))
+    names = draw(
+        st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=6), min_size=ncols, max_size=ncols, unique=True)
+    )
     columns = {}
     for name, kind in zip(names, kinds):
         if kind == "int":
-            values = st.integers(-10**6, 10**6)
+            values = st.integers(-(10**6), 10**6)
         elif kind == "float":
             values = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 3))
         else:

@@ -10,13 +10,21 @@ from dpstudio.io.encoding import EncodingError, encode_table, parse_bounds
 
 
 def country():
-    return Taxonomy(Node("Any", [Node("Asian", [Node("China"), Node("Korea")]),
-                                 Node("American", [Node("Canada"), Node("USA")])]), "Country")
+    return Taxonomy(
+        Node("Any", [Node("Asian", [Node("China"), Node("Korea")]), Node("American", [Node("Canada"), Node("USA")])]),
+        "Country",
+    )
 
 
 def frame():
-    return pd.DataFrame({"Country": ["China", "Korea", "USA", " USA "], "Age": [18, 21, 35, 40],
-                         "Other": [1, 2, 3, 4], "Class": ["N", "Y", "N", "Y"]})
+    return pd.DataFrame(
+        {
+            "Country": ["China", "Korea", "USA", " USA "],
+            "Age": [18, 21, 35, 40],
+            "Other": [1, 2, 3, 4],
+            "Class": ["N", "Y", "N", "Y"],
+        }
+    )
 
 
 def test_codes_leaves_numbers_and_classes():
@@ -60,8 +68,15 @@ def test_class_problems_and_empty_table():
 
 
 def test_numeric_taxonomy_gives_bounds_and_public_grid():
-    root = Node("[0,40)", [Node("[0,20)", [Node("[0,10)", lo=0, hi=10), Node("[10,20)", lo=10, hi=20)], lo=0, hi=20),
-                           Node("[20,40)", lo=20, hi=40)], lo=0, hi=40)
+    root = Node(
+        "[0,40)",
+        [
+            Node("[0,20)", [Node("[0,10)", lo=0, hi=10), Node("[10,20)", lo=10, hi=20)], lo=0, hi=20),
+            Node("[20,40)", lo=20, hi=40),
+        ],
+        lo=0,
+        hi=40,
+    )
     tax = Taxonomy(root, "Age")
     data = encode_table(frame().iloc[:3], "Class", {"Age": tax})
     (num,) = data.attributes
@@ -120,8 +135,13 @@ def test_studio_and_cli_code_a_project_the_same_way():
     from dpstudio.model.runs import encode_table as encode_project
 
     rng = np.random.default_rng(1)
-    df = pd.DataFrame({"age": rng.integers(17, 91, 50).astype(float), "g": rng.choice(["a", "b", "c"], 50),
-                       "y": rng.choice(["n", "y"], 50)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, 50).astype(float),
+            "g": rng.choice(["a", "b", "c"], 50),
+            "y": rng.choice(["n", "y"], 50),
+        }
+    )
     p = Project()
     p.set_data(df, None, {"age": "numeric", "g": "categorical", "y": "categorical"})
     p.set_bounds("age", 17, 90)
@@ -130,8 +150,9 @@ def test_studio_and_cli_code_a_project_the_same_way():
     cli = encode_table(df, "y", {"g": _tax()}, {"age": (17.0, 90.0)})
     for a, b in zip(ours.attributes, cli.attributes):
         assert type(a) is type(b) and a.name == b.name
-        np.testing.assert_array_equal(getattr(a, "values", getattr(a, "leaf_ids", None)),
-                                      getattr(b, "values", getattr(b, "leaf_ids", None)))
+        np.testing.assert_array_equal(
+            getattr(a, "values", getattr(a, "leaf_ids", None)), getattr(b, "values", getattr(b, "leaf_ids", None))
+        )
     np.testing.assert_array_equal(ours.y, cli.y)
     # the same validation message (the upper bound is inclusive in both)
     p.set_bounds("age", 20, 90)
@@ -159,8 +180,9 @@ def test_class_outside_the_declared_classes_is_an_input_error():
         encode_table(f, "Class", {"Country": country()}, classes=["N", "Y"])
 
 
-@pytest.mark.parametrize("classes, needle", [(["N"], "at least two"), (["N", "Y", " N"], "'N' more than once"),
-                                             (["N", ""], "empty value")])
+@pytest.mark.parametrize(
+    "classes, needle", [(["N"], "at least two"), (["N", "Y", " N"], "'N' more than once"), (["N", ""], "empty value")]
+)
 def test_bad_class_declarations(classes, needle):
     with pytest.raises(EncodingError, match=needle):
         encode_table(frame(), "Class", {"Country": country()}, classes=classes)

@@ -136,10 +136,14 @@ def test_columns_with_very_many_values_are_summarised_not_listed(tmp_path, monke
     monkeypatch.setattr("dpstudio.io.engine_table.MAX_LISTED", 20)
     rng = np.random.default_rng(3)
     n = 400
-    frame = pd.DataFrame({"id": [f"p{i:04d}" for i in range(n)],
-                          "income": np.round(rng.uniform(0, 1000, n), 2),
-                          "count": rng.integers(0, 500, n).astype(str),
-                          "y": rng.choice(["a", "b"], n)})
+    frame = pd.DataFrame(
+        {
+            "id": [f"p{i:04d}" for i in range(n)],
+            "income": np.round(rng.uniform(0, 1000, n), 2),
+            "count": rng.integers(0, 500, n).astype(str),
+            "y": rng.choice(["a", "b"], n),
+        }
+    )
     frame.loc[::37, "income"] = np.nan
     frame.loc[::41, "count"] = "?"
     path = tmp_path / "wide.csv"

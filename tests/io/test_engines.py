@@ -32,20 +32,54 @@ def adult_files(folder: Path, rows: int = 4000) -> tuple[Path, Path]:
     frame = pd.read_csv(SAMPLE, nrows=rows)
     frame.loc[::97, "workclass"] = "?"  # missing values, dropped (or kept) the same way by every engine
     csv = folder / "adult.csv"
-    csv.write_text(lines[0].replace(",", ", ") + "".join(
-        ", ".join(str(v) for v in row) + "\n" for row in frame.itertuples(index=False)))
+    csv.write_text(
+        lines[0].replace(",", ", ")
+        + "".join(", ".join(str(v) for v in row) + "\n" for row in frame.itertuples(index=False))
+    )
     parquet = folder / "adult.parquet"
     frame.to_parquet(parquet, index=False)
     return csv, parquet
 
 
 def release_argv(data, out, engine, *extra, algorithm="maxgddp"):
-    return ["release", "--data", str(data), "--class", "Y", "--classes", "<=50K,>50K",
-            "--taxonomy", f"workclass={TAX / 'workclass.csv'}", "--taxonomy", f"education={TAX / 'education.csv'}",
-            "--taxonomy", f"marital-status={TAX / 'marital-status.csv'}", "--taxonomy", f"sex={TAX / 'sex.csv'}",
-            "--bounds", "age=17:91", "--bounds", "hours-per-week=1:100", "--type", "age=integer",
-            "--algorithm", algorithm, "--epsilon", "1", "--steps", "8", "--seed", "11", "--out", str(out),
-            "--budget-store", "none", "--engine", engine, *extra]
+    return [
+        "release",
+        "--data",
+        str(data),
+        "--class",
+        "Y",
+        "--classes",
+        "<=50K,>50K",
+        "--taxonomy",
+        f"workclass={TAX / 'workclass.csv'}",
+        "--taxonomy",
+        f"education={TAX / 'education.csv'}",
+        "--taxonomy",
+        f"marital-status={TAX / 'marital-status.csv'}",
+        "--taxonomy",
+        f"sex={TAX / 'sex.csv'}",
+        "--bounds",
+        "age=17:91",
+        "--bounds",
+        "hours-per-week=1:100",
+        "--type",
+        "age=integer",
+        "--algorithm",
+        algorithm,
+        "--epsilon",
+        "1",
+        "--steps",
+        "8",
+        "--seed",
+        "11",
+        "--out",
+        str(out),
+        "--budget-store",
+        "none",
+        "--engine",
+        engine,
+        *extra,
+    ]
 
 
 def run(argv, capsys):
@@ -62,20 +96,26 @@ def adult(tmp_path_factory):
     return adult_files(tmp_path_factory.mktemp("adult"))
 
 
-@pytest.mark.parametrize("algorithm,extra", [("maxgddp", []), ("diffgen-consistent", ["--score", "infogain"]),
-                                             ("diffgen", ["--missing", "category"])])
+@pytest.mark.parametrize(
+    "algorithm,extra",
+    [("maxgddp", []), ("diffgen-consistent", ["--score", "infogain"]), ("diffgen", ["--missing", "category"])],
+)
 def test_duckdb_release_is_byte_identical_to_numpy(adult, tmp_path, capsys, algorithm, extra):
     csv, parquet = adult
     if "--missing" in extra:  # "?" kept as a value: the taxonomy must cover it
         extra = extra + ["--taxonomy", f"workclass={_with_question_mark(tmp_path)}"]
     got = {}
-    for name, data, engine in (("numpy", csv, "numpy"), ("duckdb", csv, "duckdb"),
-                               ("duckdb-parquet", parquet, "duckdb"), ("numpy-parquet", parquet, "numpy")):
+    for name, data, engine in (
+        ("numpy", csv, "numpy"),
+        ("duckdb", csv, "duckdb"),
+        ("duckdb-parquet", parquet, "duckdb"),
+        ("numpy-parquet", parquet, "numpy"),
+    ):
         out = tmp_path / f"{name}.csv"
         argv = release_argv(data, out, engine, algorithm=algorithm)
         if "--missing" in extra:
             i = argv.index(f"workclass={TAX / 'workclass.csv'}")
-            argv = argv[:i - 1] + argv[i + 1:]
+            argv = argv[: i - 1] + argv[i + 1 :]
         code, cap = run(argv + extra, capsys)
         assert code == 0, cap.err
         got[name] = outputs(out)
@@ -114,11 +154,14 @@ def test_duckdb_fingerprint_of_a_neighbour_differs(adult, tmp_path):
     assert twice == table_print(load_table(doubled).frame) and twice.fingerprint != base.fingerprint
 
 
-@pytest.mark.parametrize("bad,message", [
-    (("Private", "Martian"), "Martian"),       # a value outside the workclass taxonomy
-    (("39, ", "150, "), "outside the public bounds"),
-    ((">50K", "rich"), "outside the public classes"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (("Private", "Martian"), "Martian"),  # a value outside the workclass taxonomy
+        (("39, ", "150, "), "outside the public bounds"),
+        ((">50K", "rich"), "outside the public classes"),
+    ],
+)
 def test_input_errors_are_the_same_line_with_every_engine(adult, tmp_path, capsys, bad, message):
     csv, _ = adult
     text = csv.read_text()
@@ -217,24 +260,51 @@ def test_spark_release_fingerprint_and_cancel(spark_session, adult, tmp_path, ca
         return False
 
     with pytest.raises(Cancelled):
-        spark_session.watched(lambda: spark_session.frame("SELECT sum(id * id) FROM range(100000000000)"),
-                              progress, "a long sum")
+        spark_session.watched(
+            lambda: spark_session.frame("SELECT sum(id * id) FROM range(100000000000)"), progress, "a long sum"
+        )
     assert seen and 0.0 <= seen[0] <= 1.0
     assert spark_session.frame("SELECT 41 + 1 AS x")["x"].iloc[0] == 42
 
 
-
-@pytest.mark.parametrize("extra", [["--column", "age", "--edges", "17:91:2", "--algorithm", "hb"],
-                                   ["--column", "workclass", "--drop-missing", "--categories",
-                                    "Private,Self-emp-not-inc,Self-emp-inc,Federal-gov,Local-gov,State-gov,"
-                                    "Without-pay,Never-worked"]], ids=["edges", "categories"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--column", "age", "--edges", "17:91:2", "--algorithm", "hb"],
+        [
+            "--column",
+            "workclass",
+            "--drop-missing",
+            "--categories",
+            "Private,Self-emp-not-inc,Self-emp-inc,Federal-gov,Local-gov,State-gov,Without-pay,Never-worked",
+        ],
+    ],
+    ids=["edges", "categories"],
+)
 def test_duckdb_histogram_is_byte_identical_to_numpy(adult, tmp_path, capsys, extra):
     csv, _ = adult
     got = []
     for engine in ("numpy", "duckdb"):
         out = tmp_path / f"{engine}.csv"
-        code, cap = run(["histogram", "--data", csv, "--epsilon", "1", "--seed", "5", "--out", out,
-                         "--budget-store", "none", "--engine", engine, *extra], capsys)
+        code, cap = run(
+            [
+                "histogram",
+                "--data",
+                csv,
+                "--epsilon",
+                "1",
+                "--seed",
+                "5",
+                "--out",
+                out,
+                "--budget-store",
+                "none",
+                "--engine",
+                engine,
+                *extra,
+            ],
+            capsys,
+        )
         assert code == 0, cap.err
         sidecar = json.loads(out.with_suffix(".json").read_text())
         sidecar.pop("created_utc")  # the time of writing
@@ -246,19 +316,72 @@ def test_duckdb_histogram_input_errors_and_budget_fingerprint_match_numpy(adult,
     csv, _ = adult
     errs = []
     for engine in ("numpy", "duckdb"):  # missing workclass values without --drop-missing: the same line
-        code, cap = run(["histogram", "--data", csv, "--column", "workclass", "--categories", "Private,x",
-                         "--epsilon", "1", "--out", tmp_path / "o.csv", "--engine", engine], capsys)
+        code, cap = run(
+            [
+                "histogram",
+                "--data",
+                csv,
+                "--column",
+                "workclass",
+                "--categories",
+                "Private,x",
+                "--epsilon",
+                "1",
+                "--out",
+                tmp_path / "o.csv",
+                "--engine",
+                engine,
+            ],
+            capsys,
+        )
         assert code == 2 and not (tmp_path / "o.csv").exists()
         errs.append(cap.err)
     assert errs[0] == errs[1] and "rows have a missing value" in errs[0]
     store = tmp_path / "store.sqlite"
     for i, engine in enumerate(("numpy", "duckdb")):  # one dataset in the store: both charge it
-        code, cap = run(["histogram", "--data", csv, "--column", "age", "--edges", "17:91:2", "--epsilon", "0.5",
-                         "--out", tmp_path / f"h{i}.csv", "--budget-store", store, "--dataset-budget", "1",
-                         "--engine", engine], capsys)
+        code, cap = run(
+            [
+                "histogram",
+                "--data",
+                csv,
+                "--column",
+                "age",
+                "--edges",
+                "17:91:2",
+                "--epsilon",
+                "0.5",
+                "--out",
+                tmp_path / f"h{i}.csv",
+                "--budget-store",
+                store,
+                "--dataset-budget",
+                "1",
+                "--engine",
+                engine,
+            ],
+            capsys,
+        )
         assert code == 0, cap.err
-    code, cap = run(["histogram", "--data", csv, "--column", "age", "--edges", "17:91:2", "--epsilon", "0.5",
-                     "--out", tmp_path / "h3.csv", "--budget-store", store, "--engine", "duckdb"], capsys)
+    code, cap = run(
+        [
+            "histogram",
+            "--data",
+            csv,
+            "--column",
+            "age",
+            "--edges",
+            "17:91:2",
+            "--epsilon",
+            "0.5",
+            "--out",
+            tmp_path / "h3.csv",
+            "--budget-store",
+            store,
+            "--engine",
+            "duckdb",
+        ],
+        capsys,
+    )
     assert code == 2 and not (tmp_path / "h3.csv").exists()  # the lifetime budget is spent whichever engine
 
 
@@ -278,8 +401,10 @@ def test_duckdb_release_metadata_is_the_same_for_neighbouring_tables(tmp_path, a
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)
     write_table(tmp_path / "d1", rows + [added])
-    a, b = (run_writer(tmp_path / name, release_argv("maxgddp") + ["--engine", "duckdb"], report="out.html")
-            for name in ("d", "d1"))
+    a, b = (
+        run_writer(tmp_path / name, release_argv("maxgddp") + ["--engine", "duckdb"], report="out.html")
+        for name in ("d", "d1")
+    )
     assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
     assert report_structure(a.report) == report_structure(b.report)
     assert a.stderr == b.stderr and mask_mechanism_outputs(a.stdout) == mask_mechanism_outputs(b.stdout)
@@ -294,8 +419,24 @@ def test_duckdb_histogram_metadata_is_the_same_for_neighbouring_tables(tmp_path)
     for name, column in (("d", values), ("d1", values + ["?"])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "d.csv").write_text("age\n" + "\n".join(column) + "\n")
-    argv = ["histogram", "--data", "d.csv", "--column", "age", "--edges", "0:100:10", "--drop-missing",
-            "--algorithm", "hb", "--epsilon", "1", "--out", "out.csv", "--engine", "duckdb"]
+    argv = [
+        "histogram",
+        "--data",
+        "d.csv",
+        "--column",
+        "age",
+        "--edges",
+        "0:100:10",
+        "--drop-missing",
+        "--algorithm",
+        "hb",
+        "--epsilon",
+        "1",
+        "--out",
+        "out.csv",
+        "--engine",
+        "duckdb",
+    ]
     a, b = (run_writer(tmp_path / name, argv) for name in ("d", "d1"))
     assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)

@@ -16,8 +16,7 @@ COUNTS = np.array([1234567, 7654321, 1111111, 2222222, 3333333, 4444444])
 
 def make(tmp_path, **kw):
     ledger = Ledger(1)
-    result = release_histogram(COUNTS, IntervalTreeParams("luedp", 1.0, branching=2, **kw), SimulationNoise(4),
-                               ledger)
+    result = release_histogram(COUNTS, IntervalTreeParams("luedp", 1.0, branching=2, **kw), SimulationNoise(4), ledger)
     return result, ledger
 
 
@@ -34,8 +33,7 @@ def test_csv_edges_are_written_exactly(tmp_path):
 def test_csv_and_sidecar(tmp_path):
     result, ledger = make(tmp_path)
     edges = [0, 10, 20, 30, 40, 50, 60]
-    csv_path, json_path = write_histogram_release(tmp_path / "h.csv", result, ledger, edges,
-                                                  {"source": "test"})
+    csv_path, json_path = write_histogram_release(tmp_path / "h.csv", result, ledger, edges, {"source": "test"})
     lines = csv_path.read_text().splitlines()
     assert lines[0] == "not_a_release,bin,lo,hi,count" and len(lines) == 7  # simulation noise: marked
     assert lines[1].startswith("simulation noise (simulation (seed 4)),1,0,10,")

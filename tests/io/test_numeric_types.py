@@ -50,9 +50,11 @@ def test_default_kind_comes_from_the_bounds_only():
 
 
 def test_the_dtype_and_the_values_do_not_decide_the_kind():
-    kinds = {(lattice_of(frame(AGES, LABELS, dtype), types=t)[0].describe()["kind"])
-             for dtype in ("int64", "float64", "object")
-             for t in [{"age": "continuous"}]}
+    kinds = {
+        (lattice_of(frame(AGES, LABELS, dtype), types=t)[0].describe()["kind"])
+        for dtype in ("int64", "float64", "object")
+        for t in [{"age": "continuous"}]
+    }
     assert kinds == {"continuous"}
     whole = lattice_of(frame(AGES, LABELS, "int64"), types={"age": NumericType("continuous")})[0]
     fractional = lattice_of(frame([a + 0.25 for a in AGES], LABELS), types={"age": "continuous"})[0]

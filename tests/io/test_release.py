@@ -23,8 +23,15 @@ def table(n=400, seed=0):
     groups = rng.choice(["-a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
     age = rng.integers(0, 100, size=n).astype(float)
     y = ((age > 50) ^ (groups == "b")).astype(int)
-    data = DiffGenInput((CategoricalAttribute("Group", tax, np.array([tax.index(g) for g in groups])),
-                         NumericAttribute("Age", age, 0.0, 100.0, integer=True)), "Label", ("no", "yes"), y)
+    data = DiffGenInput(
+        (
+            CategoricalAttribute("Group", tax, np.array([tax.index(g) for g in groups])),
+            NumericAttribute("Age", age, 0.0, 100.0, integer=True),
+        ),
+        "Label",
+        ("no", "yes"),
+        y,
+    )
     return data, pd.DataFrame({"Group": groups, "Age": age, "Label": np.where(y, "yes", "no")})
 
 

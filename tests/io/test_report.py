@@ -69,7 +69,7 @@ def test_write_report_is_atomic_and_refuses_overwrite(tmp_path):
 
 def _rows(html):
     """{first cell: second cell} of every table row in the report's expected-error section."""
-    section = html[html.index("<h2>Expected error"):html.index("<h2>Post-processing")]
+    section = html[html.index("<h2>Expected error") : html.index("<h2>Post-processing")]
     return {a: b for a, b in re.findall(r"<tr><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", section)}
 
 
@@ -83,9 +83,36 @@ def test_cli_report_describes_the_non_default_split_that_ran(tmp_path):
     tax = tmp_path / "sex.csv"
     tax.write_text("M;Any\nF;Any\n")
     out = tmp_path / "r.csv"
-    assert main(["release", "--data", str(data), "--class", "y", "--classes", "a,b", "--taxonomy", f"sex={tax}",
-                 "--bounds", "age=0:100", "--algorithm", "diffgen", "--epsilon", "2", "--steps", "3",
-                 "--count-share", "3/4", "--out", str(out), "--report", str(tmp_path / "r.html")]) == 0
+    assert (
+        main(
+            [
+                "release",
+                "--data",
+                str(data),
+                "--class",
+                "y",
+                "--classes",
+                "a,b",
+                "--taxonomy",
+                f"sex={tax}",
+                "--bounds",
+                "age=0:100",
+                "--algorithm",
+                "diffgen",
+                "--epsilon",
+                "2",
+                "--steps",
+                "3",
+                "--count-share",
+                "3/4",
+                "--out",
+                str(out),
+                "--report",
+                str(tmp_path / "r.html"),
+            ]
+        )
+        == 0
+    )
     rows = _rows((tmp_path / "r.html").read_text())
     assert float(rows["selection"]) == pytest.approx(3 / 14, rel=1e-5)
     assert float(rows["split points"]) == pytest.approx(4 / 14, rel=1e-5)
@@ -113,7 +140,7 @@ def test_studio_report_describes_the_split_drawn_in_the_algorithm_panel():
     rows = _rows(report_html(p.result, p.run_ledger, facts=report_facts(p.result)))
     assert float(rows["selection"]) == pytest.approx(0.1) and float(rows["split points"]) == pytest.approx(0.1)
     assert float(rows["epsilon per selection step"]) == pytest.approx(0.1 / 3)
-    assert float(rows["leaf-only release: variance per cell"]) == pytest.approx(2 / 0.8 ** 2)
+    assert float(rows["leaf-only release: variance per cell"]) == pytest.approx(2 / 0.8**2)
     for level in range(levels):
         assert float(rows[f"node variance at level {level}"]) == pytest.approx(2 / (0.8 / levels) ** 2)
 
@@ -136,7 +163,7 @@ def _gls_variance(parents, node_var, leaves, query):
 
 
 def _summary(html):
-    return html[html.index("<div class='summary'>"):html.index("</div>")]
+    return html[html.index("<div class='summary'>") : html.index("</div>")]
 
 
 def test_summary_comes_first_in_plain_words_with_inline_charts():
@@ -146,8 +173,14 @@ def test_summary_comes_first_in_plain_words_with_inline_charts():
     p = table_project(steps=3)
     p.set_mode("release")
     run(p)
-    budget = {"tracked": True, "dataset": "survey", "charged": "1", "dataset_total": "5/2",
-              "dataset_spent": "3/2", "dataset_remaining": "1"}
+    budget = {
+        "tracked": True,
+        "dataset": "survey",
+        "charged": "1",
+        "dataset_total": "5/2",
+        "dataset_spent": "3/2",
+        "dataset_remaining": "1",
+    }
     html = report_html(p.result, p.run_ledger, facts=report_facts(p.result, budget))
     assert html.index("<h2>Summary") < html.index("<h2>Guarantee") < html.index("<h2>Budget ledger")
     summary = _summary(html)
@@ -175,12 +208,16 @@ def test_expected_error_by_size_of_a_consistent_table_equals_brute_force_least_s
     leaves = list(r.leaf_nodes)
     k, rmse = facts.error_by_size[-1]
     assert k == len(leaves)
-    assert rmse ** 2 == pytest.approx(_gls_variance(r.tree.parents, r.tree.noise_variances, leaves, [1] * k))
+    assert rmse**2 == pytest.approx(_gls_variance(r.tree.parents, r.tree.noise_variances, leaves, [1] * k))
     k1, rmse1 = facts.error_by_size[0]
     assert k1 == 1
-    single = np.mean([_gls_variance(r.tree.parents, r.tree.noise_variances, leaves, np.eye(len(leaves))[j])
-                      for j in range(len(leaves))])
-    assert rmse1 ** 2 == pytest.approx(single)
+    single = np.mean(
+        [
+            _gls_variance(r.tree.parents, r.tree.noise_variances, leaves, np.eye(len(leaves))[j])
+            for j in range(len(leaves))
+        ]
+    )
+    assert rmse1**2 == pytest.approx(single)
     assert f"&plusmn;{rmse1:.3g}" in _summary(report_html(r, p.run_ledger, facts=facts))
 
 
@@ -195,13 +232,13 @@ def test_expected_error_by_size_of_leaf_counts_and_of_a_histogram():
     count = [e for e in p.run_ledger.entries if e.step.startswith("counts")][0]
     v = laplace_variance(count.scale)
     for k, rmse in report_facts(r).error_by_size:
-        assert rmse ** 2 == pytest.approx(k * v)
+        assert rmse**2 == pytest.approx(k * v)
     _, h, ledger = histogram_run(SecureNoise(), False, np.full(16, 10))
     t = h.plan.tree
     leaves = [int(np.flatnonzero((t.lo == b) & (t.hi == b + 1) & (t.depth == t.depth.max()))[0]) for b in range(16)]
     n, rmse = report_facts(h).error_by_size[-1]
     assert n == 16
-    assert rmse ** 2 == pytest.approx(_gls_variance(t.parents, h.plan.variances, leaves, [1] * 16))
+    assert rmse**2 == pytest.approx(_gls_variance(t.parents, h.plan.variances, leaves, [1] * 16))
 
 
 def test_fractions_print_as_decimals():

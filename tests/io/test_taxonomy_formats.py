@@ -29,11 +29,22 @@ from dpstudio.io.taxonomy_formats import (
     write_taxonomy,
 )
 
-SEED_BRACE = ("{Any {Worked {With-Pay {Private} {Self-emp {Self-emp-not-inc }{Self-emp-inc }} "
-              "{Gov {Federal-gov}{Local-gov}{State-gov}}} {Without-pay}} {Never-worked}}")
+SEED_BRACE = (
+    "{Any {Worked {With-Pay {Private} {Self-emp {Self-emp-not-inc }{Self-emp-inc }} "
+    "{Gov {Federal-gov}{Local-gov}{State-gov}}} {Without-pay}} {Never-worked}}"
+)
 SEED_NUMERIC = "{1-20 {1-12 {1-5} {5-12}} {12-20 {12-16} {16-20}}}"
-ARX_ATTRIBUTES = ["age", "education", "marital-status", "native-country", "occupation", "race",
-                  "salary-class", "sex", "workclass"]
+ARX_ATTRIBUTES = [
+    "age",
+    "education",
+    "marital-status",
+    "native-country",
+    "occupation",
+    "race",
+    "salary-class",
+    "sex",
+    "workclass",
+]
 
 
 # -- the real ARX files ----------------------------------------------------------------------------
@@ -79,8 +90,16 @@ def test_every_value_of_arx_adult_maps_to_a_leaf(shared_data):
 def test_seed_brace_examples():
     t = parse_brace(SEED_BRACE)
     assert t.kind == CATEGORICAL
-    assert [t.labels[i] for i in t.leaves] == ["Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov",
-                                                "Local-gov", "State-gov", "Without-pay", "Never-worked"]
+    assert [t.labels[i] for i in t.leaves] == [
+        "Private",
+        "Self-emp-not-inc",
+        "Self-emp-inc",
+        "Federal-gov",
+        "Local-gov",
+        "State-gov",
+        "Without-pay",
+        "Never-worked",
+    ]
     assert t.labels[t.parents[t.index("Self-emp-inc")]] == "Self-emp"
     n = parse_brace(SEED_NUMERIC)
     assert n.kind == NUMERIC
@@ -102,8 +121,10 @@ def test_numeric_label_forms_in_each_format():
     n = parse_brace(SEED_NUMERIC)
     assert parse_indented("1-20\n  1-12\n    1-5\n    5-12\n  12-20\n    12-16\n    16-20\n") == n
     assert parse_indented("[1,20)\n [1,12)\n  [1,5)\n  [5,12)\n [12,20)\n  [12,16)\n  [16,20)") == n
-    arx = '"[1,5)";"[1,12)";"[1,20)"\n"[5,12)";"[1,12)";"[1,20)"\n"[12,16)";"[12,20)";"[1,20)"\n' \
-          '"[16,20)";"[12,20)";"[1,20)"\n'
+    arx = (
+        '"[1,5)";"[1,12)";"[1,20)"\n"[5,12)";"[1,12)";"[1,20)"\n"[12,16)";"[12,20)";"[1,20)"\n'
+        '"[16,20)";"[12,20)";"[1,20)"\n'
+    )
     assert parse_arx(arx) == n
     # ARX ranges like 0-4 are closed categories, not intervals
     closed = parse_arx("0-4;0-9;*\n5-9;0-9;*\n")
@@ -115,8 +136,15 @@ def test_numeric_label_forms_in_each_format():
 
 
 def test_json_keeps_custom_labels_on_numeric_nodes():
-    doc = {"attribute": "age", "root": {"label": "all ages", "lo": 17, "hi": 91, "children": [
-        {"label": "young", "lo": 17, "hi": 30}, {"label": "older", "lo": 30, "hi": 91}]}}
+    doc = {
+        "attribute": "age",
+        "root": {
+            "label": "all ages",
+            "lo": 17,
+            "hi": 91,
+            "children": [{"label": "young", "lo": 17, "hi": 30}, {"label": "older", "lo": 30, "hi": 91}],
+        },
+    }
     t = parse_json(json.dumps(doc))
     assert t.kind == NUMERIC and t.attribute == "age" and t.labels == ["all ages", "young", "older"]
     assert parse_json(format_json(t)) == t
@@ -143,7 +171,10 @@ def test_arx_padding_gives_shallow_leaves():
 LABEL_CHARS = st.sampled_from(list("abcXYZ019 -&()/.;,|'\"{}\\[]_é"))
 labels_st = st.lists(
     st.text(LABEL_CHARS, min_size=1, max_size=8).map(str.strip).filter(lambda s: s and s != "*"),
-    min_size=0, max_size=25, unique=True)
+    min_size=0,
+    max_size=25,
+    unique=True,
+)
 
 
 @st.composite
@@ -229,8 +260,10 @@ def test_files_round_trip_through_write_and_read(tmp_path):
 
 def test_arx_writer_needs_unique_labels():
     t = parse_brace("{* {A {Other}} {B {Other2} {x}}}")
-    dup = parse_json('{"label": "*", "children": [{"label": "A", "children": [{"label": "o"}]},'
-                     ' {"label": "B", "children": [{"label": "A"}]}]}')
+    dup = parse_json(
+        '{"label": "*", "children": [{"label": "A", "children": [{"label": "o"}]},'
+        ' {"label": "B", "children": [{"label": "A"}]}]}'
+    )
     assert parse_arx(format_arx(t)) == t
     with pytest.raises(TaxonomyError, match="'A' is used by two nodes"):
         format_arx(dup)
@@ -256,12 +289,24 @@ BAD_FILES = [
     ("empty.csv", "a;A;*\nb;;*\n", 2, "empty label in column 2"),
     ("leaf_and_group.csv", "A;A;*\nb;A;*\n", 2, "'A' is a leaf value on line 1 and also a generalization"),
     ("two_roots.csv", "a;*\nb;Any\n", 2, "the last column must hold one root, found 2"),
-    ("gap.csv", '"[0,5)";"[0,10)"\n"[6,10)";"[0,10)"\n', 2,
-     "gap between numeric child intervals under [0,10): [5,6) is not covered"),
-    ("overlap.csv", '"[0,6)";"[0,10)"\n"[5,10)";"[0,10)"\n', 2,
-     "overlap between numeric child intervals under [0,10): [0,6) and [5,10) share [5,6)"),
-    ("unclosed.brace", "{Any\n {Worked {Private}}\n {Never-worked}\n", 1,
-     "unbalanced braces: '{' of 'Any' opened on line 1 is never closed"),
+    (
+        "gap.csv",
+        '"[0,5)";"[0,10)"\n"[6,10)";"[0,10)"\n',
+        2,
+        "gap between numeric child intervals under [0,10): [5,6) is not covered",
+    ),
+    (
+        "overlap.csv",
+        '"[0,6)";"[0,10)"\n"[5,10)";"[0,10)"\n',
+        2,
+        "overlap between numeric child intervals under [0,10): [0,6) and [5,10) share [5,6)",
+    ),
+    (
+        "unclosed.brace",
+        "{Any\n {Worked {Private}}\n {Never-worked}\n",
+        1,
+        "unbalanced braces: '{' of 'Any' opened on line 1 is never closed",
+    ),
     ("extra_close.brace", "{Any {a} {b}}\n}\n", 2, "unbalanced braces: '}' closes nothing"),
     ("stray.brace", "{Any {a} oops {b}}", 1, "text 'oops' after a child of 'Any'"),
     ("empty_label.brace", "{Any\n {a}\n { }\n}", 3, "empty label"),
@@ -276,10 +321,19 @@ BAD_FILES = [
     ("gap.txt", "[0,10)\n  [0,4)\n  [5,10)\n", 3, "gap between numeric child intervals"),
     ("syntax.json", '{"label": "*",\n "children": [\n  {"label": "a"},\n ]}', 4, "bad JSON: "),
     ("nolabel.json", '{"label": "*",\n "children": [\n  {"name": "a"}]}', 1, 'a node has no "label"'),
-    ("dup.json", '{"label": "*", "children": [\n {"label": "x"},\n {"label": "x"}]}', 3,
-     "duplicate leaf 'x' (first at line 2)"),
-    ("gap.json", '{"label": "r", "lo": 0, "hi": 10, "children": [\n {"label": "a", "lo": 0, "hi": 4},\n'
-                 ' {"label": "b", "lo": 5, "hi": 10}]}', 3, "gap between numeric child intervals"),
+    (
+        "dup.json",
+        '{"label": "*", "children": [\n {"label": "x"},\n {"label": "x"}]}',
+        3,
+        "duplicate leaf 'x' (first at line 2)",
+    ),
+    (
+        "gap.json",
+        '{"label": "r", "lo": 0, "hi": 10, "children": [\n {"label": "a", "lo": 0, "hi": 4},\n'
+        ' {"label": "b", "lo": 5, "hi": 10}]}',
+        3,
+        "gap between numeric child intervals",
+    ),
     ("half.json", '{"label": "r",\n "lo": 0, "children": []}', 1, 'has only one of "lo" and "hi"'),
 ]
 
@@ -313,8 +367,7 @@ def test_writers_exact_text():
     t = parse_brace("{* {Gov {Federal-gov} {State-gov}} {Private}}")
     assert format_indented(t) == "*\n  Gov\n    Federal-gov\n    State-gov\n  Private\n"
     assert format_brace(t) == "{* {Gov {Federal-gov} {State-gov}} {Private}}\n"
-    assert format_brace(t, multiline=True) == (
-        "{*\n  {Gov\n    {Federal-gov}\n    {State-gov}\n  }\n  {Private}\n}\n")
+    assert format_brace(t, multiline=True) == ("{*\n  {Gov\n    {Federal-gov}\n    {State-gov}\n  }\n  {Private}\n}\n")
     assert format_arx(t, sep="|") == "Federal-gov|Gov|*\nState-gov|Gov|*\nPrivate|Private|*\n"
     escaped = parse_brace(r"{* {a\{b\} c\\}}")
     assert escaped.labels == ["*", "a{b} c\\"]

@@ -21,7 +21,7 @@ def coverage(scale: float, x: int) -> float:
     """P(|Z| <= x) by summing the discrete Laplace pmf term by term (independent of the closed form)."""
     p = math.exp(-1.0 / scale)
     norm = (1 - p) / (1 + p)
-    return norm * (1 + 2 * sum(p ** k for k in range(1, x + 1)))
+    return norm * (1 + 2 * sum(p**k for k in range(1, x + 1)))
 
 
 @pytest.mark.parametrize("scale", [0.05, 0.3, 1.0, 2.5, 7.0, 40.0, 333.0])

@@ -18,10 +18,17 @@ def _tax(text, attr):
 @pytest.fixture
 def table():
     # two QIs; at k = 2 the optimum keeps both at their leaves: classes (a, x) 3 rows, (a, y) 2, (b, x) 2, (b, y) 2
-    rows = [("a", "x", "flu"), ("a", "x", "flu"), ("a", "x", "cold"),
-            ("a", "y", "hiv"), ("a", "y", "hiv"),
-            ("b", "x", "flu"), ("b", "x", "cold"),
-            ("b", "y", "cold"), ("b", "y", "hiv")]
+    rows = [
+        ("a", "x", "flu"),
+        ("a", "x", "flu"),
+        ("a", "x", "cold"),
+        ("a", "y", "hiv"),
+        ("a", "y", "hiv"),
+        ("b", "x", "flu"),
+        ("b", "x", "cold"),
+        ("b", "y", "cold"),
+        ("b", "y", "hiv"),
+    ]
     frame = pd.DataFrame(rows, columns=["g", "h", "d"])
     taxes = {"g": _tax("a;*\nb;*\n", "g"), "h": _tax("x;*\ny;*\n", "h")}
     return frame, taxes

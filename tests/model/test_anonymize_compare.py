@@ -34,19 +34,20 @@ def test_dp_figures_equal_a_recount_of_the_release_frame(released):
     sizes = sizes[sizes > 0]
     f = ac.dp_figures(released, k=5)
     assert f.classes == len(sizes) and f.from_noisy_counts
-    assert f.c_dm == pytest.approx((sizes ** 2).sum())
+    assert f.c_dm == pytest.approx((sizes**2).sum())
     assert f.c_avg == pytest.approx(sizes.sum() / len(sizes) / 5)
 
 
 def test_dp_figures_follow_the_noisy_counts_only(released):
     """Changing only the released counts changes the figures the same way a recount does."""
     counts = np.asarray(released.counts, dtype=float).copy()
-    fake = SimpleNamespace(counts=np.zeros_like(counts) + 2.0, leaf_values=released.leaf_values,
-                           classes=released.classes)
+    fake = SimpleNamespace(
+        counts=np.zeros_like(counts) + 2.0, leaf_values=released.leaf_values, classes=released.classes
+    )
     f = ac.dp_figures(fake, k=1)
     per = 2.0 * len(released.classes)
     n_part = released.leaf_values.shape[0]
-    assert f.classes == n_part and f.c_dm == pytest.approx(n_part * per ** 2)
+    assert f.classes == n_part and f.c_dm == pytest.approx(n_part * per**2)
     fake.counts = -np.ones_like(counts)
     assert ac.dp_figures(fake, k=1).classes == 0
 
@@ -55,11 +56,18 @@ def test_dp_accuracy_is_the_compare_panels(released):
     from dpstudio.evaluation.classification import release_accuracy
 
     rng = np.random.default_rng(3)
-    test = pd.DataFrame({"age": rng.integers(17, 90, 120).astype(float), "sex": rng.choice(["Male", "Female"], 120),
-                         "work": rng.choice(["A", "B", "C"], 120),
-                         "income": rng.choice(["<=50K", ">50K"], 120, p=[0.7, 0.3])})
-    assert ac.dp_accuracy(released, test, "income", ["age"]) == \
-        release_accuracy(release_frame(released), released.cut, test, "income").accuracy
+    test = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, 120).astype(float),
+            "sex": rng.choice(["Male", "Female"], 120),
+            "work": rng.choice(["A", "B", "C"], 120),
+            "income": rng.choice(["<=50K", ">50K"], 120, p=[0.7, 0.3]),
+        }
+    )
+    assert (
+        ac.dp_accuracy(released, test, "income", ["age"])
+        == release_accuracy(release_frame(released), released.cut, test, "income").accuracy
+    )
 
 
 def test_anonymization_accuracy_equals_a_tree_on_pandas_generalized_columns():

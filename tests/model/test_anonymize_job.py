@@ -41,8 +41,19 @@ def test_optimal_with_suppression_is_the_k95_node_and_the_cli_result(arx, tmp_pa
     # the class sizes recounted from the anonymized table
     recount = sorted(Counter(map(tuple, out.table[list(QI4)].to_numpy().tolist())).values())
     assert recount == sorted(out.sizes.tolist())
-    args = ["anonymize", "--data", str(ARX / "adult.csv"), "--qi", ",".join(QI4), "--k", "10",
-            "--suppression", "0.01", "--out", str(tmp_path / "cli.csv")]
+    args = [
+        "anonymize",
+        "--data",
+        str(ARX / "adult.csv"),
+        "--qi",
+        ",".join(QI4),
+        "--k",
+        "10",
+        "--suppression",
+        "0.01",
+        "--out",
+        str(tmp_path / "cli.csv"),
+    ]
     for c in QI4:
         args += ["--taxonomy", f"{c}={ARX / f'adult_hierarchy_{c}.csv'}"]
     assert main(args) == 0
@@ -79,16 +90,21 @@ def test_mondrian_outcome_recounted_independently():
     assert (out.table["not_a_dp_release"] == LABEL).all()
 
 
-@pytest.mark.parametrize("settings, message", [
-    (AnonymizeSettings((), 2), "at least one quasi-identifier"),
-    (AnonymizeSettings(("a",), 0), "k must be"),
-    (AnonymizeSettings(("a",), 2, suppression=1.0), r"\[0, 1\)"),
-    (AnonymizeSettings(("a",), 2), "has no taxonomy"),
-    (AnonymizeSettings(("a",), 2, "mondrian-strict", "entropy"), "needs a full-domain node"),
-    (AnonymizeSettings(("a",), 2, "incognito", sensitive="b", t_closeness=("equal", 0.2)), "use optimal"),
-    (AnonymizeSettings(("a",), 2, "mondrian-strict", sensitive="a", l_diversity=("distinct", 2, 1.0)),
-     "cannot also be"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (AnonymizeSettings((), 2), "at least one quasi-identifier"),
+        (AnonymizeSettings(("a",), 0), "k must be"),
+        (AnonymizeSettings(("a",), 2, suppression=1.0), r"\[0, 1\)"),
+        (AnonymizeSettings(("a",), 2), "has no taxonomy"),
+        (AnonymizeSettings(("a",), 2, "mondrian-strict", "entropy"), "needs a full-domain node"),
+        (AnonymizeSettings(("a",), 2, "incognito", sensitive="b", t_closeness=("equal", 0.2)), "use optimal"),
+        (
+            AnonymizeSettings(("a",), 2, "mondrian-strict", sensitive="a", l_diversity=("distinct", 2, 1.0)),
+            "cannot also be",
+        ),
+    ],
+)
 def test_bad_settings_one_line(settings, message):
     frame = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
     with pytest.raises(AnonymizeError, match=message) as info:
@@ -121,11 +137,12 @@ def test_neighbour_contrast_changes_the_removed_record_class(algorithm):
     again = run_to_outcome(d_prime, tax, settings)
     assert again.table.equals(c.after.table)
     assert c.changed, "removing one record of the smallest class must change some class"
-    label = " | ".join(map(str, c.before.table.loc[list(np.flatnonzero(c.before.kept)).index(c.removed),
-                                                   ["a", "b"]]))
+    label = " | ".join(map(str, c.before.table.loc[list(np.flatnonzero(c.before.kept)).index(c.removed), ["a", "b"]]))
     assert any(lab == label for lab, _, _ in c.changed)
-    assert c.count == Counter(map(tuple, c.before.table[["a", "b"]].astype(str).to_numpy().tolist()))[
-        tuple(label.split(" | "))]
+    assert (
+        c.count
+        == Counter(map(tuple, c.before.table[["a", "b"]].astype(str).to_numpy().tolist()))[tuple(label.split(" | "))]
+    )
     assert c.max_ratio <= math.exp(0.5) * (1 + 1e-12) and c.max_ratio >= math.exp(0.5) * (1 - 1e-9)
 
 

@@ -53,11 +53,11 @@ def test_seed003_figure_3_1_example():
     # root over three bins, eps = 1: uniform 0.5 -> 10.67, LUEDPTree optimum -> about 8.24
     par, lo, hi, depth = bary_tree(3, 3)
     p = coverage(par, lo, hi, 3)
-    assert np.sum(p * 2 / 0.5 ** 2) == pytest.approx(10.67, abs=0.01)
+    assert np.sum(p * 2 / 0.5**2) == pytest.approx(10.67, abs=0.01)
     eps = luedp_budgets(par, p, 1.0)
     assert eps[0] == pytest.approx(0.34, abs=0.01)
     assert np.allclose(eps[1:], 1 - eps[0])
-    assert np.sum(p * 2 / eps ** 2) == pytest.approx(8.24, abs=0.01)
+    assert np.sum(p * 2 / eps**2) == pytest.approx(8.24, abs=0.01)
 
 
 def test_coverage_matches_brute_force_and_root_not_noised():

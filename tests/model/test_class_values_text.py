@@ -3,12 +3,15 @@ import pytest
 from dpstudio.model.class_values_text import format_class_values, parse_class_values
 
 
-@pytest.mark.parametrize("text,values", [
-    ("<=50K, >50K", ["<=50K", ">50K"]),
-    ('"a, b", c', ["a, b", "c"]),
-    ('  x ,, "y ""z""" ', ["x", 'y "z"']),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text,values",
+    [
+        ("<=50K, >50K", ["<=50K", ">50K"]),
+        ('"a, b", c', ["a, b", "c"]),
+        ('  x ,, "y ""z""" ', ["x", 'y "z"']),
+        ("", []),
+    ],
+)
 def test_parse(text, values):
     assert parse_class_values(text) == values
 

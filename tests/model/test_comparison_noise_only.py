@@ -46,8 +46,9 @@ class _Raises:
 def test_noise_only_never_reads_counts(released):
     p, r = released
     dom = cmp.public_domain(r, p.taxonomies)
-    guarded = replace(r, counts=_Raises(), estimates=_Raises(),
-                      tree=replace(r.tree, noisy=_Raises(), estimates=_Raises()))
+    guarded = replace(
+        r, counts=_Raises(), estimates=_Raises(), tree=replace(r.tree, noisy=_Raises(), estimates=_Raises())
+    )
     a = cmp.diffgen_noise_only(guarded, dom, runs=4, seed=7, queries=120)
     b = cmp.diffgen_noise_only(r, dom, runs=4, seed=7, queries=120)
     for m in b.methods:
@@ -60,9 +61,16 @@ def test_same_shape_different_counts_same_curves(released):
     p, r = released
     dom = cmp.public_domain(r, p.taxonomies)
     rng = np.random.default_rng(1)
-    other = replace(r, counts=r.counts * 3 + 11, estimates=rng.normal(size=r.estimates.shape) * 1e6,
-                    tree=replace(r.tree, noisy=rng.integers(0, 10**6, size=r.tree.noisy.shape),
-                                 estimates=rng.normal(size=r.tree.estimates.shape)))
+    other = replace(
+        r,
+        counts=r.counts * 3 + 11,
+        estimates=rng.normal(size=r.estimates.shape) * 1e6,
+        tree=replace(
+            r.tree,
+            noisy=rng.integers(0, 10**6, size=r.tree.noisy.shape),
+            estimates=rng.normal(size=r.tree.estimates.shape),
+        ),
+    )
     a = cmp.noise_only_curves(cmp.diffgen_noise_only(other, dom, runs=5, seed=2, queries=150))
     b = cmp.noise_only_curves(cmp.diffgen_noise_only(r, dom, runs=5, seed=2, queries=150))
     np.testing.assert_array_equal(a[0].x, b[0].x)
@@ -95,11 +103,11 @@ def test_analytic_equals_independent_computation(released):
     W = cell_weights(dom, node_cells(r, dom, leaves), wl)
     m_q = np.where(wl.classes < 0, K, 1)
     eps_c = float(r.count_epsilon)
-    np.testing.assert_allclose(res.analytic[cmp.LEAF_ONLY],
-                               (W ** 2).sum(axis=0) * discrete_laplace_variance(1 / eps_c) * m_q)
+    np.testing.assert_allclose(
+        res.analytic[cmp.LEAF_ONLY], (W**2).sum(axis=0) * discrete_laplace_variance(1 / eps_c) * m_q
+    )
     cov = _gls_leaf_covariance(parents, leaves, np.asarray(r.tree.noise_variances))
-    np.testing.assert_allclose(res.analytic[cmp.LEAST_SQUARES], np.einsum("lq,lk,kq->q", W, cov, W) * m_q,
-                               rtol=1e-8)
+    np.testing.assert_allclose(res.analytic[cmp.LEAST_SQUARES], np.einsum("lq,lk,kq->q", W, cov, W) * m_q, rtol=1e-8)
     # least squares is the best linear unbiased estimate: never worse than the raw tree or seed 000's rule
     assert np.all(res.analytic[cmp.LEAST_SQUARES] <= res.analytic[cmp.RAW_TREE] * (1 + 1e-9))
     assert np.all(res.analytic[cmp.LEAST_SQUARES] <= res.analytic[cmp.SEED_RULE] * (1 + 1e-9))
@@ -162,9 +170,14 @@ def test_release_classification_needs_no_training_rows(released):
 
     p, r = released
     rng = np.random.default_rng(3)
-    test = pd.DataFrame({"age": rng.integers(17, 90, 120).astype(float), "sex": rng.choice(["Male", "Female"], 120),
-                         "work": rng.choice(["A", "B", "C"], 120),
-                         "income": rng.choice(["<=50K", ">50K"], 120, p=[0.7, 0.3])})
+    test = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, 120).astype(float),
+            "sex": rng.choice(["Male", "Female"], 120),
+            "work": rng.choice(["A", "B", "C"], 120),
+            "income": rng.choice(["<=50K", ">50K"], 120, p=[0.7, 0.3]),
+        }
+    )
     s = cmp.classification_scores(r, test, "income", ["age"])
     assert s.raw is None and s.majority_from == "test file"
     assert s.majority == (test["income"] == test["income"].value_counts().idxmax()).mean()

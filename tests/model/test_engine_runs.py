@@ -17,8 +17,14 @@ pytest.importorskip("duckdb")
 
 from dpstudio.io.engine_table import open_engine_table  # noqa: E402
 
-BOUNDS = {"age": (17, 91), "education-num": (1, 17), "hours-per-week": (1, 100), "capital-gain": (0, 100000),
-          "capital-loss": (0, 4357), "fnlwgt": (10000, 1500000)}
+BOUNDS = {
+    "age": (17, 91),
+    "education-num": (1, 17),
+    "hours-per-week": (1, 100),
+    "capital-gain": (0, 100000),
+    "capital-loss": (0, 4357),
+    "fnlwgt": (10000, 1500000),
+}
 
 
 def declare_adult(p: Project, algorithm="maxgddp", **params) -> Project:
@@ -43,8 +49,10 @@ def files(tmp_path_factory):
 
 
 @pytest.mark.parametrize("which", [0, 1])  # CSV (", "-separated, '?' missing) and Parquet
-@pytest.mark.parametrize("algorithm,params", [("maxgddp", {}), ("diffgen_consistency", {"steps": 5}),
-                                              ("hb", {"attribute": "age", "bins": 64})])
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [("maxgddp", {}), ("diffgen_consistency", {"steps": 5}), ("hb", {"attribute": "age", "bins": 64})],
+)
 def test_runs_are_the_runs_on_the_loaded_table(files, which, algorithm, params):
     path = files[which]
     runs = []
@@ -123,8 +131,15 @@ def test_proposals_from_the_counts(files, listed, monkeypatch):
     for dataset in (load_table(csv), open_engine_table(csv)):
         p = Project()
         p.set_data(dataset, csv)
-        got.append((p.propose_bounds("age"), p.propose_bounds("fnlwgt"), p.propose_numeric_type("fnlwgt"),
-                    p.propose_classes(), p.uncovered_values("sex")))
+        got.append(
+            (
+                p.propose_bounds("age"),
+                p.propose_bounds("fnlwgt"),
+                p.propose_numeric_type("fnlwgt"),
+                p.propose_classes(),
+                p.uncovered_values("sex"),
+            )
+        )
     assert got[0] == got[1]
 
 

@@ -23,8 +23,11 @@ def run():
 
 
 def _selections(events, split: bool):
-    return [e.selection for e in events if isinstance(e, CandidatesScored)
-            and ("split-point" in e.mechanism) == split and len(e.labels) > 1]
+    return [
+        e.selection
+        for e in events
+        if isinstance(e, CandidatesScored) and ("split-point" in e.mechanism) == split and len(e.labels) > 1
+    ]
 
 
 def test_the_history_replays_to_the_recorded_scores(run):

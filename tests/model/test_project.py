@@ -29,9 +29,9 @@ from dpstudio.model.readiness import readiness
 
 
 def frame():
-    return pd.DataFrame({"age": [20.0, 30.0, 45.0, np.nan, 88.0],
-                         "edu": ["a", "b", "c", "a", "b"],
-                         "cls": ["y", "n", "y", "n", "y"]})
+    return pd.DataFrame(
+        {"age": [20.0, 30.0, 45.0, np.nan, 88.0], "edu": ["a", "b", "c", "a", "b"], "cls": ["y", "n", "y", "n", "y"]}
+    )
 
 
 def edu_tax():
@@ -84,10 +84,15 @@ def test_one_class_attribute(project):
     assert project.roles["cls"] == QUASI_IDENTIFIER
 
 
-@pytest.mark.parametrize("lo,hi,needle", [
-    (90, 17, "must be below"), (5, 5, "must be below"), ("x", 3, "must be numbers"),
-    (float("inf"), 3, "finite"),
-])
+@pytest.mark.parametrize(
+    "lo,hi,needle",
+    [
+        (90, 17, "must be below"),
+        (5, 5, "must be below"),
+        ("x", 3, "must be numbers"),
+        (float("inf"), 3, "finite"),
+    ],
+)
 def test_bad_bounds_are_refused_with_reason(project, lo, hi, needle):
     with pytest.raises(ProjectError, match=needle):
         project.set_bounds("age", lo, hi)
@@ -193,13 +198,26 @@ def test_save_and_reopen_same_state(project, tmp_path):
     assert saved["schema_version"] == SCHEMA_VERSION
     # no raw data values in the file (checked on its values: paths, hashes and times may contain "88" by chance)
     leaves = _json_leaves(saved)
-    assert not {88, "88", "88.0", "c"} & {v for v in leaves if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    assert not {88, "88", "88.0", "c"} & {
+        v for v in leaves if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+    }
 
     q = Project()
     warnings = q.apply_dict(Project.read_file(path), frame(), tmp_path / "d.csv", path)
     assert warnings == []
-    for attr in ("columns", "roles", "types", "bounds", "missing", "algorithm", "params", "epsilon", "mode",
-                 "data_hash", "taxonomy_sources"):
+    for attr in (
+        "columns",
+        "roles",
+        "types",
+        "bounds",
+        "missing",
+        "algorithm",
+        "params",
+        "epsilon",
+        "mode",
+        "data_hash",
+        "taxonomy_sources",
+    ):
         assert getattr(q, attr) == getattr(project, attr), attr
     assert q.taxonomies == project.taxonomies
     assert q.release_ledger.to_dict() == project.release_ledger.to_dict()
@@ -219,12 +237,15 @@ def test_reopen_warns_when_data_changed_or_missing(project, tmp_path):
     assert r.columns == project.columns
 
 
-@pytest.mark.parametrize("content,needle", [
-    (b"\xff\xfe\x00garbage", "not UTF-8"),
-    (b"{not json", "JSON error on line 1"),
-    (b'{"format": "something-else"}', "not a dpstudio project file"),
-    (b'{"format": "dpstudio-project", "schema_version": 99}', "version 99"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b"{not json", "JSON error on line 1"),
+        (b'{"format": "something-else"}', "not a dpstudio project file"),
+        (b'{"format": "dpstudio-project", "schema_version": 99}', "version 99"),
+    ],
+)
 def test_bad_project_files(tmp_path, content, needle):
     path = tmp_path / "bad.dpstudio"
     path.write_bytes(content)
@@ -265,8 +286,13 @@ def test_release_confirmation_states_dataset_epsilon_and_what_remains(tmp_path):
     p = table_project(steps=2, path=data)
     p.set_mode("release")
     facts = p.release_confirmation("1/4")
-    assert (facts.dataset, facts.epsilon, facts.budget, facts.spent_before, facts.remaining_after) == \
-        ("people", Fraction(1, 4), Fraction(1, 4), 0, 0)  # the dataset's name in the budget store
+    assert (facts.dataset, facts.epsilon, facts.budget, facts.spent_before, facts.remaining_after) == (
+        "people",
+        Fraction(1, 4),
+        Fraction(1, 4),
+        0,
+        0,
+    )  # the dataset's name in the budget store
     assert facts.refusal == "" and "cannot be undone" in facts.text() and "people.csv" in facts.text()
     p.set_epsilon(1)
     run(p)  # spends the whole budget of 1

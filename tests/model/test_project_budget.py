@@ -58,8 +58,13 @@ def test_a_new_project_on_the_same_data_shows_what_remains(data):
     release(first)
     second = project_on(data, "1")
     info = second.dataset_budget()
-    assert (info.name, info.total, info.spent, info.remaining, info.tracked) == \
-        ("people", 1, Fraction(1, 4), Fraction(3, 4), True)
+    assert (info.name, info.total, info.spent, info.remaining, info.tracked) == (
+        "people",
+        1,
+        Fraction(1, 4),
+        Fraction(3, 4),
+        True,
+    )
     assert info.describe() == "this dataset (people): 0.75 of 1 epsilon left"
     with pytest.raises(ProjectError, match="0.75 of 1 is left"):
         release(second)

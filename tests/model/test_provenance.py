@@ -40,8 +40,7 @@ def test_bounds_from_min_max_are_derived_typed_bounds_are_not():
 
 def test_a_derived_taxonomy_keeps_its_mark_through_edits_until_confirmed():
     p = project({"age": "numeric", "work": "categorical", "income": "categorical"})
-    p.set_taxonomy("work", flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values",
-                   derived=True)
+    p.set_taxonomy("work", flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values", derived=True)
     p.set_taxonomy("work", flat_categorical(["A", "B", "C", "D"], "work"), "edited here", edit=True)
     assert p.provenance_of("taxonomy:work").unconfirmed
     assert p.provenance_of("taxonomy:work").source == "flat tree from the data's values"

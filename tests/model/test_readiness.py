@@ -12,10 +12,14 @@ from dpstudio.model.readiness import PLACES, readiness, refusal_text
 
 
 def frame():
-    return pd.DataFrame({"age": [20, 30, 45, 60, 33, 41],
-                         "edu": ["a", "b", "c", "a", "b", "a"],
-                         "job": ["x", "y", "x", "y", "x", "y"],
-                         "cls": ["y", "n", "y", "n", "y", "n"]})
+    return pd.DataFrame(
+        {
+            "age": [20, 30, 45, 60, 33, 41],
+            "edu": ["a", "b", "c", "a", "b", "a"],
+            "job": ["x", "y", "x", "y", "x", "y"],
+            "cls": ["y", "n", "y", "n", "y", "n"],
+        }
+    )
 
 
 def tax(attr, leaves):

@@ -46,8 +46,7 @@ def test_end_state_holds_the_run_values(events):
 
 
 def test_step_back_removes_node_and_restores_values():
-    evs = [NodeCreated(0, -1, "root", 0), NodeCreated(1, 0, "a", 1), NodeNoised(1, 5, 2.0),
-           NodeNoised(1, 7, 3.0)]
+    evs = [NodeCreated(0, -1, "root", 0), NodeCreated(1, 0, "a", 1), NodeNoised(1, 5, 2.0), NodeNoised(1, 7, 3.0)]
     r = Replay(evs)
     r.seek_end()
     assert r.state.nodes[1].noisy == 7
@@ -113,8 +112,11 @@ def test_replay_pairs_each_winner_with_its_own_candidates(teaching):
 def test_replay_unnumbered_winner_of_another_step_is_not_paired():
     from dpstudio.core.events import CandidatesScored, WinnerChosen
 
-    evs = [CandidatesScored(2, ("a", "b"), (1.0, 2.0), (0.4, 0.6), "exponential mechanism"),
-           WinnerChosen(2, 1, "b"), WinnerChosen(3, 0, "x split at 4")]
+    evs = [
+        CandidatesScored(2, ("a", "b"), (1.0, 2.0), (0.4, 0.6), "exponential mechanism"),
+        WinnerChosen(2, 1, "b"),
+        WinnerChosen(3, 0, "x split at 4"),
+    ]
     assert state_at(evs, 2).winner is evs[1]
     assert state_at(evs, 3).winner is None and state_at(evs, 3).candidates is evs[0]
 
@@ -142,15 +144,16 @@ def test_a_selection_is_one_step_with_its_spend_winner_and_partitions(teaching):
         made = {e.node for e in events[i:end] if isinstance(e, NodeCreated)}
         assert not made & {e.node for e in events[end:] if isinstance(e, NodeCreated)}
     created = [i for i, e in enumerate(events) if isinstance(e, NodeCreated)]
-    assert all(any(s < i < b and isinstance(events[s], CandidatesScored) for s, b in zip(starts, bounds))
-               for i in created[1:])
+    assert all(
+        any(s < i < b and isinstance(events[s], CandidatesScored) for s, b in zip(starts, bounds)) for i in created[1:]
+    )
     for kind in (ConsistencyDone, LeavesReleased, RunFinished):
         assert all(i in starts for i, e in enumerate(events) if isinstance(e, kind))
 
 
 def test_step_count_follows_the_tree_height_not_its_size():
     small = list(interval_tree(n_bins=27, b=3, seed=1))
-    big = list(interval_tree(n_bins=3 ** 7, b=3, seed=1))
+    big = list(interval_tree(n_bins=3**7, b=3, seed=1))
     n_small, n_big = len(step_starts(small)), len(step_starts(big))
     assert len(big) > 50 * len(small)
     # nodes made and noised level by level: two steps per level more for four levels more
@@ -166,7 +169,7 @@ def test_steps_found_while_events_arrive_equal_steps_of_the_whole_stream():
     events = list(diffgen_like(steps=5, seed=8))
     index = StepIndex()
     for k in range(0, len(events), 7):
-        index.scan(events[:k + 7])
+        index.scan(events[: k + 7])
     assert index.starts == step_starts(events)
 
 

@@ -23,8 +23,13 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 def project(rows: int = 400, seed: int = 0, algorithm: str = "diffgen_consistency") -> Project:
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"age": rng.integers(17, 90, rows), "edu": rng.choice(["a", "b", "c", "d"], rows),
-                       "cls": rng.choice(["n", "y"], rows)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, rows),
+            "edu": rng.choice(["a", "b", "c", "d"], rows),
+            "cls": rng.choice(["n", "y"], rows),
+        }
+    )
     root = Node("*")
     for group, leaves in (("ab", "ab"), ("cd", "cd")):
         g = root.add(Node(group))
@@ -130,6 +135,6 @@ def test_use_process_follows_the_table_size_and_the_environment(monkeypatch):
     assert not run_process.use_process(run_process.PROCESS_ROWS - 1)
     assert run_process.use_process(run_process.PROCESS_ROWS)
     monkeypatch.setenv(run_process.ENV, "never")
-    assert not run_process.use_process(10 ** 9)
+    assert not run_process.use_process(10**9)
     monkeypatch.setenv(run_process.ENV, "always")
     assert run_process.use_process(1)

@@ -13,9 +13,13 @@ from dpstudio.model.runs import RunInputError, encode_table, histogram_counts, m
 
 
 def make_project(missing_edu=False):
-    df = pd.DataFrame({"age": [20, 30, 45, 61, 88, 33],
-                       "edu": ["a", "b", None if missing_edu else "a", "a", "b", "b"],
-                       "cls": ["y", "n", "y", "n", "y", "y"]})
+    df = pd.DataFrame(
+        {
+            "age": [20, 30, 45, 61, 88, 33],
+            "edu": ["a", "b", None if missing_edu else "a", "a", "b", "b"],
+            "cls": ["y", "n", "y", "n", "y", "y"],
+        }
+    )
     p = Project()
     p.set_data(df, None)
     root = Node("*")
@@ -45,11 +49,14 @@ def test_missing_drop_and_keep():
         encode_table(p)
 
 
-@pytest.mark.parametrize("change,needle", [
-    (lambda p: p.set_bounds("age", 25, 100), "outside the public bounds"),
-    (lambda p: p.set_taxonomy("edu", None), "no taxonomy"),
-    (lambda p: p.set_role("cls", "ignore"), "class"),
-])
+@pytest.mark.parametrize(
+    "change,needle",
+    [
+        (lambda p: p.set_bounds("age", 25, 100), "outside the public bounds"),
+        (lambda p: p.set_taxonomy("edu", None), "no taxonomy"),
+        (lambda p: p.set_role("cls", "ignore"), "class"),
+    ],
+)
 def test_bad_inputs_raise_before_spending(change, needle):
     p = make_project()
     p.set_classes(["n", "y"])
@@ -150,11 +157,29 @@ def test_a_fractional_age_is_refused_unless_declared_continuous():
 
 
 def test_missing_domains_are_all_named_in_one_message():
-    df = pd.DataFrame({"age": [20, 30, 45], "hours": [10, 40, 50], "edu": ["a", "b", "a"],
-                       "work": ["x", "y", "x"], "sex": ["F", "M", "F"], "cls": ["y", "n", "y"]})
+    df = pd.DataFrame(
+        {
+            "age": [20, 30, 45],
+            "hours": [10, 40, 50],
+            "edu": ["a", "b", "a"],
+            "work": ["x", "y", "x"],
+            "sex": ["F", "M", "F"],
+            "cls": ["y", "n", "y"],
+        }
+    )
     p = Project()
-    p.set_data(df, None, types={"age": "numeric", "hours": "numeric", "edu": "categorical",
-                                "work": "categorical", "sex": "categorical", "cls": "categorical"})
+    p.set_data(
+        df,
+        None,
+        types={
+            "age": "numeric",
+            "hours": "numeric",
+            "edu": "categorical",
+            "work": "categorical",
+            "sex": "categorical",
+            "cls": "categorical",
+        },
+    )
     p.set_role("cls", CLASS)
     root = Node("*")
     root.add(Node("F"))
@@ -164,7 +189,9 @@ def test_missing_domains_are_all_named_in_one_message():
     with pytest.raises(RunInputError) as err:
         encode_table(p)
     msg = str(err.value)
-    assert "2 attributes have no taxonomy (edu, work;" in msg and "1 numeric attribute needs public bounds (hours;" in msg
+    assert (
+        "2 attributes have no taxonomy (edu, work;" in msg and "1 numeric attribute needs public bounds (hours;" in msg
+    )
     assert "\n" not in msg and "sex" not in msg and "age" not in msg
 
 

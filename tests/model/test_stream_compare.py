@@ -84,8 +84,9 @@ def test_analytic_against_monte_carlo_of_the_real_mechanism(counts, mechanism, m
 def test_measured_errors_reports_progress_for_every_point_and_both_measures(counts):
     points = grid("window", T, 10, 1.0)
     calls = []
-    out = measured_errors(counts, points, mechanisms=("asm", "ba"), seeds=(0,),
-                          progress=lambda i, n, text: calls.append((i, n)))
+    out = measured_errors(
+        counts, points, mechanisms=("asm", "ba"), seeds=(0,), progress=lambda i, n, text: calls.append((i, n))
+    )
     assert calls == [(i, 2 * len(points)) for i in range(2 * len(points))]
     assert set(out) == set(MEASURES)
     for measure in MEASURES:

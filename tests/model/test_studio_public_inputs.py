@@ -70,11 +70,18 @@ def test_release_question_takes_the_dataset_budget_from_the_store(tmp_path):
     second.set_data(first.frame.sample(frac=1, random_state=3), data)
     second.set_mode("release")
     facts = second.release_confirmation("1/4")
-    assert (facts.dataset, facts.budget, facts.spent_before, facts.remaining_after) == \
-        ("people", 2, Fraction(1, 2), Fraction(5, 4))
+    assert (facts.dataset, facts.budget, facts.spent_before, facts.remaining_after) == (
+        "people",
+        2,
+        Fraction(1, 2),
+        Fraction(5, 4),
+    )
     assert facts.refusal == "" and "budget of 2 (already spent: 0.5)" in facts.text()
     too_much = second.release_confirmation(2)
-    assert "dataset 'people': a release of epsilon 2 does not fit" in too_much.refusal and "1.5 of 2 is left" in too_much.refusal
+    assert (
+        "dataset 'people': a release of epsilon 2 does not fit" in too_much.refusal
+        and "1.5 of 2 is left" in too_much.refusal
+    )
 
 
 def test_release_question_without_tracking_says_so(tmp_path, monkeypatch):

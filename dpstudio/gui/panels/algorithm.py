@@ -47,8 +47,19 @@ SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
 #: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
 #: announce, refreshes it through ``refresh_budget`` on the GUI thread)
-READINESS_FIELDS = ("data", "roles", "types", "bounds", "classes", "missing", "taxonomies", "algorithm", "epsilon",
-                    "mode", "provenance")
+READINESS_FIELDS = (
+    "data",
+    "roles",
+    "types",
+    "bounds",
+    "classes",
+    "missing",
+    "taxonomies",
+    "algorithm",
+    "epsilon",
+    "mode",
+    "provenance",
+)
 
 
 def slider_to_epsilon(pos: int) -> float:
@@ -126,9 +137,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.budget_warnings.setStyleSheet("color:#b35900;")
         elay.addRow(self.budget_warnings)
         self.new_dataset_check = QtWidgets.QCheckBox("These records are other people: a budget of their own")
-        self.new_dataset_check.setToolTip("The budget store took these records for a known dataset (a renamed, "
-                                          "added or dropped column, repeated rows). Tick only if they are other "
-                                          "people: their releases then spend a budget of their own.")
+        self.new_dataset_check.setToolTip(
+            "The budget store took these records for a known dataset (a renamed, "
+            "added or dropped column, repeated rows). Tick only if they are other "
+            "people: their releases then spend a budget of their own."
+        )
         self.new_dataset_check.toggled.connect(self._on_new_dataset)
         self.new_dataset_check.hide()
         elay.addRow(self.new_dataset_check)
@@ -170,8 +183,13 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.figures.setHorizontalHeaderLabels(["quantity", "value", "how"])
         self.figures.verticalHeader().setVisible(False)
         header = self.figures.horizontalHeader()
-        for c, mode in enumerate((QtWidgets.QHeaderView.ResizeToContents, QtWidgets.QHeaderView.ResizeToContents,
-                                  QtWidgets.QHeaderView.Stretch)):  # fixed modes: a drag never shrinks it
+        for c, mode in enumerate(
+            (
+                QtWidgets.QHeaderView.ResizeToContents,
+                QtWidgets.QHeaderView.ResizeToContents,
+                QtWidgets.QHeaderView.Stretch,
+            )
+        ):  # fixed modes: a drag never shrinks it
             header.setSectionResizeMode(c, mode)
         self.figures.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.figures.setAccessibleName("Expected error figures")
@@ -192,8 +210,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.bar.splitChanged.connect(self._on_split)
         self.run_button.clicked.connect(self.run)
         self.reset_button.clicked.connect(self.reset_split)
-        self.dataset_apply.clicked.connect(lambda: self.apply_dataset_budget(self.dataset_name_edit.text(),
-                                                                             self.dataset_total_edit.text()))
+        self.dataset_apply.clicked.connect(
+            lambda: self.apply_dataset_budget(self.dataset_name_edit.text(), self.dataset_total_edit.text())
+        )
         self.budgetChanged.connect(self.refresh_budget, QtCore.Qt.QueuedConnection)
         project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
         project.subscribe(self._on_budget_field, "data", "ledger")
@@ -289,12 +308,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
             parts.append(f"Name this dataset {name!r} (was {info.name!r}) in the budget store.")
         if total is not None:
             now = "not set yet" if info.total is None else fraction_text(info.total)
-            parts.append(f"Set the lifetime budget of {name or info.name!r} to epsilon = {fraction_text(total)} "
-                         f"(now: {now}; spent so far: {fraction_text(info.spent)}).")
-        parts.append("Budgets add up: every release on these records, from any project or command, spends from "
-                     "this one lifetime budget, and releases on data that shares people with it (an edited copy, "
-                     "another extract) add to what is revealed about each of them. Raise the total only "
-                     "deliberately; what has been spent is never given back.")
+            parts.append(
+                f"Set the lifetime budget of {name or info.name!r} to epsilon = {fraction_text(total)} "
+                f"(now: {now}; spent so far: {fraction_text(info.spent)})."
+            )
+        parts.append(
+            "Budgets add up: every release on these records, from any project or command, spends from "
+            "this one lifetime budget, and releases on data that shares people with it (an edited copy, "
+            "another extract) add to what is revealed about each of them. Raise the total only "
+            "deliberately; what has been spent is never given back."
+        )
         return "\n\n".join(parts)
 
     def apply_dataset_budget(self, name: str | None = None, total=None) -> bool:
@@ -314,8 +337,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except ValueError as exc:
             self._refuse_budget(str(exc))
             return False
-        if not self._ask_yes_no("budget_box", "Change this dataset's budget?",
-                                self.dataset_budget_question(info, name, total)):
+        if not self._ask_yes_no(
+            "budget_box", "Change this dataset's budget?", self.dataset_budget_question(info, name, total)
+        ):
             return False
         try:
             if name is not None:
@@ -401,7 +425,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("for a count of about"))
         self.example_box = QtWidgets.QSpinBox()
-        self.example_box.setRange(1, 10 ** 9)
+        self.example_box.setRange(1, 10**9)
         self.example_box.setValue(1000)
         self.example_box.setGroupSeparatorShown(True)
         self.example_box.setToolTip("an example size of your choice (not read from the data)")
@@ -420,8 +444,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         words_scroll.setWidget(self.words_label)
         lay.addWidget(words_scroll, 1)
         self.preview_button = QtWidgets.QPushButton("Simulated preview (teaching)")
-        self.preview_button.setToolTip("true counts of a few cells beside the same counts with simulated noise "
-                                       "(teaching mode only: it shows true counts)")
+        self.preview_button.setToolTip(
+            "true counts of a few cells beside the same counts with simulated noise "
+            "(teaching mode only: it shows true counts)"
+        )
         self.preview_button.clicked.connect(self.show_preview)
         lay.addWidget(self.preview_button)
         self.preview_table = QtWidgets.QTableWidget(0, 3)

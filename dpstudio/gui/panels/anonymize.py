@@ -80,16 +80,22 @@ class AnonymizePanel(QtWidgets.QWidget):
         row = QtWidgets.QHBoxLayout(tab)
         form_box = QtWidgets.QGroupBox("Settings")
         form = QtWidgets.QFormLayout(form_box)
-        self.qi_list = _named(QtWidgets.QListWidget(), "quasi-identifiers",
-                              "the project's quasi-identifiers; a lattice search needs a taxonomy for each one")
+        self.qi_list = _named(
+            QtWidgets.QListWidget(),
+            "quasi-identifiers",
+            "the project's quasi-identifiers; a lattice search needs a taxonomy for each one",
+        )
         self.qi_list.setMaximumHeight(140)
         form.addRow("Quasi-identifiers", self.qi_list)
         self.k_spin = _named(QtWidgets.QSpinBox(), "k", "every released class has at least k rows")
         self.k_spin.setRange(1, 1_000_000)
         self.k_spin.setValue(5)
         form.addRow("k", self.k_spin)
-        self.sensitive_combo = _named(QtWidgets.QComboBox(), "sensitive attribute",
-                                      "the attribute l-diversity protects (and t-closeness, unless it names its own)")
+        self.sensitive_combo = _named(
+            QtWidgets.QComboBox(),
+            "sensitive attribute",
+            "the attribute l-diversity protects (and t-closeness, unless it names its own)",
+        )
         form.addRow("Sensitive attribute", self.sensitive_combo)
         self.l_kind = _named(QtWidgets.QComboBox(), "l-diversity kind")
         self.l_kind.addItems([OFF, *aj.L_KINDS])
@@ -105,15 +111,18 @@ class AnonymizePanel(QtWidgets.QWidget):
         form.addRow("l-diversity", l_row)
         self.t_kind = _named(QtWidgets.QComboBox(), "t-closeness kind")
         self.t_kind.addItems([OFF, *aj.T_KINDS])
-        self.t_value = _named(QtWidgets.QDoubleSpinBox(), "t", "largest distance of a class's sensitive "
-                              "distribution to the whole table's")
+        self.t_value = _named(
+            QtWidgets.QDoubleSpinBox(), "t", "largest distance of a class's sensitive distribution to the whole table's"
+        )
         self.t_value.setRange(0, 1)
         self.t_value.setDecimals(3)
         self.t_value.setSingleStep(0.05)
         self.t_value.setValue(0.2)
-        self.t_sensitive_combo = _named(QtWidgets.QComboBox(), "t-closeness attribute",
-                                        "the attribute t-closeness protects (by default the sensitive attribute "
-                                        "above, which l-diversity protects)")
+        self.t_sensitive_combo = _named(
+            QtWidgets.QComboBox(),
+            "t-closeness attribute",
+            "the attribute t-closeness protects (by default the sensitive attribute above, which l-diversity protects)",
+        )
         t_row = QtWidgets.QHBoxLayout()
         t_row.addWidget(self.t_kind)
         t_row.addWidget(QtWidgets.QLabel("t"))
@@ -121,8 +130,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         t_row.addWidget(QtWidgets.QLabel("on"))
         t_row.addWidget(self.t_sensitive_combo, 1)
         form.addRow("t-closeness", t_row)
-        self.suppression = _named(QtWidgets.QDoubleSpinBox(), "suppression limit",
-                                  "share of rows that may be removed (MaxSup = floor(x n))")
+        self.suppression = _named(
+            QtWidgets.QDoubleSpinBox(), "suppression limit", "share of rows that may be removed (MaxSup = floor(x n))"
+        )
         self.suppression.setRange(0, 0.99)
         self.suppression.setDecimals(3)
         self.suppression.setSingleStep(0.01)
@@ -130,9 +140,13 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.algorithm_combo = _named(QtWidgets.QComboBox(), "algorithm")
         self.algorithm_combo.addItems(list(aj.ALGORITHMS))
         form.addRow("Algorithm", self.algorithm_combo)
-        self.metric_combo = _named(QtWidgets.QComboBox(), "metric", "dm: discernibility; dm-star: sum of squared class "
-                             "sizes; entropy: non-uniform entropy; cm: classification (the class attribute); "
-                             "avg: average class size; loss")
+        self.metric_combo = _named(
+            QtWidgets.QComboBox(),
+            "metric",
+            "dm: discernibility; dm-star: sum of squared class "
+            "sizes; entropy: non-uniform entropy; cm: classification (the class attribute); "
+            "avg: average class size; loss",
+        )
         self.metric_combo.addItems(list(aj.METRICS))
         form.addRow("Metric", self.metric_combo)
         buttons = QtWidgets.QHBoxLayout()
@@ -155,8 +169,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.result_tabs = _named(QtWidgets.QTabWidget(), "anonymization results")
         lattice_tab = QtWidgets.QWidget()
         lt = QtWidgets.QVBoxLayout(lattice_tab)
-        legend = "  ".join(f'<span style="color:{COLOURS[s] if s != UNKNOWN else "#808080"}">&#9679;</span> {s}'
-                           for s in (CHOSEN, MINIMAL, SATISFYING, FAILING, UNKNOWN))
+        legend = "  ".join(
+            f'<span style="color:{COLOURS[s] if s != UNKNOWN else "#808080"}">&#9679;</span> {s}'
+            for s in (CHOSEN, MINIMAL, SATISFYING, FAILING, UNKNOWN)
+        )
         self.legend = QtWidgets.QLabel(legend)
         lt.addWidget(self.legend)
         self.lattice = LatticeView()
@@ -194,8 +210,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(tab)
         attack = QtWidgets.QGroupBox("The homogeneity attack on the seed's 2-anonymous table (Sweeney)")
         al = QtWidgets.QHBoxLayout(attack)
-        self.sweeney = _named(QtWidgets.QTableWidget(len(teach.SWEENEY_ROWS), len(teach.SWEENEY_COLUMNS)),
-                              "Sweeney table")
+        self.sweeney = _named(
+            QtWidgets.QTableWidget(len(teach.SWEENEY_ROWS), len(teach.SWEENEY_COLUMNS)), "Sweeney table"
+        )
         self.sweeney.setHorizontalHeaderLabels(list(teach.SWEENEY_COLUMNS))
         self.sweeney.setVerticalHeaderLabels([f"t{i + 1}" for i in range(len(teach.SWEENEY_ROWS))])
         self.sweeney.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
@@ -204,8 +221,11 @@ class AnonymizePanel(QtWidgets.QWidget):
                 self.sweeney.setItem(i, j, QtWidgets.QTableWidgetItem(str(v)))
         self.sweeney.resizeColumnsToContents()
         self.sweeney.verticalHeader().setDefaultSectionSize(self.sweeney.fontMetrics().height() + 4)
-        self.sweeney.setMinimumHeight(self.sweeney.horizontalHeader().sizeHint().height() + 4
-                                      + len(teach.SWEENEY_ROWS) * (self.sweeney.fontMetrics().height() + 4))
+        self.sweeney.setMinimumHeight(
+            self.sweeney.horizontalHeader().sizeHint().height()
+            + 4
+            + len(teach.SWEENEY_ROWS) * (self.sweeney.fontMetrics().height() + 4)
+        )
         al.addWidget(self.sweeney, 1)
         steps_col = QtWidgets.QVBoxLayout()
         self.steps = teach.homogeneity_steps()
@@ -228,17 +248,22 @@ class AnonymizePanel(QtWidgets.QWidget):
         al.addLayout(steps_col, 1)
         lay.addWidget(attack, 3)
 
-        contrast = QtWidgets.QGroupBox("Neighbours: remove one record (the settings of the Anonymize tab, on the "
-                                       "loaded data)")
+        contrast = QtWidgets.QGroupBox(
+            "Neighbours: remove one record (the settings of the Anonymize tab, on the loaded data)"
+        )
         cl = QtWidgets.QHBoxLayout(contrast)
         left = QtWidgets.QVBoxLayout()
         ctl = QtWidgets.QHBoxLayout()
-        self.contrast_eps = _named(QtWidgets.QDoubleSpinBox(), "contrast epsilon",
-                                   "epsilon of the DP count drawn for comparison (densities only: nothing is spent)")
+        self.contrast_eps = _named(
+            QtWidgets.QDoubleSpinBox(),
+            "contrast epsilon",
+            "epsilon of the DP count drawn for comparison (densities only: nothing is spent)",
+        )
         self.contrast_eps.setRange(0.01, 10)
         self.contrast_eps.setValue(1.0)
-        self.contrast_button = _named(QtWidgets.QPushButton("Remove one record and run again"),
-                                      "run neighbour contrast")
+        self.contrast_button = _named(
+            QtWidgets.QPushButton("Remove one record and run again"), "run neighbour contrast"
+        )
         self.contrast_button.clicked.connect(self.run_contrast)
         ctl.addWidget(QtWidgets.QLabel("DP count at epsilon"))
         ctl.addWidget(self.contrast_eps)
@@ -246,7 +271,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         left.addLayout(ctl)
         self.contrast_text = QtWidgets.QLabel(
             "A syntactic output is a deterministic function of the data: removing one record changes it in a "
-            "way anyone comparing the two outputs sees. A DP output's distribution moves by at most e^epsilon.")
+            "way anyone comparing the two outputs sees. A DP output's distribution moves by at most e^epsilon."
+        )
         self.contrast_text.setWordWrap(True)
         self.contrast_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
         left.addWidget(self.contrast_text, 1)
@@ -259,13 +285,17 @@ class AnonymizePanel(QtWidgets.QWidget):
         cl.addWidget(self.contrast_plot, 1)
         lay.addWidget(contrast, 2)
 
-        loaded = QtWidgets.QGroupBox("On the loaded data: background knowledge and complementary releases (the "
-                                     "settings of the Anonymize tab)")
+        loaded = QtWidgets.QGroupBox(
+            "On the loaded data: background knowledge and complementary releases (the settings of the Anonymize tab)"
+        )
         ll = QtWidgets.QVBoxLayout(loaded)
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("sensitive attribute the attacker wants:"))
-        self.attack_attribute = _named(QtWidgets.QComboBox(), "attacked sensitive attribute",
-                                       "the attribute whose value the attacker wants to learn (not a quasi-identifier)")
+        self.attack_attribute = _named(
+            QtWidgets.QComboBox(),
+            "attacked sensitive attribute",
+            "the attribute whose value the attacker wants to learn (not a quasi-identifier)",
+        )
         row.addWidget(self.attack_attribute)
         self.attack_button = _named(QtWidgets.QPushButton("Show on this data"), "run attacks on the loaded data")
         self.attack_button.clicked.connect(self.run_attacks)
@@ -273,10 +303,13 @@ class AnonymizePanel(QtWidgets.QWidget):
         row.addStretch(1)
         ll.addLayout(row)
         texts = QtWidgets.QHBoxLayout()
-        self.background_text = QtWidgets.QLabel("Background knowledge: how many facts about the sensitive value "
-                                                "an attacker needs, class by class.")
-        self.join_text = QtWidgets.QLabel("Complementary releases: the quasi-identifiers split in two, each half "
-                                          "released k-anonymous, the two joined row by row.")
+        self.background_text = QtWidgets.QLabel(
+            "Background knowledge: how many facts about the sensitive value an attacker needs, class by class."
+        )
+        self.join_text = QtWidgets.QLabel(
+            "Complementary releases: the quasi-identifiers split in two, each half "
+            "released k-anonymous, the two joined row by row."
+        )
         for lab in (self.background_text, self.join_text):
             lab.setWordWrap(True)
             lab.setTextFormat(Qt.PlainText)
@@ -301,7 +334,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         intro = QtWidgets.QLabel(
             "The last anonymization next to the project's last DP run on the same data. Accuracy: a tree "
             "trained on each output, tested on the bundled Adult test sample (or your test file), as the "
-            "Compare panel does. " + ac.DP_NOTE)
+            "Compare panel does. " + ac.DP_NOTE
+        )
         intro.setWordWrap(True)
         lay.addWidget(intro)
         row = QtWidgets.QHBoxLayout()
@@ -318,8 +352,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.side_table.setVerticalHeaderLabels(["accuracy", "equivalence classes", "C_DM", "C_AVG"])
         self.side_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.side_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
-        self.side_table.setMaximumHeight(self.side_table.horizontalHeader().sizeHint().height() + 4
-                                         + 4 * self.side_table.verticalHeader().defaultSectionSize())
+        self.side_table.setMaximumHeight(
+            self.side_table.horizontalHeader().sizeHint().height()
+            + 4
+            + 4 * self.side_table.verticalHeader().defaultSectionSize()
+        )
         lay.addWidget(self.side_table)
         self.side_note = QtWidgets.QLabel()
         self.side_note.setWordWrap(True)
@@ -364,10 +401,16 @@ class AnonymizePanel(QtWidgets.QWidget):
         test, note = prepare_test_table(test, cols, cls, result.classes)
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
         dp_acc = ac.dp_accuracy(result, test, cls, numeric)
-        an_acc = ac.anonymization_accuracy(out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing))
+        an_acc = ac.anonymization_accuracy(
+            out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
+        )
         an, dp = ac.side_by_side(out, result)
-        cells = [(f"{an_acc:.2%}", f"{dp_acc:.2%}"), (f"{an.classes:,}", f"{dp.classes:,}"),
-                 (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"), (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}")]
+        cells = [
+            (f"{an_acc:.2%}", f"{dp_acc:.2%}"),
+            (f"{an.classes:,}", f"{dp.classes:,}"),
+            (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"),
+            (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}"),
+        ]
         for i, pair in enumerate(cells):
             for j, text in enumerate(pair):
                 self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
@@ -376,7 +419,8 @@ class AnonymizePanel(QtWidgets.QWidget):
             f"{len(test):,} test rows. DP run ({mode} mode): {dp.classes:,} released partitions as classes, sizes "
             f"from the noisy counts (clamped at 0); C_AVG with the anonymization's k = {out.settings.k}. "
             f"The anonymization's figures are exact: it has no differential-privacy guarantee."
-            + (f"\n{note}" if note else ""))
+            + (f"\n{note}" if note else "")
+        )
         self.clear_error()
         self.side = (an, dp, an_acc, dp_acc)
         return self.side
@@ -401,8 +445,9 @@ class AnonymizePanel(QtWidgets.QWidget):
             item.setData(Qt.UserRole, has)
             state, had = before.get(a, (None, None))
             item.setCheckState(state if had == has else (Qt.Checked if has else Qt.Unchecked))
-            item.setToolTip("has a taxonomy" if has else "no taxonomy: Mondrian only (numeric), or add one in "
-                            "the Taxonomy panel")
+            item.setToolTip(
+                "has a taxonomy" if has else "no taxonomy: Mondrian only (numeric), or add one in the Taxonomy panel"
+            )
             self.qi_list.addItem(item)
         current = self.sensitive_combo.currentText()
         self.sensitive_combo.clear()
@@ -426,20 +471,28 @@ class AnonymizePanel(QtWidgets.QWidget):
             item.setCheckState(Qt.Checked if item.text() in names else Qt.Unchecked)
 
     def settings(self) -> aj.AnonymizeSettings:
-        qi = tuple(self.qi_list.item(i).text() for i in range(self.qi_list.count())
-                   if self.qi_list.item(i).checkState() == Qt.Checked)
+        qi = tuple(
+            self.qi_list.item(i).text()
+            for i in range(self.qi_list.count())
+            if self.qi_list.item(i).checkState() == Qt.Checked
+        )
         sensitive = self.sensitive_combo.currentText()
         sensitive = None if sensitive in ("", NONE) else sensitive
         lk, tk = self.l_kind.currentText(), self.t_kind.currentText()
         l_value = self.l_value.value() if lk == "entropy" else int(round(self.l_value.value()))
         t_attr = self.t_sensitive_combo.currentText()
         return aj.AnonymizeSettings(
-            qi, self.k_spin.value(), self.algorithm_combo.currentText(), self.metric_combo.currentText(),
-            round(self.suppression.value(), 6), sensitive,
+            qi,
+            self.k_spin.value(),
+            self.algorithm_combo.currentText(),
+            self.metric_combo.currentText(),
+            round(self.suppression.value(), 6),
+            sensitive,
             None if lk == OFF else (lk, l_value, self.c_value.value()),
             None if tk == OFF else (tk, self.t_value.value()),
             self.project.class_attribute if self.metric_combo.currentText() == "cm" else None,
-            t_sensitive=None if t_attr in ("", SAME_ATTRIBUTE) else t_attr)
+            t_sensitive=None if t_attr in ("", SAME_ATTRIBUTE) else t_attr,
+        )
 
     # -- running ----------------------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -475,9 +528,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         try:
             frame = self.project.frame
             if frame is None and self.project.has_data:
-                raise AnonymizeError("anonymization writes every record, generalised, so it needs the table in "
-                                     "memory; this file is read through DuckDB because it is large: open a "
-                                     "smaller extract for it (the DP algorithms run on the whole file)")
+                raise AnonymizeError(
+                    "anonymization writes every record, generalised, so it needs the table in "
+                    "memory; this file is read through DuckDB because it is large: open a "
+                    "smaller extract for it (the DP algorithms run on the whole file)"
+                )
             if frame is None:
                 raise AnonymizeError("open data first (Data panel)")
             settings = self.settings()
@@ -496,8 +551,11 @@ class AnonymizePanel(QtWidgets.QWidget):
             return None
         frame, taxonomies, missing, settings = inputs
         name = self.project.data_path.name if self.project.data_path is not None else "studio"
-        worker = Worker(lambda: aj.run_with_progress(frame, taxonomies, settings, missing, name),
-                        name=f"anonymizing ({settings.algorithm})", pause_gc=True)
+        worker = Worker(
+            lambda: aj.run_with_progress(frame, taxonomies, settings, missing, name),
+            name=f"anonymizing ({settings.algorithm})",
+            pause_gc=True,
+        )
         worker.signals.finished.connect(self._done)
         worker.signals.failed.connect(self._failed)
         worker.signals.cancelled.connect(self._cancelled)
@@ -532,15 +590,22 @@ class AnonymizePanel(QtWidgets.QWidget):
     def show_outcome(self, out: aj.AnonymizeOutcome) -> None:
         self.outcome = out
         s = out.settings
-        parts = [f"<b>{s.algorithm}</b>: {s.metric} = {out.metric:,.6g}", f"{out.classes:,} equivalence classes",
-                 f"{out.suppressed:,} rows suppressed", f"{len(out.table):,} rows released"]
+        parts = [
+            f"<b>{s.algorithm}</b>: {s.metric} = {out.metric:,.6g}",
+            f"{out.classes:,} equivalence classes",
+            f"{out.suppressed:,} rows suppressed",
+            f"{len(out.table):,} rows released",
+        ]
         text = "; ".join(parts)
         if out.levels is not None:
             text += "<br>levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, out.levels))
         self.summary.setText(text)
         values, counts = out.size_histogram()
-        self.size_bars.setOpts(x=values.astype(float), height=counts.astype(float),
-                               width=max(0.8, float(np.ptp(values)) / 80 if len(values) else 0.8))
+        self.size_bars.setOpts(
+            x=values.astype(float),
+            height=counts.astype(float),
+            width=max(0.8, float(np.ptp(values)) / 80 if len(values) else 0.8),
+        )
         self.size_plot.autoRange()
         self.table_model.set_frame(out.table)
         self.export_button.setEnabled(True)
@@ -558,8 +623,7 @@ class AnonymizePanel(QtWidgets.QWidget):
             self.node_info.setText("Click a node to see its levels and metric.")
             self.result_tabs.setCurrentIndex(0)
         else:
-            self.node_info.setText("Mondrian recodes each class on its own (multidimensional): there is no "
-                                   "lattice.")
+            self.node_info.setText("Mondrian recodes each class on its own (multidimensional): there is no lattice.")
             self.result_tabs.setCurrentIndex(1)
 
     def show_node(self, levels) -> None:
@@ -576,7 +640,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.node_info.setText(
             f"<b>node {tuple(levels)}</b> ({state}): {'satisfies' if r.satisfies else 'does not satisfy'} the "
             f"model; {s.metric} = {r.metric:,.6g}; {r.classes:,} classes; {r.suppressed:,} rows suppressed<br>"
-            "levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, levels)))
+            "levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, levels))
+        )
         self.node_result = r
 
     # -- export -----------------------------------------------------------------------------------------------
@@ -597,8 +662,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         return True
 
     def _export_clicked(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export anonymized table", "anonymized.csv",
-                                                        "CSV (*.csv)")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export anonymized table", "anonymized.csv", "CSV (*.csv)"
+        )
         if path:
             self.export_to(path)
 
@@ -622,8 +688,11 @@ class AnonymizePanel(QtWidgets.QWidget):
             return None
         frame, taxonomies, missing, settings = inputs
         eps = self.contrast_eps.value()
-        worker = Worker(lambda _progress: teach.neighbour_contrast(frame, taxonomies, settings, missing, eps),
-                        function=True, name="neighbour contrast")
+        worker = Worker(
+            lambda _progress: teach.neighbour_contrast(frame, taxonomies, settings, missing, eps),
+            function=True,
+            name="neighbour contrast",
+        )
         worker.signals.finished.connect(self._contrast_done)
         worker.signals.failed.connect(lambda m: (self.show_error(m), self.contrast_finished.emit()))
         worker.signals.cancelled.connect(self.contrast_finished.emit)
@@ -681,31 +750,41 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.attacks = result
         bk, join = result
         self.background_text.setText("Background knowledge. " + bk.words())
-        self.join_text.setText("Complementary releases. " + (join.words() if join is not None else
-                                                             "Choose at least two quasi-identifiers."))
+        self.join_text.setText(
+            "Complementary releases. "
+            + (join.words() if join is not None else "Choose at least two quasi-identifiers.")
+        )
         self.attacks_finished.emit()
 
     def _contrast_done(self, c: teach.NeighbourContrast) -> None:
         self.contrast = c
         s = c.before.settings
         values = ", ".join(f"{a}={v}" for a, v in c.removed_values.items())
-        lines = [f"Removed input row {c.removed + 1} ({values}), in the smallest released class "
-                 f"({c.count} rows). {s.algorithm} on D: {c.before.classes:,} classes; on D': "
-                 f"{c.after.classes:,} classes."]
+        lines = [
+            f"Removed input row {c.removed + 1} ({values}), in the smallest released class "
+            f"({c.count} rows). {s.algorithm} on D: {c.before.classes:,} classes; on D': "
+            f"{c.after.classes:,} classes."
+        ]
         if c.before.levels is not None:
             lines.append(f"Chosen levels {c.before.levels} on D, {c.after.levels} on D'.")
         lines.append(f"{len(c.changed)} class(es) changed, the same way on every run:")
         lines += [f"&nbsp;&nbsp;{lab}: {a} rows &rarr; {b} rows" for lab, a, b in c.changed[:6]]
         if len(c.changed) > 6:
             lines.append(f"&nbsp;&nbsp;... and {len(c.changed) - 6} more")
-        lines.append(f"A DP count of that class (Laplace, epsilon = {c.epsilon:g}): the densities on D and D' "
-                     f"differ by a factor of at most {c.max_ratio:.4f} = e^{c.epsilon:g} anywhere: no output is "
-                     f"more than that much likelier with the record than without it.")
+        lines.append(
+            f"A DP count of that class (Laplace, epsilon = {c.epsilon:g}): the densities on D and D' "
+            f"differ by a factor of at most {c.max_ratio:.4f} = e^{c.epsilon:g} anywhere: no output is "
+            f"more than that much likelier with the record than without it."
+        )
         self.contrast_text.setText("<br>".join(lines))
         self.contrast_plot.clear()
         self.contrast_plot.plot(c.grid, c.density_d, pen=pg.mkPen("#1f5fbf", width=2), name="D")
-        self.contrast_plot.plot(c.grid, c.density_d_prime, pen=pg.mkPen("#e07000", width=2, style=Qt.DashLine),
-                                name="D' (one record removed)")
+        self.contrast_plot.plot(
+            c.grid,
+            c.density_d_prime,
+            pen=pg.mkPen("#e07000", width=2, style=Qt.DashLine),
+            name="D' (one record removed)",
+        )
         self.contrast_finished.emit()
 
     def shutdown(self) -> None:

@@ -34,8 +34,7 @@ from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.model import comparison as cmp
 from dpstudio.model.compare_verdict import verdict
 
-COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b",
-           cmp.SEED_RULE: "#9467bd"}
+COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
 
 
 #: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
@@ -170,16 +169,22 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _show_mode(self) -> None:
         if self.release_view():
-            self.mode_label.setText("<b>Release mode</b>: everything shown is data-independent (noise only) or "
-                                    "a noisy value already paid for; no true count is read")
+            self.mode_label.setText(
+                "<b>Release mode</b>: everything shown is data-independent (noise only) or "
+                "a noisy value already paid for; no true count is read"
+            )
             self.mode_label.setStyleSheet("background:#e6f2ea; color:#1e5e36; padding:3px;")
         elif self._kind() == "histogram":
-            self.mode_label.setText("<b>Teaching mode</b>: interval-tree errors follow from the noise scales "
-                                    "alone (data-independent: noise only), as in release mode")
+            self.mode_label.setText(
+                "<b>Teaching mode</b>: interval-tree errors follow from the noise scales "
+                "alone (data-independent: noise only), as in release mode"
+            )
             self.mode_label.setStyleSheet("background:#fff3d6; color:#8a5a00; padding:3px;")
         else:
-            self.mode_label.setText("<b>Teaching mode</b>: DiffGen errors are measured against the TRUE counts "
-                                    "of your data (simulation noise): for learning only, never exported")
+            self.mode_label.setText(
+                "<b>Teaching mode</b>: DiffGen errors are measured against the TRUE counts "
+                "of your data (simulation noise): for learning only, never exported"
+            )
             self.mode_label.setStyleSheet("background:#fff3d6; color:#8a5a00; padding:3px;")
 
     def refresh(self) -> None:
@@ -210,11 +215,14 @@ class ComparePanel(QtWidgets.QWidget):
             plan = self.result.plan
             self.plot.setLabel("bottom", "query size (bins)")
             self.plot.setLabel("left", "expected squared error")
-            self.source.setText(f"{plan.algorithm}: {plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes, "
-                                f"epsilon {plan.epsilon:g}. {cmp.NOISE_ONLY_LABEL}. Dashed: analytic; "
-                                "solid with band: Monte-Carlo")
-            self.note.setText(f"{cmp.NOISE_ONLY_LABEL}: the errors follow from the noise scales alone; "
-                              f"{cmp.SIMULATION_LABEL}")
+            self.source.setText(
+                f"{plan.algorithm}: {plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes, "
+                f"epsilon {plan.epsilon:g}. {cmp.NOISE_ONLY_LABEL}. Dashed: analytic; "
+                "solid with band: Monte-Carlo"
+            )
+            self.note.setText(
+                f"{cmp.NOISE_ONLY_LABEL}: the errors follow from the noise scales alone; {cmp.SIMULATION_LABEL}"
+            )
             self.curves = cmp.histogram_analytic(plan)
             for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
@@ -223,14 +231,19 @@ class ComparePanel(QtWidgets.QWidget):
             r = self.result
             self.plot.setLabel("bottom", "query size (share of the domain)")
             self.plot.setLabel("left", "expected squared error")
-            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
-                                f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. "
-                                "Dashed: analytic; press Monte-Carlo for bands")
+            self.source.setText(
+                f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
+                f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. "
+                "Dashed: analytic; press Monte-Carlo for bands"
+            )
             self.note.setText(cmp.RELEASE_VIEW)
             if r.tree.parents.size > SYNC_ANALYTIC_NODES:
-                self.source.setText(self.source.text().replace(
-                    "Dashed: analytic; press Monte-Carlo for bands",
-                    "Press Monte-Carlo: analytic (dashed) and bands are computed in the background"))
+                self.source.setText(
+                    self.source.text().replace(
+                        "Dashed: analytic; press Monte-Carlo for bands",
+                        "Press Monte-Carlo: analytic (dashed) and bands are computed in the background",
+                    )
+                )
                 return self._refresh_scatter()
             try:
                 res = cmp.diffgen_noise_only(r, cmp.public_domain(r, self.project.taxonomies), runs=0)
@@ -245,9 +258,11 @@ class ComparePanel(QtWidgets.QWidget):
             r = self.result
             self.plot.setLabel("bottom", "query size (share of records)")
             self.plot.setLabel("left", "mean squared error")
-            self.source.setText(f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
-                                f"{float(r.count_epsilon):.4g}. Press Monte-Carlo to compare leaf-only, raw tree "
-                                "and consistent releases on random boxes against the true counts")
+            self.source.setText(
+                f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
+                f"{float(r.count_epsilon):.4g}. Press Monte-Carlo to compare leaf-only, raw tree "
+                "and consistent releases on random boxes against the true counts"
+            )
             self.note.setText(cmp.TEACHING_TABLE_LABEL)
         self._refresh_scatter()
 
@@ -280,8 +295,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.diag.setData([lo, hi], [lo, hi])
         else:
             self.diag.setData([], [])
-            self.scatter.setTitle("per node: no node has both a noisy and a consistent count in this run",
-                                  size="9pt")
+            self.scatter.setTitle("per node: no node has both a noisy and a consistent count in this run", size="9pt")
 
     # -- Monte-Carlo ---------------------------------------------------------------------------------
     def _job(self, runs: int, seed: int):
@@ -290,8 +304,10 @@ class ComparePanel(QtWidgets.QWidget):
             plan = self.result.plan
 
             def job(progress):
-                return cmp.histogram_monte_carlo(plan, self.curves.x.astype(int) if self.curves else None,
-                                                 runs=runs, seed=seed, progress=progress)
+                return cmp.histogram_monte_carlo(
+                    plan, self.curves.x.astype(int) if self.curves else None, runs=runs, seed=seed, progress=progress
+                )
+
             return job
         if kind == "table" and self.release_view():
             result = self.result
@@ -300,6 +316,7 @@ class ComparePanel(QtWidgets.QWidget):
             def job(progress):
                 res = cmp.diffgen_noise_only(result, domain, runs=runs, seed=seed, progress=progress)
                 return cmp.noise_only_curves(res)  # (analytic, Monte-Carlo)
+
             return job
         if kind == "table":
             from dpstudio.model.runs import encode_table
@@ -309,9 +326,11 @@ class ComparePanel(QtWidgets.QWidget):
             def job(progress):
                 data = encode_table(project, progress)  # teaching mode only: the true counts (a pass over a
                 # file read through DuckDB: here in the worker, with progress and Cancel)
-                res = cmp.diffgen_error_by_size(data, result, float(result.count_epsilon), runs=runs, seed=seed,
-                                                progress=progress)
+                res = cmp.diffgen_error_by_size(
+                    data, result, float(result.count_epsilon), runs=runs, seed=seed, progress=progress
+                )
                 return cmp.diffgen_curves(res)
+
             return job
         raise ValueError("no run to compare: run an algorithm first")
 
@@ -417,13 +436,17 @@ class ComparePanel(QtWidgets.QWidget):
         self.acc_bars.setOpts(x=[], height=[], width=0.6, brushes=[])
         if self.release_view():
             self.acc_plot.getAxis("bottom").setTicks([[(0, "majority (test)"), (1, "release")]])
-            self.class_label.setText("accuracy of a tree trained on the release, tested on your test file, against "
-                                     "the test file's majority class. The raw-data baseline trains on the private "
-                                     "rows: teaching mode only")
+            self.class_label.setText(
+                "accuracy of a tree trained on the release, tested on your test file, against "
+                "the test file's majority class. The raw-data baseline trains on the private "
+                "rows: teaching mode only"
+            )
         else:
             self.acc_plot.getAxis("bottom").setTicks([[(0, "majority"), (1, "release"), (2, "raw data")]])
-            self.class_label.setText("accuracy of a tree trained on the release, against the majority class and a "
-                                     "tree trained on the raw data (teaching mode)")
+            self.class_label.setText(
+                "accuracy of a tree trained on the release, against the majority class and a "
+                "tree trained on the raw data (teaching mode)"
+            )
         self.acc_plot.setXRange(-0.6, 2.6 if not self.release_view() else 1.6)
 
     def evaluate_classification(self, test):
@@ -446,20 +469,28 @@ class ComparePanel(QtWidgets.QWidget):
         if self.release_view() or p.frame is None:
             self.scores = s = cmp.classification_scores(self.result, test, cls, numeric)
             heights, brushes = [s.majority, s.release], ["#7f7f7f", "#2e9e5b"]
-            why = ("teaching mode only" if self.release_view() else
-                   "it trains on the records, and this table is read through DuckDB, not into memory")
-            text = (f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
-                    f"{s.majority:.2%} (raw-data baseline: {why})")
+            why = (
+                "teaching mode only"
+                if self.release_view()
+                else "it trains on the records, and this table is read through DuckDB, not into memory"
+            )
+            text = (
+                f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
+                f"{s.majority:.2%} (raw-data baseline: {why})"
+            )
         else:
             from dpstudio.model.runs import used_frame
 
             train = used_frame(p, cols)  # the private rows: teaching mode only
             self.scores = s = cmp.classification_scores(self.result, test, cls, numeric, train=train)
             heights, brushes = [s.majority, s.release, s.raw], ["#7f7f7f", "#2e9e5b", "#4a7fc1"]
-            text = (f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
-                    f"{s.raw:.2%} (teaching mode: the raw baseline is not private)")
-        self.acc_bars.setOpts(x=list(range(len(heights))), height=heights, width=0.6,
-                              brushes=[pg.mkBrush(b) for b in brushes])
+            text = (
+                f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
+                f"{s.raw:.2%} (teaching mode: the raw baseline is not private)"
+            )
+        self.acc_bars.setOpts(
+            x=list(range(len(heights))), height=heights, width=0.6, brushes=[pg.mkBrush(b) for b in brushes]
+        )
         self.acc_plot.setYRange(max(0.0, min(heights) - 0.05), 1.0)
         self.class_label.setText(text + (f"\n{note}" if note else ""))
         return s

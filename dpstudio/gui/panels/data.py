@@ -69,8 +69,10 @@ def adult_public_bounds() -> dict[str, tuple[float, float]]:
 
 
 ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16")
-FILE_FILTER = ("Tables (*.csv *.csv.gz *.tsv *.tsv.gz *.txt *.data *.xlsx *.parquet);;CSV/TSV text (*.csv *.csv.gz "
-               "*.tsv *.tsv.gz *.txt *.data);;Excel (*.xlsx);;Parquet (*.parquet);;All files (*)")
+FILE_FILTER = (
+    "Tables (*.csv *.csv.gz *.tsv *.tsv.gz *.txt *.data *.xlsx *.parquet);;CSV/TSV text (*.csv *.csv.gz "
+    "*.tsv *.tsv.gz *.txt *.data);;Excel (*.xlsx);;Parquet (*.parquet);;All files (*)"
+)
 
 
 def encoding_combo() -> QtWidgets.QComboBox:
@@ -79,8 +81,10 @@ def encoding_combo() -> QtWidgets.QComboBox:
     w.setEditable(True)  # any encoding Python knows, e.g. "cp1250"
     w.addItems(ENCODINGS)
     w.setAccessibleName("Text encoding of CSV files")
-    w.setToolTip("How the bytes of a CSV/TSV file are read as text (UTF-8 unless the file says otherwise; "
-                 "older Windows files are often latin-1 or cp1252). Excel and Parquet files ignore it.")
+    w.setToolTip(
+        "How the bytes of a CSV/TSV file are read as text (UTF-8 unless the file says otherwise; "
+        "older Windows files are often latin-1 or cp1252). Excel and Parquet files ignore it."
+    )
     return w
 
 
@@ -91,8 +95,10 @@ class StartPage(QtWidgets.QWidget):
         super().__init__(parent)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addStretch(1)
-        title = QtWidgets.QLabel("<h2>Prepare a differentially private release</h2>"
-                                 "<p>Start with a table of records (CSV). Nothing leaves this machine.</p>")
+        title = QtWidgets.QLabel(
+            "<h2>Prepare a differentially private release</h2>"
+            "<p>Start with a table of records (CSV). Nothing leaves this machine.</p>"
+        )
         title.setAlignment(Qt.AlignCenter)
         lay.addWidget(title)
         row = QtWidgets.QHBoxLayout()
@@ -152,8 +158,7 @@ class DataPanel(QtWidgets.QWidget):
         lay.addWidget(self.error_label)
         lay.addWidget(self.stack, 1)
 
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "missing", "classes",
-                          "provenance")
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "missing", "classes", "provenance")
         self.refresh()
 
     # -- layout ---------------------------------------------------------------------------------------------
@@ -249,8 +254,9 @@ class DataPanel(QtWidgets.QWidget):
         bounds_row.addWidget(self.hi_edit)
         bounds_row.addWidget(self.bounds_button)
         bounds_row.addWidget(self.propose_button)
-        self.bounds_note = QtWidgets.QLabel("Bounds are public knowledge [lower, upper); they are not read "
-                                            "from the data.")
+        self.bounds_note = QtWidgets.QLabel(
+            "Bounds are public knowledge [lower, upper); they are not read from the data."
+        )
         self.bounds_note.setWordWrap(True)
         self.bounds_note.setStyleSheet("color:#616161;")
         form.addRow("Attribute", self.attr_name)
@@ -285,7 +291,9 @@ class DataPanel(QtWidgets.QWidget):
         clay = QtWidgets.QVBoxLayout(class_box)
         crow = QtWidgets.QHBoxLayout()
         self.classes_edit = QtWidgets.QLineEdit()
-        self.classes_edit.setPlaceholderText('every value the class can take, separated by commas ("a, b" for a value with a comma)')
+        self.classes_edit.setPlaceholderText(
+            'every value the class can take, separated by commas ("a, b" for a value with a comma)'
+        )
         self.classes_edit.returnPressed.connect(lambda: self.declare_classes())
         self.classes_button = QtWidgets.QPushButton("Declare")
         self.classes_button.clicked.connect(lambda: self.declare_classes())
@@ -296,8 +304,13 @@ class DataPanel(QtWidgets.QWidget):
         self.classes_clear.clicked.connect(lambda: self.clear_classes())
         self.classes_confirm = QtWidgets.QPushButton("Confirm public\u2026")
         self.classes_confirm.clicked.connect(lambda: self.confirm_input(self._classes_key()))
-        for w in (self.classes_edit, self.classes_button, self.classes_propose, self.classes_clear,
-                  self.classes_confirm):
+        for w in (
+            self.classes_edit,
+            self.classes_button,
+            self.classes_propose,
+            self.classes_clear,
+            self.classes_confirm,
+        ):
             crow.addWidget(w, 1 if w is self.classes_edit else 0)
         self.classes_status = QtWidgets.QLabel("")
         self.classes_status.setWordWrap(True)
@@ -310,7 +323,9 @@ class DataPanel(QtWidgets.QWidget):
         self.missing_label = QtWidgets.QLabel()
         self.missing_label.setWordWrap(True)
         self.drop_radio = QtWidgets.QRadioButton("Drop rows with a missing value in a used attribute")
-        self.keep_radio = QtWidgets.QRadioButton("Keep them (in categorical attributes, missing becomes the value 'Missing')")
+        self.keep_radio = QtWidgets.QRadioButton(
+            "Keep them (in categorical attributes, missing becomes the value 'Missing')"
+        )
         self.drop_radio.toggled.connect(self._on_missing)
         mlay.addWidget(self.missing_label)
         mlay.addWidget(self.drop_radio)
@@ -385,8 +400,9 @@ class DataPanel(QtWidgets.QWidget):
 
         path = Path(path)
         encoding = self.encoding
-        worker = Worker(lambda progress: load_dataset(path, progress, encoding), function=True,
-                        name=f"loading {path.name}")
+        worker = Worker(
+            lambda progress: load_dataset(path, progress, encoding), function=True, name=f"loading {path.name}"
+        )
         worker.signals.finished.connect(lambda ds: self._adopt(ds, path, encoding=encoding))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
         return self._start(worker, f"loading {path.name}")
@@ -407,9 +423,10 @@ class DataPanel(QtWidgets.QWidget):
 
     def _load_failed(self, path: Path, message: str) -> None:
         text = message if str(path.name) in message else f"{path.name}: {message}"
-        text = text.replace("or load it with its encoding, e.g. encoding='latin-1'",
-                            f"or choose its text encoding (e.g. latin-1; now {self.encoding}) beside the Open "
-                            "button and open it again")
+        text = text.replace(
+            "or load it with its encoding, e.g. encoding='latin-1'",
+            f"or choose its text encoding (e.g. latin-1; now {self.encoding}) beside the Open button and open it again",
+        )
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 
@@ -421,9 +438,11 @@ class DataPanel(QtWidgets.QWidget):
         stash = getattr(p, "previous_declarations", None)
         if stash is not None and p.has_data:
             target = p.data_path.name if p.data_path is not None else "this data"
-            self.reapply_label.setText(f"Use the declarations made for {stash.label} ({stash.count()} public inputs: "
-                                       f"types, bounds, taxonomies, class values) for {target}? Each will say it "
-                                       "was re-applied by you.")
+            self.reapply_label.setText(
+                f"Use the declarations made for {stash.label} ({stash.count()} public inputs: "
+                f"types, bounds, taxonomies, class values) for {target}? Each will say it "
+                "was re-applied by you."
+            )
             self.reapply_row.show()
         else:
             self.reapply_row.hide()
@@ -441,8 +460,11 @@ class DataPanel(QtWidgets.QWidget):
         win = host(self)
         if win is not None:
             kept = list(dict.fromkeys(skipped))  # bounds and kind of one missing column: named once
-            extra = f"; not re-applied: {'; '.join(kept[:6])}" + (f" and {len(kept) - 6} more" if len(kept) > 6
-                                                                     else "") if kept else ""
+            extra = (
+                f"; not re-applied: {'; '.join(kept[:6])}" + (f" and {len(kept) - 6} more" if len(kept) > 6 else "")
+                if kept
+                else ""
+            )
             win.show_info(f"re-applied {len(done)} declarations{extra}")
         self._refresh_declarations()
         return done
@@ -474,8 +496,9 @@ class DataPanel(QtWidgets.QWidget):
             dialog.deleteLater()
             self._refresh_declarations()
 
-    def _adopt(self, dataset, path: Path, bounds: dict | None = None, sample: bool = False,
-               encoding: str = "utf-8") -> None:
+    def _adopt(
+        self, dataset, path: Path, bounds: dict | None = None, sample: bool = False, encoding: str = "utf-8"
+    ) -> None:
         try:
             self.project.set_data(dataset, path, encoding=encoding)
             for attr, (lo, hi) in (bounds or {}).items():
@@ -493,7 +516,7 @@ class DataPanel(QtWidgets.QWidget):
         win = host(self)
         if win is not None:
             p = self.project
-            how = ("; read through DuckDB, not loaded into memory" if p.engine_table is not None else "")
+            how = "; read through DuckDB, not loaded into memory" if p.engine_table is not None else ""
             win.show_info(f"opened {path.name}: {p.n_rows:,} rows, {len(p.columns)} attributes{how}")
         self.loaded.emit()
 
@@ -525,8 +548,14 @@ class DataPanel(QtWidgets.QWidget):
     def _on_attr_selected(self) -> None:
         attr = self.current_attribute()
         enabled = attr is not None
-        for w in (self.role_combo, self.type_combo, self.lo_edit, self.hi_edit, self.bounds_button,
-                  self.propose_button):
+        for w in (
+            self.role_combo,
+            self.type_combo,
+            self.lo_edit,
+            self.hi_edit,
+            self.bounds_button,
+            self.propose_button,
+        ):
             w.setEnabled(enabled)
         self._refresh_kind(attr)
         if attr is None:
@@ -622,8 +651,9 @@ class DataPanel(QtWidgets.QWidget):
             self.show_error("select an attribute first")
             return False
         resolution = str(resolution or "").strip()
-        declaration = None if kind is None else (f"{kind}:{resolution}" if resolution and kind == "continuous"
-                                                 else kind)
+        declaration = (
+            None if kind is None else (f"{kind}:{resolution}" if resolution and kind == "continuous" else kind)
+        )
         done = self._try(lambda: self.project.set_numeric_type(attr, declaration))
         if not done:
             self._refresh_kind(attr)
@@ -658,8 +688,11 @@ class DataPanel(QtWidgets.QWidget):
             self.kind_note.setStyleSheet("color:#616161;")
         elif declared is None:
             default = p.default_numeric_type(attr)
-            self.kind_note.setText(f"default from the bounds: {default}" if default else
-                                   "default from the bounds (set public bounds first)")
+            self.kind_note.setText(
+                f"default from the bounds: {default}"
+                if default
+                else "default from the bounds (set public bounds first)"
+            )
             self.kind_note.setStyleSheet("color:#616161;")
         else:
             self.kind_note.setText(f"{declared}: {prov.source} \u2014 {prov.status()}")
@@ -713,8 +746,13 @@ class DataPanel(QtWidgets.QWidget):
         if cls is None:
             text, colour = "choose the class attribute (role 'class') first", "#616161"
         elif p.classes is None:
-            text, colour = ("not declared: a release lists exactly the public classes, so declare every value "
-                            f"{cls} can take (type them, or propose them from the data and confirm)"), "#c62828"
+            text, colour = (
+                (
+                    "not declared: a release lists exactly the public classes, so declare every value "
+                    f"{cls} can take (type them, or propose them from the data and confirm)"
+                ),
+                "#c62828",
+            )
         else:
             text = f"{prov.source} \u2014 {prov.status()}"
             colour = "#ef6c00" if prov.unconfirmed else "#1b6b3a"
@@ -781,11 +819,14 @@ class DataPanel(QtWidgets.QWidget):
         if self.project.engine_table is not None:
             from dpstudio.io.engine_table import PREVIEW_ROWS
 
-            engine = (f"; read through DuckDB (the file is large): not loaded into memory, the preview shows the "
-                      f"first {min(PREVIEW_ROWS, self.project.n_rows):,} rows")
-        self.file_label.setText(f"<b>{name}</b> \u2014 {self.project.n_rows:,} rows \u00d7 {len(self.project.columns)} "
-                                f"attributes{engine}"
-                                + (f" <span style='color:#757575'>({path.parent})</span>" if path else ""))
+            engine = (
+                f"; read through DuckDB (the file is large): not loaded into memory, the preview shows the "
+                f"first {min(PREVIEW_ROWS, self.project.n_rows):,} rows"
+            )
+        self.file_label.setText(
+            f"<b>{name}</b> \u2014 {self.project.n_rows:,} rows \u00d7 {len(self.project.columns)} "
+            f"attributes{engine}" + (f" <span style='color:#757575'>({path.parent})</span>" if path else "")
+        )
         self.file_label.setToolTip(f"{path}\nSHA-256 {self.project.data_hash}" if path else "")
         self._nunique = {}
         self._refresh_attributes()
@@ -796,8 +837,7 @@ class DataPanel(QtWidgets.QWidget):
         cache = getattr(self, "_nunique", {})
         if attr not in cache:
             table = self.project.engine_table
-            cache[attr] = (int(self.project.frame[attr].nunique()) if table is None
-                           else table.distinct_count(attr))
+            cache[attr] = int(self.project.frame[attr].nunique()) if table is None else table.distinct_count(attr)
             self._nunique = cache
         return cache[attr]
 
@@ -823,9 +863,14 @@ class DataPanel(QtWidgets.QWidget):
                 else:
                     btext = "\u2014"
                 kind = p.numeric_types.get(c) if p.types.get(c) == NUMERIC else None
-                cells = (c, p.roles.get(c, ""), p.types.get(c, "") + (f": {kind}" if kind else ""), btext,
-                         str(missing.get(c, 0)),
-                         self._distinct_text(c))
+                cells = (
+                    c,
+                    p.roles.get(c, ""),
+                    p.types.get(c, "") + (f": {kind}" if kind else ""),
+                    btext,
+                    str(missing.get(c, 0)),
+                    self._distinct_text(c),
+                )
                 for k, text in enumerate(cells):
                     item = self.attr_table.item(r, k)
                     if item is None:
@@ -850,13 +895,17 @@ class DataPanel(QtWidgets.QWidget):
             parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
             if missing and p.engine_table is not None:  # the rows per used set need a pass over the file
                 rows_any = p.engine_table.missing_report().rows_with_missing
-                self.missing_label.setText(f"{rows_any:,} of {total_rows:,} rows have a missing value in some "
-                                           f"attribute (the run counts those in the used ones as it reads the "
-                                           f"file). Missing cells: {parts}.")
+                self.missing_label.setText(
+                    f"{rows_any:,} of {total_rows:,} rows have a missing value in some "
+                    f"attribute (the run counts those in the used ones as it reads the "
+                    f"file). Missing cells: {parts}."
+                )
             elif missing:
                 rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0
-                self.missing_label.setText(f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "
-                                           f"attribute. Missing cells: {parts}.")
+                self.missing_label.setText(
+                    f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "
+                    f"attribute. Missing cells: {parts}."
+                )
             else:
                 self.missing_label.setText("No missing values.")
             self.drop_radio.setChecked(p.missing == DROP_MISSING)

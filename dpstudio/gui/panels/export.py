@@ -41,8 +41,11 @@ def studio_words(exc: OutputPathError) -> OutputPathError:
     p = exc.existing
     if p is None:
         return exc
-    return OutputPathError(f"{p.name} already exists in {p.parent}: choose another file name or folder for "
-                           "this release (the studio never replaces release files; nothing was written)", p)
+    return OutputPathError(
+        f"{p.name} already exists in {p.parent}: choose another file name or folder for "
+        "this release (the studio never replaces release files; nothing was written)",
+        p,
+    )
 
 
 class ExportPanel(QtWidgets.QWidget):
@@ -83,8 +86,10 @@ class ExportPanel(QtWidgets.QWidget):
         ibox = QtWidgets.QGroupBox("Public inputs of this release")
         ilay = QtWidgets.QVBoxLayout(ibox)
         self.inputs_list = QtWidgets.QListWidget()
-        self.inputs_list.setToolTip("Where each public input came from; inputs derived from the data must be "
-                                    "confirmed as public knowledge before a release is exported")
+        self.inputs_list.setToolTip(
+            "Where each public input came from; inputs derived from the data must be "
+            "confirmed as public knowledge before a release is exported"
+        )
         self.confirm_button = QtWidgets.QPushButton("Confirm the selected input is public knowledge...")
         ilay.addWidget(self.inputs_list)
         ilay.addWidget(self.confirm_button)
@@ -104,17 +109,18 @@ class ExportPanel(QtWidgets.QWidget):
         self.export_button.clicked.connect(self._on_export_clicked)
         self.name_edit.textChanged.connect(lambda _t: self._update_files())
         self.folder_edit.textChanged.connect(lambda _t: self._update_files())
-        project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger", "provenance", "roles",
-                          "algorithm")
+        project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger", "provenance", "roles", "algorithm")
         self.refresh()
 
     # -- state --------------------------------------------------------------------------------------
     def refusal_reason(self) -> str:
         p = self.project
         if p.teaching:
-            return ("Teaching mode: nothing can be exported. Its noise is a seeded simulation and it may show "
-                    "true counts, so its output is not a release. Switch to release mode and run again to "
-                    "export (that run spends the budget).")
+            return (
+                "Teaching mode: nothing can be exported. Its noise is a seeded simulation and it may show "
+                "true counts, so its output is not a release. Switch to release mode and run again to "
+                "export (that run spends the budget)."
+            )
         if getattr(p, "result", None) is None:
             return "No release yet: run the algorithm in release mode first (Algorithm panel)."
         if p.run_teaching is not False:
@@ -139,16 +145,17 @@ class ExportPanel(QtWidgets.QWidget):
         teaching = self.project.teaching
         self.export_button.setEnabled(not reason)
         if teaching:
-            self.banner.setText("<b>TEACHING: NOT A RELEASE</b> - export is disabled. Teaching runs use seeded "
-                                "simulation noise and may show true counts, so their output is not a release. "
-                                "Switch to release mode and run again to export (that run spends the budget).")
+            self.banner.setText(
+                "<b>TEACHING: NOT A RELEASE</b> - export is disabled. Teaching runs use seeded "
+                "simulation noise and may show true counts, so their output is not a release. "
+                "Switch to release mode and run again to export (that run spends the budget)."
+            )
             self.banner.setStyleSheet("background:#f0a020;color:black;padding:6px;")
         elif reason:
             self.banner.setText(reason)
             self.banner.setStyleSheet("background:#eeeeee;padding:6px;")
         else:
-            self.banner.setText("<b>release</b> - secure noise; the budget below is already recorded in the "
-                                "ledger")
+            self.banner.setText("<b>release</b> - secure noise; the budget below is already recorded in the ledger")
             self.banner.setStyleSheet("background:#e3f3e8;padding:6px;")
         self.summary.setText(self._summary_text())
         self._refresh_inputs()
@@ -166,10 +173,11 @@ class ExportPanel(QtWidgets.QWidget):
         if self._is_histogram(r):
             what = f"histogram of {r.plan.tree.n_bins} bins ({r.plan.algorithm})"
         else:
-            what = f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes " \
-                   f"({r.params.algorithm})"
-        return f"{what}; epsilon spent {spent:g} of {float(ledger.total):g}; {len(ledger.entries)} ledger " \
-               f"entries"
+            what = (
+                f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes "
+                f"({r.params.algorithm})"
+            )
+        return f"{what}; epsilon spent {spent:g} of {float(ledger.total):g}; {len(ledger.entries)} ledger entries"
 
     def _refresh_inputs(self) -> None:
         current = self.inputs_list.currentItem()
@@ -215,8 +223,13 @@ class ExportPanel(QtWidgets.QWidget):
         name = name.strip() or "release"
         if name.lower().endswith(".csv"):
             name = name[:-4]
-        return [folder / f"{name}.csv", folder / f"{name}.json", folder / f"{name}.report.html",
-                folder / f"{name}.command.sh", folder / f"{name}.reproduce.py"]
+        return [
+            folder / f"{name}.csv",
+            folder / f"{name}.json",
+            folder / f"{name}.report.html",
+            folder / f"{name}.command.sh",
+            folder / f"{name}.reproduce.py",
+        ]
 
     def _update_files(self) -> None:
         folder = self.folder_edit.text().strip()
@@ -228,10 +241,12 @@ class ExportPanel(QtWidgets.QWidget):
     # -- exporting ----------------------------------------------------------------------------------
     def confirm_text(self) -> str:
         ledger = self.project.run_ledger
-        return (f"This release spent epsilon = {float(ledger.spent):g} of your budget of "
-                f"{float(ledger.total):g} (neighbouring datasets: add/remove one record).\n\n"
-                "Once published it cannot be taken back, and this data's budget stays spent. Write the release "
-                "files now?")
+        return (
+            f"This release spent epsilon = {float(ledger.spent):g} of your budget of "
+            f"{float(ledger.total):g} (neighbouring datasets: add/remove one record).\n\n"
+            "Once published it cannot be taken back, and this data's budget stays spent. Write the release "
+            "files now?"
+        )
 
     def export_to(self, folder, name: str = "release", confirm: bool = True) -> list[Path]:
         """Write the release CSV, its JSON sidecar and the HTML report; see the module docstring."""
@@ -246,8 +261,12 @@ class ExportPanel(QtWidgets.QWidget):
             raise studio_words(exc) from None
         if confirm:
             answer = QtWidgets.QMessageBox.question(
-                self, "Publish this release?", self.confirm_text(),
-                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No)
+                self,
+                "Publish this release?",
+                self.confirm_text(),
+                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No,
+                QtWidgets.QMessageBox.No,
+            )
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
         csv_path, json_path, html_path, sh_path, py_path = paths
@@ -255,8 +274,10 @@ class ExportPanel(QtWidgets.QWidget):
         public_inputs = [dict(x) for x in snapshot.public_inputs]
         r = self.project.result
         ledger = self.project.run_ledger
-        extra = {"public_inputs": public_inputs,
-                 "dataset_budget": self.project.run_budget}  # the budget store's charge (no fingerprint)
+        extra = {
+            "public_inputs": public_inputs,
+            "dataset_budget": self.project.run_budget,
+        }  # the budget store's charge (no fingerprint)
         from dpstudio.io.report import report_html
         from dpstudio.io.reproduce import python_script, shell_script
         from dpstudio.model.release_settings import release_settings
@@ -266,10 +287,18 @@ class ExportPanel(QtWidgets.QWidget):
         # all five or none
         settings = release_settings(snapshot, r, self.project.run_budget)
         rerun = f"{csv_path.stem}.rerun.csv"
-        also = {html_path: report_html(r, ledger, params=self.project.params, files=[p.name for p in paths],
-                                       public_inputs=public_inputs,
-                                       facts=report_facts(r, self.project.run_budget)),
-                sh_path: shell_script(settings, rerun), py_path: python_script(settings, rerun)}
+        also = {
+            html_path: report_html(
+                r,
+                ledger,
+                params=self.project.params,
+                files=[p.name for p in paths],
+                public_inputs=public_inputs,
+                facts=report_facts(r, self.project.run_budget),
+            ),
+            sh_path: shell_script(settings, rerun),
+            py_path: python_script(settings, rerun),
+        }
         try:
             if self._is_histogram(r):
                 from dpstudio.io.histogram_release import write_histogram_release
@@ -279,8 +308,7 @@ class ExportPanel(QtWidgets.QWidget):
             else:
                 from dpstudio.io.release import write_release
 
-                written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra,
-                                        also=also)
+                written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
         except OutputPathError as exc:
             raise studio_words(exc) from None
         self.last_paths = [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]

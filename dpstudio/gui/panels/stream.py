@@ -41,8 +41,15 @@ from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"
 COMPARE_EPSILONS = EPSILONS
-MECHANISM_COLOURS = {"swm": "#4a7fc1", "tpm": "#2e9e5b", "binary": "#d62728", "asm": "#f0a020",
-                     "fast": "#9467bd", "bd": "#8c564b", "ba": "#17becf"}
+MECHANISM_COLOURS = {
+    "swm": "#4a7fc1",
+    "tpm": "#2e9e5b",
+    "binary": "#d62728",
+    "asm": "#f0a020",
+    "fast": "#9467bd",
+    "bd": "#8c564b",
+    "ba": "#17becf",
+}
 
 
 class StreamPanel(QtWidgets.QWidget):
@@ -118,8 +125,14 @@ class StreamPanel(QtWidgets.QWidget):
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setAccessibleName("Run the stream")
         self.run_button.clicked.connect(self.run)
-        for col, (label, w) in enumerate((("Window w:", self.window_box), ("Mechanism:", self.mechanism_combo),
-                                          ("Grouping:", self.grouping_combo), ("\u03b5:", self.eps_edit))):
+        for col, (label, w) in enumerate(
+            (
+                ("Window w:", self.window_box),
+                ("Mechanism:", self.mechanism_combo),
+                ("Grouping:", self.grouping_combo),
+                ("\u03b5:", self.eps_edit),
+            )
+        ):
             box = QtWidgets.QHBoxLayout()
             box.addWidget(QtWidgets.QLabel(label))
             box.addWidget(w)
@@ -184,9 +197,11 @@ class StreamPanel(QtWidgets.QWidget):
         self.compare_plot.setMinimumHeight(180)
         self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
-        self.compare_note = QtWidgets.QLabel("Solid: analytic (public inputs only). Dashed: measured with "
-                                             "simulation noise against the true counts: simulation, not a release "
-                                             "(teaching mode only).")
+        self.compare_note = QtWidgets.QLabel(
+            "Solid: analytic (public inputs only). Dashed: measured with "
+            "simulation noise against the true counts: simulation, not a release "
+            "(teaching mode only)."
+        )
         self.compare_note.setWordWrap(True)
         clay.addWidget(self.compare_note)
         self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
@@ -195,8 +210,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.eps_edit.editingFinished.connect(self._update_compare)
         self.measure_button = QtWidgets.QPushButton("Measure (simulation)")
         self.measure_button.setAccessibleName("Measure the errors by simulation")
-        self.measure_button.setToolTip("Simulation noise against the true counts: teaching mode only, "
-                                       "not a release")
+        self.measure_button.setToolTip("Simulation noise against the true counts: teaching mode only, not a release")
         self.measure_button.clicked.connect(self.measure)
         clay.addWidget(self.measure_button)
         rlay.addWidget(compare, 3)
@@ -217,8 +231,9 @@ class StreamPanel(QtWidgets.QWidget):
         self.last_message = text
 
     def open_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a counts file", "",
-                                                        "Counts (*.csv *.txt *.npy);;All files (*)")
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open a counts file", "", "Counts (*.csv *.txt *.npy);;All files (*)"
+        )
         if path:
             self.set_source(StreamSource(COUNTS, Path(path)))
 
@@ -237,8 +252,12 @@ class StreamPanel(QtWidgets.QWidget):
 
     def params(self) -> StreamParams:
         mech = self.mechanism_combo.currentData()
-        return StreamParams("asm" if mech == LITERAL_ASM else mech, self.eps_edit.text().strip(),
-                            self.window_box.value(), grouping=self.grouping_combo.currentData())
+        return StreamParams(
+            "asm" if mech == LITERAL_ASM else mech,
+            self.eps_edit.text().strip(),
+            self.window_box.value(),
+            grouping=self.grouping_combo.currentData(),
+        )
 
     def _update_guarantee(self) -> None:
         horizon = self.counts.size if self.counts is not None else "T"
@@ -285,8 +304,11 @@ class StreamPanel(QtWidgets.QWidget):
             if teaching:
                 setup = ReleaseService.simulate(eps, seed)
             else:
-                question = ReleaseService().question(stream_request(
-                    self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}"))
+                question = ReleaseService().question(
+                    stream_request(
+                        self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}"
+                    )
+                )
                 if question.refusal:
                     self._message(f"not run: {question.refusal}")
                     return None
@@ -307,11 +329,11 @@ class StreamPanel(QtWidgets.QWidget):
         counts, source = self.counts, self.source
         ledger, budget = setup.ledger, setup.budget
         if literal:
-            worker = Worker(lambda progress: literal_asm_playback(counts, eps, seed), function=True,
-                            name="literal ASM")
+            worker = Worker(lambda progress: literal_asm_playback(counts, eps, seed), function=True, name="literal ASM")
         else:
-            worker = Worker(lambda: run_stream(counts, p, setup.noise, ledger), name=f"stream {p.mechanism}",
-                            pause_gc=True)
+            worker = Worker(
+                lambda: run_stream(counts, p, setup.noise, ledger), name=f"stream {p.mechanism}", pause_gc=True
+            )
         worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal))
         worker.signals.failed.connect(self._message)
         for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
@@ -344,16 +366,19 @@ class StreamPanel(QtWidgets.QWidget):
             self._shown_ledger = 0
         for i in range(self._shown_ledger, len(st.ledger)):
             s = st.ledger[i]
-            self.ledger_list.addItem(f"{i + 1}. \u03b5 {fraction_text(s.epsilon, True)}  sensitivity "
-                                     f"{s.sensitivity:g}  scale {s.scale if s.scale is None else format(s.scale, 'g')}  "
-                                     f"{s.note}".rstrip())
+            self.ledger_list.addItem(
+                f"{i + 1}. \u03b5 {fraction_text(s.epsilon, True)}  sensitivity "
+                f"{s.sensitivity:g}  scale {s.scale if s.scale is None else format(s.scale, 'g')}  "
+                f"{s.note}".rstrip()
+            )
         self._shown_ledger = len(st.ledger)
         if st.ledger:
             self.ledger_list.scrollToBottom()
         total = self.ledger.total if self.ledger is not None else None
-        self.ledger_title.setText(f"Ledger: {len(st.ledger)} spends, \u03b5 spent {float(st.spent):.6g}"
-                                  + (f" of {float(total):g}" if total is not None else
-                                     f" (literal ASM: no ledger, {NOT_DP})"))
+        self.ledger_title.setText(
+            f"Ledger: {len(st.ledger)} spends, \u03b5 spent {float(st.spent):.6g}"
+            + (f" of {float(total):g}" if total is not None else f" (literal ASM: no ledger, {NOT_DP})")
+        )
         where = f"window ending at t = {st.window.window}" if st.window is not None else "no window yet"
         self.step_label.setText(f"{where}; event {k}/{len(self.playback.events)}")
 
@@ -379,8 +404,13 @@ class StreamPanel(QtWidgets.QWidget):
 
     # -- export ---------------------------------------------------------------------------------------------
     def can_export(self) -> bool:
-        return (self.result is not None and self.result.is_release and self.playback is not None
-                and self.playback.exportable and not self.project.teaching)
+        return (
+            self.result is not None
+            and self.result.is_release
+            and self.playback is not None
+            and self.playback.exportable
+            and not self.project.teaching
+        )
 
     def _update_export(self) -> None:
         ok = self.can_export()
@@ -393,8 +423,7 @@ class StreamPanel(QtWidgets.QWidget):
             self.export_note.setText("export needs a run in release mode (teaching runs are not releases)")
 
     def export_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the stream release", "stream.csv",
-                                                        "CSV (*.csv)")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the stream release", "stream.csv", "CSV (*.csv)")
         if path:
             self.export_to(path)
 
@@ -407,8 +436,15 @@ class StreamPanel(QtWidgets.QWidget):
             self._message("nothing to export: only a release-mode run of a private mechanism can be exported")
             return None
         try:
-            return write_stream_release(path, self.result, self.ledger, self.run_source.record(), None, overwrite,
-                                        extra={"dataset_budget": self.budget_record})
+            return write_stream_release(
+                path,
+                self.result,
+                self.ledger,
+                self.run_source.record(),
+                None,
+                overwrite,
+                extra={"dataset_budget": self.budget_record},
+            )
         except OutputPathError as exc:
             self._message(str(exc))
             return None
@@ -420,8 +456,9 @@ class StreamPanel(QtWidgets.QWidget):
             eps = float(self.params().checked_epsilon())
         except StreamInputError:
             eps = 1.0
-        return grid(self.axis_combo.currentData(), self.counts.size, min(self.window_box.value(), self.counts.size),
-                    eps)
+        return grid(
+            self.axis_combo.currentData(), self.counts.size, min(self.window_box.value(), self.counts.size), eps
+        )
 
     def _update_compare(self) -> None:
         self.compare_plot.clear_series()
@@ -431,10 +468,12 @@ class StreamPanel(QtWidgets.QWidget):
         points = self.compare_points()
         xs = [e if axis == "epsilon" else w for w, e in points]
         w, eps = points[0]
-        self.compare_plot.setLabel("bottom", f"epsilon (w = {w})" if axis == "epsilon"
-                                   else f"window w (\u03b5 = {eps:g})")
-        self.compare_plot.setLabel("left", "squared error of one window" if measure == "workload"
-                                   else "mean absolute error per count")
+        self.compare_plot.setLabel(
+            "bottom", f"epsilon (w = {w})" if axis == "epsilon" else f"window w (\u03b5 = {eps:g})"
+        )
+        self.compare_plot.setLabel(
+            "left", "squared error of one window" if measure == "workload" else "mean absolute error per count"
+        )
         # errors fall with epsilon (legend top right) and grow with w (legend top left)
         self.compare_plot.legend.setOffset((-10, 10) if axis == "epsilon" else (10, 10))
         for m, ys in analytic_errors(measure, self.counts.size, points).items():
@@ -442,8 +481,9 @@ class StreamPanel(QtWidgets.QWidget):
         got = self.measured
         if got is not None and got["points"] == points:
             for m, ys in got["errors"][measure].items():
-                self.compare_plot.set_series(f"{m} (simulation, not a release)", xs, ys, dashed=True,
-                                             colour=MECHANISM_COLOURS[m])
+                self.compare_plot.set_series(
+                    f"{m} (simulation, not a release)", xs, ys, dashed=True, colour=MECHANISM_COLOURS[m]
+                )
 
     def measure(self) -> Worker | None:
         """Measured curves (simulation noise against the true counts) at the current points: teaching only."""
@@ -451,9 +491,11 @@ class StreamPanel(QtWidgets.QWidget):
             self._message("measured errors read the true counts: teaching mode only (and a stream is needed)")
             return None
         counts, points = self.counts, self.compare_points()
-        worker = Worker(lambda progress: {"points": points,
-                                          "errors": measured_errors(counts, points, progress=progress)},
-                        function=True, name="stream compare (simulation)")
+        worker = Worker(
+            lambda progress: {"points": points, "errors": measured_errors(counts, points, progress=progress)},
+            function=True,
+            name="stream compare (simulation)",
+        )
         worker.signals.finished.connect(self._measured)
         worker.signals.failed.connect(self._message)
         h = host(self)

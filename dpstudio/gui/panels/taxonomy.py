@@ -92,8 +92,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.grid_label.setAccessibleName("How the chosen algorithm uses this numeric taxonomy")
         self.grid_label.hide()
         self.editor_stack = QtWidgets.QStackedWidget()
-        self.empty_label = QtWidgets.QLabel("Open data first (Data panel), then give each attribute a taxonomy: "
-                                            "import a file, generate intervals, or build one here.")
+        self.empty_label = QtWidgets.QLabel(
+            "Open data first (Data panel), then give each attribute a taxonomy: "
+            "import a file, generate intervals, or build one here."
+        )
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignCenter)
         self.editor_stack.addWidget(self.empty_label)
@@ -128,8 +130,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.gen_depth.setValue(3)
         self.gen_button = QtWidgets.QPushButton("Generate")
         self.gen_button.clicked.connect(self._generate_clicked)
-        for text, w in (("from", self.gen_lo), ("to", self.gen_hi), ("fan-out", self.gen_fanout),
-                        ("depth", self.gen_depth)):
+        for text, w in (
+            ("from", self.gen_lo),
+            ("to", self.gen_hi),
+            ("fan-out", self.gen_fanout),
+            ("depth", self.gen_depth),
+        ):
             glay.addWidget(QtWidgets.QLabel(text))
             glay.addWidget(w)
         glay.addWidget(self.gen_button)
@@ -263,8 +269,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.source_label.setText(f"\u26a0 {prov.source}: {DERIVED_NOTE}")
             self.source_label.setStyleSheet("color:#ef6c00; font-weight:bold;")
         elif prov is not None and prov.derived:
-            self.source_label.setText(f"{prov.source}: derived from the data, confirmed public knowledge "
-                                      f"(\u201c{prov.confirmed}\u201d)")
+            self.source_label.setText(
+                f"{prov.source}: derived from the data, confirmed public knowledge (\u201c{prov.confirmed}\u201d)"
+            )
             self.source_label.setStyleSheet("color:#616161;")
         else:
             self.source_label.setText(f"from {src}" if src else "")
@@ -302,8 +309,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if not found:
             return COVERED, "\u2713 every value covered"
         rows = sum(c for _, c in found)
-        return UNCOVERED, (f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered "
-                           f"({rows:,} row{'s' if rows != 1 else ''})")
+        return UNCOVERED, (
+            f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered "
+            f"({rows:,} row{'s' if rows != 1 else ''})"
+        )
 
     def _show_coverage(self, attr: str | None) -> None:
         self.uncovered_list.clear()
@@ -402,8 +411,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
                 return
         self._pushing = True
         try:
-            self.project.set_taxonomy(attr, tax, source if source is not None else "edited here", derived=derived,
-                                      edit=source is None)
+            self.project.set_taxonomy(
+                attr, tax, source if source is not None else "edited here", derived=derived, edit=source is None
+            )
         except ProjectError as exc:
             self.show_error(str(exc))
         finally:
@@ -459,7 +469,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.show_error(f"{folder} is not a folder")
             return []
         try:
-            found = match_folder(folder, self.attributes(), exclude=[self.project.data_path] if self.project.data_path else [])
+            found = match_folder(
+                folder, self.attributes(), exclude=[self.project.data_path] if self.project.data_path else []
+            )
         except OSError as exc:
             self.show_error(f"could not read {folder}: {exc}")
             return []
@@ -498,17 +510,20 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if found is None:
             return
         self.offered = found.folder
-        self.offer_label.setText(f"{found.folder} holds taxonomies named after {len(found.matched)} "
-                                 f"attribute{'s' if len(found.matched) != 1 else ''} "
-                                 f"({', '.join(found.matched)}). Import them?")
+        self.offer_label.setText(
+            f"{found.folder} holds taxonomies named after {len(found.matched)} "
+            f"attribute{'s' if len(found.matched) != 1 else ''} "
+            f"({', '.join(found.matched)}). Import them?"
+        )
         self.offer_bar.show()
 
     def _import_offered(self) -> None:
         if self.offered is not None:
             self.import_folder(self.offered)
 
-    def export_file(self, path, format: str | None = None, attribute: str | None = None,
-                    overwrite: bool = False) -> bool:
+    def export_file(
+        self, path, format: str | None = None, attribute: str | None = None, overwrite: bool = False
+    ) -> bool:
         from dpstudio.io.atomic import OutputPathError
         from dpstudio.io.taxonomy_formats import write_taxonomy
 
@@ -532,8 +547,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return
         settings = QtCore.QSettings()
         start = str(settings.value("last_taxonomy_dir", str(Path.home())))
-        filters = ";;".join(["Taxonomy files (*.csv *.tsv *.json *.txt *.brace)", *FORMAT_FILTERS.values(),
-                             "All files (*)"])
+        filters = ";;".join(
+            ["Taxonomy files (*.csv *.tsv *.json *.txt *.brace)", *FORMAT_FILTERS.values(), "All files (*)"]
+        )
         path, chosen = QtWidgets.QFileDialog.getOpenFileName(self, "Import taxonomy", start, filters)
         if not path:
             return
@@ -555,8 +571,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return
         settings = QtCore.QSettings()
         start = Path(str(settings.value("last_taxonomy_dir", str(Path.home())))) / f"{attr}.csv"
-        path, chosen = QtWidgets.QFileDialog.getSaveFileName(self, "Export taxonomy", str(start),
-                                                             ";;".join(FORMAT_FILTERS.values()))
+        path, chosen = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export taxonomy", str(start), ";;".join(FORMAT_FILTERS.values())
+        )
         if not path:
             return
         fmt = next((k for k, v in FORMAT_FILTERS.items() if v == chosen), None)
@@ -600,8 +617,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         return True
 
     def _generate_clicked(self) -> None:
-        self.generate_numeric(self.gen_lo.text(), self.gen_hi.text(), self.gen_fanout.value(),
-                              self.gen_depth.value())
+        self.generate_numeric(self.gen_lo.text(), self.gen_hi.text(), self.gen_fanout.value(), self.gen_depth.value())
 
     def flat_from_data(self, attribute: str | None = None) -> bool:
         """Root -> every distinct value in the data: marked 'derived from the data: not private'."""

@@ -52,8 +52,10 @@ REPLAY_SECONDS = 30.0
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
 SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
-NEIGHBOUR_OFF = ("the neighbour view (this count on the data and on the data without one record) needs the true "
-                 "counts: teaching mode, a finished DiffGen run and a node with a noisy count")
+NEIGHBOUR_OFF = (
+    "the neighbour view (this count on the data and on the data without one record) needs the true "
+    "counts: teaching mode, a finished DiffGen run and a node with a noisy count"
+)
 VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table, or both (tree above)
 
 
@@ -83,9 +85,13 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_play = QtWidgets.QToolButton(text="Play")
         self.btn_fwd = QtWidgets.QToolButton(text=">")
         self.btn_end = QtWidgets.QToolButton(text=">|")
-        for b, tip in ((self.btn_start, "to the start"), (self.btn_back, "one step back"),
-                       (self.btn_play, "play / pause (Space)"), (self.btn_fwd, "one step forward"),
-                       (self.btn_end, "to the end")):
+        for b, tip in (
+            (self.btn_start, "to the start"),
+            (self.btn_back, "one step back"),
+            (self.btn_play, "play / pause (Space)"),
+            (self.btn_fwd, "one step forward"),
+            (self.btn_end, "to the end"),
+        ):
             b.setToolTip(tip)
             bar.addWidget(b)
         self.btn_play.setShortcut("Space")
@@ -98,8 +104,10 @@ class WatchPanel(QtWidgets.QWidget):
         for s in SPEEDS:
             self.speed_box.addItem(f"x{s:g}" + (f" ({REPLAY_SECONDS:g} s)" if s == 1 else ""), s)
         self.speed_box.setCurrentIndex(SPEEDS.index(1))
-        self.speed_box.setToolTip(f"x1 plays the whole run in about {REPLAY_SECONDS:g} s, one selection step or "
-                                  "one level of the tree at a time")
+        self.speed_box.setToolTip(
+            f"x1 plays the whole run in about {REPLAY_SECONDS:g} s, one selection step or "
+            "one level of the tree at a time"
+        )
         bar.addWidget(self.speed_box)
         self.chk_true = QtWidgets.QCheckBox("show true counts")
         self.chk_true.setToolTip("teaching mode only: overlay the true counts")
@@ -108,8 +116,10 @@ class WatchPanel(QtWidgets.QWidget):
         self.view_box.addItems(VIEWS)
         self.view_box.setCurrentText("Both")
         self.view_box.setAccessibleName("Watch view: tree, icicle or both")
-        self.view_box.setToolTip("Tree: the partition tree; Icicle: one row per depth, each cell as wide as "
-                                 "the released counts below it; Both: the two, one above the other")
+        self.view_box.setToolTip(
+            "Tree: the partition tree; Icicle: one row per depth, each cell as wide as "
+            "the released counts below it; Both: the two, one above the other"
+        )
         bar.addWidget(self.view_box)
         self.btn_fit = QtWidgets.QToolButton(text="Fit")
         self.btn_fit.setToolTip("zoom to the whole tree")
@@ -123,8 +133,9 @@ class WatchPanel(QtWidgets.QWidget):
         self.mark.setStyleSheet("background:#f0a020;color:black;font-weight:bold;padding:2px 8px;")
         self.mark.setVisible(False)
         status.addWidget(self.mark)
-        legend = " ".join(f"<span style='color:{PALETTE_COLOURS[k]}'>&#9679;</span> {STATE_NAMES[k]}"
-                          for k in sorted(STATE_NAMES))
+        legend = " ".join(
+            f"<span style='color:{PALETTE_COLOURS[k]}'>&#9679;</span> {STATE_NAMES[k]}" for k in sorted(STATE_NAMES)
+        )
         self.legend = QtWidgets.QLabel(legend)
         status.addWidget(self.legend)
         outer.addLayout(status)
@@ -156,8 +167,10 @@ class WatchPanel(QtWidgets.QWidget):
         self.btn_neighbour.setToolTip(NEIGHBOUR_OFF)
         self.btn_step_neighbour = QtWidgets.QPushButton("Remove one record from this step...")
         self.btn_step_neighbour.setAccessibleName("Neighbour view of this selection step")
-        self.btn_step_neighbour.setToolTip("each candidate's chance on the data and on the data without one record "
-                                           "(teaching mode, a specialization step of a finished run)")
+        self.btn_step_neighbour.setToolTip(
+            "each candidate's chance on the data and on the data without one record "
+            "(teaching mode, a specialization step of a finished run)"
+        )
         self.btn_step_neighbour.setVisible(False)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.btn_neighbour)
@@ -361,8 +374,9 @@ class WatchPanel(QtWidgets.QWidget):
             replay = self.replay
             while replay.position < target:
                 replay.step_forward()
-                if ((replay.position & 15) == 0 or type(replay.state.last_event) in BULK_EVENTS) \
-                        and time.perf_counter() > deadline:
+                if (
+                    (replay.position & 15) == 0 or type(replay.state.last_event) in BULK_EVENTS
+                ) and time.perf_counter() > deadline:
                     break
         moved = self.position - start
         if moved:
@@ -482,8 +496,10 @@ class WatchPanel(QtWidgets.QWidget):
         if st.progress is not None and st.progress.message:
             extra = f" - {st.progress.message}"
         live = " (live)" if self.live else ""
-        self.status.setText(f"event {st.position} of {n}{live}: {what}; {st.n_nodes} nodes{extra}"
-                            + ("; finished" if st.finished else ""))
+        self.status.setText(
+            f"event {st.position} of {n}{live}: {what}; {st.n_nodes} nodes{extra}"
+            + ("; finished" if st.finished else "")
+        )
         if self._selected is not None:
             self._show_node(self._selected)
         self.positionChanged.emit(st.position)
@@ -525,23 +541,36 @@ class WatchPanel(QtWidgets.QWidget):
     def _neighbour_ready(self, nid: int | None) -> bool:
         st = self.replay.state
         nd = st.nodes.get(nid) if nid is not None else None
-        return (bool(self.teaching) and nd is not None and nd.true_count is not None and nd.variance is not None
-                and getattr(self.project, "frame", None) is not None and self._records_of_run() is not None)
+        return (
+            bool(self.teaching)
+            and nd is not None
+            and nd.true_count is not None
+            and nd.variance is not None
+            and getattr(self.project, "frame", None) is not None
+            and self._records_of_run() is not None
+        )
 
     def _neighbour_off(self) -> str:
         if getattr(self.project, "frame", None) is None and getattr(self.project, "has_data", False):
-            return ("the neighbour view removes one record and runs again, so it needs the records in memory; "
-                    "this table is read through DuckDB (it is large)")
+            return (
+                "the neighbour view removes one record and runs again, so it needs the records in memory; "
+                "this table is read through DuckDB (it is large)"
+            )
         return NEIGHBOUR_OFF
 
     def _step_neighbour_ready(self) -> bool:
         """A selection step (a specialization or a split point) of a finished teaching run on the loaded data
         is shown."""
         cand = self.replay.state.candidates
-        return (bool(self.teaching) and not self.live and cand is not None
-                and (len(cand.labels) > 1 and "split-point" not in cand.mechanism or bool(cand.ranges))
-                and getattr(self.project, "frame", None) is not None
-                and bool(self.replay.events) and type(self.replay.events[-1]).__name__ == "RunFinished")
+        return (
+            bool(self.teaching)
+            and not self.live
+            and cand is not None
+            and (len(cand.labels) > 1 and "split-point" not in cand.mechanism or bool(cand.ranges))
+            and getattr(self.project, "frame", None) is not None
+            and bool(self.replay.events)
+            and type(self.replay.events[-1]).__name__ == "RunFinished"
+        )
 
     def open_step_neighbour_view(self):
         """The neighbour view of the selection step shown (teaching mode only): returns the dialog, shown."""
@@ -561,8 +590,15 @@ class WatchPanel(QtWidgets.QWidget):
         if not self._neighbour_ready(self._selected):
             return None
         st = self.replay.state
-        self.neighbour_dialog = NeighbourDialog(st, self._selected, self.project.frame, self._records_of_run(),
-                                                dict(self.project.taxonomies), bool(self.teaching), self)
+        self.neighbour_dialog = NeighbourDialog(
+            st,
+            self._selected,
+            self.project.frame,
+            self._records_of_run(),
+            dict(self.project.taxonomies),
+            bool(self.teaching),
+            self,
+        )
         self.neighbour_dialog.show()
         return self.neighbour_dialog
 
@@ -571,8 +607,11 @@ class WatchPanel(QtWidgets.QWidget):
         ready = self._neighbour_ready(nid)
         self.btn_neighbour.setEnabled(ready)
         self.btn_neighbour.setVisible(bool(self.teaching))
-        self.btn_neighbour.setToolTip("see this count's output distribution on the data and on the data without "
-                                      "one record you pick" if ready else self._neighbour_off())
+        self.btn_neighbour.setToolTip(
+            "see this count's output distribution on the data and on the data without one record you pick"
+            if ready
+            else self._neighbour_off()
+        )
         nd = self.replay.state.nodes.get(nid)
         if nd is None:
             self.details.setText("the selected node does not exist at this step")
@@ -594,8 +633,11 @@ class WatchPanel(QtWidgets.QWidget):
     def _load_from_project(self) -> None:
         p = self.project
         teaching = getattr(p, "run_teaching", None)
-        self.load_events(p.events, teaching=teaching, epsilon=float(p.run_ledger.total) if getattr(
-            p, "run_ledger", None) is not None else None)
+        self.load_events(
+            p.events,
+            teaching=teaching,
+            epsilon=float(p.run_ledger.total) if getattr(p, "run_ledger", None) is not None else None,
+        )
         self.seek_end()
 
     def _on_project(self, field: str) -> None:
@@ -615,7 +657,6 @@ class WatchPanel(QtWidgets.QWidget):
             self.status.setText("no run yet: run an algorithm from the Algorithm panel")
             return
         # identity, not ==: events hold results with numpy arrays
-        same = len(events) == len(self.replay.events) and all(
-            a is b for a, b in zip(events, self.replay.events))
+        same = len(events) == len(self.replay.events) and all(a is b for a, b in zip(events, self.replay.events))
         if not same:
             self._load_from_project()

@@ -14,8 +14,7 @@ from fractions import Fraction
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-COLOURS = ["#4a7fc1", "#f0a020", "#2e9e5b", "#9467bd", "#d62728", "#8c564b", "#e377c2", "#17becf",
-           "#bcbd22", "#7f7f7f"]
+COLOURS = ["#4a7fc1", "#f0a020", "#2e9e5b", "#9467bd", "#d62728", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 MIN_SHARE = Fraction(1, 100)  # of the total, per segment
 GRID = 1000  # handle positions snap to 1/1000 of the total, so shares stay short exact fractions
 
@@ -40,8 +39,7 @@ class BudgetBar(QtWidgets.QWidget):
     def set_segments(self, names, shares, total, colours=None, locked: bool = False) -> None:
         """Show ``names`` with ``shares`` (numbers; they are rescaled to sum exactly to ``total``)."""
         total = Fraction(total)
-        fr = [Fraction(s) if not isinstance(s, float) else Fraction(s).limit_denominator(10 ** 9)
-              for s in shares]
+        fr = [Fraction(s) if not isinstance(s, float) else Fraction(s).limit_denominator(10**9) for s in shares]
         s = sum(fr)
         if s <= 0:
             raise ValueError("shares must sum to a positive number")

@@ -97,8 +97,13 @@ class CandidatesChart(pg.PlotWidget):
         ys = np.arange(len(order))[::-1].astype(float)
         normal = [k for k, i in enumerate(order) if i != w]
         widths = probs[np.asarray(order, dtype=np.int64)]
-        self.bars.setOpts(x0=np.zeros(len(normal)), y=ys[normal], height=0.7, width=widths[normal],
-                          brush="#b0b0b0" if hidden else "#4a7fc1")
+        self.bars.setOpts(
+            x0=np.zeros(len(normal)),
+            y=ys[normal],
+            height=0.7,
+            width=widths[normal],
+            brush="#b0b0b0" if hidden else "#4a7fc1",
+        )
         if w is not None:
             k = order.index(w)
             self.winner_bar.setOpts(x0=[0.0], y=[ys[k]], height=0.7, width=[probs[w]])
@@ -108,7 +113,7 @@ class CandidatesChart(pg.PlotWidget):
         for k, i in enumerate(order):
             label = scored.labels[i]
             if len(label) > LABEL_CHARS:  # a longer tick label would not fit the axis and be dropped
-                label = label[:LABEL_CHARS - 2] + ".."
+                label = label[: LABEL_CHARS - 2] + ".."
             score = scored.scores[i]
             ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({score:.3g})"))
         self.getAxis("left").setTicks([[]])
@@ -146,7 +151,7 @@ class CandidatesChart(pg.PlotWidget):
             t.setText(text)
             t.setPos(0.0, float(y))
             t.setVisible(True)
-        for t in self._bar_texts[len(ticks):]:
+        for t in self._bar_texts[len(ticks) :]:
             t.setVisible(False)
 
     def bar_labels(self) -> list[str]:
@@ -193,8 +198,7 @@ def odds_caption(probs, w: int) -> str:
         return "the winner had all the probability"
     ratio = float(probs[w]) / best
     if ratio < 1:
-        return (f"the winner was {1 / ratio:.2g} times less likely than the best other candidate: "
-                "the noise chose it")
+        return f"the winner was {1 / ratio:.2g} times less likely than the best other candidate: the noise chose it"
     if ratio < 1.5:
         verdict = "with this budget the choice is close to random"
     elif ratio < 10:
@@ -212,8 +216,11 @@ def _pairs(scored, winner) -> bool:
     if scored.selection >= 0 or winner.selection >= 0:
         return scored.selection == winner.selection
     i = int(winner.index)
-    return (winner.step == scored.step and 0 <= i < len(scored.labels)
-            and (scored.labels[i] == winner.label or "interval" in scored.mechanism))
+    return (
+        winner.step == scored.step
+        and 0 <= i < len(scored.labels)
+        and (scored.labels[i] == winner.label or "interval" in scored.mechanism)
+    )
 
 
 def _what(scored) -> str:

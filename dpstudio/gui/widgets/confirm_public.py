@@ -19,8 +19,12 @@ def confirm_public_input(parent, project, key: str, wording: str | None = None) 
     if wording is None:
         proposed = pv.default_wording(key, project.provenance_of(key))
         wording, ok = QtWidgets.QInputDialog.getMultiLineText(
-            parent, "Confirm a public input", f"The {pv.describe(key)} was derived from the data. Publish it only "
-            "if it is public knowledge. Your statement (recorded in the project, sidecar and report):", proposed)
+            parent,
+            "Confirm a public input",
+            f"The {pv.describe(key)} was derived from the data. Publish it only "
+            "if it is public knowledge. Your statement (recorded in the project, sidecar and report):",
+            proposed,
+        )
         if not ok:
             return False, ""
     try:

@@ -13,8 +13,10 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.model import provenance as pv
 
-WORDING = ("I confirm that these column types (numeric or categorical) are public knowledge, known from the "
-           "data's documentation without looking at its records.")
+WORDING = (
+    "I confirm that these column types (numeric or categorical) are public knowledge, known from the "
+    "data's documentation without looking at its records."
+)
 
 
 def unconfirmed_types(project) -> list[str]:
@@ -30,8 +32,10 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         self.setWindowTitle("Confirm the column types")
         self.project = project
         lay = QtWidgets.QVBoxLayout(self)
-        intro = QtWidgets.QLabel("These types were read from the data's values. Confirm those that are public "
-                                 "knowledge; change a wrong one in the Data panel (Type) instead.")
+        intro = QtWidgets.QLabel(
+            "These types were read from the data's values. Confirm those that are public "
+            "knowledge; change a wrong one in the Data panel (Type) instead."
+        )
         intro.setWordWrap(True)
         lay.addWidget(intro)
         self.list = QtWidgets.QListWidget()
@@ -56,8 +60,11 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         self.resize(520, 420)
 
     def checked(self) -> list[str]:
-        return [self.list.item(i).data(QtCore.Qt.UserRole) for i in range(self.list.count())
-                if self.list.item(i).checkState() == QtCore.Qt.Checked]
+        return [
+            self.list.item(i).data(QtCore.Qt.UserRole)
+            for i in range(self.list.count())
+            if self.list.item(i).checkState() == QtCore.Qt.Checked
+        ]
 
     def wording(self) -> str:
         return self.statement.text()

@@ -67,7 +67,7 @@ class DataFrameModel(QtCore.QAbstractTableModel):
         key = (c, b)
         blk = self._blocks.get(key)
         if blk is None:
-            part = self._series[c].iloc[b * self.BLOCK:(b + 1) * self.BLOCK]
+            part = self._series[c].iloc[b * self.BLOCK : (b + 1) * self.BLOCK]
             blk = (part.to_numpy(), part.isna().to_numpy())
             self._blocks[key] = blk
             if len(self._blocks) > self.MAX_BLOCKS:

@@ -26,7 +26,7 @@ class DecadeAxis(pg.AxisItem):
         for v in values:
             if abs(v - round(v)) < 1e-6:
                 e = int(round(v))
-                out.append(f"{10.0 ** e:g}" if -3 <= e <= 4 else f"1e{e}")
+                out.append(f"{10.0**e:g}" if -3 <= e <= 4 else f"1e{e}")
             else:
                 out.append("")
         return out
@@ -37,8 +37,9 @@ COLOURS = ["#4a7fc1", "#2e9e5b", "#d62728", "#f0a020", "#9467bd", "#8c564b"]
 
 class ErrorPlot(pg.PlotWidget):
     def __init__(self, parent=None, ylabel: str = "mean squared error", xlabel: str = "query size (bins)"):
-        super().__init__(parent=parent, background="w",
-                         axisItems={"bottom": DecadeAxis("bottom"), "left": DecadeAxis("left")})
+        super().__init__(
+            parent=parent, background="w", axisItems={"bottom": DecadeAxis("bottom"), "left": DecadeAxis("left")}
+        )
         self.setMenuEnabled(False)
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("left", ylabel)
@@ -77,8 +78,16 @@ class ErrorPlot(pg.PlotWidget):
             for it in (c_lo, c_hi, fill):
                 self.addItem(it)
                 items.append(it)
-        curve = self.plot(np.log10(x[keep]), np.log10(y[keep]), pen=pen, name=name, symbol="o", symbolSize=4,
-                          symbolBrush=colour, symbolPen=None)
+        curve = self.plot(
+            np.log10(x[keep]),
+            np.log10(y[keep]),
+            pen=pen,
+            name=name,
+            symbol="o",
+            symbolSize=4,
+            symbolBrush=colour,
+            symbolPen=None,
+        )
         items.append(curve)
         self._items[name] = items
         self.series[name] = {"x": x, "y": y, "band": band}

@@ -60,8 +60,10 @@ class IcicleView(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setAccessibleName("Icicle view of the released tree")
-        self.setToolTip("each row is a depth of the tree; a cell is as wide as the released counts below it. "
-                        "Click to select, double-click to zoom in, Fit to see all")
+        self.setToolTip(
+            "each row is a depth of the tree; a cell is as wide as the released counts below it. "
+            "Click to select, double-click to zoom in, Fit to see all"
+        )
         self.setMinimumHeight(80)
         self.setMouseTracking(False)
         self.state = None
@@ -195,8 +197,9 @@ class IcicleView(QtWidgets.QWidget):
         self.labels_drawn = []
         if self.waiting:
             p.setPen(QtGui.QColor("#666"))
-            p.drawText(self.rect(), QtCore.Qt.AlignCenter, "the icicle of the released table is drawn when the run "
-                                                          "ends")
+            p.drawText(
+                self.rect(), QtCore.Qt.AlignCenter, "the icicle of the released table is drawn when the run ends"
+            )
             return
         L = self._layout(throttle=True)
         if L is None:
@@ -213,6 +216,7 @@ class IcicleView(QtWidgets.QWidget):
         p.setRenderHint(QtGui.QPainter.Antialiasing, False)
         white = QtGui.QPen(QtGui.QColor("white"))
         white.setWidth(1)
+
         def cell(i):
             return QtCore.QRectF(float(px0[i]), float(L.depth[i] * rh), float(px1[i] - px0[i]), rh)
 
@@ -240,8 +244,11 @@ class IcicleView(QtWidgets.QWidget):
             pen = QtGui.QPen(self._colours[SELECTED] if k == 0 else QtGui.QColor("#222"))
             pen.setWidth(2)
             p.setPen(pen)
-            p.drawRect(QtCore.QRectF(float(px0[pos]) + 1, float(L.depth[pos] * rh) + 1,
-                                     max(float(px1[pos] - px0[pos]) - 2, 1.0), rh - 2))
+            p.drawRect(
+                QtCore.QRectF(
+                    float(px0[pos]) + 1, float(L.depth[pos] * rh) + 1, max(float(px1[pos] - px0[pos]) - 2, 1.0), rh - 2
+                )
+            )
 
     def path_positions(self) -> list[int]:
         L = self.layout_data
@@ -274,6 +281,9 @@ class IcicleView(QtWidgets.QWidget):
             p.setPen(QtGui.QColor("black" if status[i] == CREATED else "white"))  # the other fills are dark
             left = max(float(px0[i]), 0.0)
             right = min(float(px1[i]), float(self.width()))
-            p.drawText(QtCore.QRectF(left + 3, float(L.depth[i] * rh), right - left - 6, rh),
-                       QtCore.Qt.AlignVCenter | QtCore.Qt.AlignLeft, text)
+            p.drawText(
+                QtCore.QRectF(left + 3, float(L.depth[i] * rh), right - left - 6, rh),
+                QtCore.Qt.AlignVCenter | QtCore.Qt.AlignLeft,
+                text,
+            )
             self.labels_drawn.append(text)

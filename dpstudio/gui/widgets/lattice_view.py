@@ -56,14 +56,19 @@ class LatticeView(QtWidgets.QGraphicsView):
             for n in nodes:
                 for j in range(len(n)):
                     if n[j] < heights[j]:
-                        up = n[:j] + (n[j] + 1,) + n[j + 1:]
+                        up = n[:j] + (n[j] + 1,) + n[j + 1 :]
                         self.scene().addLine(QtCore.QLineF(pos[n], pos[up]), pen)
         for n in nodes:
             state = status.get(n, UNKNOWN)
             p = pos[n]
-            item = self.scene().addEllipse(p.x() - DOT / 2, p.y() - DOT / 2, DOT, DOT,
-                                           QtGui.QPen(QtGui.QColor("#404040"), 1),
-                                           QtGui.QBrush(QtGui.QColor(COLOURS[state])))
+            item = self.scene().addEllipse(
+                p.x() - DOT / 2,
+                p.y() - DOT / 2,
+                DOT,
+                DOT,
+                QtGui.QPen(QtGui.QColor("#404040"), 1),
+                QtGui.QBrush(QtGui.QColor(COLOURS[state])),
+            )
             item.setZValue(1)
             item.setData(0, n)
             item.setToolTip(f"levels {n}: {state}")

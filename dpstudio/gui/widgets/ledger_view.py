@@ -84,7 +84,7 @@ class LedgerView(QtWidgets.QWidget):
         self.set_entries([s.spend for s in spends], spent, total)
 
     def set_entries(self, entries, spent: float, total: float) -> None:
-        same_prefix = len(entries) >= len(self.entries) and entries[:len(self.entries)] == self.entries
+        same_prefix = len(entries) >= len(self.entries) and entries[: len(self.entries)] == self.entries
         if not same_prefix:
             self.table.setRowCount(0)
             start = 0

@@ -100,7 +100,7 @@ class NeighbourDialog(QtWidgets.QDialog):
         """The first row after ``after`` whose record lies in the node's partition (None: none)."""
         nd = self.state.nodes.get(self.node_id)
         values = node_values(nd) if nd is not None else ()
-        for row, rec in enumerate(self.frame.iloc[after + 1:].to_dict("records"), start=after + 1):
+        for row, rec in enumerate(self.frame.iloc[after + 1 :].to_dict("records"), start=after + 1):
             if record_in_values(values, self.result.attributes, rec, self.taxonomies):
                 return row
         return None
@@ -119,8 +119,17 @@ class NeighbourDialog(QtWidgets.QDialog):
         rec = self._record(row)
         cls = rec.get(self.result.class_name) if self.result.class_name else self.result.classes[0]
         try:
-            self.view = neighbour_count(self.state, self.node_id, self.row_number(row), rec, cls, self.result.classes,
-                                        self.result.attributes, self.taxonomies, self.teaching)
+            self.view = neighbour_count(
+                self.state,
+                self.node_id,
+                self.row_number(row),
+                rec,
+                cls,
+                self.result.classes,
+                self.result.attributes,
+                self.taxonomies,
+                self.teaching,
+            )
         except NeighbourError as exc:
             self.last_error = str(exc)
             self.words.setText(str(exc))
@@ -128,8 +137,10 @@ class NeighbourDialog(QtWidgets.QDialog):
             return
         self.last_error = ""
         shown = ", ".join(f"{k}={v}" for k, v in list(rec.items())[:6])
-        self.record_label.setText(f"row {self.row_number(row):,} of the data: {shown}, ... "
-                                  + ("(in this partition)" if self.view.in_node else "(not in this partition)"))
+        self.record_label.setText(
+            f"row {self.row_number(row):,} of the data: {shown}, ... "
+            + ("(in this partition)" if self.view.in_node else "(not in this partition)")
+        )
         self._draw()
         self.words.setText(self.view.words())
 
@@ -141,13 +152,23 @@ class NeighbourDialog(QtWidgets.QDialog):
         hi = pg.PlotDataItem(x, v.pmf_d * v.bound)
         band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(74, 127, 193, 50))
         self.plot.addItem(band)
-        self.plot.plot(x, v.pmf_d * v.bound, pen=pg.mkPen("#4a7fc1", width=1, style=QtCore.Qt.DotLine),
-                       name=f"e^(+-{1 / v.scale:.3g}) band around D")
+        self.plot.plot(
+            x,
+            v.pmf_d * v.bound,
+            pen=pg.mkPen("#4a7fc1", width=1, style=QtCore.Qt.DotLine),
+            name=f"e^(+-{1 / v.scale:.3g}) band around D",
+        )
         self.plot.plot(x, v.pmf_d, pen=pg.mkPen("#4a7fc1", width=2), name=f"D: true count {v.true_d}")
-        self.plot.plot(x, v.pmf_d1, pen=pg.mkPen("#f0a020", width=2, style=QtCore.Qt.DashLine),
-                       name=f"D without record {v.record}: {v.true_d1}")
-        title = (f"class {v.class_value}: ratio at most {_ratio_text(v.max_ratio)} <= e^{1 / v.scale:.3g} = "
-                 f"{_ratio_text(v.bound)}")
+        self.plot.plot(
+            x,
+            v.pmf_d1,
+            pen=pg.mkPen("#f0a020", width=2, style=QtCore.Qt.DashLine),
+            name=f"D without record {v.record}: {v.true_d1}",
+        )
+        title = (
+            f"class {v.class_value}: ratio at most {_ratio_text(v.max_ratio)} <= e^{1 / v.scale:.3g} = "
+            f"{_ratio_text(v.bound)}"
+        )
         self.plot.setTitle(html.escape(title))  # the title is markup: "<=" would start a tag
 
     def curves(self) -> tuple[np.ndarray, np.ndarray]:

@@ -80,17 +80,37 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
         y = np.arange(order.size)[::-1].astype(float)
         self.plot.clear()
         lo, hi = v.probs_d[order] / v.bound, v.probs_d[order] * v.bound
-        band = pg.BarGraphItem(x0=lo, width=hi - lo, y=y, height=0.8, brush=(240, 160, 32, 70), pen=None,
-                               name="D x e^(+-eps): where D minus the record must fall")
+        band = pg.BarGraphItem(
+            x0=lo,
+            width=hi - lo,
+            y=y,
+            height=0.8,
+            brush=(240, 160, 32, 70),
+            pen=None,
+            name="D x e^(+-eps): where D minus the record must fall",
+        )
         self.plot.addItem(band)
-        self.plot.addItem(pg.BarGraphItem(x0=np.zeros(order.size), width=v.probs_d[order], y=y + 0.18,
-                                          height=0.34, brush="#4a7fc1", name="on D"))
-        self.plot.addItem(pg.BarGraphItem(x0=np.zeros(order.size), width=v.probs_d1[order], y=y - 0.18,
-                                          height=0.34, brush="#d02020", name="on D minus the record"))
+        self.plot.addItem(
+            pg.BarGraphItem(
+                x0=np.zeros(order.size), width=v.probs_d[order], y=y + 0.18, height=0.34, brush="#4a7fc1", name="on D"
+            )
+        )
+        self.plot.addItem(
+            pg.BarGraphItem(
+                x0=np.zeros(order.size),
+                width=v.probs_d1[order],
+                y=y - 0.18,
+                height=0.34,
+                brush="#d02020",
+                name="on D minus the record",
+            )
+        )
         self.plot.getAxis("left").setTicks([[(float(yy), _short(v.labels[i])) for yy, i in zip(y, order)]])
         self.words.setText(
             f"step {v.step}, {v.mechanism}: the {order.size} most likely of {len(v.labels)} candidates. "
-            + v.caption() + ". The orange band around each blue bar is where the red bar must fall.")
+            + v.caption()
+            + ". The orange band around each blue bar is where the red bar must fall."
+        )
 
     def _draw_split(self, v: NeighbourSplit) -> None:
         """Each lattice point's chance on D and on D minus the record, as step lines along the interval."""
@@ -103,11 +123,18 @@ class SelectionNeighbourDialog(QtWidgets.QDialog):
         hi = pg.PlotDataItem(v.edges, v.point_d * v.bound, stepMode="center")
         self.plot.addItem(pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(240, 160, 32, 70)))
         self.plot.plot(v.edges, v.point_d, stepMode="center", pen=pg.mkPen("#4a7fc1", width=2), name="on D")
-        self.plot.plot(v.edges, v.point_d1, stepMode="center",
-                       pen=pg.mkPen("#d02020", width=2, style=QtCore.Qt.DashLine), name="on D minus the record")
-        self.words.setText(f"step {v.step}, a split point: " + v.caption() + ". The orange band (D x e^(+-eps)) "
-                           "is where the red line must stay; points between the same two data values share a "
-                           "chance, so both lines are steps.")
+        self.plot.plot(
+            v.edges,
+            v.point_d1,
+            stepMode="center",
+            pen=pg.mkPen("#d02020", width=2, style=QtCore.Qt.DashLine),
+            name="on D minus the record",
+        )
+        self.words.setText(
+            f"step {v.step}, a split point: " + v.caption() + ". The orange band (D x e^(+-eps)) "
+            "is where the red line must stay; points between the same two data values share a "
+            "chance, so both lines are steps."
+        )
 
     def bars(self) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities on D, on D minus the record) of the candidates drawn."""

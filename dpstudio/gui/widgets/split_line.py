@@ -64,9 +64,11 @@ class SplitLine(QtWidgets.QWidget):
         self.point = chosen_point(winner) if paired else None
         lo, hi = self.interval
         points = sum(int(r[2]) for r in ranges)
-        self.caption = (f"split point of [{lo:g}, {hi:g}): {points:,} lattice points in {len(ranges)} groups "
-                        "(points between the same two data values split the records alike); a bar's area is "
-                        "its group's probability, its height the chance of each of its points")
+        self.caption = (
+            f"split point of [{lo:g}, {hi:g}): {points:,} lattice points in {len(ranges)} groups "
+            "(points between the same two data values split the records alike); a bar's area is "
+            "its group's probability, its height the chance of each of its points"
+        )
         if self.point is not None:
             self.caption += f"; chosen: {self.point:g}"
         self.setToolTip(self.caption)
@@ -76,8 +78,11 @@ class SplitLine(QtWidgets.QWidget):
 
     def bars(self) -> list[tuple[float, float, float]]:
         """(first point, last point, probability) of every group with points, in order."""
-        return [(float(a), float(b), float(p)) for (a, b, n), p in zip(self.ranges, self.probabilities)
-                if n > 0 and math.isfinite(a) and math.isfinite(b)]
+        return [
+            (float(a), float(b), float(p))
+            for (a, b, n), p in zip(self.ranges, self.probabilities)
+            if n > 0 and math.isfinite(a) and math.isfinite(b)
+        ]
 
     def paintEvent(self, _ev) -> None:
         if not self.ranges:
@@ -88,8 +93,9 @@ class SplitLine(QtWidgets.QWidget):
         line_h = metrics.lineSpacing()
         w, h = self.width(), self.height()
         left, right = 12, w - 12
-        need = metrics.boundingRect(QtCore.QRect(0, 0, int(right - left), 10 * line_h), QtCore.Qt.TextWordWrap,
-                                    self.caption).height()
+        need = metrics.boundingRect(
+            QtCore.QRect(0, 0, int(right - left), 10 * line_h), QtCore.Qt.TextWordWrap, self.caption
+        ).height()
         text_rect = QtCore.QRectF(left, 2, right - left, min(need, h - 4 * line_h) + 2)
         qp.drawText(text_rect, QtCore.Qt.TextWordWrap, self.caption)
         axis_y = h - line_h - 8
@@ -101,14 +107,18 @@ class SplitLine(QtWidgets.QWidget):
             return left + (v - lo) / span * (right - left)
 
         # height: the chance of one point of the group (probability / points), so the area is the probability
-        bars = [(a, b, p / n, j) for j, ((a, b, n), p) in enumerate(zip(self.ranges, self.probabilities))
-                if n > 0 and math.isfinite(a) and math.isfinite(b)]
+        bars = [
+            (a, b, p / n, j)
+            for j, ((a, b, n), p) in enumerate(zip(self.ranges, self.probabilities))
+            if n > 0 and math.isfinite(a) and math.isfinite(b)
+        ]
         peak = max((d for *_, d, _j in bars), default=0.0) or 1.0
         for a, b, d, j in bars:
             x0, x1 = x_of(a), x_of(b)
             height = max((axis_y - top) * d / peak, 1.0)
-            qp.fillRect(QtCore.QRectF(x0 - 1, axis_y - height, max(x1 - x0, 2.0), height),
-                        CHOSEN if j == self.winner else BAR)
+            qp.fillRect(
+                QtCore.QRectF(x0 - 1, axis_y - height, max(x1 - x0, 2.0), height), CHOSEN if j == self.winner else BAR
+            )
         qp.setPen(QtGui.QPen(QtGui.QColor("#202020"), 1))
         qp.drawLine(QtCore.QPointF(left, axis_y), QtCore.QPointF(right, axis_y))
         for v, align in ((lo, QtCore.Qt.AlignLeft), (hi, QtCore.Qt.AlignRight)):

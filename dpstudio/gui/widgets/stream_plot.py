@@ -23,10 +23,12 @@ class StreamPlot(pg.PlotWidget):
         self.addLegend(offset=(10, 10))
         self.truth_curve = self.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), name="true counts (teaching only)")
         self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="released values")
-        self.published_curve = self.plot([], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#2e7d32",
-                                         symbolPen=None, name="published window")
-        self.groups_curve = self.plot([], [], pen=pg.mkPen("#d62728", width=2), name="groups of the window",
-                                      connect="finite")
+        self.published_curve = self.plot(
+            [], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#2e7d32", symbolPen=None, name="published window"
+        )
+        self.groups_curve = self.plot(
+            [], [], pen=pg.mkPen("#d62728", width=2), name="groups of the window", connect="finite"
+        )
         self.region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 183, 77, 50))
         self.region.hide()
         self.addItem(self.region)
@@ -62,8 +64,7 @@ class StreamPlot(pg.PlotWidget):
             self.groups_curve.setData(*groups)
         else:
             self.groups_curve.setData([], [])
-        self.shown = {"released": (ts, vals), "truth": truth, "window": span, "published": published,
-                      "groups": groups}
+        self.shown = {"released": (ts, vals), "truth": truth, "window": span, "published": published, "groups": groups}
 
     @staticmethod
     def _group_steps(win, window: int):

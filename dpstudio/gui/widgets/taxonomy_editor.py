@@ -55,8 +55,9 @@ def is_numeric_tree(root: Node | None) -> bool:
 
 
 class _Snapshot(QtGui.QUndoCommand):
-    def __init__(self, editor: TaxonomyEditor, before: Node | None, after: Node | None, text: str,
-                 select: Path_ | None):
+    def __init__(
+        self, editor: TaxonomyEditor, before: Node | None, after: Node | None, text: str, select: Path_ | None
+    ):
         super().__init__(text)
         self.editor, self.before, self.after, self.select = editor, before, after, select
 
@@ -78,8 +79,7 @@ class TaxonomyTreeView(QtWidgets.QTreeView):
         self.setAcceptDrops(True)
         self.setDropIndicatorShown(True)
         self.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
-        self.setEditTriggers(QtWidgets.QAbstractItemView.EditKeyPressed
-                             | QtWidgets.QAbstractItemView.DoubleClicked)
+        self.setEditTriggers(QtWidgets.QAbstractItemView.EditKeyPressed | QtWidgets.QAbstractItemView.DoubleClicked)
         self.setHeaderHidden(True)
 
     def dropEvent(self, event: QtGui.QDropEvent) -> None:
@@ -129,8 +129,9 @@ class TaxonomyEditor(QtWidgets.QWidget):
         bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
         self.act_add = self._act("Add child", self._add_clicked, "Ins", "Add a child under the selected node")
         self.act_rename = self._act("Rename", self._rename_clicked, "F2", "Rename the selected node")
-        self.act_delete = self._act("Delete", self._delete_clicked, QtGui.QKeySequence.Delete,
-                                    "Delete the selected node and its subtree")
+        self.act_delete = self._act(
+            "Delete", self._delete_clicked, QtGui.QKeySequence.Delete, "Delete the selected node and its subtree"
+        )
         self.act_undo = self._act("Undo", self.undo_stack.undo, QtGui.QKeySequence.Undo, "Undo the last edit")
         self.act_redo = self._act("Redo", self.undo_stack.redo, QtGui.QKeySequence.Redo, "Redo")
         self.act_undo.setEnabled(False)
@@ -245,7 +246,7 @@ class TaxonomyEditor(QtWidgets.QWidget):
             raise EditError("the taxonomy is empty")
         if not source:
             raise EditError("the root cannot be moved")
-        if new_parent[:len(source)] == source:
+        if new_parent[: len(source)] == source:
             raise EditError("a node cannot be moved under itself or its own descendants")
         new = copy_tree(self.root)
         old_parent = node_at(new, source[:-1])

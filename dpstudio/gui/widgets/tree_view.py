@@ -58,6 +58,8 @@ def note_busy() -> None:
 def recently_busy() -> bool:
     """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
     return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
+
+
 DEDUPE_MIN = 4096
 _PIXEL_OFFSET = 1 << 20
 
@@ -83,6 +85,7 @@ def _polygon(x: np.ndarray, y: np.ndarray) -> QtGui.QPolygonF:
         arr[:, 1] = y
     return poly
 
+
 # node colour states (index into PALETTE)
 from dpstudio.model.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
 
@@ -96,8 +99,14 @@ PALETTE_COLOURS = {
     SELECTED: "#d62728",
 }
 GLYPH_COLOUR = "#9a9a9a"
-STATE_NAMES = {CREATED: "created", NOISED: "noised", CONSISTENT: "consistent", RELEASED: "released leaf",
-               WINNER: "last split", SELECTED: "selected"}
+STATE_NAMES = {
+    CREATED: "created",
+    NOISED: "noised",
+    CONSISTENT: "consistent",
+    RELEASED: "released leaf",
+    WINNER: "last split",
+    SELECTED: "selected",
+}
 
 
 class _XYItem(pg.GraphicsObject):
@@ -114,8 +123,11 @@ class _XYItem(pg.GraphicsObject):
         self.prepareGeometryChange()
         self.x = np.asarray(x, dtype=float)
         self.y = np.asarray(y, dtype=float)
-        self._rect = QtCore.QRectF(float(self.x.min()), float(self.y.min()), float(np.ptp(self.x)),
-                                   float(np.ptp(self.y))) if self.x.size else QtCore.QRectF()
+        self._rect = (
+            QtCore.QRectF(float(self.x.min()), float(self.y.min()), float(np.ptp(self.x)), float(np.ptp(self.y)))
+            if self.x.size
+            else QtCore.QRectF()
+        )
         self._shown_key = None
 
     def getData(self):
@@ -476,9 +488,14 @@ class TreeView(pg.PlotWidget):
             self._update_labels()
             return
         key = (id(st), st.structure_version, st.n_nodes)
-        focus_key = (key, self.selected if self.collapse else None, frozenset(self.expanded),
-                     frozenset(self.opened), self.collapse,
-                     st.winner is not None and st.position)
+        focus_key = (
+            key,
+            self.selected if self.collapse else None,
+            frozenset(self.expanded),
+            frozenset(self.opened),
+            self.collapse,
+            st.winner is not None and st.position,
+        )
         if key != self._layout_key or focus_key != self._focus_key:
             ids, par = st.parents_array()
             self._ids, self._par = ids, par
@@ -582,7 +599,7 @@ class TreeView(pg.PlotWidget):
         d2 = ((self._x - view_x) * sx) ** 2 + ((self._y - view_y) * sy) ** 2
         d2 = np.where(self._shown, d2, np.inf) if self._shown.size == d2.size else d2
         i = int(np.argmin(d2))
-        return int(self._ids[i]) if d2[i] <= radius_px ** 2 else None
+        return int(self._ids[i]) if d2[i] <= radius_px**2 else None
 
     def _on_scene_click(self, ev) -> None:
         vb = self.getViewBox()
@@ -674,7 +691,7 @@ class TreeView(pg.PlotWidget):
                 t._shown_text = text
             t.setPos(float(self._x[i]), float(self._y[i]) - 5 / sy)
             t.setVisible(True)
-        for t in self._labels[len(shown):]:
+        for t in self._labels[len(shown) :]:
             t.setVisible(False)
         self._label_rects = self._placed_rects = placed
 

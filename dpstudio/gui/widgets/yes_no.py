@@ -17,8 +17,9 @@ def exec_modal(box: QtWidgets.QMessageBox) -> int:
 
 def ask_yes_no(parent, title: str, text: str, exec_dialog=exec_modal, keep_as: str | None = None) -> bool:
     """Ask ``text``; True only for Yes. The box is kept as ``parent.<keep_as>`` while it is shown."""
-    box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, title, text,
-                                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, parent)
+    box = QtWidgets.QMessageBox(
+        QtWidgets.QMessageBox.Warning, title, text, QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, parent
+    )
     box.setDefaultButton(QtWidgets.QMessageBox.No)
     box.setEscapeButton(QtWidgets.QMessageBox.No)
     if keep_as:

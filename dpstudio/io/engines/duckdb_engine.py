@@ -26,9 +26,13 @@ class DuckDBEngine(SqlEngine):
         except ImportError:
             raise EngineError("--engine duckdb needs the duckdb package (pip install duckdb)") from None
         self._duckdb = duckdb
-        self.con = duckdb.connect(":memory:", config={
-            "memory_limit": os.environ.get("DPSTUDIO_DUCKDB_MEMORY", MEMORY_LIMIT),
-            "temp_directory": os.path.join(tempfile.gettempdir(), "dpstudio-duckdb")})
+        self.con = duckdb.connect(
+            ":memory:",
+            config={
+                "memory_limit": os.environ.get("DPSTUDIO_DUCKDB_MEMORY", MEMORY_LIMIT),
+                "temp_directory": os.path.join(tempfile.gettempdir(), "dpstudio-duckdb"),
+            },
+        )
         self.con.execute("SET enable_progress_bar = true")  # query_progress() for the progress callback
         self.con.execute("SET enable_progress_bar_print = false")
         self._registered = None
@@ -44,9 +48,11 @@ class DuckDBEngine(SqlEngine):
             scan = f"read_parquet({path})"
         else:
             columns = ", ".join(f"{literal(n)}: {literal(self.text_type)}" for n in source.names)
-            scan = (f"read_csv({path}, delim={literal(source.delimiter)}, header={str(source.header).lower()}, "
-                    f"quote='\"', escape='\"', auto_detect=false, columns={{{columns}}}, "
-                    f"compression={literal('gzip' if ds._is_gzip(source.path) else 'none')})")
+            scan = (
+                f"read_csv({path}, delim={literal(source.delimiter)}, header={str(source.header).lower()}, "
+                f"quote='\"', escape='\"', auto_detect=false, columns={{{columns}}}, "
+                f"compression={literal('gzip' if ds._is_gzip(source.path) else 'none')})"
+            )
         try:
             self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT * FROM {scan}")
             types = self.con.execute("DESCRIBE SELECT * FROM src").fetchall()
@@ -97,5 +103,20 @@ class DuckDBEngine(SqlEngine):
 
 def _is_number(kind: str) -> bool:
     k = kind.upper()
-    return k.startswith(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                         "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL"))
+    return k.startswith(
+        (
+            "TINYINT",
+            "SMALLINT",
+            "INTEGER",
+            "BIGINT",
+            "HUGEINT",
+            "UTINYINT",
+            "USMALLINT",
+            "UINTEGER",
+            "UBIGINT",
+            "FLOAT",
+            "DOUBLE",
+            "DECIMAL",
+            "REAL",
+        )
+    )

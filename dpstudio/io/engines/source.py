@@ -35,14 +35,16 @@ def describe(path, missing=ds.DEFAULT_MISSING) -> Source:
 
         try:
             with duckdb.connect() as con:
-                names = tuple(str(r[0]) for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)",
-                                                             [str(p)]).fetchall())
+                names = tuple(
+                    str(r[0]) for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(p)]).fetchall()
+                )
         except duckdb.Error as exc:
             raise EngineError(f"cannot read the Parquet file {p.name}: {str(exc).splitlines()[0]}") from None
         return Source(p, "parquet", names, missing=missing)
     if suffix in ds.EXCEL_SUFFIXES or suffix == ".xls":
-        raise EngineError(f"{p.name}: the DuckDB and Spark engines read CSV/TSV and Parquet; use --engine numpy "
-                          "for a workbook")
+        raise EngineError(
+            f"{p.name}: the DuckDB and Spark engines read CSV/TSV and Parquet; use --engine numpy for a workbook"
+        )
     try:
         sample, _ = ds._read_sample(p, "utf-8-sig")
         if not sample.strip():

@@ -36,9 +36,11 @@ class SparkEngine(SqlEngine):
                 os.environ["PYSPARK_PYTHON"] = sys.executable  # local workers: this environment's packages
             # one machine: a few shuffle partitions, not the cluster default of 200
             builder = builder.config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
-        builder = (builder.config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.session.timeZone", "UTC")
-                   .config("spark.sql.ansi.enabled", "false"))
+        builder = (
+            builder.config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.ansi.enabled", "false")
+        )
         from pyspark import SparkContext
 
         self._owns = SparkContext._active_spark_context is None  # stop on close only a session we started
@@ -61,14 +63,23 @@ class SparkEngine(SqlEngine):
             if source.kind == "parquet":
                 df = self.spark.read.parquet(path)
             else:
-                df = (self.spark.read.option("sep", source.delimiter).option("header", source.header)
-                      .option("quote", '"').option("escape", '"').option("inferSchema", False)
-                      .option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False)
-                      .option("nullValue", None).option("emptyValue", "").option("mode", "FAILFAST")
-                      .csv(path))
+                df = (
+                    self.spark.read.option("sep", source.delimiter)
+                    .option("header", source.header)
+                    .option("quote", '"')
+                    .option("escape", '"')
+                    .option("inferSchema", False)
+                    .option("ignoreLeadingWhiteSpace", False)
+                    .option("ignoreTrailingWhiteSpace", False)
+                    .option("nullValue", None)
+                    .option("emptyValue", "")
+                    .option("mode", "FAILFAST")
+                    .csv(path)
+                )
                 if len(df.columns) != len(source.names):
-                    raise EngineError(f"spark reads {len(df.columns)} columns in {source.path.name}, "
-                                      f"expected {len(source.names)}")
+                    raise EngineError(
+                        f"spark reads {len(df.columns)} columns in {source.path.name}, expected {len(source.names)}"
+                    )
                 df = df.toDF(*source.names)
         except EngineError:
             raise
@@ -93,7 +104,7 @@ class SparkEngine(SqlEngine):
         done = total = 0
         for job in tracker.getJobIdsForGroup(self.group):
             info = tracker.getJobInfo(job)
-            for stage in (info.stageIds if info else ()):
+            for stage in info.stageIds if info else ():
                 s = tracker.getStageInfo(stage)
                 if s is not None:
                     done += s.numCompletedTasks
@@ -132,8 +143,9 @@ def _partition_sums(rows, columns, numeric):
 
 
 def _defaults() -> dict:
-    home = os.environ.get("SPARK_CONF_DIR") or (os.path.join(os.environ["SPARK_HOME"], "conf")
-                                                if "SPARK_HOME" in os.environ else None)
+    home = os.environ.get("SPARK_CONF_DIR") or (
+        os.path.join(os.environ["SPARK_HOME"], "conf") if "SPARK_HOME" in os.environ else None
+    )
     out = {}
     if home and os.path.isfile(os.path.join(home, "spark-defaults.conf")):
         with open(os.path.join(home, "spark-defaults.conf"), encoding="utf-8") as fh:

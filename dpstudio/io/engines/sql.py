@@ -106,8 +106,9 @@ class SqlEngine:
         progress(1.0, what)
         return box.get("value")
 
-    def group_counts(self, source: Source, columns, progress: EngineProgress | None = None
-                     ) -> tuple[pd.DataFrame, np.ndarray]:
+    def group_counts(
+        self, source: Source, columns, progress: EngineProgress | None = None
+    ) -> tuple[pd.DataFrame, np.ndarray]:
         """(distinct rows of ``columns``, records per row): the release's only look at the data."""
         columns = list(columns)
         missing = [c for c in columns if c not in source.names]
@@ -163,6 +164,7 @@ def as_loaded(chunk: pd.DataFrame, numeric: set[str]) -> pd.DataFrame:
 
 def partial_print(chunks: Iterator[pd.DataFrame], numeric: set[str]):
     """Row-hash sums of chunks of ``print_query``'s distinct rows with their counts (column ``COUNT``)."""
+
     def loaded():
         for chunk in chunks:
             counts = chunk.pop(COUNT).to_numpy(dtype=np.int64)

@@ -2,13 +2,23 @@
 before a spend, the budget account of the loaded data. See ``service.py``."""
 
 from dpstudio.model.release.question import (
-                                             CAUTION_EPSILON,
-                                             MAX_EPSILON,
-                                             ReleaseQuestion,
-                                             epsilon_caution,
-                                             epsilon_refusal,
+    CAUTION_EPSILON,
+    MAX_EPSILON,
+    ReleaseQuestion,
+    epsilon_caution,
+    epsilon_refusal,
 )
 from dpstudio.model.release.service import SIMULATION_RECORD, ReleaseRefused, ReleaseRequest, ReleaseService, RunSetup
 
-__all__ = ["CAUTION_EPSILON", "MAX_EPSILON", "ReleaseQuestion", "ReleaseRefused", "ReleaseRequest", "ReleaseService",
-           "RunSetup", "SIMULATION_RECORD", "epsilon_caution", "epsilon_refusal"]
+__all__ = [
+    "CAUTION_EPSILON",
+    "MAX_EPSILON",
+    "ReleaseQuestion",
+    "ReleaseRefused",
+    "ReleaseRequest",
+    "ReleaseService",
+    "RunSetup",
+    "SIMULATION_RECORD",
+    "epsilon_caution",
+    "epsilon_refusal",
+]

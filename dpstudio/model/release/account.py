@@ -56,8 +56,10 @@ class DatasetBudgetInfo:
         if self.total is None:
             return f"this dataset ({self.name}): no release yet on this data"
         known = " (recognised: " + self.related + ")" if self.related else ""
-        return (f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
-                f"epsilon left{known}")
+        return (
+            f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
+            f"epsilon left{known}"
+        )
 
 
 class BudgetAccount:
@@ -65,8 +67,7 @@ class BudgetAccount:
     without data; computed only when a store is open); ``data_path()`` the data file, for the default name;
     ``has_data()`` whether records are loaded."""
 
-    def __init__(self, records_print: Callable, data_path: Callable[[], Path | None],
-                 has_data: Callable[[], bool]):
+    def __init__(self, records_print: Callable, data_path: Callable[[], Path | None], has_data: Callable[[], bool]):
         self._records_print = records_print
         self._data_path = data_path
         self._has_data = has_data
@@ -125,8 +126,10 @@ class BudgetAccount:
             if known is not None and known.name != label:
                 store.rename(known.name, label)
             elif known is None and store is not None and any(d.name == label for d in store.datasets()):
-                raise BudgetStoreError(f"the name {label!r} belongs to another dataset in the budget store "
-                                       "(different records); choose another name")
+                raise BudgetStoreError(
+                    f"the name {label!r} belongs to another dataset in the budget store "
+                    "(different records); choose another name"
+                )
         except BudgetStoreError as exc:
             raise AccountError(str(exc)) from None
         self.name = label
@@ -151,8 +154,17 @@ class BudgetAccount:
     def request(self, epsilon, what: str) -> ReleaseRequest:
         """The release service's request for a studio release on the loaded data."""
         path = self._data_path()
-        return ReleaseRequest(self.default_name(), self._print, check_epsilon(epsilon), what, "studio", self.store,
-                              self.total, self.new_dataset, None if path is None else str(path))
+        return ReleaseRequest(
+            self.default_name(),
+            self._print,
+            check_epsilon(epsilon),
+            what,
+            "studio",
+            self.store,
+            self.total,
+            self.new_dataset,
+            None if path is None else str(path),
+        )
 
 
 __all__ = ["AccountError", "BudgetAccount", "DatasetBudgetInfo"]

@@ -26,8 +26,10 @@ MAX_EPSILON = 700
 def epsilon_refusal(eps) -> str:
     """Why ``eps`` cannot be used at all ("" when it can)."""
     if Fraction(eps) > MAX_EPSILON:
-        return (f"epsilon {float(eps):g} is beyond what any figure can show (e^epsilon, the guarantee's factor, "
-                f"overflows); at most {MAX_EPSILON}, and above {CAUTION_EPSILON} the guarantee means little")
+        return (
+            f"epsilon {float(eps):g} is beyond what any figure can show (e^epsilon, the guarantee's factor, "
+            f"overflows); at most {MAX_EPSILON}, and above {CAUTION_EPSILON} the guarantee means little"
+        )
     return ""
 
 
@@ -36,9 +38,11 @@ def epsilon_caution(eps) -> str:
     if Fraction(eps) <= CAUTION_EPSILON:
         return ""
     factor = math.exp(min(float(eps), MAX_EPSILON))
-    return (f"epsilon {float(eps):g} gives almost no privacy: one person's presence may make an output up to "
-            f"{factor:.3g} times likelier. Values above {CAUTION_EPSILON} are rarely meaningful; most releases use "
-            "1 or less")
+    return (
+        f"epsilon {float(eps):g} gives almost no privacy: one person's presence may make an output up to "
+        f"{factor:.3g} times likelier. Values above {CAUTION_EPSILON} are rarely meaningful; most releases use "
+        "1 or less"
+    )
 
 
 @dataclass(frozen=True)
@@ -68,17 +72,23 @@ class ReleaseQuestion:
         where = f"dataset {self.dataset!r}" + (f" ({self.data_path})" if self.data_path else "")
         lines = [f"Run a release on {where}?"]
         if self.related:
-            lines.append(f"These records are charged to the known dataset {self.dataset!r}: {self.related}. If "
-                         "they are other people, declare them a new dataset (Dataset budget) before running.")
+            lines.append(
+                f"These records are charged to the known dataset {self.dataset!r}: {self.related}. If "
+                "they are other people, declare them a new dataset (Dataset budget) before running."
+            )
         if self.tracked:
-            lines.append(f"This spends epsilon = {float(self.epsilon):g} of this dataset's lifetime budget of "
-                         f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
-                         f"Remaining on this dataset afterwards: {float(self.remaining_after):g}.")
+            lines.append(
+                f"This spends epsilon = {float(self.epsilon):g} of this dataset's lifetime budget of "
+                f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
+                f"Remaining on this dataset afterwards: {float(self.remaining_after):g}."
+            )
         else:
             lines.append(f"This spends epsilon = {float(self.epsilon):g}.")
         caution = epsilon_caution(self.epsilon)
-        lines += [*(f"WARNING: {w}" for w in ((caution,) if caution else ()) + self.warnings),
-                  "The spend cannot be undone, even if you cancel the run or never export it."]
+        lines += [
+            *(f"WARNING: {w}" for w in ((caution,) if caution else ()) + self.warnings),
+            "The spend cannot be undone, even if you cancel the run or never export it.",
+        ]
         return "\n\n".join(lines)
 
 

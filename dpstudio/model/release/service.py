@@ -35,8 +35,11 @@ from dpstudio.io.budget_store import (
 )
 from dpstudio.model.release.question import ReleaseQuestion, epsilon_refusal
 
-SIMULATION_RECORD = {"tracked": False, "charged": None,
-                     "note": "simulation noise (not a release): nothing was charged to the budget store"}
+SIMULATION_RECORD = {
+    "tracked": False,
+    "charged": None,
+    "note": "simulation noise (not a release): nothing was charged to the budget store",
+}
 
 
 class ReleaseRefused(ValueError):
@@ -103,19 +106,34 @@ class ReleaseService:
                     if request.total is not None:
                         budget = check_epsilon(request.total)
                     if any(d.name == name for d in store.datasets()):
-                        refusal = refusal or (f"the name {name!r} belongs to another dataset in the budget store "
-                                              "(different records); choose another name for this data")
+                        refusal = refusal or (
+                            f"the name {name!r} belongs to another dataset in the budget store "
+                            "(different records); choose another name for this data"
+                        )
                 warnings = tuple(store.near_duplicate_warnings(fp, exclude=None if known is None else known.name))
         except (BudgetStoreError, ValueError) as exc:
             refusal = refusal or f"the budget store cannot be used: {str(exc).splitlines()[0]}"
         remaining = budget - spent - eps
         if not refusal and tracked and remaining < 0:
-            refusal = (f"dataset {name!r}: a release of epsilon {fraction_text(eps)} does not fit its lifetime budget: "
-                       f"{fraction_text(budget - spent)} of {fraction_text(budget)} is left (spent "
-                       f"{fraction_text(spent)}); to raise it deliberately: dpstudio budget set-total {name} EPS, "
-                       "or Set... under Dataset budget in the studio")
-        return ReleaseQuestion(name, request.data_path, eps, budget, spent, max(remaining, Fraction(0)), refusal,
-                               tracked, warnings, related, request)
+            refusal = (
+                f"dataset {name!r}: a release of epsilon {fraction_text(eps)} does not fit its lifetime budget: "
+                f"{fraction_text(budget - spent)} of {fraction_text(budget)} is left (spent "
+                f"{fraction_text(spent)}); to raise it deliberately: dpstudio budget set-total {name} EPS, "
+                "or Set... under Dataset budget in the studio"
+            )
+        return ReleaseQuestion(
+            name,
+            request.data_path,
+            eps,
+            budget,
+            spent,
+            max(remaining, Fraction(0)),
+            refusal,
+            tracked,
+            warnings,
+            related,
+            request,
+        )
 
     def begin(self, question: ReleaseQuestion, answer: bool) -> RunSetup:
         """Charge, choose the noise, open the ledger: the release may start. Raises ``ReleaseRefused``
@@ -133,8 +151,15 @@ class ReleaseService:
             if store is None:
                 record = untracked_record(request.name)
             else:
-                charge = store.charge(request.print(), question.epsilon, request.what, request.front_end,
-                                      name=request.name, total=request.total, new_dataset=request.new_dataset)
+                charge = store.charge(
+                    request.print(),
+                    question.epsilon,
+                    request.what,
+                    request.front_end,
+                    name=request.name,
+                    total=request.total,
+                    new_dataset=request.new_dataset,
+                )
                 record, recognised = charge.to_dict(), charge.related
         except (BudgetStoreError, BudgetExceededError) as exc:
             raise ReleaseRefused(str(exc)) from None

@@ -49,9 +49,11 @@ class RunSnapshot:
         if self.teaching:
             return "it was a teaching run (simulation noise): not a release"
         if self.unconfirmed:
-            return ("when it ran, these inputs were derived from the data and not confirmed as public knowledge: "
-                    f"{'; '.join(self.unconfirmed)}. Confirming them now does not change what ran: confirm them, "
-                    "then run again")
+            return (
+                "when it ran, these inputs were derived from the data and not confirmed as public knowledge: "
+                f"{'; '.join(self.unconfirmed)}. Confirming them now does not change what ran: confirm them, "
+                "then run again"
+            )
         return ""
 
 
@@ -66,16 +68,26 @@ def snapshot_of(project: Project) -> RunSnapshot:
     unconfirmed = tuple(f"{pv.describe(k)} ({p.provenance_of(k).source})" for k in p.unconfirmed_inputs())
     hist = (p.params or {}).get("attribute") or histogram_attribute(p)
     return RunSnapshot(
-        teaching=p.teaching, epsilon=p.epsilon, seed=p.seed, algorithm=p.algorithm,
+        teaching=p.teaching,
+        epsilon=p.epsilon,
+        seed=p.seed,
+        algorithm=p.algorithm,
         params=MappingProxyType(copy.deepcopy(dict(p.params or {}))),
-        data_path=None if p.data_path is None else str(p.data_path), data_sha256=p.data_hash,
-        dataset_name=p.account.default_name(), public_inputs=tuple(copy.deepcopy(p.public_inputs_record())),
-        unconfirmed=unconfirmed, class_attribute=p.class_attribute,
-        classes=None if p.classes is None else tuple(p.classes), quasi_identifiers=qis, numeric=numeric,
+        data_path=None if p.data_path is None else str(p.data_path),
+        data_sha256=p.data_hash,
+        dataset_name=p.account.default_name(),
+        public_inputs=tuple(copy.deepcopy(p.public_inputs_record())),
+        unconfirmed=unconfirmed,
+        class_attribute=p.class_attribute,
+        classes=None if p.classes is None else tuple(p.classes),
+        quasi_identifiers=qis,
+        numeric=numeric,
         taxonomies=MappingProxyType(taxonomies),
         bounds=MappingProxyType({a: tuple(float(v) for v in p.bounds[a]) for a in numeric if a in p.bounds}),
         numeric_types=MappingProxyType({a: p.numeric_types[a] for a in numeric if a in p.numeric_types}),
-        missing=p.missing, histogram_attribute=hist)
+        missing=p.missing,
+        histogram_attribute=hist,
+    )
 
 
 __all__ = ["RunSnapshot", "snapshot_of"]

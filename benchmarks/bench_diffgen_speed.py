@@ -8,7 +8,7 @@ Loading and coding are excluded from the timed figure (reported separately). Eac
 Prints the median of --runs runs, the peak resident memory (ru_maxrss), the number of leaf partitions and
 tree nodes, and a per-phase breakdown of one run (cProfile, cumulative seconds) to show where time goes.
 ``--secure`` uses OpenDP noise (a real release; about 10 us per noisy count), otherwise seeded numpy noise.
-Uses ../shared/data/adult and resources/taxonomies/adult (taxonomies + bounds.json).
+Uses ../shared/data/adult and dpstudio/resources/taxonomies/adult (taxonomies + bounds.json).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dpstudio.io.adult import load_adult  # noqa: E402
 from dpstudio.io.encoding import encode_table  # noqa: E402
 from dpstudio.io.taxonomy_formats import read_taxonomy  # noqa: E402
 
-TAX_DIR = ROOT / "resources" / "taxonomies" / "adult"
+TAX_DIR = ROOT / "dpstudio" / "resources" / "taxonomies" / "adult"
 DATA_DIR = ROOT.parent / "shared" / "data" / "adult"
 
 

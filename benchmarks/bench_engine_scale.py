@@ -25,7 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 ADULT = ROOT.parent / "shared" / "data" / "adult" / "adult.data"
-TAX = ROOT / "resources" / "taxonomies" / "adult"
+TAX = ROOT / "dpstudio" / "resources" / "taxonomies" / "adult"
 CHUNK = 1_000_000
 
 

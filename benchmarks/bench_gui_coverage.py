@@ -1,6 +1,6 @@
 """Coverage badges of the Taxonomy panel on a 1,000,000-row table (8 categorical Adult attributes).
 
-Data: the bundled Adult training sample resampled to --rows rows; taxonomies: resources/taxonomies/adult.
+Data: the bundled Adult training sample resampled to --rows rows; taxonomies: dpstudio/resources/taxonomies/adult.
 Measured, median of --repeats runs (each on a fresh project, so the first figure includes counting the
 distinct values of every attribute):
 

@@ -2,8 +2,8 @@
 
 Kept free of PyInstaller imports so the layout can be checked by the test suite without building.
 Destinations are relative to the bundle root (``sys._MEIPASS``), where PyInstaller also places the
-``dpstudio`` package, so ``dpstudio/resources.py`` finds ``<root>/resources`` beside the package just as
-it does in a source checkout.
+``dpstudio`` package: the resources are package data of ``dpstudio.resources`` and land in
+``<root>/dpstudio/resources``, where ``importlib.resources`` finds them, as in a wheel or a source checkout.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "dpstudio"
-RESOURCES = REPO / "resources"
+RESOURCES = PACKAGE / "resources"
 
 #: the console script declared in pyproject.toml ([project.scripts] dpstudio = ...)
 ENTRY_POINT = "dpstudio.cli:main"
@@ -37,8 +37,8 @@ EXCLUDES = [
 
 
 def resource_datas() -> list[tuple[str, str]]:
-    """The top-level ``resources/`` folder, copied whole to ``<root>/resources``."""
-    return [(str(RESOURCES), "resources")]
+    """The package data folder ``dpstudio/resources/``, copied whole to ``<root>/dpstudio/resources``."""
+    return [(str(RESOURCES), "dpstudio/resources")]
 
 
 def dpstudio_hidden_imports() -> list[str]:

@@ -107,6 +107,7 @@ def test_gui_app_and_demo_do_not_import_each_other():
 # -- the layers, every import (inside functions too), no cycles ---------------------------------------------
 #: core < algorithms < io, evaluation < model < gui, cli (resources: files only, usable by every layer)
 LAYERS = {
+    "api": 4,
     "core": 0,
     "resources": 0,
     "algorithms": 1,
@@ -120,7 +121,7 @@ LAYERS = {
 }
 #: the one place cli reaches the studio: ``dpstudio gui`` starts it
 LAUNCHER = ("dpstudio.cli.gui", "dpstudio.gui.app")
-QT_FREE = ("core", "algorithms", "io", "evaluation", "model")
+QT_FREE = ("core", "algorithms", "io", "evaluation", "model", "api")
 
 
 def module_graph(package_dir):

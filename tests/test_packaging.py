@@ -10,6 +10,7 @@ import ast
 import configparser
 import importlib.util
 import shlex
+import sys
 import xml.etree.ElementTree as ET
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -71,12 +72,12 @@ def test_desktop_exec_runs_the_declared_console_script_gui_on_one_file(desktop, 
 
 
 def test_desktop_icon_names_the_bundled_svg(desktop):
-    assert (ROOT / "resources" / "icons" / f"{desktop['Icon']}.svg").is_file()
+    assert (ROOT / "dpstudio" / "resources" / "icons" / f"{desktop['Icon']}.svg").is_file()
 
 
 # -- icon ---------------------------------------------------------------------------------------------------
 def test_icon_is_well_formed_square_svg():
-    root = ET.parse(ROOT / "resources" / "icons" / "dpstudio.svg").getroot()
+    root = ET.parse(ROOT / "dpstudio" / "resources" / "icons" / "dpstudio.svg").getroot()
     assert root.tag == f"{SVG_NS}svg"
     x, y, w, h = (float(v) for v in root.attrib["viewBox"].split())
     assert (x, y) == (0, 0) and w == h > 0
@@ -143,17 +144,19 @@ def test_bundled_resources_land_where_dpstudio_resources_looks(layout, tmp_path,
     """Rebuild the bundle's layout (sys._MEIPASS) from the spec's datas and let resources.py find it."""
     monkeypatch.delenv("DPSTUDIO_RESOURCES", raising=False)
     bundle = tmp_path / "_internal"
-    (bundle / "dpstudio").mkdir(parents=True)
-    (bundle / "dpstudio" / "resources.py").write_bytes((ROOT / "dpstudio" / "resources.py").read_bytes())
     for src, dest in layout.resource_datas():
         assert Path(src).is_dir()
         (bundle / dest).parent.mkdir(parents=True, exist_ok=True)
         (bundle / dest).symlink_to(src, target_is_directory=True)
 
-    spec = importlib.util.spec_from_file_location("frozen_resources", bundle / "dpstudio" / "resources.py")
+    init = bundle / "dpstudio" / "resources" / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        "frozen_resources", init, submodule_search_locations=[str(init.parent)]
+    )
     frozen = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "frozen_resources", frozen)
     spec.loader.exec_module(frozen)
-    assert frozen.resources_dir() == bundle / "resources"
+    assert frozen.resources_dir() == bundle / "dpstudio" / "resources"
     assert frozen.resource("icons", "dpstudio.svg").is_file()
     assert frozen.resource("taxonomies", "adult", "bounds.json").is_file()
 

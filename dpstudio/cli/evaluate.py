@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
         "--numeric-grids",
         metavar="DIR",
         help="folder of numeric taxonomies whose cut points become MAXGDDP's public split grids "
-        "(e.g. resources/taxonomies/adult/log-grids); default: --numeric-grid's rule",
+        "(e.g. dpstudio/resources/taxonomies/adult/log-grids); default: --numeric-grid's rule",
     )
     p.add_argument(
         "--numeric-grid",

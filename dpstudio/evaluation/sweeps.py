@@ -76,7 +76,7 @@ class Setup:
 
 def adult_log_grids() -> Path:
     """The bundled public log-scale (1-2-5 series) split grids of Adult's capital-gain and capital-loss
-    (resources/taxonomies/adult/log-grids; rationale in docs/taxonomy.md). Not used unless asked for."""
+    (dpstudio/resources/taxonomies/adult/log-grids; rationale in docs/taxonomy.md). Not used unless asked for."""
     from ..resources import resource
 
     return resource("taxonomies", "adult", "log-grids")

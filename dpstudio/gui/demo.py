@@ -5,7 +5,7 @@ Steps (each one drives the real panels through their public methods, as a user's
 1. Data: open the bundled Adult sample (30,162 complete rows) with its public numeric bounds, class values
    and integer kinds (documented with UCI Adult); numeric attributes without public bounds are set to
    "ignore" (bounds are never read from the data).
-2. Taxonomy: import the bundled Adult taxonomies (resources/taxonomies/adult); categorical
+2. Taxonomy: import the bundled Adult taxonomies (dpstudio/resources/taxonomies/adult); categorical
    quasi-identifiers without a taxonomy are set to "ignore".
 3. Algorithm: DiffGen with consistency, h = 10, epsilon = 1, in teaching mode (seeded simulation noise).
 4. Watch: the run's events replayed to the end.
@@ -46,7 +46,7 @@ class DemoStepError(RuntimeError):
 
 
 def bundled_taxonomy_folder() -> Path | None:
-    """resources/taxonomies/adult if it is there."""
+    """dpstudio/resources/taxonomies/adult if it is there."""
     try:
         from dpstudio.resources import resource
 
@@ -185,7 +185,7 @@ class Demo:
         tax = self.panel("Taxonomy")
         folder = bundled_taxonomy_folder()
         if folder is None:
-            raise DemoStepError("resources/taxonomies/adult is missing")
+            raise DemoStepError("dpstudio/resources/taxonomies/adult is missing")
         done = tax.import_folder(folder)
         p = self.window.project
         ignored = []

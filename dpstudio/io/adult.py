@@ -123,7 +123,7 @@ def engine_train_counts(data_dir, engine, columns, notes: list[str] | None = Non
 
 
 def load_bundled_adult() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(train, test) from the bundled sample (resources/samples): the same frames as :func:`load_adult`."""
+    """(train, test) from the bundled sample (dpstudio/resources/samples): the same frames as :func:`load_adult`."""
     from dpstudio.resources import resource
 
     return (
@@ -150,7 +150,7 @@ def sample_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def write_bundled_sample(data_dir, out_dir) -> list[Path]:
-    """Regenerate resources/samples/adult.csv.gz and adult_test.csv.gz from the UCI files in ``data_dir``."""
+    """Regenerate dpstudio/resources/samples/adult.csv.gz and adult_test.csv.gz from the UCI files in ``data_dir``."""
     from dpstudio.io.atomic import atomic_write_many
 
     train, test = load_adult(data_dir)

@@ -1,15 +1,16 @@
-"""Reproducible releases: the `dpstudio release` / `dpstudio histogram` command and a Python script that
-re-run a release's settings with fresh noise (as DP Wizard exports notebooks).
+"""Reproducible releases: the `dpstudio release` / `dpstudio histogram` command that re-runs a release's
+settings with fresh noise (as DP Wizard exports notebooks). The Python script written beside it uses the
+Python API instead (``model.rerun_script``).
 
 ``release_command(settings)`` returns ``(command, notes)``: the argument list of ``dpstudio`` (public inputs
-written to files in ``$TAX``); ``shell_script`` and ``python_script`` wrap it with those files embedded
-(taxonomies as JSON, the class values, histogram edges), so the two scripts stand alone. The settings are
+written to files in ``$TAX``); ``shell_script`` wraps it with those files embedded (taxonomies as JSON, the
+class values, histogram edges), so the script stands alone. The settings are
 public inputs and parameters only: the data file's path (not its contents), the class and its declared
 values, the taxonomies, bounds and numeric kinds, the algorithm, epsilon and the engine's options. No count,
 no row of data and no error against the truth is ever written. A re-run spends epsilon again and is
 charged to the budget store like any ``dpstudio release`` (same dataset name); its noise is new.
 
-What the command line cannot say is returned as ``notes`` (and written at the top of both scripts): a
+What the command line cannot say is returned as ``notes`` (and written at the top of the script): a
 custom split of epsilon dragged in the studio, whose explicit fractions have no CLI option, and the
 studio's "keep missing values" (the CLI labels them "?", the studio "Missing").
 """
@@ -226,43 +227,3 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
             command[-1] += f" {w}"
     lines.append(" \\\n    ".join(command))
     return "\n".join(lines) + "\n"
-
-
-def python_script(s: ReleaseSettings, out_name: str) -> str:
-    """A Python script: writes the public-input files to a temporary folder and calls ``dpstudio.cli.main``
-    (the same code path as the command line, budget store included)."""
-    args, notes = release_command(s)
-    files = input_files(s)
-    return "\n".join(
-        [
-            '"""' + "\n".join(ln[2:] for ln in _header(s, notes, "#")) + '\n"""',
-            "import sys",
-            "import tempfile",
-            "from pathlib import Path",
-            "",
-            "from dpstudio.cli import main",
-            "",
-            f"DATA = sys.argv[1] if len(sys.argv) > 1 else {s.data!r}",
-            f"OUT = sys.argv[2] if len(sys.argv) > 2 else {out_name!r}",
-            "if len(sys.argv) <= 2:  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
-            "    stem, n = OUT[:-4] if OUT.endswith('.csv') else OUT, 1",
-            "    while Path(OUT).exists() or Path(OUT[:-4] + '.json').exists():",
-            "        n += 1",
-            "        OUT = f'{stem}-{n}.csv'",
-            f"INPUTS = {files!r}",
-            f"ARGS = {args!r}",
-            "",
-            "with tempfile.TemporaryDirectory() as tax:",
-            "    for name, text in INPUTS.items():",
-            "        Path(tax, name).write_text(text, encoding='utf-8')",
-            "    values = {'$DATA': DATA, '$OUT': OUT, '$TAX': tax}",
-            "    args = []",
-            "    for a in ARGS:",
-            "        for key, value in values.items():",
-            "            a = a.replace(key, value)",
-            "        args.append(a)",
-            "    code = main(args)",
-            "sys.exit(code)",
-            "",
-        ]
-    )

@@ -67,9 +67,9 @@ def declare_bundled_sample(project) -> list[str]:
     column's type (adult.names lists the continuous attributes and the values of the others), the income
     class values ("<=50K", ">50K", published in adult.names), integer kinds for its numeric attributes
     (the published files hold whole numbers) and the shipped taxonomies of its categorical attributes
-    (resources/taxonomies/adult, built from adult.names's value lists, never from the records). Returns the
+    (dpstudio/resources/taxonomies/adult, built from adult.names's value lists, never from the records). Returns the
     inputs declared, e.g. ["type:age", "classes:Y", "kind:age", "taxonomy:sex"]. The public bounds are
-    declared by the Data panel (resources/taxonomies/adult/bounds.json)."""
+    declared by the Data panel (dpstudio/resources/taxonomies/adult/bounds.json)."""
     from dpstudio.io.adult import CATEGORICAL_COLUMNS, CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
     from dpstudio.model import provenance as pv
 
@@ -94,6 +94,39 @@ def declare_bundled_sample(project) -> list[str]:
             project.set_taxonomy(c, tax, pv.ADULT_TAXONOMIES)
             done.append(pv.key(pv.TAXONOMY, c))
     return done
+
+
+def adult_public_bounds() -> dict[str, tuple[float, float]]:
+    """The bundled Adult sample's public numeric bounds (dpstudio/resources/taxonomies/adult/bounds.json), or {}."""
+    import json
+
+    from dpstudio.resources import resource
+
+    try:
+        raw = json.loads(resource("taxonomies", "adult", "bounds.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    out = {}
+    for attr, b in raw.items():
+        if isinstance(b, dict):
+            b = (b.get("lo", b.get("lower")), b.get("hi", b.get("upper")))
+        try:
+            out[attr] = (float(b[0]), float(b[1]))
+        except (TypeError, ValueError, IndexError, KeyError):
+            continue
+    return out
+
+
+def adopt_bundled_sample(project, dataset, path) -> None:
+    """Adopt the loaded bundled sample (``load_bundled_sample``) in ``project`` as the studio opens it: the
+    data, its public bounds (bounds.json) and its documented public inputs (``declare_bundled_sample``)."""
+    from dpstudio.model.project import NUMERIC
+
+    project.set_data(dataset, path, encoding="utf-8")
+    for attr, (lo, hi) in adult_public_bounds().items():
+        if attr in project.columns and project.types.get(attr) == NUMERIC:
+            project.set_bounds(attr, lo, hi, "the bundled Adult sample's public bounds")
+    declare_bundled_sample(project)
 
 
 def bundled_taxonomies() -> dict:

@@ -38,7 +38,7 @@ ADULT_CLASSES = "declared: published in adult.names"
 ADULT_TYPES = "declared: adult.names lists each attribute as continuous (numeric) or by its values (categorical)"
 ADULT_TAXONOMIES = (
     "declared by the sample's documentation: dpstudio's Adult taxonomies "
-    "(resources/taxonomies/adult), built from the value lists of adult.names"
+    "(dpstudio/resources/taxonomies/adult), built from the value lists of adult.names"
 )
 ADULT_KINDS = (
     "declared: the published UCI Adult files hold whole numbers here (adult.names calls these "

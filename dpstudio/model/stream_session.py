@@ -26,7 +26,7 @@ COUNTS, ILINET = "counts", "ilinet"
 
 def bundled_ilinet() -> Path | None:
     """ILINet.csv in ``shared/data/streams`` next to the checkout, else the sample shipped in
-    ``resources/samples/ILINet.csv.gz`` (the same national series from 2002-W40); None when neither is there."""
+    ``dpstudio/resources/samples/ILINet.csv.gz`` (the same national series from 2002-W40); None when neither is there."""
     root = Path(__file__).resolve().parents[2]
     for candidate in (
         root.parent / "shared" / "data" / "streams" / "ILINet.csv",

@@ -13,7 +13,7 @@ from dpstudio.gui.demo import Demo, bundled_taxonomy_folder
 @pytest.mark.slow
 def test_demo_runs_every_step_and_saves_screenshots(qapp, tmp_path, _budget_store):
     if bundled_taxonomy_folder() is None:
-        pytest.skip("resources/taxonomies/adult is not there")
+        pytest.skip("dpstudio/resources/taxonomies/adult is not there")
     out = io.StringIO()
     demo = Demo(qapp, tmp_path / "shots", out, steps=3, monte_carlo_runs=1)
     try:

@@ -106,7 +106,10 @@ def test_histogram_command_reproduces_the_settings(qtbot, tmp_path):
     assert again["dataset_budget"]["dataset_spent"] == "2"
 
 
-def test_a_custom_split_is_named_as_not_reproduced(qtbot, tmp_path):
+def test_a_custom_split_is_named_in_the_command_and_reproduced_by_the_python_script(qtbot, tmp_path):
+    """The command line has no option for a drawn split (its script says so); the Python script goes through
+    the API with the project's parameters, so its re-run has the same split: every parameter and every
+    selection step's amount in the ledger equal."""
     from fractions import Fraction
 
     from dpstudio.model import budget_plan as bp
@@ -119,8 +122,17 @@ def test_a_custom_split_is_named_as_not_reproduced(qtbot, tmp_path):
     shares = [Fraction(1, 10), Fraction(1, 10)] + [Fraction(8, 10) / levels] * levels
     p.set_algorithm(p.algorithm, {**p.params, **plan.with_shares(shares).to_params()})
     paths = _export(qtbot, p, tmp_path, "custom")
-    for path in paths[3:]:
-        assert "NOTE: the release used a custom split of epsilon" in path.read_text()
+    assert "NOTE: the release used a custom split of epsilon" in paths[3].read_text()
+    assert "NOTE" not in paths[4].read_text()
+    first = json.loads(paths[1].read_text())
+    assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "2"]) == 0
+    done = _rerun(paths[4], tmp_path / "data.csv", tmp_path / "again.csv")
+    assert done.returncode == 0, done.stderr
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["parameters"] == first["parameters"]
+    # the selection steps' amounts are the drawn shares (the count levels' depend on the tree that grew)
+    chosen = {e["epsilon"] for e in first["ledger"]["entries"] if "exponential" in e["mechanism"]}
+    assert {e["epsilon"] for e in again["ledger"]["entries"] if "exponential" in e["mechanism"]} == chosen
 
 
 @pytest.mark.parametrize("name", ["a b", "o'brien"])

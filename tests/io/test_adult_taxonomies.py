@@ -1,4 +1,4 @@
-"""dpstudio's own Adult taxonomies (resources/taxonomies/adult): they cover the documented domains and
+"""dpstudio's own Adult taxonomies (dpstudio/resources/taxonomies/adult): they cover the documented domains and
 every complete record of adult.data and adult.test."""
 
 import json
@@ -103,7 +103,7 @@ def test_readme_states_authorship_and_licence():
     assert "licen" in text.lower() and "dpstudio" in text
 
 
-# -- public log-scale split grids for the money attributes (opt-in, resources/taxonomies/adult/log-grids) -------
+# -- public log-scale split grids for the money attributes (opt-in, dpstudio/resources/taxonomies/adult/log-grids) -------
 MONEY_ATTRIBUTES = ["capital-gain", "capital-loss"]
 # 0 (nothing reported), then the 1-2-5 series of every decade up to the 5-digit field's end
 ONE_TWO_FIVE = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000]

@@ -18,8 +18,8 @@ from dpstudio.io.datasets import Cancelled, load_table
 from dpstudio.io.engines.source import describe
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "resources" / "samples" / "adult.csv.gz"
-TAX = ROOT / "resources" / "taxonomies" / "adult"
+SAMPLE = ROOT / "dpstudio" / "resources" / "samples" / "adult.csv.gz"
+TAX = ROOT / "dpstudio" / "resources" / "taxonomies" / "adult"
 
 duckdb = pytest.importorskip("duckdb")
 

@@ -43,7 +43,7 @@ def test_analytic_errors_match_the_release_writers(mechanism):
 
 
 def test_the_shipped_ilinet_sample_gives_the_national_series_of_the_full_file(monkeypatch, tmp_path):
-    """Without ../shared the Stream panel falls back to resources/samples/ILINet.csv.gz: the same national
+    """Without ../shared the Stream panel falls back to dpstudio/resources/samples/ILINet.csv.gz: the same national
     series from 2002-W40 (T = 1163) as the full file, where that is present."""
     from pathlib import Path
 

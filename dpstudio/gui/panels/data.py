@@ -20,7 +20,6 @@ class values and integer kinds (``model.data.declare_bundled_sample``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -47,25 +46,6 @@ Qt = QtCore.Qt
 
 ATTR_COLUMNS = ("Attribute", "Role", "Type", "Public bounds", "Missing", "Distinct")
 ROLE_COLOURS = {QUASI_IDENTIFIER: "#1565c0", CLASS: "#6a1b9a", IGNORE: "#9e9e9e"}
-
-
-def adult_public_bounds() -> dict[str, tuple[float, float]]:
-    """The bundled Adult sample's public numeric bounds (resources/taxonomies/adult/bounds.json), or {}."""
-    try:
-        from dpstudio.resources import resource
-
-        raw = json.loads(resource("taxonomies", "adult", "bounds.json").read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError, OSError):
-        return {}
-    out = {}
-    for attr, b in raw.items():
-        if isinstance(b, dict):
-            b = (b.get("lo", b.get("lower")), b.get("hi", b.get("upper")))
-        try:
-            out[attr] = (float(b[0]), float(b[1]))
-        except (TypeError, ValueError, IndexError, KeyError):
-            continue
-    return out
 
 
 ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16")
@@ -417,7 +397,7 @@ class DataPanel(QtWidgets.QWidget):
             self.show_error(f"the bundled Adult sample is missing: {exc}")
             return None
         worker = Worker(load_bundled_sample, function=True, name="loading the Adult sample")
-        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, adult_public_bounds(), sample=True))
+        worker.signals.finished.connect(lambda ds: self._adopt(ds, path, sample=True))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
         return self._start(worker, "loading the bundled Adult sample")
 
@@ -496,18 +476,14 @@ class DataPanel(QtWidgets.QWidget):
             dialog.deleteLater()
             self._refresh_declarations()
 
-    def _adopt(
-        self, dataset, path: Path, bounds: dict | None = None, sample: bool = False, encoding: str = "utf-8"
-    ) -> None:
+    def _adopt(self, dataset, path: Path, sample: bool = False, encoding: str = "utf-8") -> None:
         try:
-            self.project.set_data(dataset, path, encoding=encoding)
-            for attr, (lo, hi) in (bounds or {}).items():
-                if attr in self.project.columns and self.project.types.get(attr) == NUMERIC:
-                    self.project.set_bounds(attr, lo, hi, "the bundled Adult sample's public bounds")
             if sample:
-                from dpstudio.model.data import declare_bundled_sample
+                from dpstudio.model.data import adopt_bundled_sample
 
-                declare_bundled_sample(self.project)
+                adopt_bundled_sample(self.project, dataset, path)
+            else:
+                self.project.set_data(dataset, path, encoding=encoding)
         except (ProjectError, ValueError, OSError) as exc:
             self.show_error(f"could not use {path.name}: {user_message(exc)}")
             self.load_failed.emit(str(exc))

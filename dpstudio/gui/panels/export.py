@@ -12,7 +12,8 @@ one, with the user's wording, for the next run.
 Public methods (for the demo driver and tests):
 - ``export_to(folder, name="release", confirm=True) -> list[Path]``: writes NAME.csv, NAME.json,
   NAME.report.html, and NAME.command.sh and NAME.reproduce.py (the equivalent ``dpstudio`` command and a
-  Python script that re-run the release's settings with fresh noise: ``dpstudio.io.reproduce``) in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
+  Python script through ``dpstudio.api`` that re-run the release's settings with fresh noise:
+  ``model.release_export``) in ``folder``; asks for confirmation first (``QMessageBox.question``) unless
   ``confirm`` is False; raises ``ExportRefused`` (teaching mode, no run, not confirmed, simulation noise)
   or ``OutputPathError`` (a file exists, the folder is missing or not writable).
 - ``refusal_reason()``: why export is not possible now ("" when it is).
@@ -27,8 +28,15 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.panels import host
-from dpstudio.io.atomic import OutputPathError, check_output_path
+from dpstudio.io.atomic import OutputPathError
 from dpstudio.model import provenance as pv
+from dpstudio.model.release_export import (
+    check_release_paths,
+    export_refusal,
+    is_histogram,
+    release_paths,
+    write_export,
+)
 
 
 class ExportRefused(RuntimeError):
@@ -114,28 +122,7 @@ class ExportPanel(QtWidgets.QWidget):
 
     # -- state --------------------------------------------------------------------------------------
     def refusal_reason(self) -> str:
-        p = self.project
-        if p.teaching:
-            return (
-                "Teaching mode: nothing can be exported. Its noise is a seeded simulation and it may show "
-                "true counts, so its output is not a release. Switch to release mode and run again to "
-                "export (that run spends the budget)."
-            )
-        if getattr(p, "result", None) is None:
-            return "No release yet: run the algorithm in release mode first (Algorithm panel)."
-        if p.run_teaching is not False:
-            return "The last run was not a release-mode run: run again in release mode."
-        noise = getattr(p.result, "noise", None)
-        is_release = getattr(p.result, "is_release", None)
-        if is_release is False or (noise is not None and not getattr(noise, "is_secure", False)):
-            return "The last run used simulation noise: it is not a release."
-        snapshot = getattr(p, "run_snapshot", None)
-        if snapshot is None:
-            return "The inputs of the last run were not recorded: run again to export."
-        refusal = snapshot.export_refusal()
-        if refusal:
-            return f"Not exported: {refusal}."
-        return "" if p.can_export else "The last run cannot be exported: run again in release mode."
+        return export_refusal(self.project)
 
     def refresh(self) -> None:
         if self.last_paths and getattr(self.project, "result", None) is not self._exported_result:
@@ -216,20 +203,10 @@ class ExportPanel(QtWidgets.QWidget):
 
     @staticmethod
     def _is_histogram(r) -> bool:
-        return hasattr(r, "plan") and hasattr(r.plan, "tree")
+        return is_histogram(r)
 
     def paths(self, folder, name: str) -> list[Path]:
-        folder = Path(folder)
-        name = name.strip() or "release"
-        if name.lower().endswith(".csv"):
-            name = name[:-4]
-        return [
-            folder / f"{name}.csv",
-            folder / f"{name}.json",
-            folder / f"{name}.report.html",
-            folder / f"{name}.command.sh",
-            folder / f"{name}.reproduce.py",
-        ]
+        return release_paths(folder, name)
 
     def _update_files(self) -> None:
         folder = self.folder_edit.text().strip()
@@ -255,8 +232,7 @@ class ExportPanel(QtWidgets.QWidget):
             raise ExportRefused(reason)
         paths = self.paths(folder, name)
         try:
-            for p in paths:  # before asking or writing anything
-                check_output_path(p, overwrite=False)
+            check_release_paths(paths)  # before asking or writing anything
         except OutputPathError as exc:
             raise studio_words(exc) from None
         if confirm:
@@ -269,49 +245,14 @@ class ExportPanel(QtWidgets.QWidget):
             )
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
-        csv_path, json_path, html_path, sh_path, py_path = paths
-        snapshot = self.project.run_snapshot  # what ran, with the provenance its inputs had then
-        public_inputs = [dict(x) for x in snapshot.public_inputs]
-        r = self.project.result
-        ledger = self.project.run_ledger
-        extra = {
-            "public_inputs": public_inputs,
-            "dataset_budget": self.project.run_budget,
-        }  # the budget store's charge (no fingerprint)
-        from dpstudio.io.report import report_html
-        from dpstudio.io.reproduce import python_script, shell_script
-        from dpstudio.model.release_settings import release_settings
-        from dpstudio.model.report_facts import report_facts
-
-        # the report and the re-run scripts are rendered first and written with the CSV and the sidecar:
-        # all five or none
-        settings = release_settings(snapshot, r, self.project.run_budget)
-        rerun = f"{csv_path.stem}.rerun.csv"
-        also = {
-            html_path: report_html(
-                r,
-                ledger,
-                params=self.project.params,
-                files=[p.name for p in paths],
-                public_inputs=public_inputs,
-                facts=report_facts(r, self.project.run_budget),
-            ),
-            sh_path: shell_script(settings, rerun),
-            py_path: python_script(settings, rerun),
-        }
         try:
-            if self._is_histogram(r):
-                from dpstudio.io.histogram_release import write_histogram_release
-
-                edges = r.params.edges
-                written = write_histogram_release(csv_path, r, ledger, edges=edges, extra=extra, also=also)
-            else:
-                from dpstudio.io.release import write_release
-
-                written = write_release(r, csv_path, expand_records=self.expand.isChecked(), extra=extra, also=also)
+            written = write_export(self.project, folder, name, expand_records=self.expand.isChecked())
         except OutputPathError as exc:
             raise studio_words(exc) from None
-        self.last_paths = [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]
+        except ValueError as exc:  # refused: the run cannot be exported
+            raise ExportRefused(str(exc)) from None
+        r = self.project.result
+        self.last_paths = list(written)
         self._exported_result = r
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
         self.exported.emit(list(self.last_paths))

@@ -32,7 +32,11 @@ def add_parser(subparsers) -> None:
         help="classification accuracy on Adult (eps x h sweeps) and range-count error by query size",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument("--data-dir", help="folder holding adult.data and adult.test (or its parent)")
+    p.add_argument(
+        "--data-dir",
+        help="folder holding adult.data and adult.test (or its parent); default: the bundled sample "
+        "(30,162 training and 15,060 test rows of UCI Adult)",
+    )
     p.add_argument("--taxonomies", help="folder of taxonomy files + bounds.json (default: the bundled Adult ones)")
     p.add_argument(
         "--numeric-grids",
@@ -150,7 +154,10 @@ def run(args) -> int:
     if args.query:
         raise CliError("--query needs --release")
     if not args.data_dir:
-        raise CliError("--data-dir is required (the folder holding adult.data and adult.test)")
+        from ..resources import resource
+
+        args.data_dir = str(resource("samples"))
+        print("dpstudio evaluate: the bundled Adult sample (no --data-dir)", file=sys.stderr)
     algorithms = _algorithms(args.algorithm)
     if args.sweep:
         from ..evaluation.sweeps import EPSILONS, STEPS
@@ -192,10 +199,13 @@ def _setup(args):
     from ..io.engines import EngineError
 
     types = parse_types(args.types)
-    data_file = Path(args.data_dir) / "adult.data"
-    if not data_file.exists():
-        data_file = Path(args.data_dir) / "adult" / "adult.data"
-    args.data = str(data_file)  # what --engine auto measures
+    from ..io.adult import adult_files
+    from ..io.datasets import DatasetError
+
+    try:
+        args.data = str(adult_files(args.data_dir)[0])  # what --engine auto measures
+    except DatasetError as exc:
+        raise CliError(str(exc)) from None
     name = chosen_engine(args)
     engine = None if name == "numpy" else open_chosen(args, name)
     try:

@@ -116,12 +116,12 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None, eng
     if engine is None:
         train, test = load_adult(data_dir, notes)
     else:
-        from ..io.adult import COLUMNS, _adult_dir, _complete, engine_train_counts
+        from ..io.adult import COLUMNS, _complete, adult_files, engine_train_counts
         from ..io.datasets import load_table
 
         used = [c for c in COLUMNS if c in taxonomies or c in bounds or c == CLASS_COLUMN]
         train, weights = engine_train_counts(data_dir, engine, used, notes, progress)
-        test = _complete(load_table(_adult_dir(data_dir) / "adult.test"), notes)
+        test = _complete(load_table(adult_files(data_dir)[1]), notes)
     data = encode_table(
         train,
         CLASS_COLUMN,

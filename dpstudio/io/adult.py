@@ -51,14 +51,18 @@ SAMPLE_TRAIN = ("samples", "adult.csv.gz")
 SAMPLE_TEST = ("samples", "adult_test.csv.gz")
 
 
-def _adult_dir(data_dir) -> Path:
+def adult_files(data_dir) -> tuple[Path, Path]:
+    """(train, test) files in ``data_dir`` or its ``adult/`` subfolder: UCI's adult.data and adult.test, or the
+    bundled sample's adult.csv.gz and adult_test.csv.gz (``dpstudio/resources/samples``)."""
     d = Path(data_dir)
-    if not (d / "adult.data").exists() and (d / "adult" / "adult.data").exists():
-        d = d / "adult"
-    for name in ("adult.data", "adult.test"):
-        if not (d / name).is_file():
-            raise DatasetError(f"{name} not found in {d}")
-    return d
+    layouts = (("adult.data", "adult.test"), (SAMPLE_TRAIN[1], SAMPLE_TEST[1]))
+    for folder in (d, d / "adult"):
+        for train, test in layouts:
+            if (folder / train).is_file() and (folder / test).is_file():
+                return folder / train, folder / test
+    raise DatasetError(
+        f"adult.data and adult.test (or the bundled sample's {SAMPLE_TRAIN[1]} and {SAMPLE_TEST[1]}) not found in {d}"
+    )
 
 
 def _complete(dataset: Dataset, notes: list[str] | None = None) -> pd.DataFrame:
@@ -88,8 +92,8 @@ def load_adult(data_dir, notes: list[str] | None = None) -> tuple[pd.DataFrame, 
     ``data_dir`` is the folder holding adult.data and adult.test (or its parent, e.g. ../shared/data).
     Numeric columns are int64, the others text; the class column is :data:`CLASS_COLUMN`.
     """
-    d = _adult_dir(data_dir)
-    return _complete(load_table(d / "adult.data"), notes), _complete(load_table(d / "adult.test"), notes)
+    train, test = adult_files(data_dir)
+    return _complete(load_table(train), notes), _complete(load_table(test), notes)
 
 
 def engine_train_counts(data_dir, engine, columns, notes: list[str] | None = None, progress=None):
@@ -101,7 +105,7 @@ def engine_train_counts(data_dir, engine, columns, notes: list[str] | None = Non
 
     from dpstudio.io.engines.source import describe
 
-    source = describe(_adult_dir(data_dir) / "adult.data")
+    source = describe(adult_files(data_dir)[0])
     names = list(source.names)
     if names == [f"col{i}" for i in range(1, len(COLUMNS) + 1)]:  # the UCI file has no header row
         as_read = {c: names[COLUMNS.index(c)] for c in columns}

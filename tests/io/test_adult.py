@@ -54,8 +54,16 @@ def test_split_matches_an_independent_reading(split, shared_data):
 def test_parent_folder_is_accepted_and_bad_folder_refused(shared_data, tmp_path):
     train, _ = adult.load_adult(shared_data)
     assert len(train) == 30162
-    with pytest.raises(DatasetError, match="adult.data not found"):
+    with pytest.raises(DatasetError, match="adult.data and adult.test .* not found"):
         adult.load_adult(tmp_path)
+
+
+def test_a_folder_in_the_bundled_layout_is_read_like_the_uci_files():
+    """``--data-dir`` and ``load_adult`` take the bundled sample's folder (adult.csv.gz, adult_test.csv.gz): the
+    evaluation protocol then needs no download."""
+    from dpstudio.resources import resource
+
+    assert [len(f) for f in adult.load_adult(resource("samples"))] == [30162, 15060]
 
 
 def test_bundled_sample_equals_protocol_split(split):

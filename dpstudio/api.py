@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from dpstudio.core.budget import Ledger
 from dpstudio.core.taxonomy import Taxonomy
 from dpstudio.model import provenance as pv
 from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, TABLE_ALGORITHMS
@@ -359,7 +360,7 @@ class Release:
 
     study: Study
     result: object
-    ledger: object
+    ledger: Ledger
     snapshot: RunSnapshot
     budget: dict
 

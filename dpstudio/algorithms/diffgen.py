@@ -57,6 +57,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -283,7 +284,7 @@ def preset(name: str, epsilon, steps: int, **overrides) -> DiffGenParams:
     """Parameters of a named algorithm (``PRESETS``) with optional overrides."""
     if name not in PRESETS:
         raise ValueError(f"unknown algorithm {name!r} (choose {', '.join(PRESETS)})")
-    opts = dict(PRESETS[name])
+    opts: dict[str, Any] = dict(PRESETS[name])
     opts.update(overrides)
     return DiffGenParams(epsilon=epsilon, steps=steps, algorithm=name, **opts).validate()
 
@@ -510,6 +511,8 @@ class _Engine:
         self.du = sc.sensitivity(params.score, self.K)
         self.cur: list[np.ndarray] = []
         self.intervals: dict[int, _Intervals] = {}
+        self.detail = True  # per-node events (run_diffgen sets it)
+        self.script: Any = None  # a fixed sequence of specializations to replay (run_diffgen sets it)
         self.lattices: dict = {}
         self.grids: dict[int, np.ndarray] = {}
         self.bins: dict[int, np.ndarray] = {}
@@ -697,6 +700,9 @@ class _Engine:
         iv = self.intervals[a]
         g = self.grids[a]
         nb = g.size + 1
+        blo: Any
+        bhi: Any
+        cut: Any
         blo, bhi, cut, vs = [], [], [], []
         for v in iv.cut:
             b0 = int(np.searchsorted(g, iv.lo[v], side="right"))
@@ -715,6 +721,7 @@ class _Engine:
         bins = self.bins[a]
         for start in range(0, n_part, chunk):
             stop = min(n_part, start + chunk)
+            m: Any
             if start == 0 and stop == n_part:
                 m = slice(None)
             else:
@@ -751,6 +758,7 @@ class _Engine:
             below = min(int(tax.depth[v]) + 2, tax.height)
             self.child_node[a][in_v] = tax.ancestor_table[attr.leaf_ids[in_v], below]
         else:
+            assert split is not None, "a numeric specialization needs its split point"
             iv = self.intervals[a]
             lo, hi = iv.lo[v], iv.hi[v]
             k = iv.ksplit[v]  # -1 for a grid split point (MAXGDDP): no lattice cells needed
@@ -968,7 +976,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         for p, (node, row) in enumerate(zip(eng.leaf_tree.tolist(), noisy.tolist()) if eng.detail else ()):
             yield NodeNoised(node, tuple(row), var, tuple(truth[p]) if truth is not None else None)
         estimates = noisy.astype(float)
-        variances = np.full(P, var)
+        variances: np.ndarray | None = np.full(P, var)
         sensitivity = 1.0
     else:
         n = parents.size
@@ -1036,6 +1044,7 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
             yield NodeNoised(i, tuple(row), v, tuple(truth[i]) if truth is not None else None)
         tree.noisy = noisy
         tree.noise_variances = node_var
+        var_all: np.ndarray | None
         if params.consistency == LEAST_SQUARES:
             est = cons.least_squares(parents, noisy, node_var)
             var_all = least_squares_variances(parents, node_var, levels)
@@ -1061,7 +1070,8 @@ def _release_counts(eng: _Engine, eps_c: Fraction, steps_done: int, stopped_earl
         # the released tree's nodes as sums of the noisy leaves (post-processing), variance per leaf below
         levels = _levels_of(depth)
         sums = _subtree_sums(parents, levels, eng.leaf_tree, estimates).sum(axis=1)  # all classes together
-        weights = _subtree_sums(parents, levels, eng.leaf_tree, variances[:, None])[:, 0]
+        assert variances is not None
+        weights: np.ndarray | None = _subtree_sums(parents, levels, eng.leaf_tree, variances[:, None])[:, 0]
         totals = project_tree(parents, sums, weights, integral=params.round_counts)[eng.leaf_tree]
         counts = split_rows(totals, estimates, integral=params.round_counts)
         post.append({"step": "projection", "method": LEAF_PROJECTION_NOTE})
@@ -1221,7 +1231,7 @@ def _spend_optimized_levels(eng: _Engine, parents, depth, eps_c: Fraction, L: in
 
 
 def _released_cut(eng: _Engine) -> dict:
-    out = {}
+    out: dict[str, dict] = {}
     for a, attr in enumerate(eng.data.attributes):
         if isinstance(attr, CategoricalAttribute):
             tax = attr.taxonomy
@@ -1254,4 +1264,5 @@ def run_to_result(
     for ev in run_diffgen(data, params, noise, ledger, teaching, per_node_events=per_node_events):
         if isinstance(ev, RunFinished):
             result = ev.result
+    assert result is not None, "the run ended without its result"
     return result

@@ -16,6 +16,7 @@ import heapq
 import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -210,7 +211,7 @@ def run_optimal(problem: Problem):
     # spanning tree: a node's parent lowers the last coordinate raised, in ``order``; raising the attributes
     # with the largest domains first makes the frequency sets shrink early, so most rollups are small
     order = list(range(q))
-    stack = [((0,) * q, None, 0)]
+    stack: list[tuple[tuple[int, ...], Any, int]] = [((0,) * q, None, 0)]
     while stack:
         levels, parent_fs, last = stack.pop()
         fs = ev.frequency_set(levels, parent_fs)
@@ -309,7 +310,8 @@ def run_incognito(problem: Problem, cache_size: int = 64):
     for i in range(1, q + 1):
         cset = set(candidates)
         survivors = set(cset)
-        marked, queued = set(), set()
+        marked: set = set()
+        queued: set = set()
 
         def ups(node, cset=cset):
             attrs, levels = node
@@ -327,7 +329,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
                     if d in cset:
                         yield d
 
-        heap = [(sum(n[1]), n, None) for n in cset if not any(True for _ in downs(n))]
+        heap: list[tuple[int, Any, Any]] = [(sum(n[1]), n, None) for n in cset if not any(True for _ in downs(n))]
         heapq.heapify(heap)
         queued.update(n for _, n, _ in heap)
         while heap:
@@ -370,7 +372,7 @@ def run_incognito(problem: Problem, cache_size: int = 64):
                     if subsets_ok:
                         nxt.add((attrs, levels))
         candidates = nxt
-    sat = sorted(levels for attrs, levels in survivors)
+    sat: list[tuple[int, ...]] = sorted(levels for attrs, levels in survivors)
     results = [ev.evaluate(levels) for levels in sat]
     for r in results:
         yield NodeChecked(r)
@@ -397,4 +399,5 @@ def run_to_result(gen) -> SearchResult:
     for ev in gen:
         if isinstance(ev, RunFinished):
             result = ev.result
+    assert result is not None, "the search ended without its result"
     return result

@@ -76,7 +76,9 @@ class FrequencySet:
         return np.concatenate([[0], np.flatnonzero(change) + 1])
 
 
-def _group(qi: np.ndarray, extra: np.ndarray, counts: np.ndarray, qsizes: list[int], esizes) -> tuple:
+def _group(
+    qi: np.ndarray, extra: np.ndarray, counts: np.ndarray, qsizes: list[int], esizes
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Regroup rows (columns ``qi``, ``extra``, each attribute a row of the 2-d arrays) by all their codes,
     sorted by the QI codes first. Returns (qi, extra, counts, qkey)."""
     cols = list(qi) + list(extra)

@@ -283,6 +283,7 @@ def sc_arity(n_bins: int, noise_root: bool = True, candidates=range(2, SC_MAX_AR
         val = _uniform_raw_error_factor(regular_tree(n_bins, k), noise_root)
         if best is None or val < best * (1 - 1e-12):
             best, best_k = val, k
+    assert best_k is not None, "no candidate branching"
     return best_k
 
 

@@ -208,7 +208,7 @@ class TreePlan:
     def _summarise_budgets(self) -> dict:
         e = self.epsilons
         depth = self.tree.depth
-        per_level = []
+        per_level: list[dict] = []
         for d in range(self.tree.height + 1):
             m = (depth == d) & self.noised
             if m.any():
@@ -305,6 +305,7 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
     elif params.level_fractions is not None:
         levels = noised_depths(tree, noised)
         level_eps = params.level_epsilons(len(levels))
+        assert level_eps is not None
         per_depth = np.zeros(tree.height + 1)
         per_depth[levels] = [float(e) * SAFETY for e in level_eps]
         epsilons = np.where(noised, per_depth[tree.depth], 0.0)
@@ -394,7 +395,7 @@ class IntervalTreeResult:
     """What a run produced. No true counts in here."""
 
     params: IntervalTreeParams
-    plan: TreePlan
+    plan: TreePlan | PIdentityPlan
     noisy: np.ndarray  # per node, int64 (0 where not noised)
     estimates: np.ndarray  # consistent estimate of every node (float)
     released: np.ndarray  # per bin, after post-processing
@@ -514,8 +515,8 @@ def run_interval_tree(
                 int(node_true[i]) if teaching else None,
                 {"lo": int(tree.lo[i]), "hi": int(tree.hi[i]), "coverage": float(p[i]), "noised": bool(plan.noised[i])},
             )
-        for i in np.flatnonzero(plan.noised):
-            yield BudgetAssigned(int(i), float(plan.epsilons[i]))
+        for node in np.flatnonzero(plan.noised):
+            yield BudgetAssigned(int(node), float(plan.epsilons[node]))
     else:
         yield Progress(1, 5, f"tree of {tree.n_nodes} nodes over {tree.n_bins} bins, budgets assigned")
 
@@ -547,8 +548,10 @@ def run_interval_tree(
 
     noisy = sample_tree_noise(node_true, plan, noise)
     if per_node:
-        for i in np.flatnonzero(plan.noised):
-            yield NodeNoised(int(i), int(noisy[i]), float(plan.variances[i]), int(node_true[i]) if teaching else None)
+        for node in np.flatnonzero(plan.noised):
+            yield NodeNoised(
+                int(node), int(noisy[node]), float(plan.variances[node]), int(node_true[node]) if teaching else None
+            )
     else:
         yield Progress(2, 5, "noise added")
     del node_true
@@ -615,6 +618,7 @@ def release_histogram(
     for ev in run_interval_tree(counts, params, noise, ledger, teaching):
         if isinstance(ev, RunFinished):
             result = ev.result
+    assert result is not None, "the run ended without its result"
     return result
 
 

@@ -88,7 +88,7 @@ class StreamParams:
             raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
         return horizon
 
-    def guarantee(self, horizon: int) -> str:
+    def guarantee(self, horizon: int | str) -> str:
         return EVENT_LEVEL if self.mechanism == "binary" else USER_LEVEL.format(T=horizon)
 
 
@@ -208,6 +208,7 @@ def release_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger) 
     for ev in run_stream(counts, p, noise, ledger):
         if isinstance(ev, RunFinished):
             result = ev.result
+    assert result is not None, "the run ended without its result"
     return result
 
 

@@ -121,7 +121,10 @@ def asm_dp(
     eps = as_fraction(epsilon)
     s = max(1.0, 1.0 / ratio)
     m_fixed = max(1, math.floor(ratio * horizon))
-    times, zs, weights, scales = [], [], [], []
+    times: list[int] = []
+    zs: list[float] = []
+    weights: list[float] = []
+    scales: list = []
     last, nxt = -1, 0
     out, var = np.empty(x.size), np.empty(x.size)
     v_last = math.nan
@@ -185,7 +188,9 @@ def asm_literal(x, horizon: int, epsilon, noise: NoiseSource, ratio: float = 0.4
         b = horizon / (s * eps)
         if t == nxt:
             z = float(noise.laplace_counts(x[t : t + 1], b)[0])
-            times.append(t), zs.append(z), weights.append(1.0 / (abs(x[t] - z) + SIGMA))  # P2: realised noise
+            times.append(t)
+            zs.append(z)
+            weights.append(1.0 / (abs(x[t] - z) + SIGMA))  # P2: realised noise
             out[t], var[t], releases, nxt = z, 2 * b * b, releases + 1, t + max(1, round(s))
             yield StreamValueReleased(t + 1, z, "sample", 2 * b * b, int(x[t]))
             continue
@@ -195,7 +200,9 @@ def asm_literal(x, horizon: int, epsilon, noise: NoiseSource, ratio: float = 0.4
             yield StreamValueReleased(t + 1, xhat, "prediction", 2 * b * b, int(x[t]))
             continue
         z = float(noise.laplace_counts(x[t : t + 1], b)[0])  # P4: an unbounded number of these
-        times.append(t), zs.append(z), weights.append(1.0 / (abs(x[t] - z) + SIGMA))
+        times.append(t)
+        zs.append(z)
+        weights.append(1.0 / (abs(x[t] - z) + SIGMA))
         releases += 1
         if t >= 1 and x[t] != x[t - 1]:  # P3: the adaptation reads true counts
             s = adapt(s, abs(xhat - x[t - 1]) / abs(x[t] - x[t - 1]))

@@ -217,7 +217,7 @@ class Ledger:
         key = None if entry.group is None else (entry.group, entry.block)
         if key != getattr(self, "_replay_key", None):
             self._group = None
-            if key is not None:
+            if entry.group is not None:
                 self._blocks += 1
                 self._group = _Group(entry.group, self._blocks)
             self._replay_key = key

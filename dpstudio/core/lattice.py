@@ -17,7 +17,7 @@ its own cell except hi, which shares the last cell with hi - 1 (a split point li
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -102,6 +102,9 @@ class Lattice:
     resolution: Fraction
     declared: bool = True
     rule: str = "declared"
+    #: set by __post_init__: the number of cells M, and (A, B, D) with c_k = (A + k B) / D exactly
+    cells: int = field(init=False, compare=False, repr=False)
+    _abd: tuple[int, int, int] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:

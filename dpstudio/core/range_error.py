@@ -278,18 +278,18 @@ def consistent_error_by_length(parents, lo, hi, n_bins: int, variances, lengths=
             diag_sum[d] += col
     if lengths is None:
         lengths = np.arange(1, n + 1)
-    lengths = np.asarray(lengths, dtype=np.int64)
+    length_arr = np.asarray(lengths, dtype=np.int64)
     # Var(P_{l+d} - P_l) summed over l = 0..n-d: trace parts minus 2 * off-diagonal sums (P_0 = 0).
     pv = np.zeros(n + 1)
     pv[1:] = prefix_variances(par, lo, hi, n, s2, lv)
     csum = np.concatenate([[0.0], np.cumsum(pv)])
     out = []
-    for d in lengths:
-        d = int(d)
-        cnt = n - d + 1
-        trace_hi = csum[n + 1] - csum[d]  # Var(P_i), i = d..n
-        trace_lo = csum[cnt]  # Var(P_l), l = 0..n-d
-        out.append((trace_hi + trace_lo - 2.0 * diag_sum[d]) / cnt)
+    for length in length_arr:
+        span = int(length)
+        cnt = n - span + 1
+        trace_hi = csum[n + 1] - csum[span]  # Var(P_i), i = span..n
+        trace_lo = csum[cnt]  # Var(P_l), l = 0..n-span
+        out.append((trace_hi + trace_lo - 2.0 * diag_sum[span]) / cnt)
     return np.array(out)
 
 

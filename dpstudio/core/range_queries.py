@@ -265,7 +265,9 @@ def minimal_cover_matrix(parents, leaf_inside: np.ndarray, leaves: np.ndarray) -
     return inside & ~parent_inside
 
 
-def tree_weights(domain: Domain, parents, leaves: Sequence[int], leaf_cells: tuple, workload: Workload) -> np.ndarray:
+def tree_weights(
+    domain: Domain, parents, leaves: Sequence[int] | np.ndarray, leaf_cells: tuple, workload: Workload
+) -> np.ndarray:
     """nodes x queries weights for answering from a raw (inconsistent) noisy tree.
 
     Leaves completely inside a query are answered by their minimal cover (weight 1 on each cover node);
@@ -273,12 +275,12 @@ def tree_weights(domain: Domain, parents, leaves: Sequence[int], leaf_cells: tup
     are the tree's leaf node ids and ``leaf_cells`` their extents (as from ``Domain.cells``).
     """
     parents = np.asarray(parents, dtype=np.int64)
-    leaves = np.asarray(leaves, dtype=np.int64)
+    leaf_ids = np.asarray(leaves, dtype=np.int64)
     F = cell_weights(domain, leaf_cells, workload)
     full = F >= _FULL
-    W = minimal_cover_matrix(parents, full, leaves).astype(float)
+    W = minimal_cover_matrix(parents, full, leaf_ids).astype(float)
     partial = np.where(full, 0.0, F)
-    W[leaves] += partial
+    W[leaf_ids] += partial
     return W
 
 
@@ -336,13 +338,12 @@ def random_boxes(
     if not 1 <= lo_k <= hi_k:
         raise ValueError(f"attributes per box must lie in 1..{d}, got {attributes}")
     cols = []
-    allowed = []
+    allowed: list[np.ndarray | None] = []
     for j, ax in enumerate(domain.axes):
         if aligned_to is None:
             allowed.append(None)
-        elif ax.is_numeric:
-            b = np.unique(np.concatenate([aligned_to[j][:, 0], aligned_to[j][:, 1]]))
-            allowed.append(b)
+        elif isinstance(ax, NumericAxis):
+            allowed.append(np.unique(np.concatenate([aligned_to[j][:, 0], aligned_to[j][:, 1]])))
         else:
             allowed.append(_aligned_nodes(ax, np.unique(aligned_to[j])))
     chosen = np.zeros((n, d), dtype=bool)
@@ -350,13 +351,13 @@ def random_boxes(
     for q in range(n):
         chosen[q, rng.choice(d, size=k[q], replace=False)] = True
     for j, ax in enumerate(domain.axes):
-        if ax.is_numeric:
+        b = allowed[j]
+        if isinstance(ax, NumericAxis):
             col = np.tile(np.array([ax.lo, ax.hi]), (n, 1))
             m = int(chosen[:, j].sum())
-            if allowed[j] is None:
+            if b is None:
                 pts = np.sort(rng.uniform(ax.lo, ax.hi, size=(m, 2)), axis=1)
             else:
-                b = allowed[j]
                 if b.size < 2:
                     pts = np.tile(np.array([ax.lo, ax.hi]), (m, 1))
                 else:
@@ -371,7 +372,7 @@ def random_boxes(
             col[chosen[:, j]] = pts
         else:
             col = np.zeros(n, dtype=np.int64)
-            pool = np.arange(1, len(ax.taxonomy)) if allowed[j] is None else allowed[j][allowed[j] != 0]
+            pool = np.arange(1, len(ax.taxonomy)) if b is None else b[b != 0]
             if pool.size:
                 col[chosen[:, j]] = rng.choice(pool, size=int(chosen[:, j].sum()))
         cols.append(col)

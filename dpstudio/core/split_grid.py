@@ -53,7 +53,8 @@ def taxonomy_cut_points(tax) -> np.ndarray:
             f"the taxonomy of {name} has leaves that are not numbers ({', '.join(map(repr, bad[:3]))}"
             f"{', ...' if len(bad) > 3 else ''}): it cannot give split points for a numeric attribute"
         )
-    order = sorted(leaves, key=lambda i: values[i])
+    numbers = {i: float(v) for i, v in values.items() if v is not None}  # every leaf, checked just above
+    order = sorted(leaves, key=lambda i: numbers[i])
     rank = {leaf: r for r, leaf in enumerate(order)}
     cuts = []
     for node, kids in enumerate(tax.children):

@@ -195,6 +195,7 @@ def partition_windows(
         if not 1 <= k <= w:
             raise ValueError(f"the number of groups must be between 1 and the window size {w}, got {k}")
     if mode == "approx":
+        assert k is not None
         d = 1.0 / (2 * k) if delta is None else float(delta)
         outs = [approx_partition(y[b], k, lap, d) for b in range(nb)]
         ends = np.zeros((nb, w), bool)
@@ -208,6 +209,7 @@ def partition_windows(
         if mode == "noisefirst":
             e, m = _free_k(y[s : s + batch], v[s : s + batch])
         else:
+            assert k is not None
             e, m = _exact_k(group_cost_matrix(y[s : s + batch], v[s : s + batch], mode, lap), k)
         est[s : s + batch], ends[s : s + batch] = e, m
     return Partitioned(_means(y, ends), ends, est)

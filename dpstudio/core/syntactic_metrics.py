@@ -56,7 +56,7 @@ def iyengar_cm(labels, suppressed) -> float:
     return classification(lab, suppressed) / n if n else 0.0
 
 
-def average_class_size(n_rows: int, n_classes: int, k: int) -> float:
+def average_class_size(n_rows: float, n_classes: int, k: int) -> float:
     """C_AVG (Mondrian paper): (rows / classes) / k, over the released (kept) rows and classes."""
     return (n_rows / n_classes) / k if n_classes else 0.0
 

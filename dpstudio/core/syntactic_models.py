@@ -177,8 +177,10 @@ def class_failures(
     t-closeness model). ``hists``/``q``: sensitive attribute -> class histograms / its input distribution."""
     bad = np.asarray(sizes) < k
     for model in models:
+        assert hists is not None, "an l-diversity or t-closeness model needs the class histograms"
         h = hists[model.attribute]
         if isinstance(model, TCloseness):
+            assert q is not None, "t-closeness needs the input distribution"
             bad |= ~model.satisfied(h, q[model.attribute])
         else:
             bad |= ~model.satisfied(h)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -90,9 +90,15 @@ def parse_interval(label: str, dash: bool = True) -> tuple[float, float] | None:
     return lo, hi
 
 
+def _interval(n: Node) -> tuple[float, float]:
+    """A numeric node's [lo, hi) (checked present by the validation before any use)."""
+    assert n.lo is not None and n.hi is not None, n.label
+    return float(n.lo), float(n.hi)
+
+
 def _shared_node_problem(root: Node, node: Node) -> str:
     """Say whether ``node`` (met twice while walking from ``root``) closes a cycle or has two parents."""
-    stack, on_path = [(root, False)], []
+    stack, on_path = [(root, False)], []  # type: tuple[list[tuple[Node, bool]], list[Node]]
     while stack:
         n, leaving = stack.pop()
         if leaving:
@@ -119,7 +125,7 @@ def check_tree(
     """
     line_of = line_of or {}
 
-    def fail(problem: str, node: Node | None = None):
+    def fail(problem: str, node: Node | None = None) -> NoReturn:
         raise TaxonomyError(problem, source, None if node is None else line_of.get(id(node)))
 
     order: list[Node] = []
@@ -161,20 +167,20 @@ def check_tree(
     for n in order:
         if not n.children:
             continue
-        here = interval_label(n.lo, n.hi)
+        here = interval_label(*_interval(n))
         for a, b in zip(n.children, n.children[1:]):
-            if float(b.lo) < float(a.lo):
+            if _interval(b)[0] < _interval(a)[0]:
                 fail(
-                    f"children of {here} are not in ascending order: {interval_label(b.lo, b.hi)} comes after "
-                    f"{interval_label(a.lo, a.hi)}",
+                    f"children of {here} are not in ascending order: {interval_label(*_interval(b))} comes after "
+                    f"{interval_label(*_interval(a))}",
                     b,
                 )
-        prev_hi, prev = float(n.lo), None
+        prev_hi, prev = _interval(n)[0], None
         for c in n.children:
-            c_lo, c_hi = float(c.lo), float(c.hi)
+            c_lo, c_hi = _interval(c)
             what = interval_label(c_lo, c_hi)
             if c_lo > prev_hi:
-                after = f"after {interval_label(prev.lo, prev.hi)}" if prev is not None else "at the start"
+                after = f"after {interval_label(*_interval(prev))}" if prev is not None else "at the start"
                 fail(
                     f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(c_lo)}) "
                     f"is not covered ({after}, before {what}); children must partition their parent",
@@ -184,21 +190,22 @@ def check_tree(
                 if prev is None:
                     fail(f"child interval {what} starts before its parent {here}", c)
                 fail(
-                    f"overlap between numeric child intervals under {here}: {interval_label(prev.lo, prev.hi)} "
+                    f"overlap between numeric child intervals under {here}: {interval_label(*_interval(prev))} "
                     f"and {what} share [{number_text(c_lo)},{number_text(min(prev_hi, c_hi))}); "
                     "children must partition their parent (listed in ascending order)",
                     c,
                 )
             prev_hi, prev = c_hi, c
-        if prev_hi != float(n.hi):
-            if prev_hi < float(n.hi):
+        n_hi = _interval(n)[1]
+        if prev is not None and prev_hi != n_hi:
+            if prev_hi < n_hi:
                 fail(
-                    f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(n.hi)}) "
-                    f"is not covered (after the last child {interval_label(prev.lo, prev.hi)}); "
+                    f"gap between numeric child intervals under {here}: [{number_text(prev_hi)},{number_text(n_hi)}) "
+                    f"is not covered (after the last child {interval_label(*_interval(prev))}); "
                     "children must partition their parent",
                     prev,
                 )
-            fail(f"child interval {interval_label(prev.lo, prev.hi)} ends after its parent {here}", prev)
+            fail(f"child interval {interval_label(*_interval(prev))} ends after its parent {here}", prev)
 
 
 def _value_key(value: Any) -> str | None:
@@ -637,6 +644,7 @@ class Taxonomy:
                 out.append((None, int(nan.sum())))
                 out.sort(key=lambda t: -t[1])
             return ValueMapping(leaf_ids, tuple(out), self.attribute)
+        assert uniques is not None
         per_unique = np.zeros(len(uniques), dtype=np.int64)
         per_unique[np.unique(codes[bad])] = -1
         return ValueMapping(leaf_ids, self._uncovered(codes, uniques, per_unique), self.attribute)

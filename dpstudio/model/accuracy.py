@@ -76,7 +76,7 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
         out.append(
             _line(
                 f"{leaf} with the shares the run chooses",
-                sum(levels),
+                sum(levels, Fraction(0)),
                 example,
                 "; at worst as with the equal split above (the ledger shows the shares that ran)",
                 best_case=True,

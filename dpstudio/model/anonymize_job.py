@@ -59,13 +59,16 @@ class AnonymizeSettings:
     t_sensitive: str | None = None
 
     def models(self) -> tuple:
-        out = []
+        out: list[LDiversity | TCloseness] = []
         if self.l_diversity is not None:
+            assert self.sensitive is not None, "l-diversity needs its sensitive attribute"
             kind, l_value, c = self.l_diversity
             out.append(LDiversity(kind, l_value, self.sensitive, c))
         if self.t_closeness is not None:
             kind, t = self.t_closeness
-            out.append(TCloseness(kind, t, self.t_sensitive or self.sensitive))
+            sensitive = self.t_sensitive or self.sensitive
+            assert sensitive is not None, "t-closeness needs its sensitive attribute"
+            out.append(TCloseness(kind, t, sensitive))
         return tuple(out)
 
     @property
@@ -277,8 +280,11 @@ def anonymize_table(
                 result = ev.result
             else:
                 yield ev
+        assert result is not None, "the Mondrian run ended without its result"
         none = np.zeros(result.classes, dtype=bool)
+        value: float
         if metric == "cm":
+            assert class_attr is not None, "the classification metric needs the class attribute"
             codes, size = encode(table_in, [], taxonomies, [class_attr])[0].extras[class_attr]
             hist = np.bincount(result.class_of * size + codes, minlength=result.classes * size)
             value = sm.classification(hist.reshape(result.classes, size), none, tie)
@@ -322,6 +328,7 @@ def anonymize_table(
             search = ev.result
         else:
             yield ev
+    assert search is not None, "the search ended without its result"
     if search.chosen is None:
         raise AnonymizeError(
             f"no generalization satisfies the model with at most {problem.max_sup} suppressed "
@@ -376,6 +383,7 @@ def run_to_outcome(frame, taxonomies, settings, missing: str = "drop", source: s
     for ev in run_anonymize(frame, taxonomies, settings, missing, source):
         if isinstance(ev, RunFinished):
             out = ev.result
+    assert out is not None, "the run ended without its outcome"
     return out
 
 

@@ -163,6 +163,7 @@ def neighbour_contrast(
     labels = [" | ".join(map(str, r)) for r in before.table[qi].itertuples(index=False)]
     sizes = Counter(labels)
     smallest = min(sizes, key=lambda lab: (sizes[lab], labels.index(lab)))
+    assert before.kept is not None
     removed = int(np.flatnonzero(before.kept)[labels.index(smallest)])
     after = run_to_outcome(table_in.drop(index=removed).reset_index(drop=True), taxonomies, settings, "drop")
     s_before, s_after = _class_sizes(before), _class_sizes(after)

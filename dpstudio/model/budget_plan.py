@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -253,7 +254,7 @@ class BudgetPlan:
 
     def to_params(self) -> dict:
         """The split as JSON-able parameters: {"budget_split": {name: "p/q"}, ...} plus named totals."""
-        out = {"budget_split": {n: str(s) for n, s in zip(self.names, self.shares)}}
+        out: dict[str, Any] = {"budget_split": {n: str(s) for n, s in zip(self.names, self.shares)}}
         if self.algorithm in TABLE_ALGORITHMS:
             out["count_epsilon"] = str(self.share("count") + self.share("level"))
         if self.algorithm == "maxgddp":
@@ -484,7 +485,7 @@ def luedp_budgets(parents, p, epsilon: float) -> np.ndarray:
     n = par.size
     a = np.ones(n)
     bb = np.ones(n)
-    kids = [[] for _ in range(n)]
+    kids: list[list[int]] = [[] for _ in range(n)]
     for v in range(1, n):
         kids[par[v]].append(v)
     for v in range(n - 1, -1, -1):

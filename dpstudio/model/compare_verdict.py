@@ -55,9 +55,9 @@ def verdict(values: dict, levels: int, kind: str) -> str:
     means = mean_errors(values)
     if len(means) < 2:
         return ""
-    best = min(means, key=means.get)
+    best = min(means, key=lambda m: means[m])
     parts = []
-    for m in sorted(means, key=means.get, reverse=True):
+    for m in sorted(means, key=lambda m: means[m], reverse=True):
         ratio = means[m] / means[best]
         if m != best and ratio >= NOTABLE:
             parts.append(

@@ -216,7 +216,7 @@ def public_domain(result, taxonomies) -> Domain:
     the project's, checked against the labels the release names) and each numeric attribute's public bounds
     (the root interval of the release). No record is read."""
 
-    axes = []
+    axes: list[NumericAxis | CategoricalAxis] = []
     for a, (name, kind) in enumerate(zip(result.attributes, result.kinds)):
         if kind == "numeric":
             lo, hi, _ = result.intervals[name][0]

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-Progress = Callable[[int, int, str], None] | None
+Progress = Callable[..., object] | None  # progress(done, total[, what]); False cancels
 
 BUNDLED_SAMPLE = ("samples", "adult.csv.gz")
 
@@ -39,8 +39,9 @@ def load_dataset(path: str | os.PathLike, progress: Progress = None, encoding: s
 
     if opens_with_engine(path, encoding):  # large: read through DuckDB, the rows stay in the file
         return open_engine_table(path, progress)
-    kw = {} if progress is None else {"progress": progress}
-    return with_records_print(load_table(path, encoding=encoding, **kw))
+    if progress is None:
+        return with_records_print(load_table(path, encoding=encoding))
+    return with_records_print(load_table(path, encoding=encoding, progress=progress))
 
 
 def load_bundled_sample(progress: Progress = None):

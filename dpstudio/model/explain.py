@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def _as_tuple(value):
 _LEVEL = re.compile(r"\blevel (\d+)\b")
 
 
-def _count_spends(state) -> list[tuple[int, object]]:
+def _count_spends(state) -> list[tuple[int, Any]]:
     """(ledger number, spend) of the spends that paid for counts (not for selections or split points)."""
     out = []
     for i, ev in enumerate(state.spends, start=1):
@@ -133,8 +134,8 @@ def explain_count(state, node_id: int, teaching: bool = False, show_true: bool =
     if nd is None or nd.noisy is None or nd.variance is None:
         return None
     spends = _count_spends(state)
-    by_level = [(i, s) for i, s in spends if _LEVEL.search(s.step)]
-    levels = {int(_LEVEL.search(s.step).group(1)): (i, s) for i, s in by_level}
+    by_level = [(m, i, s) for i, s in spends if (m := _LEVEL.search(s.step)) is not None]
+    levels = {int(m.group(1)): (i, s) for m, i, s in by_level}
     scale = scale_from_variance(nd.variance)
     if levels:
         own = levels.get(nd.depth)

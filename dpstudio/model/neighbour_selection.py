@@ -128,7 +128,9 @@ def selection_event(project, events, selection: int, frame=None) -> CandidatesSc
             if isinstance(e, CandidatesScored) and e.selection == selection:
                 return e
     finally:
-        run.close()
+        close = getattr(run, "close", None)  # a generator: stop it (its finally blocks run)
+        if close is not None:
+            close()
     raise SelectionNeighbourError(f"the run on the other table has no selection {selection}")
 
 

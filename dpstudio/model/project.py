@@ -188,8 +188,8 @@ class Project:
         self.account.store = store
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
         self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
-        self._loaded = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
-        self.previous_declarations = None  # model.declarations.Declarations of the file opened before
+        self._loaded: list[Any] | None = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
+        self.previous_declarations: Any = None  # model.declarations.Declarations of the file opened before
         self.release_in_progress = ""  # while a release run goes on: what it spent, in words ("" otherwise)
         self.dirty: bool = False
 
@@ -357,7 +357,8 @@ class Project:
         self._changed("roles")
         if self.classes is not None and self.class_attribute != old_class:
             self.classes = None  # the declaration belonged to the previous class attribute
-            self.provenance.pop(pv.key(pv.CLASSES, old_class), None)
+            if old_class is not None:
+                self.provenance.pop(pv.key(pv.CLASSES, old_class), None)
             self._changed("classes")
 
     def set_type(self, attribute: str, kind: str, source: str = "chosen by you") -> None:
@@ -515,7 +516,7 @@ class Project:
                 values = list(check_classes(values))
             except EncodingError as exc:
                 raise ProjectError(str(exc)) from None
-        k = None if self.class_attribute is None else pv.key(pv.CLASSES, self.class_attribute)
+        k = pv.key(pv.CLASSES, self.class_attribute or "")  # no class attribute yet: nothing will ever read it
         old = self.provenance.get(k)
         if values is None:
             self.provenance.pop(k, None)
@@ -539,7 +540,7 @@ class Project:
             raise ProjectError("open data and choose the class attribute first")
         values = sorted({_class_text(v) for v in self.value_counts(cls)[0]})
         self.set_classes(values, pv.CLASSES_FROM_DATA, derived=True)
-        return list(self.classes)
+        return list(values)
 
     def set_missing(self, choice: str) -> None:
         if choice not in MISSING_CHOICES:

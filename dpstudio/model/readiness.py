@@ -15,6 +15,7 @@ input derived from the data is unconfirmed, because its export would be refused 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from dpstudio.model import budget_plan as bp
 from dpstudio.model import provenance as pv
@@ -117,7 +118,7 @@ def _histogram_problems(p: Project) -> list[Problem]:
                 Problem(
                     "a histogram needs a numeric quasi-identifier with public bounds",
                     "data.bounds" if numeric else "data.type",
-                    (numeric or p.columns or [None])[0],
+                    (numeric or p.columns or [""])[0] or None,
                 )
             ]
         return []
@@ -175,7 +176,7 @@ def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem
     else:
         out = _table_problems(p)
     out.extend(_derived_problems(p))
-    eps = p.epsilon
+    eps: Fraction | None = p.epsilon
     if epsilon_text is not None:
         try:
             eps = parse_epsilon_text(epsilon_text)

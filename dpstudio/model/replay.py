@@ -318,12 +318,14 @@ class StepIndex:
     ``starts`` holds the first event index of every step (``starts[0] == 0`` once there is an event);
     step ``i`` is ``events[starts[i]:starts[i + 1]]`` (the last one runs to the end)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.starts: list[int] = []
         self._scanned = 0
         self._depth: dict[int, int] = {}
-        self._selection = None  # "scored" / "chosen" inside a selection: its spend and partitions belong to it
-        self._key = None  # (kind, depth) of the running group of node events, or "spend"
+        self._selection: str | None = (
+            None  # "scored" / "chosen" inside a selection: its spend and partitions belong to it
+        )
+        self._key: Any = None  # (kind, depth) of the running group of node events, or "spend"
         self._substance = False  # the step under way has more than progress messages
 
     def scan(self, events: Sequence[Event]) -> list[int]:

@@ -135,6 +135,7 @@ def encode_table(project: Project, progress=None):
             if tax is not None:
                 taxonomies[a] = tax  # its cut points inside the bounds are the public split grid
         else:
+            assert tax is not None  # _missing_domains refused a categorical attribute without a taxonomy
             if tax.is_numeric:
                 raise RunInputError(
                     f"{a} is categorical but its taxonomy is made of intervals; make {a} "

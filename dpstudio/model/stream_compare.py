@@ -99,10 +99,10 @@ def measured_point(counts, mechanism: str, window: int, epsilon, seeds) -> dict:
 def measured_errors(counts, points, mechanisms=MEASURED, seeds=(0, 1, 2), progress=None) -> dict:
     """{measure: {mechanism: [value at each point]}} by simulation (teaching only). ``progress(i, n, text)``
     is called before each point (the studio's worker cancels by raising there)."""
-    out = {m: {} for m in MEASURES}
+    out: dict[str, dict] = {m: {} for m in MEASURES}
     n = len(mechanisms) * len(points)
     for i, mech in enumerate(mechanisms):
-        rows = {m: [] for m in MEASURES}
+        rows: dict[str, list] = {m: [] for m in MEASURES}
         for j, (w, eps) in enumerate(points):
             if progress is not None:
                 progress(i * len(points) + j, n, f"simulating {mech} (w = {w}, epsilon = {eps:g})")

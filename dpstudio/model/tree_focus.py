@@ -44,10 +44,10 @@ class Focus:
     known: np.ndarray  # leaves under the node with a released number (0: no total to state yet)
     # sibling groups: at a group's first member (its "head"), the members in the group and the position of
     # the last one; 0 and -1 elsewhere. ``group_total`` / ``group_known``: the members' released total
-    group_size: np.ndarray = None
-    group_last: np.ndarray = None
-    group_total: np.ndarray = None
-    group_known: np.ndarray = None
+    group_size: np.ndarray
+    group_last: np.ndarray
+    group_total: np.ndarray
+    group_known: np.ndarray
 
     @property
     def ringed(self) -> np.ndarray:

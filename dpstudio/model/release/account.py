@@ -56,6 +56,7 @@ class DatasetBudgetInfo:
         if self.total is None:
             return f"this dataset ({self.name}): no release yet on this data"
         known = " (recognised: " + self.related + ")" if self.related else ""
+        assert self.remaining is not None  # known data: the store states what remains
         return (
             f"this dataset ({self.name}): {fraction_text(self.remaining)} of {fraction_text(self.total)} "
             f"epsilon left{known}"

@@ -17,6 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dpstudio.model.release.service import ReleaseRequest
 
 CAUTION_EPSILON = 10
 #: e^700 is about 1e304, the largest power of e a double holds with room to spare
@@ -65,7 +69,7 @@ class ReleaseQuestion:
     tracked: bool = True
     warnings: tuple[str, ...] = ()
     related: str = ""
-    request: object = field(default=None, compare=False, repr=False)
+    request: ReleaseRequest | None = field(default=None, compare=False, repr=False)
 
     def text(self) -> str:
         """The question, in plain words."""

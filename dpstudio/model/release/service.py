@@ -91,7 +91,8 @@ class ReleaseService:
     def question(self, request: ReleaseRequest) -> ReleaseQuestion:
         eps = check_epsilon(request.epsilon)
         refusal = epsilon_refusal(eps)
-        name, budget, spent, tracked, warnings, related = request.name, eps, Fraction(0), True, (), ""
+        name, budget, spent, tracked, related = request.name, eps, Fraction(0), True, ""
+        warnings: tuple[str, ...] = ()
         try:
             store = open_store(request.store)
             if store is None:

@@ -177,10 +177,15 @@ def error_by_query_size(
     edges: Sequence[float] = DEFAULT_EDGES,
     methods: Sequence[str] = METHODS,
     max_weight_cells: float = 2e7,
+    node_scales: Sequence[float] | np.ndarray | None = None,
 ) -> ErrorBySize:
     """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc).
 
     ``max_weight_cells`` bounds the size (nodes x queries) of the weight matrices held at once.
+    ``node_scales``: the discrete Laplace scale of every node of the tree methods, as a run drew them (the
+    studio's Compare passes the run's own, e.g. diffgen-consistent's per-level budgets; inf: not noised);
+    least squares then weights each node by its variance (the BLUE of that release). Default: the uniform
+    scale L/epsilon of every node and unweighted least squares, the seed's DiffGen with consistency.
     """
     if runs < 1:
         raise ValueError("runs must be at least 1")
@@ -192,6 +197,16 @@ def error_by_query_size(
     counts = np.asarray(tree.counts)
     parents, leaves = tree.parents, tree.leaves
     L = tree.path_length
+    if node_scales is None:
+        tree_scales = np.full(parents.size, noise_scale(L, epsilon))
+        tree_weights_ls: float | np.ndarray = 1.0
+    else:
+        from ..algorithms.diffgen_variance import discrete_laplace_variance
+
+        tree_scales = np.asarray(node_scales, dtype=float)
+        if tree_scales.shape != (parents.size,) or not (tree_scales > 0).all():
+            raise ValueError("node_scales needs one positive scale per node of the tree")
+        tree_weights_ls = np.array([discrete_laplace_variance(b) if np.isfinite(b) else np.inf for b in tree_scales])
     if size == "records":
         sizes = np.empty(len(workload))
     elif size == "domain":
@@ -235,12 +250,15 @@ def error_by_query_size(
                     _sum_up_levels(parents, full, depth)
                     est_nodes[LEAF_ONLY] = full
             if need_tree:
-                noisy = noise.laplace_counts(counts, noise_scale(L, epsilon)).astype(float)
+                noisy = np.zeros(counts.shape)
+                for b in np.unique(tree_scales[np.isfinite(tree_scales)]):  # not noised (inf): left at 0
+                    at = tree_scales == b
+                    noisy[at] = noise.laplace_counts(counts[at], float(b))
                 if RAW_TREE in methods:
                     sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
                     est_nodes[RAW_TREE] = noisy
                 for m, fn in (
-                    (LEAST_SQUARES, lambda noisy=noisy: least_squares(parents, noisy, 1.0)),
+                    (LEAST_SQUARES, lambda noisy=noisy: least_squares(parents, noisy, tree_weights_ls)),
                     (SEED_RULE, lambda noisy=noisy: hay_generalized(parents, noisy)),
                 ):
                     if m in methods:

@@ -170,22 +170,48 @@ def histogram_monte_carlo(
 
 
 def diffgen_error_by_size(
-    data, result, epsilon_counts: float, runs: int = 30, seed: int = 0, queries: int = 400, progress=None
+    data,
+    result,
+    epsilon_counts: float,
+    runs: int = 30,
+    seed: int = 0,
+    queries: int = 400,
+    progress=None,
+    domain=None,
+    workload=None,
+    methods=None,
 ):
-    """``error_by_query_size`` on the run's DiffGen tree (true counts: SIMULATION, NOT A RELEASE)."""
+    """``error_by_query_size`` on the run's DiffGen tree (true counts: SIMULATION, NOT A RELEASE), with the
+    run's own noise: leaf-only at scale 1/eps_c, the tree methods at the run's node scales (``run_noise``) and
+    least squares weighted by them, so the curves are those of the release that ran, as in release mode's
+    noise-only view and its analytic variances. ``domain`` and ``workload`` default to the data's domain and
+    ``queries`` random boxes; ``methods`` to ``range_error.METHODS``."""
     from dpstudio.core.range_queries import random_boxes
     from dpstudio.evaluation.diffgen_trees import domain_of, true_tree
     from dpstudio.evaluation.range_error import error_by_query_size
 
     if progress is not None:
         progress(0, 2, "counting the partition tree")
-    domain = domain_of(data)
+    from dpstudio.evaluation.range_error import METHODS
+
+    domain = domain_of(data) if domain is None else domain
     tree = true_tree(data, result, domain)
-    rng = np.random.default_rng(seed)
-    workload = random_boxes(domain, queries, rng, attributes=(1, min(2, len(domain))), n_classes=len(data.classes))
+    if workload is None:
+        rng = np.random.default_rng(seed)
+        workload = random_boxes(domain, queries, rng, attributes=(1, min(2, len(domain))), n_classes=len(data.classes))
     if progress is not None:
         progress(1, 2, f"Monte-Carlo, {runs} runs")
-    res = error_by_query_size(domain, tree, float(epsilon_counts), workload, runs=runs, seed=seed)
+    _leaf_var, node_var, _source = run_noise(result)
+    res = error_by_query_size(
+        domain,
+        tree,
+        float(epsilon_counts),
+        workload,
+        runs=runs,
+        seed=seed,
+        node_scales=scale_of_variance(node_var),
+        methods=METHODS if methods is None else methods,
+    )
     if progress is not None:
         progress(2, 2, "done")
     return res
@@ -305,13 +331,15 @@ def diffgen_noise_only(
     edges=DOMAIN_EDGES,
     analytic_max_nodes: int = ANALYTIC_MAX_NODES,
     max_weight_cells: float = 2e7,
+    workload=None,
 ) -> NoiseOnlyBySize:
     """Error by query size of leaf-only, raw tree, least squares and seed 000's rule on the run's released
     tree shape, from the noise alone (see the module doc). ``runs=0``: analytic only.
 
     Reads only public things: the tree shape (``result.tree.parents``/``values``, ``result.intervals``,
     ``result.leaf_nodes``), the classes, eps_c and the node variances, and ``domain``. The queries are
-    ``random_boxes`` over the domain (``workload_seed``); the noise is simulation noise (``seed``).
+    ``random_boxes`` over the domain (``workload_seed``), or ``workload``; the noise is simulation noise
+    (``seed``).
     ``max_weight_cells`` bounds the size (nodes x queries) of the weight matrices held at once."""
     from dpstudio.core.range_queries import answer, cell_weights, random_boxes, tree_weights
     from dpstudio.evaluation.diffgen_trees import node_cells
@@ -325,9 +353,11 @@ def diffgen_noise_only(
         raise ValueError("the result's leaves are not the leaves of its tree")
     K = len(result.classes)
     cells = node_cells(result, domain, leaves)
-    wl = random_boxes(
-        domain, queries, np.random.default_rng(workload_seed), attributes=(1, min(2, len(domain))), n_classes=K
-    )
+    wl = workload
+    if wl is None:
+        wl = random_boxes(
+            domain, queries, np.random.default_rng(workload_seed), attributes=(1, min(2, len(domain))), n_classes=K
+        )
     sizes = domain.fraction(wl)
     m_all = np.where(wl.classes < 0, K, 1).astype(float)  # cells per query and leaf (independent classes)
     leaf_var, node_var, node_noise = run_noise(result)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -125,17 +126,41 @@ def _noise(result):
     return bool(getattr(noise, "is_secure", False)), str(getattr(noise, "label", "unknown"))
 
 
-def _parameters(result, params: dict | None) -> list[tuple[str, str]]:
+#: the studio's planned figures that a table run itself decides (the engine gives unneeded budget to the counts
+#: and may choose the levels' shares): shown from the ledger instead, as spent
+PLANNED_ONLY = ("budget_split", "count_epsilon", "level_epsilons")
+_COUNT_LEVEL = re.compile(r"^counts: level (\d+)\b")
+
+
+def spent_levels(ledger) -> list[tuple[int, Fraction]]:
+    """(level, epsilon) of each count level the ledger paid for, in level order (DiffGen with consistency)."""
+    out = {}
+    for e in getattr(ledger, "entries", ()) or ():
+        m = _COUNT_LEVEL.match(str(getattr(e, "step", "")))
+        if m:
+            out[int(m.group(1))] = out.get(int(m.group(1)), Fraction(0)) + Fraction(e.epsilon)
+    return sorted(out.items())
+
+
+def _parameters(result, params: dict | None, ledger=None) -> list[tuple[str, str]]:
+    """The engine's parameters as the run used them, the studio's own settings it does not hold, and the
+    figures the run decided (count epsilon, per-level epsilons) as the ledger records them."""
     p = getattr(result, "params", None)
     d = {}
     if p is not None and hasattr(p, "to_dict"):
         d = p.to_dict()
     elif p is not None and hasattr(p, "__dataclass_fields__"):
         d = {k: getattr(p, k) for k in p.__dataclass_fields__}
+    skip = ("budget_split",) if _is_histogram(result) else PLANNED_ONLY  # a tree's levels run as planned
     for k, v in (params or {}).items():
-        if k not in d and k not in ("budget_split",):
+        if k not in d and k not in skip:
             d[k] = v
     d.pop("edges", None)
+    if getattr(result, "count_epsilon", None) is not None and not _is_histogram(result):
+        d["count epsilon, as spent (ledger)"] = result.count_epsilon
+        levels = spent_levels(ledger if ledger is not None else getattr(result, "ledger", None))
+        if levels:  # every level in full (a long list is not abbreviated here)
+            d["epsilon per count level, as spent (ledger)"] = ", ".join(f"{lv}: {_num(e)}" for lv, e in levels)
     return [
         (k, _plain(v) if not isinstance(v, (list, tuple)) or len(v) < 12 else f"{len(v)} values") for k, v in d.items()
     ]
@@ -373,7 +398,7 @@ def report_html(
         )
     )
     out.append("<h2>Parameters</h2>")
-    out.append(_table(["parameter", "value"], _parameters(result, params)))
+    out.append(_table(["parameter", "value"], _parameters(result, params, ledger)))
 
     if public_inputs:
         out.append("<h2>Public inputs</h2>")

@@ -216,6 +216,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.budgetChanged.connect(self.refresh_budget, QtCore.Qt.QueuedConnection)
         project.subscribe(self._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
         project.subscribe(self._on_budget_field, "data", "ledger")
+        project.subscribe(self._on_run_field, "run")
         project.subscribe(self._on_readiness_field, *READINESS_FIELDS)
         self.eps_edit.textChanged.connect(self.refresh_readiness)
         self._load_from_project(rebuild_plan=True)
@@ -226,6 +227,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         """Stop following the project (before the panel is thrown away)."""
         self.project.unsubscribe(self._on_project)
         self.project.unsubscribe(self._on_budget_field)
+        self.project.unsubscribe(self._on_run_field)
         self.project.unsubscribe(self._on_readiness_field)
 
     def _on_readiness_field(self, _field) -> None:
@@ -597,8 +599,18 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self._refresh_figures()
         self._write_params()
 
+    def _on_run_field(self, *_) -> None:
+        try:
+            if getattr(self, "plan", None) is not None:
+                self._refresh_figures()  # the last run's figures, from its ledger, beside the plan's
+        except RuntimeError:  # the panel was deleted without detach(): stop following
+            self.project.unsubscribe(self._on_run_field)
+
     def _refresh_figures(self) -> None:
+        from dpstudio.model.spent_figures import spent_figures
+
         self._figures = bp.expected_error(self.plan, self.params())
+        self._figures += spent_figures(getattr(self.project, "result", None), getattr(self.project, "run_ledger", None))
         self.figures.setRowCount(len(self._figures))
         for r, f in enumerate(self._figures):
             val = f"{f.value:.4g}" if not float(f.value).is_integer() else f"{int(f.value)}"

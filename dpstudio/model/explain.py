@@ -74,9 +74,20 @@ class CountExplanation:
     consistent: tuple | None = None
     true_count: tuple | None = None  # teaching mode, when asked
     noise: tuple | None = None  # realised noise (noisy - true): teaching mode, when asked
+    share_of_counts: float | None = None  # the part of the run's count budget that paid for this count
+
+    #: below this share of the count budget a level's counts are called "almost no budget"
+    SMALL_SHARE = 0.05
 
     def lines(self) -> list[str]:
-        out = [
+        """The consistent count first (what the release publishes), then the noisy one and how it was made."""
+        out = []
+        if self.consistent is not None:
+            out.append(
+                f"{self.label}: consistent count {_fmt(self.consistent)} (what the release publishes: the noisy "
+                "counts of the whole tree combined by least squares, post-processing that costs no budget)"
+            )
+        out += [
             f"{self.label}: noisy count {_fmt(self.noisy)}",
             f"mechanism: {self.mechanism}, sensitivity {self.sensitivity:g}: {self.why}",
             f"noise scale {self.scale:.4g} (variance {self.variance:.4g}); 95 % of the noise lies in "
@@ -87,8 +98,14 @@ class CountExplanation:
                 f"paid by ledger line {line.number}: {line.step} ({line.mechanism}, epsilon "
                 f"{line.epsilon:.4g}, sensitivity {line.sensitivity:g})"
             )
-        if self.consistent is not None:
-            out.append(f"consistent count {_fmt(self.consistent)} (post-processing of noisy counts: no budget)")
+        if self.share_of_counts is not None and self.share_of_counts < self.SMALL_SHARE:
+            out.append(
+                f"why so noisy: this count got {self.share_of_counts:.2%} of the run's count budget. The run "
+                "chose the levels' shares for the released tree's shape and gave most of the budget to the "
+                "counts that decide the released values. Least squares weighs every noisy count by its "
+                "precision, so a count this noisy barely moves the consistent values: its noise costs the "
+                "release nothing, and its small share of epsilon is what it paid."
+            )
         if self.true_count is not None:
             out.append(f"TEACHING: true count {_fmt(self.true_count)}, realised noise {_fmt(self.noise)}")
         return out
@@ -100,6 +117,14 @@ def _fmt(value) -> str:
     vals = value if isinstance(value, (tuple, list)) else (value,)
     text = ", ".join(f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else f"{int(v)}" for v in vals)
     return f"({text})" if len(vals) > 1 else text
+
+
+def _share(paid, spends) -> float | None:
+    """The part of all count spends that the spends in ``paid`` make up (None without count spends)."""
+    total = sum(float(s.epsilon) for _, s in spends)
+    if not total > 0 or not paid:
+        return None
+    return sum(float(s.epsilon) for _, s in paid) / total
 
 
 def _as_tuple(value):
@@ -175,6 +200,7 @@ def explain_count(state, node_id: int, teaching: bool = False, show_true: bool =
         half_width=interval_half_width(scale) if scale > 0 else 0,
         ledger=[_line(i, s) for i, s in paid],
         consistent=_as_tuple(nd.consistent),
+        share_of_counts=_share(paid, spends),
     )
     if teaching and show_true and nd.true_count is not None:
         true = _as_tuple(nd.true_count)

@@ -318,12 +318,11 @@ def _fmt(value) -> str:
 def node_text(node, show_true: bool = False, compact: bool = False) -> str:
     """Label of one node: generalized values / interval, noisy count, consistent count (true: teaching).
 
-    ``compact``: two short lines ("label" and "noisy -> consistent"), for crowded views.
+    ``compact``: two short lines, for crowded views: the label and the consistent count once consistency has
+    run (what the release publishes; the noisy count is in the node's details, on click), else the noisy one.
     """
     if compact:
-        vals = _fmt(node.noisy)
-        if node.consistent is not None:
-            vals += f" -> {_fmt(node.consistent)}" if vals else _fmt(node.consistent)
+        vals = _fmt(node.consistent) if node.consistent is not None else _fmt(node.noisy)
         if show_true and node.true_count is not None:
             vals += f" ({_fmt(node.true_count)})"
         if node.epsilon is not None and vals:  # the node's own count budget (interval trees)
@@ -331,10 +330,10 @@ def node_text(node, show_true: bool = False, compact: bool = False) -> str:
         label = node.label if len(node.label) <= 14 else node.label[:12] + ".."
         return label + ("\n" + vals if vals else "")
     lines = [node.label]
-    if node.noisy is not None:
-        lines.append(f"noisy {_fmt(node.noisy)}")
     if node.consistent is not None:
         lines.append(f"consistent {_fmt(node.consistent)}")
+    if node.noisy is not None:
+        lines.append(f"noisy {_fmt(node.noisy)}")
     if node.epsilon is not None:
         lines.append(f"eps {node.epsilon:.3g}")
     if show_true and node.true_count is not None:

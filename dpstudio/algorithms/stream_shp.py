@@ -116,7 +116,13 @@ def asm_dp(
     adaptive: bool = True,
 ):
     """ASM-DP (S5.3). ``budget="gap"`` (variant B): eps g/T per sample; ``"fixed"`` (variant A): M =
-    max(1, floor(ratio T)) samples of eps/M, no sampling after M. Returns (values, variances)."""
+    max(1, floor(ratio T)) samples of eps/M, no sampling after M. Returns (values, variances).
+
+    Once variant A's samples are spent, the fitted line would be extrapolated to the end of the stream: on
+    ILINet (national, T = 1163, eps 1, n/T = 0.2, 40 seeds) half the runs were worse than publishing zeros,
+    up to 30 times. From then on the last sample is held (post-processing of released values only, no budget):
+    mean squared error 0.30 of the zeros', at most 1.07 (clamping the line to the samples' range gave 0.48,
+    at most 1.39)."""
     x = np.asarray(x, dtype=np.int64)
     eps = as_fraction(epsilon)
     s = max(1.0, 1.0 / ratio)
@@ -130,6 +136,8 @@ def asm_dp(
     v_last = math.nan
     for t in range(x.size):
         xhat = predict(times, zs, weights, t, fit)
+        if budget == "fixed" and len(times) >= m_fixed:  # no sample will come: hold the last one
+            xhat = zs[-1]
         sampling = t == nxt and (budget == "gap" or len(times) < m_fixed)
         if not sampling:
             out[t], var[t] = xhat, v_last

@@ -254,9 +254,12 @@ class Study:
             if c not in attributes:
                 self._do(self.project.set_role, c, IGNORE)
 
-    def keep_missing(self, keep: bool = True) -> None:
-        """Keep rows with a missing value (missing becomes a category a taxonomy must cover) or drop them."""
+    def keep_missing(self, keep: bool = True, token: str | None = None) -> None:
+        """Keep rows with a missing value (missing becomes a category, written ``token``, default '?', which a
+        taxonomy must cover) or drop them."""
         self._do(self.project.set_missing, "keep" if keep else "drop")
+        if token is not None:
+            self._do(self.project.set_missing_token, token)
 
     def propose_classes(self) -> list[str]:
         """The class values present in the data, declared and marked derived from the data (not private):

@@ -52,6 +52,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--class", dest="class_attr", default=None, help="class attribute (for --metric cm)")
     p.add_argument("--tie", choices=("one-majority", "arx"), default="one-majority", help="cm: majority ties")
     p.add_argument("--missing", choices=("drop", "category"), default="drop")
+    p.add_argument(
+        "--missing-token",
+        default="?",
+        metavar="TOKEN",
+        help="with --missing category: the value a missing cell takes, which the taxonomies must cover (default '?')",
+    )
     p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.set_defaults(run=run)
@@ -160,7 +166,7 @@ def run(args) -> int:
     if args.missing == "drop":
         frame = frame.loc[~frame.isna().any(axis=1)].reset_index(drop=True)
     else:
-        frame = frame.astype(object).where(frame.notna(), "?")
+        frame = frame.astype(object).where(frame.notna(), args.missing_token)
     dropped = n_before - len(frame)
     if len(frame) == 0:
         raise CliError("the table is empty (after dropping rows with missing values)")

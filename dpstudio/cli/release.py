@@ -18,7 +18,7 @@ with another class is an input error, a declared class no record holds is releas
 continuous with resolution about 1e-4 of the range); DiffGen's split points lie on the lattice
 lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are dropped by
 default (the Adult protocol); how many is not reported anywhere (it is data). ``--missing category`` keeps
-them with the value "?" (which the taxonomy must then cover). ``--seed N`` runs on seeded simulation noise:
+them with the value "?" (``--missing-token`` another; the taxonomy must then cover it). ``--seed N`` runs on seeded simulation noise:
 the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Without
 ``--steps``, h is chosen from epsilon alone (``algorithms.diffgen_auto``; the sidecar's ``steps_choice``). Bad input: exit 2,
 one line, nothing written.
@@ -134,6 +134,13 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
     p.add_argument("--missing", choices=("drop", "category"), default="drop")
+    p.add_argument(
+        "--missing-token",
+        default="?",
+        metavar="TOKEN",
+        help="with --missing category: the value a missing cell takes, which the taxonomies must cover "
+        "(default '?', as UCI and ARX files write it; the studio's Data panel declares the same)",
+    )
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
     p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
     p.add_argument("--no-round", action="store_true", help="keep consistent estimates as decimals")
@@ -422,7 +429,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
         for c in used:
             if c in bounds or (c in taxonomies and taxonomies[c].is_numeric) or c == args.class_attr:
                 continue
-            frame[c] = frame[c].astype(object).where(frame[c].notna(), "?")
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), args.missing_token)
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:

@@ -11,8 +11,8 @@ no row of data and no error against the truth is ever written. A re-run spends e
 charged to the budget store like any ``dpstudio release`` (same dataset name); its noise is new.
 
 What the command line cannot say is returned as ``notes`` (and written at the top of the script): a
-custom split of epsilon dragged in the studio, whose explicit fractions have no CLI option, and the
-studio's "keep missing values" (the CLI labels them "?", the studio "Missing").
+custom split of epsilon dragged in the studio, whose explicit fractions have no CLI option. Kept missing values
+are passed with the project's token (``--missing-token``), the value the studio's run used.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class ReleaseSettings:
     Tables: ``class_attribute``, ``classes``, ``taxonomies`` (attribute -> Taxonomy, in release order),
     ``bounds`` (attribute -> (lo, hi)), ``types`` (attribute -> "integer" / "continuous[:R]"),
     ``automatic_steps`` (h was chosen from epsilon), ``n_numeric``. Histograms: ``column`` and ``edges``.
-    ``missing``: "drop" or "keep"; ``dataset_name``: the budget store's name for the data."""
+    ``missing``: "drop" or "keep" (kept cells written as ``missing_token``); ``dataset_name``: the budget store's name for the data."""
 
     data: str
     params: object
@@ -44,6 +44,7 @@ class ReleaseSettings:
     column: str | None = None
     edges: tuple | None = None
     missing: str = "drop"
+    missing_token: str = "?"
     dataset_name: str | None = None
 
     @property
@@ -111,12 +112,8 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
             "the release used a custom split of epsilon (drawn in the studio) that no command-line "
             "option sets: this command runs the algorithm's default split"
         )
-    if s.missing != "drop":
-        args += ["--missing", "category"]
-        notes.append(
-            "missing values are kept as a category: the command line labels them '?', the studio "
-            "'Missing'; the taxonomies must cover the label used"
-        )
+    if s.missing != "drop":  # kept as a category, written as the project's token (as the studio ran it)
+        args += ["--missing", "category", "--missing-token", s.missing_token]
     return args
 
 

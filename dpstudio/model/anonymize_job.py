@@ -57,6 +57,8 @@ class AnonymizeSettings:
     tie: str = "one-majority"
     #: t-closeness's own sensitive attribute (None: ``sensitive``, the one l-diversity protects)
     t_sensitive: str | None = None
+    #: the value a kept missing cell takes (the project's missing-value token: the file's own, '?' by default)
+    missing_token: str = "?"
 
     def models(self) -> tuple:
         out: list[LDiversity | TCloseness] = []
@@ -166,13 +168,13 @@ class AnonymizeOutcome:
 
 
 def prepare(frame: pd.DataFrame, settings: AnonymizeSettings, missing: str = "drop") -> tuple[pd.DataFrame, int]:
-    """The used columns with missing values dropped (``drop``) or kept as the value "?" (``keep``);
-    returns (table, rows dropped)."""
+    """The used columns with missing values dropped (``drop``) or kept as ``settings.missing_token``
+    (``keep``; the same token as a DP run of the same project); returns (table, rows dropped)."""
     sub = frame[settings.used()]
     if missing == "drop":
         kept = sub.loc[~sub.isna().any(axis=1)].reset_index(drop=True)
         return kept, len(sub) - len(kept)
-    return sub.astype(object).where(sub.notna(), "?").reset_index(drop=True), 0
+    return sub.astype(object).where(sub.notna(), settings.missing_token).reset_index(drop=True), 0
 
 
 def checked_models(models, taxonomies: dict, extras: dict) -> tuple:

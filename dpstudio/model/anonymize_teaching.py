@@ -197,7 +197,7 @@ def _with_column(frame: pd.DataFrame, settings: AnonymizeSettings, attribute: st
     sub = frame[cols]
     if missing == "drop":
         return sub.loc[~sub.isna().any(axis=1)].reset_index(drop=True)
-    return sub.astype(object).where(sub.notna(), "?").reset_index(drop=True)
+    return sub.astype(object).where(sub.notna(), settings.missing_token).reset_index(drop=True)
 
 
 def _row_labels(outcome, qi) -> list:

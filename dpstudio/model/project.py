@@ -71,6 +71,9 @@ TYPES = (CATEGORICAL, NUMERIC)
 DROP_MISSING = "drop"
 KEEP_MISSING = "keep"
 MISSING_CHOICES = (DROP_MISSING, KEEP_MISSING)
+#: how a missing answer is written when it is kept as a category: the file's own token ('?' in UCI and ARX
+#: files and in the CLI), the value every taxonomy must then cover
+DEFAULT_MISSING_TOKEN = "?"
 
 # modes
 TEACHING = "teaching"
@@ -170,6 +173,7 @@ class Project:
         self.numeric_types: dict[str, str] = {}  # numeric attribute -> declared kind (a public input)
         self.classes: list[str] | None = None  # public class values of the class attribute, in release order
         self.missing: str = DROP_MISSING
+        self.missing_token: str = DEFAULT_MISSING_TOKEN
         self.taxonomies: dict[str, Taxonomy] = {}
         self.taxonomy_sources: dict[str, str] = {}  # attribute -> where its taxonomy came from (display)
         self.provenance: dict[str, Provenance] = {}  # "kind:attribute" -> where that public input came from
@@ -550,6 +554,26 @@ class Project:
         self.missing = choice
         self._changed("missing")
 
+    def set_missing_token(self, token: str) -> None:
+        """The value a kept missing cell takes (a public declaration: how the file writes a missing answer,
+        '?' by default); every taxonomy of a categorical quasi-identifier with missing cells must cover it."""
+        token = str(token if token is not None else "").strip()
+        if not token or "\n" in token or "\r" in token:
+            raise ProjectError("the missing-value token must be a non-empty value on one line, e.g. '?'")
+        if token == self.missing_token:
+            return
+        self.missing_token = token
+        self._changed("missing")
+
+    def missing_rows(self, attribute: str) -> int:
+        """How many rows miss a value of ``attribute`` (private: for the data owner's coverage check only)."""
+        frame = self.frame
+        if frame is not None:
+            return int(frame[attribute].isna().sum())
+        per_column = getattr(self.dataset, "missing_per_column", None)  # a table read through an engine
+        counts = per_column() if callable(per_column) else {}
+        return int((counts or {}).get(attribute, 0))
+
     def attributes(self, role: str) -> list[str]:
         """Columns with the given role, in column order."""
         return [c for c in self.columns if self.roles.get(c) == role]
@@ -684,7 +708,9 @@ class Project:
         return entry[2]
 
     def uncovered(self, attribute: str) -> tuple[tuple[Any, int], ...]:
-        """((value, rows), ...) not covered by the taxonomy of ``attribute``, most frequent first."""
+        """((value, rows), ...) not covered by the taxonomy of ``attribute``, most frequent first; with missing
+        values kept, the missing-value token too when the column has missing cells (exactly what the run
+        checks)."""
         tax = self.taxonomies.get(attribute)
         if tax is None or not self.has_data or attribute not in self.columns:
             return ()
@@ -693,6 +719,11 @@ class Project:
         bad = [
             (v.item() if hasattr(v, "item") else v, int(c)) for v, c, leaf in zip(values, counts, leaf_ids) if leaf < 0
         ]
+        if self.missing == KEEP_MISSING and self.types.get(attribute) != NUMERIC:
+            # kept missing cells become the declared token: the run checks it like any value
+            n_missing = self.missing_rows(attribute)
+            if n_missing and tax.map_values([self.missing_token]).leaf_ids[0] < 0:
+                bad.append((self.missing_token, n_missing))
         bad.sort(key=lambda t: (-t[1], str(t[0])))
         return tuple(bad)
 
@@ -931,6 +962,7 @@ class Project:
                 "sha256": self.data_hash,
                 "columns": list(self.columns),
                 "missing": self.missing,
+                "missing_token": self.missing_token,
                 "dataset_name": self.dataset_name,
                 "encoding": self.data_encoding,
             },
@@ -1042,6 +1074,8 @@ class Project:
                     warnings.append(f"the data file {self.data_path} was not found: open it again from the Data panel")
             missing = d.get("missing", DROP_MISSING)
             self.missing = missing if missing in MISSING_CHOICES else DROP_MISSING
+            token = str(d.get("missing_token") or DEFAULT_MISSING_TOKEN).strip()
+            self.missing_token = token or DEFAULT_MISSING_TOKEN
             self.dataset_name = str(d["dataset_name"]) if d.get("dataset_name") else None
             for c, a in (data.get("attributes") or {}).items():
                 if c not in self.columns:

@@ -23,7 +23,13 @@ def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSet
     if hasattr(r.params, "noise_root"):  # an interval tree
         edges = tuple(float(e) for e in r.params.edges) if r.params.edges is not None else None
         return ReleaseSettings(
-            data, r.params, column=s.histogram_attribute, edges=edges, missing=missing, dataset_name=name
+            data,
+            r.params,
+            column=s.histogram_attribute,
+            edges=edges,
+            missing=missing,
+            missing_token=s.missing_token,
+            dataset_name=name,
         )
     taxonomies = {a: t for a, t in s.taxonomies.items() if a not in s.numeric or t.is_numeric}
     steps = int(s.params.get("steps", AUTO_STEPS))
@@ -38,5 +44,6 @@ def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSet
         automatic_steps=steps == AUTO_STEPS,
         n_numeric=len(s.numeric),
         missing=missing,
+        missing_token=s.missing_token,
         dataset_name=name,
     )

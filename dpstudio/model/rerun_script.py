@@ -71,7 +71,10 @@ def _declarations(snapshot) -> list[str]:
         elif a in s.taxonomies:
             declared(f"study.declare_taxonomy({a!r}, taxonomy({a!r}))", pv.key(pv.TAXONOMY, a))
     lines.append(f"study.use_only({', '.join(repr(a) for a in used)})")
-    lines.append(f"study.keep_missing({s.missing == 'keep'})")
+    if s.missing == "keep":
+        lines.append(f"study.keep_missing(True, token={s.missing_token!r})")
+    else:
+        lines.append("study.keep_missing(False)")
     return lines
 
 

@@ -11,7 +11,8 @@ What is public and what is private: taxonomies, bounds, declared numeric kinds (
 edges and the class values come from the project (public inputs; a release run refuses undeclared classes, a
 teaching run takes the data's own). The coded record arrays are private and stay in memory. Missing values follow the project's
 choice: "drop" removes rows with a missing value in a used attribute (quasi-identifiers and class);
-"keep" makes missing a category of its own ("Missing"), which the taxonomy must then cover; a numeric
+"keep" makes missing a category of its own, written as the project's missing-value token (the file's own, '?'
+by default, as in the CLI), which the taxonomy must then cover; a numeric
 attribute cannot keep missing values.
 """
 
@@ -23,10 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpstudio.model import provenance as pv
+from dpstudio.model.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
-
-MISSING_LABEL = "Missing"
-from dpstudio.model.budget_plan import TABLE_PRESETS  # noqa: E402  (algorithm id -> engine preset)
 
 HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
@@ -88,7 +87,7 @@ def used_counts(project: Project, columns: list[str], progress=None):
                 f"{c} is numeric and has {n} missing values: numbers have "
                 "no 'missing' category; choose 'drop' in the Data panel"
             )
-        sub[c] = sub[c].astype(object).where(sub[c].notna(), MISSING_LABEL)
+        sub[c] = sub[c].astype(object).where(sub[c].notna(), project.missing_token)
     return sub, weights
 
 

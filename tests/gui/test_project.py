@@ -28,6 +28,7 @@ def test_save_and_reopen_in_a_new_window(qtbot, window, small_csv, tmp_path, mon
     taxp = window.panels["Taxonomy"]
     assert taxp.import_file(tax_file, attribute="workclass")
     taxp.editor("workclass").add_child((), "Never-worked")
+    taxp.editor("workclass").add_child((), "?")  # kept missing cells take the token '?': covered too
     assert taxp.generate_numeric(17, 91, 2, 2, attribute="age")
     window.act_release.trigger()
     p.set_epsilon("0.75")

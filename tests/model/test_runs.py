@@ -45,8 +45,9 @@ def test_missing_drop_and_keep():
     p = make_project(missing_edu=True)
     assert encode_table(p).n_records == 5
     p.set_missing(KEEP_MISSING)
-    with pytest.raises(RunInputError, match="Missing"):  # the taxonomy must cover the 'Missing' value
+    with pytest.raises(RunInputError, match=r"'\?'"):  # the taxonomy must cover the missing-value token
         encode_table(p)
+    assert p.uncovered_values("edu") == (["?"], 1)  # and the coverage check said so before the run
 
 
 @pytest.mark.parametrize(

@@ -492,6 +492,7 @@ class AnonymizePanel(QtWidgets.QWidget):
             None if tk == OFF else (tk, self.t_value.value()),
             self.project.class_attribute if self.metric_combo.currentText() == "cm" else None,
             t_sensitive=None if t_attr in ("", SAME_ATTRIBUTE) else t_attr,
+            missing_token=self.project.missing_token,
         )
 
     # -- running ----------------------------------------------------------------------------------------------

@@ -303,13 +303,25 @@ class DataPanel(QtWidgets.QWidget):
         self.missing_label = QtWidgets.QLabel()
         self.missing_label.setWordWrap(True)
         self.drop_radio = QtWidgets.QRadioButton("Drop rows with a missing value in a used attribute")
-        self.keep_radio = QtWidgets.QRadioButton(
-            "Keep them (in categorical attributes, missing becomes the value 'Missing')"
+        self.keep_radio = QtWidgets.QRadioButton("Keep them as a value of their own (categorical attributes)")
+        token_row = QtWidgets.QHBoxLayout()
+        token_row.addWidget(QtWidgets.QLabel("A missing value is written as"))
+        self.token_edit = QtWidgets.QLineEdit()
+        self.token_edit.setMaximumWidth(90)
+        self.token_edit.setAccessibleName("Missing-value token")
+        self.token_edit.setToolTip(
+            "The value a kept missing cell takes: the file's own way of writing a missing answer ('?' in UCI "
+            "and ARX files; empty cells are read as missing too). Every taxonomy must cover it; the "
+            "Anonymize tab, the command line and the re-run scripts use the same."
         )
+        token_row.addWidget(self.token_edit)
+        token_row.addStretch(1)
         self.drop_radio.toggled.connect(self._on_missing)
+        self.token_edit.editingFinished.connect(self._on_missing_token)
         mlay.addWidget(self.missing_label)
         mlay.addWidget(self.drop_radio)
         mlay.addWidget(self.keep_radio)
+        mlay.addLayout(token_row)
         rlay.addWidget(miss_box)
         scroll = QtWidgets.QScrollArea()  # the right column scrolls on a small screen instead of squeezing
         scroll.setWidgetResizable(True)
@@ -740,6 +752,15 @@ class DataPanel(QtWidgets.QWidget):
             return
         self.project.set_missing(DROP_MISSING if self.drop_radio.isChecked() else KEEP_MISSING)
 
+    def _on_missing_token(self) -> None:
+        if self._updating:
+            return
+        try:
+            self.project.set_missing_token(self.token_edit.text())
+        except ProjectError as exc:
+            self.show_error(str(exc))
+            self.token_edit.setText(self.project.missing_token)
+
     # -- refresh from the project ----------------------------------------------------------------------------------------
     def _on_project(self, field: str) -> None:
         if field in ("data", "types", "provenance"):
@@ -886,6 +907,8 @@ class DataPanel(QtWidgets.QWidget):
                 self.missing_label.setText("No missing values.")
             self.drop_radio.setChecked(p.missing == DROP_MISSING)
             self.keep_radio.setChecked(p.missing == KEEP_MISSING)
+            self.token_edit.setText(p.missing_token)
+            self.token_edit.setEnabled(p.missing == KEEP_MISSING)
             if current is not None and current in p.columns:
                 self.select_attribute(current)
         finally:

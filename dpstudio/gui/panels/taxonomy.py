@@ -185,7 +185,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         lay.addWidget(split)
         self.splitter = split
 
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies", "algorithm")
+        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies", "algorithm", "missing")
         self.refresh()
 
     # -- messages ------------------------------------------------------------------------------------------------
@@ -352,6 +352,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return
         if field == "algorithm":
             self._show_grid(self.current_attribute())
+            return
+        if field == "missing":  # kept missing cells take the token: the badges check it like any value
+            self._coverage.clear()
+            self._refresh_badges()
             return
         if field == "taxonomies":
             for attr, ed in self.editors.items():

@@ -42,6 +42,7 @@ class RunSnapshot:
     bounds: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     numeric_types: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     missing: str = "drop"
+    missing_token: str = "?"
     histogram_attribute: str | None = None
 
     def export_refusal(self) -> str:
@@ -86,6 +87,7 @@ def snapshot_of(project: Project) -> RunSnapshot:
         bounds=MappingProxyType({a: tuple(float(v) for v in p.bounds[a]) for a in numeric if a in p.bounds}),
         numeric_types=MappingProxyType({a: p.numeric_types[a] for a in numeric if a in p.numeric_types}),
         missing=p.missing,
+        missing_token=p.missing_token,
         histogram_attribute=hist,
     )
 

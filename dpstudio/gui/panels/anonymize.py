@@ -367,7 +367,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         return tab
 
     def _side_file_clicked(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Test file", "", "Tables (*.csv *.test *.txt *.gz)")
+        from dpstudio.model.test_table import folder_for_test_file
+
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Test file", folder_for_test_file(self.project), "Tables (*.csv *.tsv *.test *.txt *.gz *.parquet)"
+        )
         if path:
             self._side_clicked(path)
 
@@ -392,12 +396,11 @@ class AnonymizePanel(QtWidgets.QWidget):
             from dpstudio.io.adult import load_bundled_adult
 
             test = load_bundled_adult()[1]
-        elif not hasattr(test, "columns"):
-            from dpstudio.io.datasets import load_table
-
-            test = load_table(test).frame
         cls = result.class_name
         cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
+        from dpstudio.model.test_table import read_test_table
+
+        test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = prepare_test_table(test, cols, cls, result.classes)
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
         dp_acc = ac.dp_accuracy(result, test, cls, numeric)

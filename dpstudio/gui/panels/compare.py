@@ -423,7 +423,11 @@ class ComparePanel(QtWidgets.QWidget):
 
     # -- classification ----------------------------------------------------------------------------
     def _choose_test_file(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Test file", "", "Tables (*.csv *.test *.txt *.gz)")
+        from dpstudio.model.test_table import folder_for_test_file
+
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Test file", folder_for_test_file(self.project), "Tables (*.csv *.tsv *.test *.txt *.gz *.parquet)"
+        )
         if path:
             try:
                 self.evaluate_classification(path)
@@ -455,14 +459,12 @@ class ComparePanel(QtWidgets.QWidget):
         if self._kind() != "table":
             raise ValueError("classification needs a DiffGen-family release")
         from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER
+        from dpstudio.model.test_table import read_test_table
 
-        if not hasattr(test, "columns"):
-            from dpstudio.io.datasets import load_table
-
-            test = load_table(test).frame
         p = self.project
         cls = p.class_attribute
         cols = p.attributes(QUASI_IDENTIFIER) + [cls]
+        test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = cmp.prepare_test_table(test, cols, cls, self.result.classes)
         numeric = [a for a in cols if p.types.get(a) == NUMERIC]
         self._clear_classification()

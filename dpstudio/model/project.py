@@ -74,6 +74,27 @@ MISSING_CHOICES = (DROP_MISSING, KEEP_MISSING)
 #: how a missing answer is written when it is kept as a category: the file's own token ('?' in UCI and ARX
 #: files and in the CLI), the value every taxonomy must then cover
 DEFAULT_MISSING_TOKEN = "?"
+#: a column read as numbers with at most this many distinct whole numbers (in 0..99), each seen on average at
+#: least CODE_REPEATS times, is proposed as codes
+CODE_LIMIT = 12
+CODE_REPEATS = 20
+
+
+def pd_unique_small(column, limit: int):
+    """The distinct non-missing values of a numeric ``column`` if there are at most ``limit`` of them, else
+    None (stops counting early on a long column)."""
+    import numpy as np
+
+    x = column.to_numpy(dtype=float, na_value=np.nan)
+    x = x[~np.isnan(x)]
+    head = np.unique(x[:100_000])
+    if head.size > limit:
+        return None
+    u = np.unique(x)
+    if u.size > limit or u.size == 0 or x.size < CODE_REPEATS * u.size:  # codes repeat; a short column says little
+        return None
+    return u.tolist()
+
 
 # modes
 TEACHING = "teaching"
@@ -120,6 +141,25 @@ def file_sha256(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
 
 # ---------------------------------------------------------------------------------------------------
 # taxonomy <-> plain dict (self-contained so project files do not depend on a text format's quirks)
+DRAWN_HERE = "drawn here"
+EDITED_HERE = "edited here"
+
+
+def edited_provenance(old: Provenance | None) -> Provenance:
+    """The provenance of a tree changed in the studio's editor: "drawn here" for a new tree, "edited here, from
+    ideo.csv" for an imported one (said once however often it is edited); derived and confirmed stay."""
+    if old is None:
+        return Provenance(DRAWN_HERE)
+    if old.source.startswith((DRAWN_HERE, EDITED_HERE)):
+        return old
+    return Provenance(f"{EDITED_HERE}, from {old.source}", old.derived, old.confirmed)
+
+
+def authored_here(prov: Provenance | None) -> bool:
+    """Whether a tree was drawn or edited in the studio (work an import must not replace without asking)."""
+    return prov is not None and prov.source.startswith((DRAWN_HERE, EDITED_HERE))
+
+
 def taxonomy_to_dict(tax: Taxonomy) -> dict:
     d: dict[str, Any] = {
         "attribute": tax.attribute,
@@ -297,6 +337,8 @@ class Project:
             self.provenance[pv.key(pv.TYPE, c)] = Provenance(
                 "declared" if declared else pv.TYPE_FROM_DATA, derived=not declared
             )
+        if not declared and frame is not None:
+            self._propose_codes(frame)
         if self.release_ledger is not None and file_hash != self._ledger_hash:
             self.release_ledger = None  # the last release's ledger belongs to the data it was spent on
         self._ledger_hash = file_hash
@@ -308,6 +350,26 @@ class Project:
         self.set_dirty(True)
 
     _ledger_hash: str | None = None
+
+    def _propose_codes(self, frame) -> None:
+        """Columns read as numbers that hold at most CODE_LIMIT distinct whole numbers in 0..99, each repeated
+        (CODE_REPEATS rows per value on average; survey answers coded 1..12, say) are proposed as categorical, with the reason, for the data owner to confirm with
+        the other guessed types; a count or a measurement has more values."""
+        for c in self.columns:
+            if self.types.get(c) != NUMERIC:
+                continue
+            values = pd_unique_small(frame[c], CODE_LIMIT)
+            if values is None or not all(float(v).is_integer() and 0 <= v <= 99 for v in values):
+                continue
+            set_type = getattr(self.dataset, "set_type", None)
+            if callable(set_type):
+                set_type(c, CATEGORICAL)
+            self.types[c] = CATEGORICAL
+            self.provenance[pv.key(pv.TYPE, c)] = Provenance(
+                f"guessed from the data: {len(values)} distinct whole numbers, read as codes (categorical); "
+                "choose numeric if they are quantities",
+                derived=True,
+            )
 
     def reapply_declarations(self) -> tuple[list[str], list[str]]:
         """Re-apply the declarations made for the previously opened file (``model.declarations``), each
@@ -602,12 +664,14 @@ class Project:
         else:
             taxonomy.attribute = attribute
             self.taxonomies[attribute] = taxonomy
-            if source:
-                self.taxonomy_sources[attribute] = source
             if derived:
                 self.provenance[k] = Provenance(source, True)
-            elif not (edit and k in self.provenance):
+            elif edit:  # changed in the editor: the credit says so, the mark and confirmation stay
+                self.provenance[k] = edited_provenance(self.provenance.get(k))
+            else:
                 self.provenance[k] = Provenance(source or "set here")
+            if source:
+                self.taxonomy_sources[attribute] = self.provenance[k].source
         self._changed("taxonomies")
         self.notify("provenance")
 

@@ -37,8 +37,8 @@ def project(tmp_path):
     data = _write(tmp_path / "survey.csv", 500, 0)
     p = Project()
     p.set_data(load_dataset(data), data)
-    assert p.types["income"] == "numeric"  # codes with '?' for missing: guessed numbers
-    p.set_type("income", "categorical")
+    assert p.types["income"] == "categorical"  # 4 distinct whole numbers: proposed as codes
+    assert "codes" in p.provenance_of("type:income").source and p.provenance_of("type:income").derived
     p.set_type("state", "categorical")
     p.set_taxonomy("income", tg.flat_categorical(["1", "2", "3", "12", "?"], "income"), "income.csv")
     p.set_taxonomy("state", tg.flat_categorical(["A", "B"], "state"), "state.csv")

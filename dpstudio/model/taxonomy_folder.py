@@ -36,7 +36,9 @@ class FolderMatch:
         if failed:
             parts.append(f"not imported: {', '.join(failed)}")
         if self.unmatched:
-            parts.append(f"files named after no attribute: {', '.join(self.unmatched)}")
+            shown = ", ".join(self.unmatched[:5])
+            more = f" and {len(self.unmatched) - 5} more" if len(self.unmatched) > 5 else ""
+            parts.append(f"{len(self.unmatched)} file(s) named after no attribute: {shown}{more}")
         parts.append(
             f"still without a taxonomy: {', '.join(still_without)}"
             if still_without

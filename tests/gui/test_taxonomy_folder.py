@@ -69,7 +69,7 @@ def test_import_folder_summarises_matched_unmatched_and_still_missing(panel, tmp
     text = panel.summary_label.text()
     assert panel.summary_label.isVisibleTo(panel) and text == panel.last_summary
     assert "imported 2 taxonomies from t (workclass, sex)" in text
-    assert "files named after no attribute: salary.csv" in text
+    assert "1 file(s) named after no attribute: salary.csv" in text
     assert "still without a taxonomy: race" in text
 
 

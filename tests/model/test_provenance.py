@@ -43,7 +43,7 @@ def test_a_derived_taxonomy_keeps_its_mark_through_edits_until_confirmed():
     p.set_taxonomy("work", flat_categorical(["A", "B", "C"], "work"), "flat tree from the data's values", derived=True)
     p.set_taxonomy("work", flat_categorical(["A", "B", "C", "D"], "work"), "edited here", edit=True)
     assert p.provenance_of("taxonomy:work").unconfirmed
-    assert p.provenance_of("taxonomy:work").source == "flat tree from the data's values"
+    assert p.provenance_of("taxonomy:work").source == "edited here, from flat tree from the data's values"
     with pytest.raises(ProjectError, match="public knowledge"):
         p.confirm_public("taxonomy:work", "   ")
     p.confirm_public("taxonomy:work", "Work categories A-C are the published survey codes.")

@@ -24,8 +24,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
+from dpstudio.gui.widgets.yes_no import ask_yes_no, exec_modal
 from dpstudio.model import provenance as pv
-from dpstudio.model.project import CLASS, NUMERIC, QUASI_IDENTIFIER, Project, ProjectError
+from dpstudio.model.project import CLASS, NUMERIC, QUASI_IDENTIFIER, Project, ProjectError, authored_here
 from dpstudio.model.provenance import DERIVED_NOTE
 
 Qt = QtCore.Qt
@@ -50,7 +51,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
     def __init__(self, project: Project, parent=None):
         super().__init__(parent)
         self.project = project
+        self.exec_dialog = exec_modal  # how questions are shown (a test or the demo answers them)
         self.last_error = ""
+        self.kept: list[str] = []  # attributes whose tree made here an import left in place
         self.editors: dict[str, TaxonomyEditor] = {}
         self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
@@ -70,7 +73,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.badge_label.setWordWrap(True)
         self.uncovered_list = QtWidgets.QListWidget()
         self.uncovered_list.setToolTip("Values in the data that no leaf covers (private: shown only here)")
-        self.add_uncovered_button = QtWidgets.QPushButton("Add them as leaves under the selected node")
+        self.uncovered_list.setSelectionMode(QtWidgets.QAbstractItemView.ExtendedSelection)
+        self.add_uncovered_button = QtWidgets.QPushButton("Add the selected values as leaves")
+        self.add_uncovered_button.setToolTip(
+            "Adds the values selected in the list (all of them when none is selected) as leaves under the node "
+            "selected in the tree (the root when none is). The tree then holds values read from the data: it "
+            "is marked derived until you confirm it is public knowledge."
+        )
         self.add_uncovered_button.clicked.connect(self._add_uncovered_clicked)
         clay.addWidget(self.badge_label)
         clay.addWidget(self.uncovered_list, 1)
@@ -329,7 +338,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
         found = self.uncovered(attr) if state == UNCOVERED else ()
         for value, rows in found[:500]:
             label = "missing" if value is None else str(value)
-            self.uncovered_list.addItem(f"{label}  ({rows:,} row{'s' if rows != 1 else ''})")
+            item = QtWidgets.QListWidgetItem(f"{label}  ({rows:,} row{'s' if rows != 1 else ''})")
+            item.setData(Qt.UserRole, None if value is None else str(value))
+            self.uncovered_list.addItem(item)
         if len(found) > 500:
             self.uncovered_list.addItem(f"\u2026 and {len(found) - 500} more")
         numeric = self.project.types.get(attr) == NUMERIC
@@ -443,13 +454,27 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     # -- import / export ---------------------------------------------------------------------------------------------------
     def import_file(self, path, attribute: str | None = None, format: str | None = None) -> bool:
-        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error."""
+        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error, or
+        when the attribute's tree was drawn or edited here and the user keeps it (asked first, No by default:
+        ``exec_dialog`` shows the question)."""
         from dpstudio.io.taxonomy_formats import read_taxonomy
 
         attr = attribute or self._need_attribute()
         if attr is None:
             return False
         path = Path(path)
+        prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if attr in self.project.taxonomies else None
+        if authored_here(prov) and not ask_yes_no(
+            self,
+            "Replace a tree made here?",
+            f"The taxonomy of {attr} was {prov.source}. Replace it with {path.name}? Yes replaces it (Undo "
+            f"brings it back); No keeps yours and imports nothing for {attr}.",
+            self.exec_dialog,
+            keep_as="replace_question",
+        ):
+            self.last_error = f"kept the tree of {attr} made here; {path.name} was not imported"
+            self.kept.append(attr)
+            return False
         try:  # numeric when every label is an interval (the reader's detection)
             tax = read_taxonomy(path, attribute=attr, format=format)
         except TaxonomyError as exc:
@@ -480,14 +505,17 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.show_error(f"could not read {folder}: {exc}")
             return []
         done, failed, errors = [], [], []
+        self.kept = []
         for attr, path in found.matched.items():
             if self.import_file(path, attribute=attr):
                 done.append(attr)
-            else:
+            elif attr not in self.kept:
                 failed.append(attr)
                 errors.append(self.last_error)
         self.offer_bar.hide()
         self.last_summary = found.summary(done, failed, self.without_taxonomy())
+        if self.kept:
+            self.last_summary += f"; kept the trees made here: {', '.join(self.kept)}"
         self.summary_label.setText(self.last_summary)
         self.summary_label.show()
         if errors:
@@ -646,8 +674,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.clear_error()
         return True
 
-    def add_uncovered(self, attribute: str | None = None, parent=None) -> bool:
-        """Add the uncovered values as leaves under ``parent`` (a path; default the selected node or root)."""
+    def add_uncovered(self, attribute: str | None = None, parent=None, values=None) -> bool:
+        """Add uncovered values as leaves under ``parent`` (a path; default the selected node or root):
+        ``values``, else those selected in the list of uncovered values, else all of them."""
         attr = attribute or self._need_attribute()
         if attr is None:
             return False
@@ -655,10 +684,15 @@ class TaxonomyPanel(QtWidgets.QWidget):
         found = self.uncovered(attr)
         if not found:
             return False
+        if values is None and attr == self.current_attribute():
+            chosen = [i.data(Qt.UserRole) for i in self.uncovered_list.selectedItems()]
+            values = [v for v in chosen if v is not None] or None
+        if values is None:
+            values = [str(v) for v, _ in found if v is not None]
         if parent is None:
             parent = ed.selected_path() or ()
         try:
-            ed.add_children(tuple(parent), [str(v) for v, _ in found if v is not None])
+            ed.add_children(tuple(parent), [str(v) for v in values])
         except EditError as exc:
             self.show_error(str(exc))
             return False

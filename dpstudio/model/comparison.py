@@ -180,6 +180,8 @@ def diffgen_error_by_size(
     domain=None,
     workload=None,
     methods=None,
+    size: str = "records",
+    edges=None,
 ):
     """``error_by_query_size`` on the run's DiffGen tree (true counts: SIMULATION, NOT A RELEASE), with the
     run's own noise: leaf-only at scale 1/eps_c, the tree methods at the run's node scales (``run_noise``) and
@@ -192,7 +194,7 @@ def diffgen_error_by_size(
 
     if progress is not None:
         progress(0, 2, "counting the partition tree")
-    from dpstudio.evaluation.range_error import METHODS
+    from dpstudio.evaluation.range_error import DEFAULT_EDGES, METHODS
 
     domain = domain_of(data) if domain is None else domain
     tree = true_tree(data, result, domain)
@@ -211,6 +213,8 @@ def diffgen_error_by_size(
         seed=seed,
         node_scales=scale_of_variance(node_var),
         methods=METHODS if methods is None else methods,
+        size=size,
+        edges=DEFAULT_EDGES if edges is None else tuple(edges),
     )
     if progress is not None:
         progress(2, 2, "done")

@@ -48,6 +48,19 @@ def _drawing_order(values: dict) -> list:
     return sorted(values.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
 
 
+def _phase(progress, start: int, end: int, what: str):
+    """``progress(done, total, text)`` of one phase of a job, mapped onto ``start``..``end`` of a 0..100 bar
+    (so the bar never runs backwards when the next phase starts); None passes through."""
+    if progress is None:
+        return None
+
+    def report(done, total, text=""):
+        frac = min(max(done / total, 0.0), 1.0) if total else 0.0
+        return progress(int(start + (end - start) * frac), 100, text or what)
+
+    return report
+
+
 class ComparePanel(QtWidgets.QWidget):
     monteCarloDone = QtCore.Signal(object)
 
@@ -227,22 +240,24 @@ class ComparePanel(QtWidgets.QWidget):
             for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
             self._say_verdict()
-        elif release:
+        else:  # a table run, either mode: the exact variances at once, on the share of the domain
             r = self.result
             self.plot.setLabel("bottom", "query size (share of the domain)")
             self.plot.setLabel("left", "expected squared error")
+            mc = (
+                "press Monte-Carlo for bands"
+                if release
+                else "press Monte-Carlo to compare them with the true counts of your data (teaching)"
+            )
             self.source.setText(
                 f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
-                f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. "
-                "Dashed: analytic; press Monte-Carlo for bands"
+                f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. Dashed: analytic; {mc}"
             )
-            self.note.setText(cmp.RELEASE_VIEW)
+            self.note.setText(cmp.RELEASE_VIEW if release else cmp.TEACHING_TABLE_LABEL)
             if r.tree.parents.size > SYNC_ANALYTIC_NODES:
                 self.source.setText(
-                    self.source.text().replace(
-                        "Dashed: analytic; press Monte-Carlo for bands",
-                        "Press Monte-Carlo: analytic (dashed) and bands are computed in the background",
-                    )
+                    self.source.text().split(" Dashed: analytic;")[0]
+                    + " Press Monte-Carlo: analytic (dashed) and bands are computed in the background"
                 )
                 return self._refresh_scatter()
             try:
@@ -254,16 +269,6 @@ class ComparePanel(QtWidgets.QWidget):
             for m, y in _drawing_order(self.curves.values):
                 self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
             self._say_verdict()
-        else:
-            r = self.result
-            self.plot.setLabel("bottom", "query size (share of records)")
-            self.plot.setLabel("left", "mean squared error")
-            self.source.setText(
-                f"{r.params.algorithm}: {len(r.leaf_nodes)} leaf partitions, count budget "
-                f"{float(r.count_epsilon):.4g}. Press Monte-Carlo to compare leaf-only, raw tree "
-                "and consistent releases on random boxes against the true counts"
-            )
-            self.note.setText(cmp.TEACHING_TABLE_LABEL)
         self._refresh_scatter()
 
     def tree_levels(self) -> int:
@@ -324,10 +329,19 @@ class ComparePanel(QtWidgets.QWidget):
             project, result = self.project, self.result
 
             def job(progress):
-                data = encode_table(project, progress)  # teaching mode only: the true counts (a pass over a
-                # file read through DuckDB: here in the worker, with progress and Cancel)
+                # teaching mode only: the true counts (a pass over a file read through DuckDB: here in the
+                # worker, with progress and Cancel); one steady bar over both phases
+                data = encode_table(project, _phase(progress, 0, 20, "reading the true counts"))
                 res = cmp.diffgen_error_by_size(
-                    data, result, float(result.count_epsilon), runs=runs, seed=seed, progress=progress
+                    data,
+                    result,
+                    float(result.count_epsilon),
+                    runs=runs,
+                    seed=seed,
+                    progress=_phase(progress, 20, 100, "Monte-Carlo"),
+                    domain=cmp.public_domain(result, project.taxonomies),
+                    size="domain",
+                    edges=cmp.DOMAIN_EDGES,
                 )
                 return cmp.diffgen_curves(res)
 

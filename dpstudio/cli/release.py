@@ -142,6 +142,12 @@ def add_parser(subparsers) -> None:
         "(default '?', as UCI and ARX files write it; the studio's Data panel declares the same)",
     )
     p.add_argument("--expand-records", action="store_true", help="one row per released record")
+    p.add_argument(
+        "--omit-zero-cells",
+        action="store_true",
+        help="leave out rows whose released count is 0 (large sparse releases; the sidecar says so and "
+        "every absent leaf partition x class of the cut has count 0)",
+    )
     p.add_argument("--no-clamp", action="store_true", help="keep negative counts")
     p.add_argument("--no-round", action="store_true", help="keep consistent estimates as decimals")
     p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
@@ -311,17 +317,19 @@ def run(args) -> int:
         from ..io.report import report_html
         from ..model.report_facts import report_facts
 
-        also = {
-            Path(args.report): report_html(
-                result, ledger, files=[out.name, sidecar_path(out).name], facts=report_facts(result, budget)
-            )
-        }
+        facts = report_facts(result, budget)
+        if args.omit_zero_cells and not args.expand_records:
+            from dataclasses import replace
+
+            facts = replace(facts, csv_note=f"{out.name} leaves out the cells whose count is 0 (the sidecar says so).")
+        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name], facts=facts)}
     try:
         csv_path, json_path = write_release(
             result,
             out,
             overwrite=args.overwrite,
             expand_records=args.expand_records,
+            omit_zero_cells=args.omit_zero_cells,
             simulation=simulation,
             extra={"dataset_budget": budget, "steps_choice": steps_choice},
             also=also,

@@ -75,8 +75,10 @@ def release_frame(result, neutralise: bool = False) -> pd.DataFrame:
     return frame
 
 
-def _csv_text(result, expand_records: bool) -> str:
+def _csv_text(result, expand_records: bool, omit_zero_cells: bool = False) -> str:
     frame = release_frame(result, neutralise=True)
+    if omit_zero_cells and not expand_records:
+        frame = frame.loc[np.asarray(result.counts).reshape(-1) != 0]
     if expand_records:
         counts = np.asarray(result.counts).reshape(-1)
         reps = np.maximum(np.round(counts), 0).astype(np.int64)
@@ -163,9 +165,13 @@ def write_release(
     simulation: bool = False,
     extra: dict | None = None,
     also: dict | None = None,
+    omit_zero_cells: bool = False,
 ) -> tuple[Path, Path]:
     """Write OUT.csv and OUT.json atomically; returns their paths. ``also`` (path -> text, e.g. the HTML
-    report) is written in the same all-or-nothing step.
+    report) is written in the same all-or-nothing step. ``omit_zero_cells``: a large sparse release leaves
+    out the rows whose released count is 0 (post-processing of released values); the sidecar says so and
+    gives the number of cells, every one recoverable from the released cut (a leaf partition x class absent
+    from the CSV has count 0).
 
     Raises NotSecureNoiseError for a simulation run unless ``simulation=True`` (then marked not a release),
     OutputPathError if a path exists (and not ``overwrite``) or cannot be written.
@@ -178,9 +184,17 @@ def write_release(
     json_path = sidecar_path(csv_path)
     check_output_path(csv_path, overwrite)
     check_output_path(json_path, overwrite)
-    text = _csv_text(result, expand_records)
+    text = _csv_text(result, expand_records, omit_zero_cells)
     if simulation:
         text = mark_not_a_release(text, f"simulation noise, seed {getattr(result.noise, 'seed', None)}")
+    extra = dict(extra or {})
+    if omit_zero_cells and not expand_records:
+        extra["zero_cells_omitted"] = {
+            "omitted": True,
+            "cells": int(np.asarray(result.counts).size),
+            "how": "rows whose released count is 0 are left out; every leaf partition x class of the cut that "
+            "has no row has count 0",
+        }
     meta = json.dumps(sidecar(result, simulation, extra, expand_records), indent=1, allow_nan=False)
     atomic_write_many({csv_path: text, json_path: meta + "\n", **(also or {})}, overwrite=overwrite)
     return csv_path, json_path

@@ -67,6 +67,7 @@ class ReportFacts:
     size_unit: str = ""
     error_how: str = ""
     budget: dict | None = None
+    csv_note: str = ""  # how the CSV writes the cells (e.g. zero cells left out)
 
 
 def _e(x) -> str:
@@ -382,6 +383,14 @@ def report_html(
     )
     if files:
         out.append("<p>Files: " + ", ".join(f"<code>{_e(Path(f).name)}</code>" for f in files) + "</p>")
+    if not _is_histogram(result) and getattr(result, "counts", None) is not None:
+        counts = np.asarray(result.counts)
+        out.append(
+            f"<p>Size: the released table has {counts.size:,} cells (leaf partitions x classes), "
+            f"{int(np.count_nonzero(counts)):,} of them with a count other than 0."
+            + (f" {_e(facts.csv_note)}" if facts is not None and facts.csv_note else "")
+            + "</p>"
+        )
     out += _summary(result, ledger, facts, secure)
 
     out.append("<h2>Guarantee</h2>")

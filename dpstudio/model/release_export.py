@@ -71,7 +71,9 @@ def check_release_paths(paths: list[Path]) -> None:
         check_output_path(p, overwrite=False)
 
 
-def write_export(project, folder, name: str = "release", expand_records: bool = False) -> list[Path]:
+def write_export(
+    project, folder, name: str = "release", expand_records: bool = False, omit_zero_cells: bool = False
+) -> list[Path]:
     """Write the five files of the project's last release run (see the module docstring) and return their
     paths. ValueError with ``export_refusal``'s words when it cannot be exported; OutputPathError when a file
     exists or the folder is not writable (nothing written)."""
@@ -94,6 +96,11 @@ def write_export(project, folder, name: str = "release", expand_records: bool = 
     # the report and the re-run scripts are rendered first and written with the CSV and the sidecar: all five
     # or none
     rerun = f"{csv_path.stem}.rerun.csv"
+    facts = report_facts(r, project.run_budget)
+    if omit_zero_cells and not is_histogram(r) and not expand_records:
+        from dataclasses import replace
+
+        facts = replace(facts, csv_note=f"{csv_path.name} leaves out the cells whose count is 0 (the sidecar says so).")
     also = {
         html_path: report_html(
             r,
@@ -101,7 +108,7 @@ def write_export(project, folder, name: str = "release", expand_records: bool = 
             params=dict(snapshot.params),
             files=[p.name for p in paths],
             public_inputs=public_inputs,
-            facts=report_facts(r, project.run_budget),
+            facts=facts,
         ),
         sh_path: shell_script(release_settings(snapshot, r, project.run_budget), rerun),
         py_path: python_script(snapshot, rerun, project.run_budget),
@@ -113,5 +120,7 @@ def write_export(project, folder, name: str = "release", expand_records: bool = 
     else:
         from dpstudio.io.release import write_release
 
-        written = write_release(r, csv_path, expand_records=expand_records, extra=extra, also=also)
+        written = write_release(
+            r, csv_path, expand_records=expand_records, extra=extra, also=also, omit_zero_cells=omit_zero_cells
+        )
     return [Path(written[0]), Path(written[1]), html_path, sh_path, py_path]

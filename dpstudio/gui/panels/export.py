@@ -87,6 +87,12 @@ class ExportPanel(QtWidgets.QWidget):
         form.addRow("file name", self.name_edit)
         self.expand = QtWidgets.QCheckBox("one row per released record (tables only)")
         form.addRow("", self.expand)
+        self.omit_zero = QtWidgets.QCheckBox("leave out cells whose released count is 0 (large sparse tables)")
+        self.omit_zero.setToolTip(
+            "The sidecar says so and gives the number of cells: a leaf partition x class of the released cut "
+            "without a row has count 0"
+        )
+        form.addRow("", self.omit_zero)
         self.files_label = QtWidgets.QLabel("")
         form.addRow("files", self.files_label)
         outer.addWidget(box)
@@ -148,6 +154,7 @@ class ExportPanel(QtWidgets.QWidget):
         self._refresh_inputs()
         r = getattr(self.project, "result", None)
         self.expand.setEnabled(r is not None and not self._is_histogram(r))
+        self.omit_zero.setEnabled(r is not None and not self._is_histogram(r))
         self._update_files()
 
     def _summary_text(self) -> str:
@@ -246,7 +253,13 @@ class ExportPanel(QtWidgets.QWidget):
             if answer != QtWidgets.QMessageBox.Yes:
                 raise ExportRefused("export cancelled: nothing was written")
         try:
-            written = write_export(self.project, folder, name, expand_records=self.expand.isChecked())
+            written = write_export(
+                self.project,
+                folder,
+                name,
+                expand_records=self.expand.isChecked(),
+                omit_zero_cells=self.omit_zero.isChecked(),
+            )
         except OutputPathError as exc:
             raise studio_words(exc) from None
         except ValueError as exc:  # refused: the run cannot be exported

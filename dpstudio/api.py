@@ -375,14 +375,21 @@ class Release:
     def epsilon_spent(self) -> float:
         return float(self.ledger.spent)
 
-    def export(self, folder: str | os.PathLike, name: str = "release", expand_records: bool = False) -> list[Path]:
+    def export(
+        self,
+        folder: str | os.PathLike,
+        name: str = "release",
+        expand_records: bool = False,
+        omit_zero_cells: bool = False,
+    ) -> list[Path]:
         """Write NAME.csv, NAME.json, NAME.report.html, NAME.command.sh and NAME.reproduce.py in ``folder``
-        (atomically, all or none, never over an existing file). StudyError for a teaching run or a run that
-        is no longer the study's last."""
+        (atomically, all or none, never over an existing file). ``expand_records``: one row per released
+        record; ``omit_zero_cells``: leave out the cells whose released count is 0 (a large sparse table).
+        StudyError for a teaching run or a run that is no longer the study's last."""
         p = self.study.project
         if p.result is not self.result:
             raise StudyError("this is not the study's last run: export the last one, or run again")
         reason = export_refusal(p)
         if reason:
             raise StudyError(reason)
-        return write_export(p, folder, name, expand_records=expand_records)
+        return write_export(p, folder, name, expand_records=expand_records, omit_zero_cells=omit_zero_cells)

@@ -178,6 +178,7 @@ def error_by_query_size(
     methods: Sequence[str] = METHODS,
     max_weight_cells: float = 2e7,
     node_scales: Sequence[float] | np.ndarray | None = None,
+    progress=None,
 ) -> ErrorBySize:
     """Monte-Carlo MSE by query size of each method on the same tree and workload (see module doc).
 
@@ -186,6 +187,7 @@ def error_by_query_size(
     studio's Compare passes the run's own, e.g. diffgen-consistent's per-level budgets; inf: not noised);
     least squares then weights each node by its variance (the BLUE of that release). Default: the uniform
     scale L/epsilon of every node and unweighted least squares, the seed's DiffGen with consistency.
+    ``progress(done, total, text)`` is called after every run of every block of queries.
     """
     if runs < 1:
         raise ValueError("runs must be at least 1")
@@ -229,6 +231,8 @@ def error_by_query_size(
     # Weight matrices are nodes x queries: on big trees take the queries in blocks. Every block replays the
     # same noise draws (same seed, same calls), so the result does not depend on the block size.
     block = max(1, int(max_weight_cells // max(parents.size, 1)))
+    n_blocks = -(-len(workload) // block)
+    step = 0
     for start in range(0, len(workload), block):
         idx = np.arange(start, min(len(workload), start + block))
         wl = workload.subset(idx)
@@ -276,6 +280,9 @@ def error_by_query_size(
             if first:
                 for m, est in est_nodes.items():
                     node_sq[m] += ((est - counts) ** 2).sum(axis=1)
+            if progress is not None:
+                step += 1
+                progress(step, n_blocks * runs, f"Monte-Carlo run {step} of {n_blocks * runs}")
     per_depth = {m: [float(node_sq[m][depth == d].mean() / runs) for d in range(int(depth.max()) + 1)] for m in methods}
     return ErrorBySize(
         tuple(methods),

@@ -189,6 +189,8 @@ def write_release(
         text = mark_not_a_release(text, f"simulation noise, seed {getattr(result.noise, 'seed', None)}")
     extra = dict(extra or {})
     if omit_zero_cells and not expand_records:
+        extra["rows"] = "one per leaf partition x class whose released count is not 0"
+        extra["empty_partitions_kept"] = False
         extra["zero_cells_omitted"] = {
             "omitted": True,
             "cells": int(np.asarray(result.counts).size),

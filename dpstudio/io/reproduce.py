@@ -46,6 +46,8 @@ class ReleaseSettings:
     missing: str = "drop"
     missing_token: str = "?"
     dataset_name: str | None = None
+    expand_records: bool = False  # how the export wrote the table: the re-run writes it the same way
+    omit_zero_cells: bool = False
 
     @property
     def is_histogram(self) -> bool:
@@ -114,6 +116,10 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
         )
     if s.missing != "drop":  # kept as a category, written as the project's token (as the studio ran it)
         args += ["--missing", "category", "--missing-token", s.missing_token]
+    if s.expand_records:
+        args.append("--expand-records")
+    elif s.omit_zero_cells:
+        args.append("--omit-zero-cells")
     return args
 
 

@@ -201,8 +201,6 @@ def diffgen_error_by_size(
     if workload is None:
         rng = np.random.default_rng(seed)
         workload = random_boxes(domain, queries, rng, attributes=(1, min(2, len(domain))), n_classes=len(data.classes))
-    if progress is not None:
-        progress(1, 2, f"Monte-Carlo, {runs} runs")
     _leaf_var, node_var, _source = run_noise(result)
     res = error_by_query_size(
         domain,
@@ -215,6 +213,7 @@ def diffgen_error_by_size(
         methods=METHODS if methods is None else methods,
         size=size,
         edges=DEFAULT_EDGES if edges is None else tuple(edges),
+        progress=None if progress is None else (lambda d, t, text: progress(1 + d, 2 + t, text)),
     )
     if progress is not None:
         progress(2, 2, "done")

@@ -696,7 +696,11 @@ class Project:
         self._changed("provenance")
 
     def mark_derived(self, input_key: str, source: str) -> None:
-        """The input now holds values taken from the data: derived, any earlier confirmation void."""
+        """The input now holds values taken from the data: derived, any earlier confirmation void. A tree
+        drawn or edited here keeps saying so ("drawn here; values added from the data ...")."""
+        old = self.provenance.get(input_key)
+        if authored_here(old) and old is not None and source not in old.source:
+            source = f"{old.source.split('; ')[0]}; {source}"
         self._set_provenance(input_key, Provenance(source, True))
 
     def confirm_public(self, input_key: str, wording: str) -> None:

@@ -18,6 +18,7 @@ No exact count is written: the files hold the released (noisy) values and public
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from dpstudio.io.atomic import check_output_path
@@ -98,8 +99,6 @@ def write_export(
     rerun = f"{csv_path.stem}.rerun.csv"
     facts = report_facts(r, project.run_budget)
     if omit_zero_cells and not is_histogram(r) and not expand_records:
-        from dataclasses import replace
-
         facts = replace(facts, csv_note=f"{csv_path.name} leaves out the cells whose count is 0 (the sidecar says so).")
     also = {
         html_path: report_html(
@@ -110,8 +109,17 @@ def write_export(
             public_inputs=public_inputs,
             facts=facts,
         ),
-        sh_path: shell_script(release_settings(snapshot, r, project.run_budget), rerun),
-        py_path: python_script(snapshot, rerun, project.run_budget),
+        sh_path: shell_script(
+            replace(
+                release_settings(snapshot, r, project.run_budget),
+                expand_records=expand_records,
+                omit_zero_cells=omit_zero_cells,
+            ),
+            rerun,
+        ),
+        py_path: python_script(
+            snapshot, rerun, project.run_budget, expand_records=expand_records, omit_zero_cells=omit_zero_cells
+        ),
     }
     if is_histogram(r):
         from dpstudio.io.histogram_release import write_histogram_release

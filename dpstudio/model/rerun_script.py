@@ -78,7 +78,9 @@ def _declarations(snapshot) -> list[str]:
     return lines
 
 
-def python_script(snapshot, out_name: str, budget: dict | None = None) -> str:
+def python_script(
+    snapshot, out_name: str, budget: dict | None = None, expand_records: bool = False, omit_zero_cells: bool = False
+) -> str:
     """The script's text (see the module docstring); ``out_name`` is its default output (``NAME.rerun.csv``),
     ``budget`` the run's budget store record (its dataset name)."""
     s = snapshot
@@ -122,7 +124,10 @@ def python_script(snapshot, out_name: str, budget: dict | None = None) -> str:
         "if question.refusal:",
         "    sys.exit(f'not released: {question.refusal}')",
         "release = study.release(question)",
-        "paths = release.export(OUT.parent, OUT.name)",
+        "paths = release.export(OUT.parent, OUT.name"
+        + (", expand_records=True" if expand_records else "")
+        + (", omit_zero_cells=True" if omit_zero_cells and not expand_records else "")
+        + ")",
         "print('wrote ' + ', '.join(str(p) for p in paths))",
         "",
     ]

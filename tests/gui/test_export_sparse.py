@@ -24,3 +24,7 @@ def test_the_export_box_leaves_out_the_zero_cells(qtbot, tmp_path):
     sidecar = json.loads(paths[1].read_text())
     assert sidecar["zero_cells_omitted"]["cells"] == p.result.counts.size >= len(counts)
     assert "leaves out the cells whose count is 0" in paths[2].read_text()
+    assert sidecar["empty_partitions_kept"] is False and "not 0" in sidecar["rows"]
+    # the re-run scripts write the table the same way
+    assert "--omit-zero-cells" in paths[3].read_text()
+    assert "omit_zero_cells=True" in paths[4].read_text()

@@ -112,3 +112,8 @@ def test_add_as_leaves_adds_the_selected_values_only(qtbot, tmp_path):
     assert panel.add_uncovered("ideo")
     labels = set(p.taxonomies["ideo"].labels)
     assert "right" in labels and "centre" not in labels and "other" not in labels
+    # values from the data mark the tree derived, and it still says it was drawn here: an import asks
+    prov = p.provenance_of("taxonomy:ideo")
+    assert prov.derived and prov.source.startswith("drawn here; ")
+    _answer(panel, yes=False)
+    assert panel.import_folder(folder) == ["state"] and panel.kept == ["ideo"]

@@ -343,7 +343,9 @@ class ComparePanel(QtWidgets.QWidget):
                     size="domain",
                     edges=cmp.DOMAIN_EDGES,
                 )
-                return cmp.diffgen_curves(res)
+                # the exact variances too (drawn dashed beside the runs, as in release mode)
+                exact = cmp.diffgen_noise_only(result, cmp.public_domain(result, project.taxonomies), runs=0)
+                return cmp.noise_only_curves(exact)[0], cmp.diffgen_curves(res)
 
             return job
         raise ValueError("no run to compare: run an algorithm first")

@@ -237,6 +237,11 @@ class ExportPanel(QtWidgets.QWidget):
         reason = self.refusal_reason()
         if reason:
             raise ExportRefused(reason)
+        if not Path(folder).exists() and Path(folder).parent.is_dir():
+            try:  # the folder typed for this release: made for it
+                Path(folder).mkdir()
+            except OSError as exc:
+                raise OutputPathError(f"could not create the folder {folder}: {exc.strerror or exc}") from None
         paths = self.paths(folder, name)
         try:
             check_release_paths(paths)  # before asking or writing anything
@@ -268,6 +273,9 @@ class ExportPanel(QtWidgets.QWidget):
         self.last_paths = list(written)
         self._exported_result = r
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
+        win = host(self)
+        if win is not None and hasattr(win, "clear_message"):
+            win.clear_message()  # an earlier refusal no longer applies
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)
 

@@ -26,7 +26,16 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
 from dpstudio.gui.widgets.yes_no import ask_yes_no, exec_modal
 from dpstudio.model import provenance as pv
-from dpstudio.model.project import CLASS, NUMERIC, QUASI_IDENTIFIER, Project, ProjectError, authored_here
+from dpstudio.model.project import (
+    CLASS,
+    DRAWN_HERE,
+    EDITED_HERE,
+    NUMERIC,
+    QUASI_IDENTIFIER,
+    Project,
+    ProjectError,
+    authored_here,
+)
 from dpstudio.model.provenance import DERIVED_NOTE
 
 Qt = QtCore.Qt
@@ -283,7 +292,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
             )
             self.source_label.setStyleSheet("color:#616161;")
         else:
-            self.source_label.setText(f"from {src}" if src else "")
+            authored = src.startswith((DRAWN_HERE, EDITED_HERE))
+            self.source_label.setText(src if authored else (f"from {src}" if src else ""))
             self.source_label.setStyleSheet("color:#616161;")
 
     # -- coverage --------------------------------------------------------------------------------------------------
@@ -591,7 +601,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     def _import_folder_clicked(self) -> None:
         settings = QtCore.QSettings()
-        start = str(settings.value("last_taxonomy_dir", str(Path.home())))
+        beside = self.project.data_path.parent if self.project.data_path is not None else None
+        start = str(beside or settings.value("last_taxonomy_dir", str(Path.home())))
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Import taxonomies from a folder", start)
         if folder:
             settings.setValue("last_taxonomy_dir", folder)

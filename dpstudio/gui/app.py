@@ -26,6 +26,9 @@ def make_app():
     app.setApplicationName("dpstudio")
     app.setOrganizationName("dpstudio")
     app.setApplicationDisplayName("dpstudio")
+    from dpstudio.gui.wheel_guard import install
+
+    install(app)  # the wheel scrolls the page, never an unfocused combo or spin box
     try:
         from dpstudio.resources import resource
 

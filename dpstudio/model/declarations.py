@@ -58,6 +58,14 @@ class Declarations:
             + (self.classes is not None)
         )
 
+    def applicable(self, columns) -> int:
+        """How many of these inputs name a column of other data with ``columns`` (0: nothing to offer)."""
+        cols = set(columns)
+        names = [*self.types, *self.taxonomies, *self.bounds, *self.numeric_types]
+        if self.classes is not None and self.class_attribute is not None:
+            names.append(self.class_attribute)
+        return sum(1 for n in names if n in cols)
+
     def _wording(self, key: str, target: str) -> Provenance:
         old = self.provenance.get(key) or Provenance("declared")
         return Provenance(

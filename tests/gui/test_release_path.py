@@ -137,6 +137,22 @@ def test_opening_another_file_drops_its_declarations_and_offers_them(qtbot, wind
     assert not data.reapply_row.isVisible()
 
 
+def test_declarations_are_offered_only_to_a_file_they_describe(qtbot, window, tmp_path):
+    """A file sharing no column with the previous one is not offered its declarations."""
+    from dpstudio.core.taxonomy_generators import flat_categorical
+
+    data = window.show_panel("Data")
+    first = _write(tmp_path / "adultlike.csv", 1)
+    other = tmp_path / "votes.csv"
+    pd.DataFrame({"ideo": ["a", "b"] * 30, "vote": ["y", "n"] * 30}).to_csv(other, index=False)
+    data.open_file(first)
+    qtbot.waitUntil(lambda: window.project.data_path == first, timeout=20000)
+    window.project.set_taxonomy("sex", flat_categorical(["F", "M"], "sex"), "declared")
+    data.open_file(other)
+    qtbot.waitUntil(lambda: window.project.data_path == other, timeout=20000)
+    assert window.project.previous_declarations is not None and not data.reapply_row.isVisible()
+
+
 def test_column_types_are_confirmed_together(qtbot, window, tmp_path):
     data = window.show_panel("Data")
     path = _write(tmp_path / "survey.csv", 3)

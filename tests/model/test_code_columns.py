@@ -34,3 +34,17 @@ def test_codes_are_proposed_as_categorical_and_quantities_stay_numeric(tmp_path)
     assert prov.derived and "12 distinct whole numbers" in prov.source
     assert sorted(str(v) for v in p.value_counts("ideology")[0]) == [str(i) for i in range(1, 8)]
     assert {"type:ideology", "type:income"} <= set(p.unconfirmed_inputs())  # confirmed with the other guesses
+
+
+def test_the_confirm_dialog_shows_why_a_column_is_taken_for_codes(qtbot, tmp_path):
+    from dpstudio.gui.widgets.confirm_types import ConfirmTypesDialog
+
+    rng = np.random.default_rng(1)
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"ideo": rng.integers(1, 6, 200), "vote": rng.choice(["y", "n"], 200)}).to_csv(path, index=False)
+    p = Project()
+    p.set_data(load_dataset(path), path)
+    dialog = ConfirmTypesDialog(p)
+    qtbot.addWidget(dialog)
+    texts = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    assert any(t.startswith("ideo: categorical (5 distinct whole numbers") for t in texts), texts

@@ -428,12 +428,13 @@ class DataPanel(QtWidgets.QWidget):
 
         p = self.project
         stash = getattr(p, "previous_declarations", None)
-        if stash is not None and p.has_data:
+        fits = stash.applicable(p.columns) if stash is not None and p.has_data else 0
+        if fits:  # offered only when some of them name columns of this data
             target = p.data_path.name if p.data_path is not None else "this data"
             self.reapply_label.setText(
-                f"Use the declarations made for {stash.label} ({stash.count()} public inputs: "
-                f"types, bounds, taxonomies, class values) for {target}? Each will say it "
-                "was re-applied by you."
+                f"Use the declarations made for {stash.label} for {target}? {fits} of its {stash.count()} "
+                "public inputs (types, bounds, taxonomies, class values) name columns of this data; each "
+                "will say it was re-applied by you."
             )
             self.reapply_row.show()
         else:

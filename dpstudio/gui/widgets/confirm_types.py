@@ -41,7 +41,10 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         self.list = QtWidgets.QListWidget()
         self.list.setAccessibleName("Column types to confirm")
         for c in unconfirmed_types(project):
-            item = QtWidgets.QListWidgetItem(f"{c}: {project.types.get(c)}")
+            source = project.provenance_of(pv.key(pv.TYPE, c)).source
+            why = "" if source == pv.TYPE_FROM_DATA else f" ({source.removeprefix('guessed from the data: ')})"
+            item = QtWidgets.QListWidgetItem(f"{c}: {project.types.get(c)}{why}")
+            item.setToolTip(source)
             item.setData(QtCore.Qt.UserRole, c)
             item.setFlags(item.flags() | QtCore.Qt.ItemIsUserCheckable)
             item.setCheckState(QtCore.Qt.Checked)

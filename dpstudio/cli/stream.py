@@ -2,7 +2,9 @@
 
 Input: ``--counts FILE`` (one count per timestamp: one per line, a CSV with a ``count`` column, or .npy), or
 ``--data CSV --column C [--time-column T]`` (one row per timestamp), or ILINet's layout with ``--region``
-(``national`` or a region name) and ``--from YYYY-Www``. Output: OUT.csv (``window,t,value``, one row per
+(``national`` or a region name) and ``--from YYYY-Www``, or an event log: ``--events FILE --user COL --time COL
+--bucket day|week|month --start DATE --end DATE`` (one row per event; the public buckets from start to end,
+at most one event per person per bucket counted: ``io/event_stream.py``). Output: OUT.csv (``window,t,value``, one row per
 published window and position) and OUT.json (parameters, ledger, guarantee, expected_window_laplace_error).
 Secure OpenDP noise unless ``--seed`` (simulation noise: marked "not a release", nothing charged).
 Bad input: a one-line message, exit 2, nothing written.
@@ -29,6 +31,25 @@ def add_parser(sub) -> None:
         "--counts", metavar="FILE", help="one count per timestamp: one per line, CSV with a 'count' column, or .npy"
     )
     src.add_argument("--data", metavar="CSV", help="a CSV with one row per timestamp (with --column)")
+    src.add_argument(
+        "--events",
+        metavar="FILE",
+        help="an event log (CSV or Parquet, one row per event) with --user, --time, --bucket, --start, --end",
+    )
+    p.add_argument("--user", metavar="COL", help="with --events: the column identifying the person")
+    p.add_argument("--time", metavar="COL", help="with --events: the column holding the event's time")
+    p.add_argument("--bucket", choices=["day", "week", "month"], help="with --events: the time bucket")
+    p.add_argument("--start", dest="events_start", metavar="DATE", help="with --events: the first bucket (YYYY-MM-DD)")
+    p.add_argument(
+        "--end", dest="events_end", metavar="DATE", help="with --events: the end of the range (YYYY-MM-DD, excluded)"
+    )
+    p.add_argument(
+        "--per-bucket-cap",
+        type=int,
+        default=1,
+        metavar="K",
+        help="with --events: events counted per person per bucket (1; more are dropped before counting)",
+    )
     p.add_argument("--column", help="with --data: the column holding the count (ILINet: ILITOTAL)")
     p.add_argument("--time-column", metavar="T", help="with --data: order the rows by this column")
     p.add_argument(
@@ -70,8 +91,12 @@ def load_stream(args):
     """(counts, source dict) from the input options."""
     from dpstudio.io.stream_input import read_column, read_counts, read_ilinet
 
+    if getattr(args, "events", None):
+        return _load_events(args)
+    if any(getattr(args, k, None) for k in ("user", "time", "bucket", "events_start", "events_end")):
+        raise CliError("--user/--time/--bucket/--start/--end go with --events")
     if bool(args.counts) == bool(args.data):
-        raise CliError("give exactly one input: --counts FILE or --data CSV --column C")
+        raise CliError("give exactly one input: --counts FILE, --data CSV --column C, or --events FILE")
     if args.counts:
         if args.column or args.time_column or args.region or args.start:
             raise CliError("--column/--time-column/--region/--from go with --data, not --counts")
@@ -88,6 +113,59 @@ def load_stream(args):
         raise CliError("--from goes with --region (ILINet's layout)")
     source["time_column"] = args.time_column
     return read_column(args.data, args.column, args.time_column, args.sep), source
+
+
+def _load_events(args):
+    """(counts per public bucket, source dict) from an event log; the dropped events go to stderr, rounded
+    (the data owner's view, never the release)."""
+    import sys
+
+    from dpstudio.io.event_stream import EventStreamError, bucket_events, guarantee_words, public_buckets
+
+    if args.counts or args.data or args.column or args.time_column or args.region or args.start:
+        raise CliError("--events goes alone: not with --counts, --data, --column, --time-column, --region, --from")
+    missing = [f"--{n}" for n, v in (("user", args.user), ("time", args.time), ("bucket", args.bucket)) if not v]
+    missing += [n for n, v in (("--start", args.events_start), ("--end", args.events_end)) if not v]
+    if missing:
+        raise CliError(f"--events needs {', '.join(missing)}")
+    if args.per_bucket_cap != 1:
+        raise CliError(
+            "--per-bucket-cap above 1 is not supported yet: every stream mechanism's noise is calibrated for one "
+            "count per person per timestamp (keep the default 1)"
+        )
+    try:
+        labels = public_buckets(args.events_start, args.events_end, args.bucket)
+        counts, report = bucket_events(
+            args.events, args.user, args.time, args.bucket, args.events_start, args.events_end, args.per_bucket_cap
+        )
+    except EventStreamError as exc:
+        raise CliError(str(exc)) from None
+    print(f"dpstudio stream: {report.words()}", file=sys.stderr)
+    source = {
+        "source": "event log",
+        "file": str(args.events),
+        "user_column": args.user,
+        "time_column": args.time,
+        "bucket": args.bucket,
+        "start": labels[0],
+        "end": str(args.events_end),
+        "buckets": len(labels),
+        "per_bucket_cap": args.per_bucket_cap,
+        "guarantee_in_people": guarantee_words(args.bucket, args.per_bucket_cap, len(labels)),
+    }
+    return counts, source
+
+
+def _events_print(args):
+    """The budget store's key for an event log: the whole file's records, read by DuckDB."""
+    from dpstudio.io.engines import EngineError, open_engine
+    from dpstudio.io.engines.source import describe
+
+    try:
+        with open_engine("duckdb") as eng:
+            return eng.table_print(describe(args.events))
+    except EngineError as exc:
+        raise CliError(str(exc)) from None
 
 
 def run(args) -> int:
@@ -115,10 +193,10 @@ def run(args) -> int:
         params.validate(counts.size)  # every check before the store is charged or noise drawn
         setup = begin_release(
             args,
-            functools.partial(_dataset_print, args, counts),
+            functools.partial(_events_print, args) if args.events else functools.partial(_dataset_print, args, counts),
             eps,
             f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
-            args.counts or args.data,
+            args.counts or args.data or args.events,
             args.seed,
         )
         ledger, budget = setup.ledger, setup.budget

@@ -1,0 +1,95 @@
+"""From an event log to a private stream (``dpstudio stream --events``): the public buckets from --start to
+--end, at most one event per person per bucket counted (checked against an independent pandas computation),
+empty buckets as zeros, events outside the range dropped, the guarantee in people's terms, and person-level
+neighbours (D, and D without every event of one person) giving the same non-noisy metadata."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpstudio.io.event_stream import EventStreamError, bucket_events, public_buckets
+from tests.cli_outputs import integers_in, run_writer, without
+from tests.test_cli_stream import STREAM_MECHANISM_OUTPUTS, run_cli
+
+
+def _events(n=4000, people=250, seed=0, days=75):
+    rng = np.random.default_rng(seed)
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, days * 24 * 60, n), unit="min")
+    return pd.DataFrame({"person": rng.integers(0, people, n).astype(str), "when": when.astype(str)})
+
+
+def _expected(df, bucket, start, end):
+    t = pd.to_datetime(df["when"])
+    d = df.assign(t=t).loc[(t >= start) & (t < end)]
+    if bucket == "month":
+        b = (d.t.dt.year - pd.Timestamp(start).year) * 12 + d.t.dt.month - pd.Timestamp(start).month
+    else:
+        b = (d.t.dt.normalize() - pd.Timestamp(start)).dt.days // (1 if bucket == "day" else 7)
+    n = len(public_buckets(start, end, bucket))
+    return d.assign(b=b).groupby("b").person.nunique().reindex(range(n), fill_value=0).to_numpy()
+
+
+@pytest.mark.parametrize(
+    "bucket,start,end",
+    [("day", "2024-01-10", "2024-02-10"), ("week", "2024-01-01", "2024-04-01"), ("month", "2024-01-01", "2024-06-01")],
+)
+def test_bucketing_and_bounding_match_an_independent_computation(tmp_path, bucket, start, end):
+    df = _events()
+    df.loc[:30, "person"] = "?"  # events without a person are not counted
+    path = tmp_path / "ev.csv"
+    df.to_csv(path, index=False)
+    counts, report = bucket_events(path, "person", "when", bucket, start, end)
+    expected = _expected(df.loc[df.person != "?"], bucket, start, end)
+    np.testing.assert_array_equal(counts, expected)
+    assert report.events_read == len(df) and report.events_counted == int(counts.sum())
+    assert report.dropped_over_cap + report.dropped_outside + report.events_counted == report.events_read
+
+
+def test_the_range_is_public_empty_buckets_are_zeros(tmp_path):
+    path = tmp_path / "ev.csv"
+    _events(days=20).to_csv(path, index=False)  # events in January only
+    counts, _ = bucket_events(path, "person", "when", "week", "2023-12-04", "2024-03-04")
+    assert len(counts) == len(public_buckets("2023-12-04", "2024-03-04", "week")) == 13
+    assert counts[:4].sum() == 0 and counts[-6:].sum() == 0 and counts.sum() > 0
+    with pytest.raises(EventStreamError, match="first day of a month"):
+        public_buckets("2024-01-15", "2024-06-01", "month")
+    with pytest.raises(EventStreamError, match="after"):
+        public_buckets("2024-02-01", "2024-01-01", "day")
+
+
+def test_the_cli_states_the_guarantee_in_people_and_refuses_a_cap_it_cannot_honour(tmp_path):
+    _events().to_csv(tmp_path / "ev.csv", index=False)
+    argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
+    argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1", "--out", "out.csv"]
+    out = run_writer(tmp_path, argv)
+    src = out.sidecar["source"]
+    assert src["buckets"] == 10 and src["per_bucket_cap"] == 1 and src["bucket"] == "week"
+    assert "at most 1 event a week" in src["guarantee_in_people"]
+    assert "events read" in out.stderr and "for you only" in out.stderr
+    assert "events read" not in (tmp_path / "out.json").read_text()  # the owner's figures stay out of the release
+    _, report = bucket_events(tmp_path / "ev.csv", "person", "when", "week", "2024-01-01", "2024-03-11")
+    released = integers_in((tmp_path / "out.json").read_text())
+    exact = {report.events_read, report.events_counted, report.dropped_over_cap, report.dropped_outside}
+    assert not (exact & released), exact & released
+    code, _, err = run_cli([*argv[:-2], "--per-bucket-cap", "2", "--out", str(tmp_path / "k2.csv")])
+    assert code == 2 and "not supported yet" in err and not (tmp_path / "k2.csv").exists()
+
+
+@pytest.mark.parametrize("mechanism", ["tpm", "swm", "asm"])
+def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism):
+    df = _events(seed=3)
+    heavy = df.person.value_counts().index[0]  # a person present in many weeks
+    outs = []
+    for tag, frame in (("d", df), ("without", df.loc[df.person != heavy])):
+        folder = tmp_path / tag
+        folder.mkdir()
+        frame.to_csv(folder / "ev.csv", index=False)
+        argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
+        argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1"]
+        outs.append(run_writer(folder, [*argv, "--mechanism", mechanism, "--out", "out.csv"]))
+    a, b = outs
+    assert a.rows[0] == b.rows[0] and len(a.rows) == len(b.rows)
+    varying = (*STREAM_MECHANISM_OUTPUTS, "dataset_budget")
+    assert without(a.sidecar, varying) == without(b.sidecar, varying)

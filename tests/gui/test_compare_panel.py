@@ -365,3 +365,13 @@ def test_the_teaching_monte_carlo_progress_never_runs_backwards(qtbot):
     seen = []
     w._job(4, 0)(lambda done, total, text="": seen.append(100 * done / total))
     assert seen and seen == sorted(seen) and seen[-1] == 100
+
+
+def test_a_wide_noisy_spread_is_explained_under_the_scatter():
+    from dpstudio.gui.panels.compare import scatter_title
+
+    title, tip = scatter_title(np.array([-1e6, 0, 1e6]), np.array([10.0, 50.0, 90.0]))
+    assert "1,000,000" in title and "released" in title and "what the release publishes" in tip
+    assert (
+        scatter_title(np.array([1.0, 50.0]), np.array([2.0, 48.0]))[0] == "per node: noisy (x) against consistent (y)"
+    )

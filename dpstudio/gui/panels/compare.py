@@ -48,6 +48,21 @@ def _drawing_order(values: dict) -> list:
     return sorted(values.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
 
 
+def scatter_title(noisy, consistent) -> tuple[str, str]:
+    """(title, tooltip) of the per-node scatter; when the noisy counts spread far wider than the consistent
+    ones, the words say why (levels given little budget) and what is released (the consistent values)."""
+    spread_noisy = float(np.ptp(noisy)) if np.size(noisy) else 0.0
+    spread_cons = float(np.ptp(consistent)) if np.size(consistent) else 0.0
+    if spread_noisy > 10 * max(spread_cons, 1.0):
+        return (
+            f"per node: noisy (x) spread \u00b1{spread_noisy / 2:,.0f}; consistent (y) is released",
+            "Levels given little of the count budget have very noisy counts. Least squares weighs every noisy "
+            "count by its precision, so they barely move the consistent values (y), which are what the release "
+            "publishes.",
+        )
+    return "per node: noisy (x) against consistent (y)", ""
+
+
 def _phase(progress, start: int, end: int, what: str):
     """``progress(done, total, text)`` of one phase of a job, mapped onto ``start``..``end`` of a 0..100 bar
     (so the bar never runs backwards when the next phase starts); None passes through."""
@@ -109,7 +124,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.scatter.setMenuEnabled(False)
         self.scatter.setLabel("bottom", "noisy count")
         self.scatter.setLabel("left", "consistent count")
-        self.scatter.setTitle("per node: noisy against consistent", size="9pt")
+        self.scatter.setTitle("per node: noisy (x) against consistent (y)", size="9pt")
         self.scatter_item = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush("#4a7fc1"))
         self.diag = pg.PlotCurveItem(pen=pg.mkPen("#999999", style=QtCore.Qt.DashLine))
         self.scatter.addItem(self.diag)
@@ -298,6 +313,9 @@ class ComparePanel(QtWidgets.QWidget):
             lo = float(min(noisy.min(), cons.min()))
             hi = float(max(noisy.max(), cons.max()))
             self.diag.setData([lo, hi], [lo, hi])
+            title, tip = scatter_title(noisy, cons)
+            self.scatter.setTitle(title, size="9pt")
+            self.scatter.setToolTip(tip)
         else:
             self.diag.setData([], [])
             self.scatter.setTitle("per node: no node has both a noisy and a consistent count in this run", size="9pt")

@@ -1,9 +1,11 @@
 """What the studio's Stream panel needs beside ``model.stream_view`` (Qt-free): where the stream comes
 from, and the budget store's charge of a stream release.
 
-- ``StreamSource(kind, path, region, column, start)``: a counts file (``kind="counts"``) or a table in
-  ILINet's layout (``kind="ilinet"``); ``load()`` reads it with ``io.stream_input`` (StreamInputError with
-  one line otherwise), ``record()`` is the sidecar's ``source``.
+- ``StreamSource(kind, path, region, column, start, ...)``: a counts file (``kind="counts"``), a table in
+  ILINet's layout (``"ilinet"``), a table with one row per timestamp (``"table"``: ``column``, optional
+  ``time_column``) or an event log (``"events"``: ``user``, ``time_column``, ``bucket``, the public range
+  ``start``..``end``; at most one event per person per bucket counted, ``io.event_stream``); ``load()`` reads
+  it (StreamInputError with one line otherwise), ``record()`` is the sidecar's ``source``.
 - ``bundled_ilinet()``: the ILINet file of ``../shared/data/streams`` beside the checkout, if present.
 - ``stream_request(source, counts, epsilon, store, what)``: the release service's request for a stream
   release (``model.release``): the panel asks its question, and ``ReleaseService.begin`` charges the
@@ -21,7 +23,7 @@ import numpy as np
 
 from dpstudio.algorithms.stream_runs import StreamInputError
 
-COUNTS, ILINET = "counts", "ilinet"
+COUNTS, ILINET, TABLE, EVENTS = "counts", "ilinet", "table", "events"
 
 
 def bundled_ilinet() -> Path | None:
@@ -44,22 +46,64 @@ def bundled_ilinet() -> Path | None:
 
 @dataclass(frozen=True)
 class StreamSource:
-    kind: str  # COUNTS or ILINET
+    kind: str  # COUNTS, ILINET, TABLE or EVENTS
     path: Path
     region: str = "national"
     column: str = "ILITOTAL"
-    start: str | None = "2002-W40"
+    start: str | None = "2002-W40"  # ILINet: the first week; events: the first bucket (YYYY-MM-DD)
+    time_column: str | None = None  # table: orders the rows; events: the event's time
+    user: str | None = None  # events: the person
+    bucket: str = "week"  # events: day, week or month
+    end: str | None = None  # events: the end of the public range (excluded)
 
     def load(self) -> np.ndarray:
-        from dpstudio.io.stream_input import read_counts, read_ilinet
+        return self.load_with_report()[0]
+
+    def load_with_report(self):
+        """(counts, the data owner's rounded report of an event log's dropped events, or None)."""
+        from dpstudio.io.stream_input import read_column, read_counts, read_ilinet
 
         if self.kind == COUNTS:
-            return read_counts(self.path)
-        return read_ilinet(self.path, self.region, self.column, self.start)
+            return read_counts(self.path), None
+        if self.kind == TABLE:
+            return read_column(self.path, self.column, self.time_column), None
+        if self.kind == EVENTS:
+            from dpstudio.io.event_stream import EventStreamError, bucket_events
+
+            if not (self.user and self.time_column and self.start and self.end):
+                raise StreamInputError("an event log needs its person and time columns and the public range")
+            try:
+                return bucket_events(self.path, self.user, self.time_column, self.bucket, self.start, self.end)
+            except EventStreamError as exc:
+                raise StreamInputError(str(exc)) from None
+        return read_ilinet(self.path, self.region, self.column, self.start), None
 
     def record(self) -> dict:
         if self.kind == COUNTS:
             return {"source": "counts file", "file": str(self.path)}
+        if self.kind == TABLE:
+            return {
+                "source": "data file",
+                "file": str(self.path),
+                "column": self.column,
+                "time_column": self.time_column,
+            }
+        if self.kind == EVENTS:
+            from dpstudio.io.event_stream import guarantee_words, public_buckets
+
+            n = len(public_buckets(self.start, self.end, self.bucket))
+            return {
+                "source": "event log",
+                "file": str(self.path),
+                "user_column": self.user,
+                "time_column": self.time_column,
+                "bucket": self.bucket,
+                "start": self.start,
+                "end": self.end,
+                "buckets": n,
+                "per_bucket_cap": 1,
+                "guarantee_in_people": guarantee_words(self.bucket, 1, n),
+            }
         return {
             "source": "data file",
             "file": str(self.path),
@@ -72,6 +116,10 @@ class StreamSource:
     def describe(self) -> str:
         if self.kind == COUNTS:
             return f"counts file {self.path.name}"
+        if self.kind == TABLE:
+            return f"{self.path.name}, column {self.column}" + (f" by {self.time_column}" if self.time_column else "")
+        if self.kind == EVENTS:
+            return f"event log {self.path.name}: people {self.user}, {self.bucket}s from {self.start} to {self.end}"
         return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (
             f", from {self.start}" if self.start else ""
         )
@@ -83,6 +131,12 @@ class StreamSource:
 
         if self.kind == COUNTS:
             return counts_print(counts)
+        if self.kind == EVENTS:  # the whole log, read by DuckDB, as ``dpstudio stream --events`` keys it
+            from dpstudio.io.engines import open_engine
+            from dpstudio.io.engines.source import describe
+
+            with open_engine("duckdb") as eng:
+                return eng.table_print(describe(self.path))
         return table_print(load_table(self.path).frame)
 
 

@@ -36,7 +36,7 @@ from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused, ReleaseService
 from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURES, analytic_errors, grid, measured_errors
-from dpstudio.model.stream_session import COUNTS, ILINET, StreamSource, bundled_ilinet, stream_request
+from dpstudio.model.stream_session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"
@@ -95,9 +95,12 @@ class StreamPanel(QtWidgets.QWidget):
         self.ilinet_button.setAccessibleName("Use the bundled ILINet national stream")
         self.ilinet_button.setEnabled(bundled_ilinet() is not None)
         self.ilinet_button.clicked.connect(lambda: self.set_source(StreamSource(ILINET, bundled_ilinet())))
-        self.open_button = QtWidgets.QPushButton("Open counts\u2026")
-        self.open_button.setAccessibleName("Open a counts file")
-        self.open_button.setToolTip("One count per timestamp: one per line, a CSV with a 'count' column, or .npy")
+        self.open_button = QtWidgets.QPushButton("Open\u2026")
+        self.open_button.setAccessibleName("Open a stream file")
+        self.open_button.setToolTip(
+            "One count per timestamp (one per line, a CSV with a 'count' column, or .npy), a table with a column of "
+            "counts, or an event log with a person and a time per event"
+        )
         self.open_button.clicked.connect(self.open_dialog)
         form.addWidget(QtWidgets.QLabel("Stream:"), 0, 0)
         form.addWidget(self.source_label, 0, 1, 1, 3)
@@ -232,19 +235,53 @@ class StreamPanel(QtWidgets.QWidget):
 
     def open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open a counts file", "", "Counts (*.csv *.txt *.npy);;All files (*)"
+            self,
+            "Open a stream: counts, a table or an event log",
+            "",
+            "Streams (*.csv *.tsv *.txt *.npy *.gz *.parquet);;All files (*)",
         )
-        if path:
+        if not path:
+            return
+        names = self.columns_of(path)
+        if len(names) < 2:  # one count per line, or a lone column: nothing to choose
             self.set_source(StreamSource(COUNTS, Path(path)))
+            return
+        from dpstudio.gui.widgets.stream_source_dialog import StreamSourceDialog
+
+        dialog = StreamSourceDialog(path, names, self)
+        try:
+            self.exec_dialog(dialog)
+            if dialog.result() == QtWidgets.QDialog.Accepted:
+                self.set_source(dialog.source())
+        finally:
+            dialog.deleteLater()
+
+    @staticmethod
+    def columns_of(path) -> list[str]:
+        """The header's column names of a CSV/Parquet file ([] for a .npy or a file without them)."""
+        if str(path).lower().endswith(".npy"):
+            return []
+        try:
+            from dpstudio.io.engines.source import describe
+
+            return list(describe(path).names)
+        except Exception:  # unreadable here: the counts reader gives the message
+            return []
 
     def set_source(self, source: StreamSource) -> bool:
         try:
-            counts = source.load()
+            counts, report = source.load_with_report()
         except StreamInputError as exc:
             self._message(str(exc))
             return False
+        self.stop()
+        self._clear_run()  # the previous stream's run, plot and ledger do not describe this one
         self.source, self.counts, self.measured = source, counts, None
+        self._update_export()
         self.source_label.setText(f"{source.describe()}: {counts.size} timestamps")
+        h = host(self)
+        if report is not None and h is not None:
+            h.show_info(f"{source.path.name}: {report.words()}")
         self.window_box.setMaximum(counts.size)
         self._update_guarantee()
         self._update_compare()
@@ -267,6 +304,8 @@ class StreamPanel(QtWidgets.QWidget):
             text = self.params().guarantee(horizon)
         if self.playback is not None:
             text = self.playback.guarantee
+        if self.source is not None and self.source.kind == EVENTS:
+            text += f". In people's terms: {self.source.record()['guarantee_in_people']}"
         self.guarantee_label.setText(f"Guarantee: {text}")
 
     def _on_mode(self, _field) -> None:
@@ -283,6 +322,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.ledger_list.clear()
         self._shown_ledger = 0
         self.step_label.setText("no run yet")
+        self.plot.clear_state()
         self._update_guarantee()
 
     # -- running --------------------------------------------------------------------------------------------

@@ -66,6 +66,13 @@ class StreamPlot(pg.PlotWidget):
             self.groups_curve.setData([], [])
         self.shown = {"released": (ts, vals), "truth": truth, "window": span, "published": published, "groups": groups}
 
+    def clear_state(self) -> None:
+        """Nothing shown (no run of the current stream yet)."""
+        for curve in (self.truth_curve, self.released_curve, self.published_curve, self.groups_curve):
+            curve.setData([], [])
+        self.region.hide()
+        self.shown = {}
+
     @staticmethod
     def _group_steps(win, window: int):
         """Each group's mean as a horizontal segment over its timestamps (NaN between groups)."""

@@ -1,0 +1,91 @@
+"""What a chosen file holds, for the Stream panel: one count per line (or a 'count' column), a column of counts
+with one row per timestamp, or an event log with one row per event (a person and a time), bucketed over a
+public range with at most one event per person per bucket counted (``io.event_stream``). Columns are picked
+from the file's header; the range is typed (public: never read from the data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtWidgets
+
+from dpstudio.model.stream_session import COUNTS, EVENTS, TABLE, StreamSource
+
+NONE = "(file order)"
+
+
+class StreamSourceDialog(QtWidgets.QDialog):
+    def __init__(self, path, names: list[str], parent=None):
+        super().__init__(parent)
+        self.path = Path(path)
+        self.setWindowTitle(f"What does {self.path.name} hold?")
+        lay = QtWidgets.QVBoxLayout(self)
+        self.counts_radio = QtWidgets.QRadioButton("One count per timestamp: one per line, or a 'count' column")
+        self.table_radio = QtWidgets.QRadioButton("A column of counts, one row per timestamp")
+        self.events_radio = QtWidgets.QRadioButton("An event log: one row per event, with a person and a time")
+        for r in (self.counts_radio, self.table_radio, self.events_radio):
+            lay.addWidget(r)
+        form = QtWidgets.QFormLayout()
+        self.column_combo = QtWidgets.QComboBox()
+        self.column_combo.addItems(names)
+        self.time_combo = QtWidgets.QComboBox()
+        self.time_combo.addItems([NONE, *names])
+        self.user_combo = QtWidgets.QComboBox()
+        self.user_combo.addItems(names)
+        self.bucket_combo = QtWidgets.QComboBox()
+        self.bucket_combo.addItems(["day", "week", "month"])
+        self.bucket_combo.setCurrentText("week")
+        self.start_edit = QtWidgets.QLineEdit()
+        self.start_edit.setPlaceholderText("YYYY-MM-DD")
+        self.end_edit = QtWidgets.QLineEdit()
+        self.end_edit.setPlaceholderText("YYYY-MM-DD (excluded)")
+        form.addRow("count column", self.column_combo)
+        form.addRow("time column", self.time_combo)
+        form.addRow("person column", self.user_combo)
+        form.addRow("bucket", self.bucket_combo)
+        form.addRow("first bucket", self.start_edit)
+        form.addRow("end of the range", self.end_edit)
+        lay.addLayout(form)
+        note = QtWidgets.QLabel(
+            "An event log is counted per bucket from the first bucket to the end of the range (public: typed "
+            "here, never read from the data; an empty bucket is a zero), with at most one event per person "
+            "per bucket, so one person changes each count by at most 1."
+        )
+        note.setWordWrap(True)
+        lay.addWidget(note)
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.Ok | QtWidgets.QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.table_radio.setChecked(True) if "count" not in names and names else self.counts_radio.setChecked(True)
+        for r in (self.counts_radio, self.table_radio, self.events_radio):
+            r.toggled.connect(self._update)
+        self._update()
+
+    def _update(self) -> None:
+        table, events = self.table_radio.isChecked(), self.events_radio.isChecked()
+        self.column_combo.setEnabled(table)
+        self.time_combo.setEnabled(table or events)
+        for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit):
+            w.setEnabled(events)
+
+    def source(self) -> StreamSource:
+        """The stream source the choices describe."""
+        time = self.time_combo.currentText()
+        time = None if time == NONE else time
+        if self.events_radio.isChecked():
+            return StreamSource(
+                EVENTS,
+                self.path,
+                start=self.start_edit.text().strip(),
+                time_column=time,
+                user=self.user_combo.currentText(),
+                bucket=self.bucket_combo.currentText(),
+                end=self.end_edit.text().strip(),
+            )
+        if self.table_radio.isChecked():
+            return StreamSource(TABLE, self.path, column=self.column_combo.currentText(), time_column=time)
+        return StreamSource(COUNTS, self.path)
+
+
+__all__ = ["StreamSourceDialog"]

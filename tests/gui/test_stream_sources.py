@@ -1,0 +1,94 @@
+"""The Stream panel takes the streams data owners hold, by clicks: a weekly table with a column of counts
+(it used to refuse "several columns but none named 'count'") and an event log bucketed over a public range
+with one event per person per bucket; a release run on the event log charges the store and exports the
+guarantee in people's terms; opening another stream clears the previous run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6 import QtWidgets
+
+from dpstudio.io.event_stream import bucket_events
+from dpstudio.model.project import RELEASE, Project
+from tests.gui.test_run_epsilon import Answer
+from tests.gui.test_stream_panel import run_and_wait
+
+
+@pytest.fixture
+def panel(qtbot, tmp_path, monkeypatch):
+    from dpstudio.gui.panels.stream import StreamPanel
+
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "budget.sqlite"))
+    p = StreamPanel(Project())
+    qtbot.addWidget(p)
+    p.resize(1200, 700)
+    p.show()
+    yield p
+    p.shutdown()
+
+
+def _open(panel, monkeypatch, path, fill):
+    """Open ``path`` through the panel's button; ``fill(dialog)`` makes the choices and presses OK."""
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+
+    def exec_dialog(dialog):
+        fill(dialog)
+        dialog.accept()
+
+    panel.exec_dialog = exec_dialog
+    panel.open_button.click()
+
+
+def test_a_weekly_table_with_a_column_of_counts(panel, monkeypatch, tmp_path):
+    path = tmp_path / "weekly.csv"
+    pd.DataFrame({"week": range(1, 41), "visits": np.arange(40) * 3 + 5}).to_csv(path, index=False)
+
+    def fill(d):
+        d.table_radio.setChecked(True)
+        d.column_combo.setCurrentText("visits")
+        d.time_combo.setCurrentText("week")
+
+    _open(panel, monkeypatch, path, fill)
+    assert panel.counts is not None and panel.counts.tolist() == (np.arange(40) * 3 + 5).tolist()
+    assert "column visits" in panel.source_label.text()
+
+
+def test_an_event_log_released_by_clicks(qtbot, panel, monkeypatch, tmp_path):
+    rng = np.random.default_rng(2)
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 70 * 24 * 60, 3000), unit="min")
+    path = tmp_path / "visits.csv"
+    pd.DataFrame({"person": rng.integers(0, 200, 3000), "when": when}).to_csv(path, index=False)
+
+    def fill(d):
+        d.events_radio.setChecked(True)
+        d.user_combo.setCurrentText("person")
+        d.time_combo.setCurrentText("when")
+        d.bucket_combo.setCurrentText("week")
+        d.start_edit.setText("2024-01-01")
+        d.end_edit.setText("2024-03-11")
+
+    _open(panel, monkeypatch, path, fill)
+    expected, _ = bucket_events(path, "person", "when", "week", "2024-01-01", "2024-03-11")
+    assert panel.counts.tolist() == expected.tolist() and panel.counts.size == 10
+    assert "In people's terms: one person, present in any number of weeks" in panel.guarantee_label.text()
+    panel.project.set_mode(RELEASE)
+    panel.window_box.setValue(4)
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)  # the release question
+    run_and_wait(qtbot, panel)
+    assert panel.result.is_release
+    _csv, json_path = panel.export_to(tmp_path / "weekly_release.csv")
+    side = json.loads(json_path.read_text())
+    assert side["source"]["source"] == "event log" and side["source"]["per_bucket_cap"] == 1
+    assert "at most 1 event a week" in side["source"]["guarantee_in_people"]
+    assert side["dataset_budget"]["tracked"] is True
+    # another stream: the previous run's plot, ledger and export go
+    other = tmp_path / "counts.txt"
+    other.write_text("\n".join(str(v) for v in range(30, 60)) + "\n")
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(other), ""))
+    panel.open_button.click()
+    assert panel.result is None and panel.playback is None and panel.ledger_list.count() == 0
+    assert not panel.export_button.isEnabled() and panel.plot.shown == {}

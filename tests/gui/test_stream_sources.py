@@ -92,3 +92,22 @@ def test_an_event_log_released_by_clicks(qtbot, panel, monkeypatch, tmp_path):
     panel.open_button.click()
     assert panel.result is None and panel.playback is None and panel.ledger_list.count() == 0
     assert not panel.export_button.isEnabled() and panel.plot.shown == {}
+    assert panel.ledger_title.text() == "Ledger"
+
+
+def test_the_dialog_guesses_nothing_it_could_get_wrong(qtbot, tmp_path):
+    """A file without a 'count' column: no kind and no column is preselected, and OK waits for the choices."""
+    from dpstudio.gui.widgets.stream_source_dialog import StreamSourceDialog
+
+    d = StreamSourceDialog(tmp_path / "visits.csv", ["person", "when", "page"])
+    qtbot.addWidget(d)
+    assert not d.ok_button.isEnabled()
+    d.table_radio.setChecked(True)
+    assert not d.ok_button.isEnabled() and d.column_combo.currentIndex() == -1
+    d.events_radio.setChecked(True)
+    d.user_combo.setCurrentText("person")
+    d.time_combo.setCurrentText("when")
+    d.start_edit.setText("2024-01-01")
+    assert not d.ok_button.isEnabled()
+    d.end_edit.setText("2024-03-01")
+    assert d.ok_button.isEnabled()

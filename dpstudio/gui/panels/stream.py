@@ -322,6 +322,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.ledger_list.clear()
         self._shown_ledger = 0
         self.step_label.setText("no run yet")
+        self.ledger_title.setText("Ledger")
         self.plot.clear_state()
         self._update_guarantee()
 

@@ -72,6 +72,7 @@ class StreamPlot(pg.PlotWidget):
             curve.setData([], [])
         self.region.hide()
         self.shown = {}
+        self.enableAutoRange()  # the next stream's axes, not the previous run's
 
     @staticmethod
     def _group_steps(win, window: int):

@@ -57,17 +57,37 @@ class StreamSourceDialog(QtWidgets.QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        self.table_radio.setChecked(True) if "count" not in names and names else self.counts_radio.setChecked(True)
+        self.ok_button = buttons.button(QtWidgets.QDialogButtonBox.Ok)
+        if "count" in names:  # the counts reader's own layout
+            self.counts_radio.setChecked(True)
+        else:  # nothing is guessed: a person column read as counts would be a wrong stream
+            self.column_combo.setCurrentIndex(-1)
+            self.user_combo.setCurrentIndex(-1)
         for r in (self.counts_radio, self.table_radio, self.events_radio):
             r.toggled.connect(self._update)
+        for c in (self.column_combo, self.user_combo, self.time_combo):
+            c.currentIndexChanged.connect(self._update)
+        for e in (self.start_edit, self.end_edit):
+            e.textChanged.connect(self._update)
         self._update()
 
-    def _update(self) -> None:
+    def _update(self, *_) -> None:
         table, events = self.table_radio.isChecked(), self.events_radio.isChecked()
         self.column_combo.setEnabled(table)
         self.time_combo.setEnabled(table or events)
         for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit):
             w.setEnabled(events)
+        ready = self.counts_radio.isChecked()  # OK only once every choice the kind needs is made
+        if table:
+            ready = self.column_combo.currentIndex() >= 0
+        elif events:
+            ready = (
+                self.user_combo.currentIndex() >= 0
+                and self.time_combo.currentText() not in ("", NONE)
+                and bool(self.start_edit.text().strip())
+                and bool(self.end_edit.text().strip())
+            )
+        self.ok_button.setEnabled(ready)
 
     def source(self) -> StreamSource:
         """The stream source the choices describe."""

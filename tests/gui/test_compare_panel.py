@@ -375,3 +375,23 @@ def test_a_wide_noisy_spread_is_explained_under_the_scatter():
     assert (
         scatter_title(np.array([1.0, 50.0]), np.array([2.0, 48.0]))[0] == "per node: noisy (x) against consistent (y)"
     )
+
+
+@pytest.mark.parametrize("mode", ["teaching", "release"])
+def test_a_large_tree_gets_its_exact_variances_without_pressing_monte_carlo(qtbot, monkeypatch, mode):
+    """Above SYNC_ANALYTIC_NODES the exact variances are computed on the panel's own thread and drawn when
+    they arrive (the real window showed an empty chart until Monte-Carlo for a 7,839-node tree)."""
+    from dpstudio.gui.panels import compare
+    from tests.gui.export_fixtures import run, table_project
+
+    monkeypatch.setattr(compare, "SYNC_ANALYTIC_NODES", 1)
+    p = table_project(n=300, steps=3)
+    p.set_mode(mode)
+    run(p)
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    if w.curves is None:
+        with qtbot.waitSignal(w.analyticDone, timeout=60000):
+            pass
+    assert w.curves is not None and any(k.endswith("(analytic)") for k in w.plot.series)
+    assert w.verdict.text()

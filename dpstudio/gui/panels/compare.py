@@ -77,6 +77,7 @@ def _phase(progress, start: int, end: int, what: str):
 
 
 class ComparePanel(QtWidgets.QWidget):
+    analyticDone = QtCore.Signal(object)  # the exact variances of a large tree, computed in the background
     monteCarloDone = QtCore.Signal(object)
 
     def __init__(self, project, parent=None):
@@ -272,8 +273,9 @@ class ComparePanel(QtWidgets.QWidget):
             if r.tree.parents.size > SYNC_ANALYTIC_NODES:
                 self.source.setText(
                     self.source.text().split(" Dashed: analytic;")[0]
-                    + " Press Monte-Carlo: analytic (dashed) and bands are computed in the background"
+                    + " The exact variances (dashed) are being computed in the background; Monte-Carlo adds bands"
                 )
+                self._start_analytic(r)
                 return self._refresh_scatter()
             try:
                 res = cmp.diffgen_noise_only(r, cmp.public_domain(r, self.project.taxonomies), runs=0)
@@ -367,6 +369,41 @@ class ComparePanel(QtWidgets.QWidget):
 
             return job
         raise ValueError("no run to compare: run an algorithm first")
+
+    def _start_analytic(self, result) -> None:
+        """The exact variances of a large tree, on a thread of the panel's own (not the window's job runner,
+        so a run or a Monte-Carlo is never refused for it); drawn when they arrive if the run is still the
+        one shown. Data-independent: the tree's shape, the node scales and public queries only."""
+        from dpstudio.gui.worker import TaskRunner, Worker
+
+        domain = cmp.public_domain(result, self.project.taxonomies)
+
+        def job(_progress):
+            return result, cmp.noise_only_curves(cmp.diffgen_noise_only(result, domain, runs=0))[0]
+
+        worker = Worker(job, function=True, name="exact variances")
+        worker.signals.finished.connect(self._on_analytic_done)
+        if getattr(self, "_analytic_runner", None) is None:
+            self._analytic_runner = TaskRunner(self)
+        if self._analytic_runner.busy:
+            self._analytic_pending = result  # computed when the running one ends
+            return
+        self._analytic_runner.start(worker)
+        self.analytic_worker = worker
+
+    def _on_analytic_done(self, out) -> None:
+        result, curves = out
+        pending = getattr(self, "_analytic_pending", None)
+        self._analytic_pending = None
+        if pending is not None and pending is self.result:
+            self._start_analytic(pending)
+        if result is not self.result or self.curves is not None:
+            return  # another run is shown now, or the Monte-Carlo drew them already
+        self.curves = curves
+        for m, y in _drawing_order(curves.values):
+            self.plot.set_series(f"{m} (analytic)", curves.x, y, dashed=True, colour=COLOURS[m])
+        self._say_verdict()
+        self.analyticDone.emit(curves)
 
     def run_monte_carlo(self, runs: int = 30, seed: int = 0):
         """Start the Monte-Carlo in a worker (progress + Cancel); returns the Worker (or None)."""

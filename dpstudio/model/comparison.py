@@ -25,9 +25,9 @@ noise) as bands around them.
   rows) is computed in teaching mode only.
 
 TEACHING MODE: as above for histograms; DiffGen trees additionally get
-``dpstudio.evaluation.range_error.error_by_query_size`` with the TRUE counts of the project's data, queries
-sized by their share of the records (``TEACHING_TABLE_LABEL``: simulation, not a release, never
-exported); classification adds the raw-data baseline and takes the majority class from the training rows.
+``dpstudio.evaluation.range_error.error_by_query_size`` with the TRUE counts of the project's data and the
+run's own noise, queries sized by their share of the domain as in release mode (``TEACHING_TABLE_LABEL``:
+simulation, not a release, never exported); classification adds the raw-data baseline and takes the majority class from the training rows.
 
 Every Monte-Carlo function takes ``progress(done, total, message)`` (the worker's callback, which raises to
 cancel) and a seed.
@@ -54,7 +54,7 @@ RELEASE_VIEW = (
 )
 TEACHING_TABLE_LABEL = (
     "teaching mode: simulation noise compared with the TRUE counts of your data, queries sized "
-    "by their share of the records: not a release, never exported"
+    "by their share of the domain: not a release, never exported"
 )
 #: above this many tree nodes the seed-rule coefficient matrix (nodes x nodes) is not built: that method gets
 #: Monte-Carlo only (least squares has an exact analytic value at any size).

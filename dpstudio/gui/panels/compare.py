@@ -13,7 +13,7 @@ here is exported. A banner at the top states the mode:
   itself in the classification). The classification compares with the majority class of the test file;
   the raw-data baseline is not computed.
 - teaching mode: DiffGen trees are also compared against the true counts of the data (queries sized by
-  their share of the records); the classification adds the raw-data baseline.
+  their share of the domain, as in release mode); the classification adds the raw-data baseline.
 
 Public methods (for the demo driver and tests):
 - ``refresh()``: re-read the project's last run (analytic curves and the node scatter).
@@ -403,6 +403,12 @@ class ComparePanel(QtWidgets.QWidget):
         for m, y in _drawing_order(curves.values):
             self.plot.set_series(f"{m} (analytic)", curves.x, y, dashed=True, colour=COLOURS[m])
         self._say_verdict()
+        self.source.setText(
+            self.source.text().replace(
+                "The exact variances (dashed) are being computed in the background; Monte-Carlo adds bands",
+                "Dashed: the exact variances; Monte-Carlo adds bands",
+            )
+        )
         self.analyticDone.emit(curves)
 
     def run_monte_carlo(self, runs: int = 30, seed: int = 0):

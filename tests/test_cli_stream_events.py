@@ -93,3 +93,18 @@ def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism):
     assert a.rows[0] == b.rows[0] and len(a.rows) == len(b.rows)
     varying = (*STREAM_MECHANISM_OUTPUTS, "dataset_budget")
     assert without(a.sidecar, varying) == without(b.sidecar, varying)
+
+
+@pytest.mark.parametrize("grouping,only", [("noisefirst", True), ("seed", True), ("none", False)])
+def test_the_error_figure_says_what_it_leaves_out(tmp_path, grouping, only):
+    """Issue 23: for a grouped run the published figure is the Laplace term only (the grouping's approximation
+    error, which depends on the data, is not in it): the sidecar says so beside the figure."""
+    counts = tmp_path / "c.txt"
+    counts.write_text("\n".join(str(v) for v in range(40, 100)) + "\n")
+    out = run_writer(
+        tmp_path,
+        ["stream", "--counts", "c.txt", "--window", "12", "--epsilon", "1", "--grouping", grouping, "--out", "o.csv"],
+        out="o.csv",
+    )
+    assert out.sidecar["laplace_term_only"] is only
+    assert ("approximation error" in out.sidecar["error_note"]) is only

@@ -169,11 +169,21 @@ def expected_window_error(p: StreamParams, horizon: int, variances: np.ndarray, 
             "noisefirst: the mean over windows of k_t v, k_t the number of groups of window t (chosen from "
             "released values: post-processing)"
         )
+    grouped = p.grouping != "none"
+    note = f"analytic, exact discrete Laplace variance; {how}"
+    if grouped:
+        note += (
+            ". This is the Laplace noise term only: a grouped window also has the grouping's approximation "
+            "error (each value replaced by its group's mean), which depends on the data and is not included; "
+            "measured on ILINet national (T = 1163, w = 200, eps 1) the whole error was 2.5 to 47 times this "
+            "figure. The ungrouped release (expected_window_laplace_error_ungrouped) has no such term"
+        )
     return {
         "expected_window_laplace_error": err,
+        "laplace_term_only": grouped,  # True: the grouping's approximation error is not included
         "expected_window_laplace_error_ungrouped": float(v.mean() * w),
         "per_value_variance": float(v.mean()),
-        "error_note": f"analytic, exact discrete Laplace variance; {how}",
+        "error_note": note,
     }
 
 

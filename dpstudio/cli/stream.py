@@ -120,7 +120,7 @@ def _load_events(args):
     (the data owner's view, never the release)."""
     import sys
 
-    from dpstudio.io.event_stream import EventStreamError, bucket_events, guarantee_words, public_buckets
+    from dpstudio.io.event_stream import EventStreamError, bucket_events, events_source
 
     if args.counts or args.data or args.column or args.time_column or args.region or args.start:
         raise CliError("--events goes alone: not with --counts, --data, --column, --time-column, --region, --from")
@@ -133,38 +133,23 @@ def _load_events(args):
             "--per-bucket-cap above 1 is not supported yet: every stream mechanism's noise is calibrated for one "
             "count per person per timestamp (keep the default 1)"
         )
+    settings = (args.events, args.user, args.time, args.bucket, args.events_start, args.events_end)
     try:
-        labels = public_buckets(args.events_start, args.events_end, args.bucket)
-        counts, report = bucket_events(
-            args.events, args.user, args.time, args.bucket, args.events_start, args.events_end, args.per_bucket_cap
-        )
+        counts, report = bucket_events(*settings, args.per_bucket_cap)
+        source = events_source(*settings, args.per_bucket_cap)
     except EventStreamError as exc:
         raise CliError(str(exc)) from None
     print(f"dpstudio stream: {report.words()}", file=sys.stderr)
-    source = {
-        "source": "event log",
-        "file": str(args.events),
-        "user_column": args.user,
-        "time_column": args.time,
-        "bucket": args.bucket,
-        "start": labels[0],
-        "end": str(args.events_end),
-        "buckets": len(labels),
-        "per_bucket_cap": args.per_bucket_cap,
-        "guarantee_in_people": guarantee_words(args.bucket, args.per_bucket_cap, len(labels)),
-    }
     return counts, source
 
 
 def _events_print(args):
-    """The budget store's key for an event log: the whole file's records, read by DuckDB."""
-    from dpstudio.io.engines import EngineError, open_engine
-    from dpstudio.io.engines.source import describe
+    """The budget store's key for an event log (``io.event_stream.events_print``)."""
+    from dpstudio.io.event_stream import EventStreamError, events_print
 
     try:
-        with open_engine("duckdb") as eng:
-            return eng.table_print(describe(args.events))
-    except EngineError as exc:
+        return events_print(args.events)
+    except EventStreamError as exc:
         raise CliError(str(exc)) from None
 
 

@@ -201,7 +201,7 @@ class Dataset(ColumnKinds):
         if kind == NUMERIC:
             values, bad = _as_numeric(self.frame[column])
         else:
-            values, bad = _numbers_as_text(self.frame[column]), {}
+            values, bad = numbers_as_text(self.frame[column]), {}
         self.frame[column] = values
         self._types[column] = kind
         note = f"column {column!r} set to {kind}"
@@ -320,7 +320,8 @@ def _number_text(value) -> str:
     return str(value)
 
 
-def _numbers_as_text(series: pd.Series) -> pd.Series:
+def numbers_as_text(series: pd.Series) -> pd.Series:
+    """A numeric column as the text a categorical column holds ('1', not '1.0'; missing stays missing)."""
     if series.dtype.kind not in "iuf":
         return series
     uniques = pd.unique(series.dropna())
@@ -333,7 +334,7 @@ def _finish_column(series: pd.Series, missing: frozenset[str], kind: str | None)
     if series.dtype.kind == "b":
         series = series.astype(object)
     if series.dtype.kind == "f" and np.isinf(series.to_numpy()).any():
-        series = _numbers_as_text(series)  # 'inf' is text here: numeric columns hold finite numbers only
+        series = numbers_as_text(series)  # 'inf' is text here: numeric columns hold finite numbers only
     if series.dtype.kind in "iuf":
         values, kind_out = _tidy_numeric(series), NUMERIC
     else:
@@ -351,7 +352,7 @@ def _finish_column(series: pd.Series, missing: frozenset[str], kind: str | None)
         bad = _as_numeric(values)[1]
         raise DatasetError(f"column {series.name!r} was asked to be numeric but holds text such as {_examples(bad)}")
     if kind == CATEGORICAL and kind_out == NUMERIC:
-        values, kind_out = _numbers_as_text(values), CATEGORICAL
+        values, kind_out = numbers_as_text(values), CATEGORICAL
     return values, kind_out
 
 

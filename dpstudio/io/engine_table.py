@@ -233,7 +233,7 @@ class EngineTable(ds.ColumnKinds):
         kind = self._types[column]
         if kind == loaded:
             return values
-        return ds._numbers_as_text(values) if kind == ds.CATEGORICAL else ds._as_numeric(values)[0]
+        return ds.numbers_as_text(values) if kind == ds.CATEGORICAL else ds._as_numeric(values)[0]
 
     def group_counts(self, columns, progress: StudioProgress | None = None) -> tuple[pd.DataFrame, np.ndarray]:
         """(distinct combinations of ``columns`` with the declared kinds, records per combination): one

@@ -136,6 +136,37 @@ def bucket_events(path, user: str, time: str, bucket: str, start, end, cap: int 
     return counts, EventReport(read, kept, in_range - kept, read - in_range)
 
 
+def events_print(path):
+    """The budget store's key for an event log: the whole file's records, read by DuckDB (the CLI and the
+    studio key it alike)."""
+    from dpstudio.io.engines import EngineError, open_engine
+    from dpstudio.io.engines.source import describe
+
+    try:
+        with open_engine("duckdb") as eng:
+            return eng.table_print(describe(path))
+    except EngineError as exc:
+        raise EventStreamError(str(exc)) from None
+
+
+def events_source(path, user: str, time: str, bucket: str, start, end, cap: int = 1) -> dict:
+    """The sidecar's ``source`` of a stream counted from an event log: public settings only, and the
+    guarantee in people's terms."""
+    n = len(public_buckets(start, end, bucket))
+    return {
+        "source": "event log",
+        "file": str(path),
+        "user_column": user,
+        "time_column": time,
+        "bucket": bucket,
+        "start": str(start),
+        "end": str(end),
+        "buckets": n,
+        "per_bucket_cap": int(cap),
+        "guarantee_in_people": guarantee_words(bucket, cap, n),
+    }
+
+
 def guarantee_words(bucket: str, cap: int, n_buckets: int) -> str:
     """The guarantee in people's terms (public: the bucket, the cap and the horizon)."""
     unit = {"day": "day", "week": "week", "month": "month"}[bucket]
@@ -147,4 +178,13 @@ def guarantee_words(bucket: str, cap: int, n_buckets: int) -> str:
     )
 
 
-__all__ = ["BUCKETS", "EventReport", "EventStreamError", "bucket_events", "guarantee_words", "public_buckets"]
+__all__ = [
+    "BUCKETS",
+    "EventReport",
+    "EventStreamError",
+    "bucket_events",
+    "events_print",
+    "events_source",
+    "guarantee_words",
+    "public_buckets",
+]

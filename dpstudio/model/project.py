@@ -628,10 +628,17 @@ class Project:
         self._changed("missing")
 
     def missing_rows(self, attribute: str) -> int:
-        """How many rows miss a value of ``attribute`` (private: for the data owner's coverage check only)."""
+        """How many rows miss a value of ``attribute`` (private: for the data owner's coverage check only);
+        cached per data frame and column dtype like ``value_counts``, since every badge refresh asks."""
         frame = self.frame
         if frame is not None:
-            return int(frame[attribute].isna().sum())
+            col = frame[attribute]
+            cache = self.__dict__.setdefault("_missing_cache", {})
+            entry = cache.get(attribute)
+            if entry is None or entry[0] is not frame or entry[1] != str(col.dtype):
+                entry = (frame, str(col.dtype), int(col.isna().sum()))
+                cache[attribute] = entry
+            return entry[2]
         per_column = getattr(self.dataset, "missing_per_column", None)  # a table read through an engine
         counts = per_column() if callable(per_column) else {}
         return int((counts or {}).get(attribute, 0))

@@ -89,21 +89,10 @@ class StreamSource:
                 "time_column": self.time_column,
             }
         if self.kind == EVENTS:
-            from dpstudio.io.event_stream import guarantee_words, public_buckets
+            from dpstudio.io.event_stream import events_source
 
-            n = len(public_buckets(self.start, self.end, self.bucket))
-            return {
-                "source": "event log",
-                "file": str(self.path),
-                "user_column": self.user,
-                "time_column": self.time_column,
-                "bucket": self.bucket,
-                "start": self.start,
-                "end": self.end,
-                "buckets": n,
-                "per_bucket_cap": 1,
-                "guarantee_in_people": guarantee_words(self.bucket, 1, n),
-            }
+            assert self.user is not None and self.time_column is not None  # load() refused the source otherwise
+            return events_source(self.path, self.user, self.time_column, self.bucket, self.start, self.end)
         return {
             "source": "data file",
             "file": str(self.path),
@@ -132,11 +121,12 @@ class StreamSource:
         if self.kind == COUNTS:
             return counts_print(counts)
         if self.kind == EVENTS:  # the whole log, read by DuckDB, as ``dpstudio stream --events`` keys it
-            from dpstudio.io.engines import open_engine
-            from dpstudio.io.engines.source import describe
+            from dpstudio.io.event_stream import EventStreamError, events_print
 
-            with open_engine("duckdb") as eng:
-                return eng.table_print(describe(self.path))
+            try:
+                return events_print(self.path)
+            except EventStreamError as exc:
+                raise StreamInputError(str(exc)) from None
         return table_print(load_table(self.path).frame)
 
 

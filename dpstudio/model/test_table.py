@@ -37,11 +37,11 @@ def read_test_table(project: Project, source, columns: list[str]):
     if absent:
         raise HeldOutTableError(f"the test file has no column(s) {', '.join(absent)}")
     frame = frame[list(columns)].copy()
+    from dpstudio.io.datasets import numbers_as_text
+
     categorical = [c for c in columns if p.types.get(c) != NUMERIC]
-    for c in categorical:  # the data's text form: a code column read as numbers would give '1.0'
-        col = frame[c]
-        if col.dtype.kind in "iuf":
-            frame[c] = col.map(lambda v: v if v != v else (str(int(v)) if float(v).is_integer() else str(v)))
+    for c in categorical:  # the data's text form, as Dataset.set_type makes it: a code is '1', not '1.0'
+        frame[c] = numbers_as_text(frame[c])
     if p.missing == KEEP_MISSING:
         for c in categorical:
             frame[c] = frame[c].astype(object).where(frame[c].notna(), p.missing_token)

@@ -116,12 +116,13 @@ def _table(header, rows, numeric_cols=()) -> str:
     return "\n".join(out)
 
 
-def _is_histogram(result) -> bool:
+def is_histogram(result) -> bool:
+    """Whether ``result`` is an interval-tree histogram's (else a DiffGen-family table's)."""
     return hasattr(result, "plan") and hasattr(result.plan, "tree")
 
 
 def _noise(result):
-    if _is_histogram(result):
+    if is_histogram(result):
         return bool(result.is_release), str(result.noise_label)
     noise = getattr(result, "noise", None)
     return bool(getattr(noise, "is_secure", False)), str(getattr(noise, "label", "unknown"))
@@ -152,12 +153,12 @@ def _parameters(result, params: dict | None, ledger=None) -> list[tuple[str, str
         d = p.to_dict()
     elif p is not None and hasattr(p, "__dataclass_fields__"):
         d = {k: getattr(p, k) for k in p.__dataclass_fields__}
-    skip = ("budget_split",) if _is_histogram(result) else PLANNED_ONLY  # a tree's levels run as planned
+    skip = ("budget_split",) if is_histogram(result) else PLANNED_ONLY  # a tree's levels run as planned
     for k, v in (params or {}).items():
         if k not in d and k not in skip:
             d[k] = v
     d.pop("edges", None)
-    if getattr(result, "count_epsilon", None) is not None and not _is_histogram(result):
+    if getattr(result, "count_epsilon", None) is not None and not is_histogram(result):
         d["count epsilon, as spent (ledger)"] = result.count_epsilon
         levels = spent_levels(ledger if ledger is not None else getattr(result, "ledger", None))
         if levels:  # every level in full (a long list is not abbreviated here)
@@ -169,7 +170,7 @@ def _parameters(result, params: dict | None, ledger=None) -> list[tuple[str, str
 
 def _error_section(result, facts: ReportFacts) -> str:
     parts = []
-    if facts.split and not _is_histogram(result):
+    if facts.split and not is_histogram(result):
         parts.append(
             "<p>Split of epsilon planned before the run (exact shares, summing to the total) and the "
             "errors it implies. The engine gives any budget a step did not need (fewer split points, an "
@@ -178,7 +179,7 @@ def _error_section(result, facts: ReportFacts) -> str:
         )
         parts.append(_table(["share", "epsilon"], facts.split, numeric_cols=(1,)))
         parts.append(_table(["quantity", "value", "how"], facts.figures, numeric_cols=(1,)))
-    if _is_histogram(result):
+    if is_histogram(result):
         tp = result.plan
         rows = [
             ("bins", tp.tree.n_bins),
@@ -236,7 +237,7 @@ def _post_processing(result) -> list[str]:
 
 
 def _what_was_released(result) -> str:
-    if _is_histogram(result):
+    if is_histogram(result):
         return f"a histogram of {result.plan.tree.n_bins} bins: one noisy count per bin"
     parts = int(result.leaf_values.shape[0])
     classes = [str(c) for c in result.classes]
@@ -383,7 +384,7 @@ def report_html(
     )
     if files:
         out.append("<p>Files: " + ", ".join(f"<code>{_e(Path(f).name)}</code>" for f in files) + "</p>")
-    if not _is_histogram(result) and getattr(result, "counts", None) is not None:
+    if not is_histogram(result) and getattr(result, "counts", None) is not None:
         counts = np.asarray(result.counts)
         out.append(
             f"<p>Size: the released table has {counts.size:,} cells (leaf partitions x classes), "
@@ -451,7 +452,7 @@ def report_html(
         "rounding or clamping.</p>"
     )
     out.append("<ol>" + "".join(f"<li>{_e(x)}</li>" for x in pp) + "</ol>" if pp else "<p>None.</p>")
-    if _is_histogram(result):
+    if is_histogram(result):
         from dpstudio.io.histogram_release import counts_note
 
         out.append(f"<p>{_e(counts_note(result.post_processing).capitalize())}.</p>")

@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from dpstudio.io.atomic import check_output_path
+from dpstudio.io.report import is_histogram
 
 NOT_RECORDED = "The inputs of the last run were not recorded: run again to export."
 
@@ -50,10 +51,6 @@ def export_refusal(project) -> str:
     if refusal:
         return f"Not exported: {refusal}."
     return "" if p.can_export else "The last run cannot be exported: run again in release mode."
-
-
-def is_histogram(result) -> bool:
-    return hasattr(result, "plan") and hasattr(result.plan, "tree")
 
 
 def release_paths(folder, name: str) -> list[Path]:

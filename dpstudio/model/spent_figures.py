@@ -10,9 +10,8 @@ node of a level). Read from the ledger and the result's shape only: no count.
 from __future__ import annotations
 
 from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
-from dpstudio.io.report import spent_levels
+from dpstudio.io.report import is_histogram, spent_levels
 from dpstudio.model.budget_plan import Figure
-from dpstudio.model.release_export import is_histogram
 
 
 def spent_figures(result, ledger) -> list[Figure]:

@@ -166,7 +166,9 @@ def run(args) -> int:
     if args.missing == "drop":
         frame = frame.loc[~frame.isna().any(axis=1)].reset_index(drop=True)
     else:
-        frame = frame.astype(object).where(frame.notna(), args.missing_token)
+        from dpstudio.io.datasets import missing_as_token
+
+        frame = missing_as_token(frame, args.missing_token)
     dropped = n_before - len(frame)
     if len(frame) == 0:
         raise CliError("the table is empty (after dropping rows with missing values)")

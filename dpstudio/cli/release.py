@@ -433,11 +433,11 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
         frame = frame.loc[keep].reset_index(drop=True)
         weights = None if weights is None else weights[keep.to_numpy()]
     else:
-        frame = frame.copy()
-        for c in used:
-            if c in bounds or (c in taxonomies and taxonomies[c].is_numeric) or c == args.class_attr:
-                continue
-            frame[c] = frame[c].astype(object).where(frame[c].notna(), args.missing_token)
+        from ..io.datasets import missing_as_token
+
+        numeric = [c for c in used if c in bounds or (c in taxonomies and taxonomies[c].is_numeric)]
+        categorical = [c for c in used if c not in numeric and c != args.class_attr]
+        frame = missing_as_token(frame, args.missing_token, categorical)
     if len(frame) == 0:
         raise CliError("the table is empty after dropping rows with missing values")
     try:

@@ -261,6 +261,15 @@ class Dataset(ColumnKinds):
         return self._derived(frame, f"missing values labelled {label!r} in {len(filled)} columns")
 
 
+def missing_as_token(frame: pd.DataFrame, token: str, columns=None) -> pd.DataFrame:
+    """A copy of ``frame`` whose missing cells in ``columns`` (default: all) hold ``token``: the one way every
+    path (studio run, Anonymize, the CLI, test files) keeps missing values as a category of their own."""
+    out = frame.copy()
+    for c in frame.columns if columns is None else columns:
+        out[c] = out[c].astype(object).where(out[c].notna(), token)
+    return out
+
+
 # --- column conversion -------------------------------------------------------------------------------
 
 

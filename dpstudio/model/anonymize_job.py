@@ -31,6 +31,7 @@ from ..io.anonymize import (
     with_tree,
     write_outputs,
 )
+from ..io.datasets import missing_as_token
 
 ALGORITHMS = ("optimal", "samarati", "incognito", "mondrian-strict", "mondrian-relaxed")
 LATTICE_ALGORITHMS = ("optimal", "samarati", "incognito")
@@ -174,7 +175,7 @@ def prepare(frame: pd.DataFrame, settings: AnonymizeSettings, missing: str = "dr
     if missing == "drop":
         kept = sub.loc[~sub.isna().any(axis=1)].reset_index(drop=True)
         return kept, len(sub) - len(kept)
-    return sub.astype(object).where(sub.notna(), settings.missing_token).reset_index(drop=True), 0
+    return missing_as_token(sub, settings.missing_token).reset_index(drop=True), 0
 
 
 def checked_models(models, taxonomies: dict, extras: dict) -> tuple:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..core.scales import noise_scale
 from ..core.syntactic_models import distinct_l
+from ..io.datasets import missing_as_token
 from .anonymize_job import AnonymizeSettings, prepare, run_to_outcome
 
 SWEENEY_COLUMNS = ("Race", "Birth", "Gender", "ZIP", "Problem")
@@ -197,7 +198,7 @@ def _with_column(frame: pd.DataFrame, settings: AnonymizeSettings, attribute: st
     sub = frame[cols]
     if missing == "drop":
         return sub.loc[~sub.isna().any(axis=1)].reset_index(drop=True)
-    return sub.astype(object).where(sub.notna(), settings.missing_token).reset_index(drop=True)
+    return missing_as_token(sub, settings.missing_token).reset_index(drop=True)
 
 
 def _row_labels(outcome, qi) -> list:

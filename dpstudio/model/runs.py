@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpstudio.io.datasets import missing_as_token
 from dpstudio.model import provenance as pv
 from dpstudio.model.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
@@ -76,7 +77,7 @@ def used_counts(project: Project, columns: list[str], progress=None):
                 "dropping them (choose 'keep' or fewer attributes)"
             )
         return sub, weights
-    sub = sub.copy()
+    fill = []
     for c in columns:
         isna = sub[c].isna()
         if not isna.any():
@@ -87,8 +88,8 @@ def used_counts(project: Project, columns: list[str], progress=None):
                 f"{c} is numeric and has {n} missing values: numbers have "
                 "no 'missing' category; choose 'drop' in the Data panel"
             )
-        sub[c] = sub[c].astype(object).where(sub[c].notna(), project.missing_token)
-    return sub, weights
+        fill.append(c)
+    return missing_as_token(sub, project.missing_token, fill), weights
 
 
 def _missing_domains(project: Project, qis: list[str]) -> str:

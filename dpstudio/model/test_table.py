@@ -37,14 +37,13 @@ def read_test_table(project: Project, source, columns: list[str]):
     if absent:
         raise HeldOutTableError(f"the test file has no column(s) {', '.join(absent)}")
     frame = frame[list(columns)].copy()
-    from dpstudio.io.datasets import numbers_as_text
+    from dpstudio.io.datasets import missing_as_token, numbers_as_text
 
     categorical = [c for c in columns if p.types.get(c) != NUMERIC]
     for c in categorical:  # the data's text form, as Dataset.set_type makes it: a code is '1', not '1.0'
         frame[c] = numbers_as_text(frame[c])
     if p.missing == KEEP_MISSING:
-        for c in categorical:
-            frame[c] = frame[c].astype(object).where(frame[c].notna(), p.missing_token)
+        frame = missing_as_token(frame, p.missing_token, categorical)
     frame = frame.dropna().reset_index(drop=True)
     problems = []
     for c in columns:

@@ -16,6 +16,7 @@ from dpstudio.gui.panels.taxonomy import TaxonomyPanel
 from dpstudio.model.data import load_dataset
 from dpstudio.model.project import Project
 from tests.gui.export_fixtures import run
+from tests.gui.test_run_epsilon import Answer
 
 
 def _project(tmp_path):
@@ -45,10 +46,8 @@ def _project(tmp_path):
 
 
 def _answer(panel, yes: bool):
-    def exec_dialog(box):
-        box.button(QtWidgets.QMessageBox.Yes if yes else QtWidgets.QMessageBox.No).click()
-
-    panel.exec_dialog = exec_dialog
+    """Answer the replace question in its real modal loop (tests/gui/test_run_epsilon.Answer)."""
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes if yes else QtWidgets.QMessageBox.No)
 
 
 def test_edits_are_credited_and_an_import_asks_before_replacing(qtbot, tmp_path):

@@ -6,17 +6,25 @@ commit before and after a change can be compared (``git worktree add /tmp/old RE
     .venv/bin/python benchmarks/bench_asm_fixed.py .
 """
 
-import sys, functools
+from __future__ import annotations
 
-sys.path.insert(0, sys.argv[1])
-sys.path.insert(0, sys.argv[1] + "/benchmarks")
-import bench_stream as b
+import functools
+import importlib
+import sys
 from pathlib import Path
 
-b.ILINET = Path(sys.argv[1]).resolve().parent / "shared" / "data" / "streams" / "ILINet.csv"
-b.StreamParams = functools.partial(b.StreamParams, ratio=0.2)
-from dpstudio.io.stream_input import read_ilinet
 
-x = read_ilinet(b.ILINET, "national", "ILITOTAL", "2002-W40")
-work, mae, _ = b.evaluate(x, "asm_fixed", 1.0, 200, 20)
-print(f"asm_fixed n/T=0.2 eps=1 w=200, 20 runs: workload {work:.3g} / MAE {mae:.0f}")
+def main() -> None:
+    checkout = Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    sys.path[:0] = [str(checkout), str(checkout / "benchmarks")]
+    b = importlib.import_module("bench_stream")
+    stream_input = importlib.import_module("dpstudio.io.stream_input")
+    b.ILINET = checkout.parent / "shared" / "data" / "streams" / "ILINet.csv"
+    b.StreamParams = functools.partial(b.StreamParams, ratio=0.2)
+    x = stream_input.read_ilinet(b.ILINET, "national", "ILITOTAL", "2002-W40")
+    work, mae, _ = b.evaluate(x, "asm_fixed", 1.0, 200, 20)
+    print(f"asm_fixed n/T=0.2 eps=1 w=200, 20 runs: workload {work:.3g} / MAE {mae:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -155,6 +155,13 @@ def edited_provenance(old: Provenance | None) -> Provenance:
     return Provenance(f"{EDITED_HERE}, from {old.source}", old.derived, old.confirmed)
 
 
+def merged_provenance(old: Provenance, name: str) -> Provenance:
+    """A tree made here with an imported file merged in: "drawn here; merged with ideo.csv" (derived and
+    confirmed stay: the values it held are still in it, the file's are public)."""
+    base = old.source.split("; merged with ")[0]
+    return Provenance(f"{base}; merged with {name}", old.derived, old.confirmed)
+
+
 def authored_here(prov: Provenance | None) -> bool:
     """Whether a tree was drawn or edited in the studio (work an import must not replace without asking)."""
     return prov is not None and prov.source.startswith((DRAWN_HERE, EDITED_HERE))
@@ -701,6 +708,15 @@ class Project:
     def _set_provenance(self, input_key: str, prov: Provenance) -> None:
         self.provenance[input_key] = prov
         self._changed("provenance")
+
+    def restore_provenance(self, input_key: str, prov: Provenance | None) -> None:
+        """Put back a provenance the input had (the taxonomy editor's undo and redo, a merge's credit);
+        None removes it."""
+        if prov is None:
+            if self.provenance.pop(input_key, None) is not None:
+                self._changed("provenance")
+            return
+        self._set_provenance(input_key, prov)
 
     def mark_derived(self, input_key: str, source: str) -> None:
         """The input now holds values taken from the data: derived, any earlier confirmation void. A tree

@@ -30,12 +30,16 @@ def click_run(qtbot, panel):
 class Answer:
     """The panel's dialog hook: answers the real release question with a key or a button."""
 
-    def __init__(self, key=None, button=None):
-        self.key, self.button, self.boxes = key, button, []
+    def __init__(self, key=None, button=None, choice=None):
+        self.key, self.button, self.choice, self.boxes = key, button, choice, []
 
     def __call__(self, box):
         self.boxes.append((box.text(), box.defaultButton() is box.button(QtWidgets.QMessageBox.No)))
-        if self.button is not None:
+        if self.choice is not None:  # a button of ask_choice, by the start of its text
+            found = [b for b in box.buttons() if b.text().startswith(self.choice)]
+            assert len(found) == 1, [b.text() for b in box.buttons()]
+            QtCore.QTimer.singleShot(0, found[0].click)
+        elif self.button is not None:
             QtCore.QTimer.singleShot(0, box.button(self.button).click)
         else:
             QtCore.QTimer.singleShot(0, lambda: QTest.keyClick(box, self.key))

@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pandas as pd
-from PySide6 import QtWidgets
 
 from dpstudio.gui.panels.export import ExportPanel
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
@@ -45,9 +44,10 @@ def _project(tmp_path):
     return p, folder
 
 
-def _answer(panel, yes: bool):
-    """Answer the replace question in its real modal loop (tests/gui/test_run_epsilon.Answer)."""
-    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes if yes else QtWidgets.QMessageBox.No)
+def _answer(panel, yes: bool | None = None, choice: str | None = None):
+    """Answer the replace question in its real modal loop (tests/gui/test_run_epsilon.Answer): Replace
+    (yes), Keep mine (no) or a button by its text."""
+    panel.exec_dialog = Answer(choice=choice or ("Replace" if yes else "Keep mine"))
 
 
 def test_edits_are_credited_and_an_import_asks_before_replacing(qtbot, tmp_path):
@@ -116,3 +116,79 @@ def test_add_as_leaves_adds_the_selected_values_only(qtbot, tmp_path):
     assert prov.derived and prov.source.startswith("drawn here; ")
     _answer(panel, yes=False)
     assert panel.import_folder(folder) == ["state"] and panel.kept == ["ideo"]
+
+
+def test_escape_keeps_the_tree_made_here(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    p, folder = _project(tmp_path)
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    for label in ("*", "left"):
+        panel.editor("ideo").add_child((), label)
+    before = p.taxonomies["ideo"]
+    panel.exec_dialog = Answer(key=Qt.Key_Escape)
+    assert not panel.import_file(folder / "ideo.csv", attribute="ideo")
+    assert p.taxonomies["ideo"] == before and panel.kept == ["ideo"]
+    assert {b.text() for b in panel.replace_question.buttons()} == {
+        "Replace with ideo.csv",
+        "Keep mine",
+        "Merge in ideo.csv",
+    }
+
+
+def test_merge_keeps_the_tree_made_here_and_adds_what_the_file_has(qtbot, tmp_path):
+    p, folder = _project(tmp_path)
+    (folder / "ideo.csv").write_text("left;wing;*\ncentre;middle;*\nright;wing;*\n", encoding="utf-8")
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    ed = panel.editor("ideo")
+    ed.add_child((), "*")
+    ed.add_child((), "wing")
+    ed.add_child((0,), "left")
+    ed.add_child((), "other")
+    _answer(panel, choice="Merge in ideo.csv")
+    assert panel.import_file(folder / "ideo.csv", attribute="ideo")
+    tax = p.taxonomies["ideo"]
+    parent = {tax.labels[i]: tax.labels[tax.parents[i]] for i in range(1, len(tax))}
+    # the hand-made tree is kept where it is; the file's "right" joins its "wing", "middle" comes as a group
+    assert parent == {"wing": "*", "left": "wing", "right": "wing", "other": "*", "middle": "*", "centre": "middle"}
+    assert set(panel.merged["ideo"].added_leaves) == {"right", "centre"}
+    assert p.provenance_of("taxonomy:ideo").source == "drawn here; merged with ideo.csv"
+    ed.undo()  # one step takes the merge back, with its credit
+    assert "right" not in p.taxonomies["ideo"].labels
+    assert p.provenance_of("taxonomy:ideo").source == "drawn here"
+
+
+def test_numeric_trees_are_not_offered_a_merge(qtbot, tmp_path):
+    from dpstudio.core.taxonomy import Node, Taxonomy, TaxonomyError
+    from dpstudio.core.taxonomy_merge import merge_trees
+
+    a = Taxonomy(Node("[0,10)", [Node("[0,5)", [], 0, 5), Node("[5,10)", [], 5, 10)], 0, 10), "x")
+    b = Taxonomy(Node("[0,10)", [Node("[0,2)", [], 0, 2), Node("[2,10)", [], 2, 10)], 0, 10), "x")
+    try:
+        merge_trees(a, b)
+    except TaxonomyError as exc:
+        assert "numeric" in str(exc)
+    else:
+        raise AssertionError("a numeric merge must be refused")
+
+
+def test_undo_of_add_as_leaves_takes_back_the_derived_mark(qtbot, tmp_path):
+    p, folder = _project(tmp_path)
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    assert panel.import_file(folder / "ideo.csv", attribute="ideo")
+    assert panel.add_uncovered("ideo", values=["other"])
+    prov = p.provenance_of("taxonomy:ideo")
+    assert prov.derived and "other" in p.taxonomies["ideo"].labels
+    ed = panel.editor("ideo")
+    ed.undo()
+    prov = p.provenance_of("taxonomy:ideo")
+    assert "other" not in p.taxonomies["ideo"].labels
+    assert not prov.derived and prov.source == "ideo.csv"
+    assert "derived" not in panel.source_label.text().lower()
+    ed.redo()  # and redo puts the mark back with the values
+    assert p.provenance_of("taxonomy:ideo").derived and "other" in p.taxonomies["ideo"].labels
+    ed.act_undo.trigger()  # the toolbar's Undo (and its shortcut) go the same way
+    assert not p.provenance_of("taxonomy:ideo").derived

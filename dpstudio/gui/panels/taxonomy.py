@@ -22,9 +22,10 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
+from dpstudio.core.taxonomy_merge import Merged
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
-from dpstudio.gui.widgets.yes_no import ask_yes_no, exec_modal
+from dpstudio.gui.widgets.yes_no import ask_choice, exec_modal
 from dpstudio.model import provenance as pv
 from dpstudio.model.project import (
     CLASS,
@@ -35,6 +36,7 @@ from dpstudio.model.project import (
     Project,
     ProjectError,
     authored_here,
+    merged_provenance,
 )
 from dpstudio.model.provenance import DERIVED_NOTE
 
@@ -52,6 +54,9 @@ COVERED, UNCOVERED, NONE, INVALID = "covered", "uncovered", "none", "invalid"
 BADGE_COLOURS = {COVERED: "#2e7d32", UNCOVERED: "#c62828", NONE: "#757575", INVALID: "#ef6c00"}
 
 
+_NOT_KEPT = object()
+
+
 class TaxonomyPanel(QtWidgets.QWidget):
     """See the module docstring. Public methods: ``select_attribute``, ``editor``, ``import_file``,
     ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``add_uncovered``,
@@ -63,6 +68,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.exec_dialog = exec_modal  # how questions are shown (a test or the demo answers them)
         self.last_error = ""
         self.kept: list[str] = []  # attributes whose tree made here an import left in place
+        self.merged: dict[str, Merged] = {}  # the last merge per attribute (what it added)
         self.editors: dict[str, TaxonomyEditor] = {}
         self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
@@ -426,6 +432,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
     # -- editor -> project -----------------------------------------------------------------------------------------------
     def _editor_changed(self, attr: str, source: str | None = None, derived: bool = False) -> None:
         ed = self.editors[attr]
+        restore = self._step_provenance(attr, ed)
         if ed.root is None:
             tax = None
         else:
@@ -443,11 +450,28 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.show_error(str(exc))
         finally:
             self._pushing = False
+        if restore is not _NOT_KEPT:
+            self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), restore)  # type: ignore[arg-type]
         self._refresh_badges()
         self._show_source(attr)
 
-    def _replace(self, attr: str, tax: Taxonomy, text: str, source: str, derived: bool = False) -> None:
-        """Put ``tax`` in the editor of ``attr`` as one undoable edit and hand it to the project."""
+    def _step_provenance(self, attr: str, ed: TaxonomyEditor) -> object:
+        """Keep the tree's provenance with each step of the editor's history, so that Undo of "add as
+        leaves" also takes back its "derived from the data" mark. Returns the provenance to restore after an
+        undo or redo (``_NOT_KEPT`` for a new edit or a step never seen)."""
+        now = self.project.provenance.get(pv.key(pv.TAXONOMY, attr))
+        idx = ed.step
+        if ed.replaying:
+            ed.step_notes[idx + 1 if ed.replaying == "undo" else idx - 1] = now
+            return ed.step_notes.get(idx, _NOT_KEPT)
+        for later in [i for i in ed.step_notes if i >= idx]:
+            del ed.step_notes[later]
+        ed.step_notes[idx - 1] = now
+        return _NOT_KEPT
+
+    def _replace(self, attr: str, tax: Taxonomy, text: str, source: str | None, derived: bool = False) -> None:
+        """Put ``tax`` in the editor of ``attr`` as one undoable edit and hand it to the project (``source``
+        None: an edit made here)."""
         ed = self.editor(attr)
         ed.changed.disconnect()
         try:
@@ -464,35 +488,55 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     # -- import / export ---------------------------------------------------------------------------------------------------
     def import_file(self, path, attribute: str | None = None, format: str | None = None) -> bool:
-        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error, or
-        when the attribute's tree was drawn or edited here and the user keeps it (asked first, No by default:
-        ``exec_dialog`` shows the question)."""
+        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error.
+
+        When the attribute's tree was drawn or edited here, the user is asked first (``exec_dialog`` shows the
+        question): replace it, keep it (the default; nothing is imported), or, for categorical trees, merge
+        (``core.taxonomy_merge``: the tree made here gains the values and groups the file adds)."""
+        from dpstudio.core.taxonomy_merge import merge_trees
         from dpstudio.io.taxonomy_formats import read_taxonomy
 
         attr = attribute or self._need_attribute()
         if attr is None:
             return False
         path = Path(path)
-        prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if attr in self.project.taxonomies else None
-        if authored_here(prov) and not ask_yes_no(
-            self,
-            "Replace a tree made here?",
-            f"The taxonomy of {attr} was {prov.source}. Replace it with {path.name}? Yes replaces it (Undo "
-            f"brings it back); No keeps yours and imports nothing for {attr}.",
-            self.exec_dialog,
-            keep_as="replace_question",
-        ):
-            self.last_error = f"kept the tree of {attr} made here; {path.name} was not imported"
-            self.kept.append(attr)
-            return False
         try:  # numeric when every label is an interval (the reader's detection)
             tax = read_taxonomy(path, attribute=attr, format=format)
         except TaxonomyError as exc:
             self.show_error(f"could not import the taxonomy of {attr}: {exc}")
             return False
+        mine = self.project.taxonomies.get(attr)
+        prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if mine is not None else None
+        answer = "replace"
+        if authored_here(prov) and mine is not None and prov is not None:
+            choices = {"replace": f"Replace with {path.name}", "keep": "Keep mine"}
+            words = f"Replace replaces it (Undo brings it back); Keep mine imports nothing for {attr}"
+            if not (mine.is_numeric or tax.is_numeric):
+                choices["merge"] = f"Merge in {path.name}"
+                words += f"; Merge keeps yours and adds the values and groups {path.name} has and yours lacks"
+            answer = ask_choice(
+                self,
+                "Replace a tree made here?",
+                f"The taxonomy of {attr} was {prov.source}. {words}.",
+                choices,
+                "keep",
+                self.exec_dialog,
+                keep_as="replace_question",
+            )
+        if answer == "keep":
+            self.last_error = f"kept the tree of {attr} made here; {path.name} was not imported"
+            self.kept.append(attr)
+            return False
         if attr != self.current_attribute():
             self.select_attribute(attr)
-        self._replace(attr, tax, f"Import {path.name}", path.name)
+        if answer == "merge" and mine is not None and prov is not None:
+            merged = merge_trees(mine, tax)
+            self.merged[attr] = merged
+            self._replace(attr, Taxonomy(merged.root, attr), f"Merge {path.name}", None)
+            self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), merged_provenance(prov, path.name))
+            self._show_source(attr)
+        else:
+            self._replace(attr, tax, f"Import {path.name}", path.name)
         self.clear_error()
         return True
 

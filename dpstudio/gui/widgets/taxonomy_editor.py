@@ -61,10 +61,12 @@ class _Snapshot(QtGui.QUndoCommand):
         super().__init__(text)
         self.editor, self.before, self.after, self.select = editor, before, after, select
 
-    def redo(self) -> None:
+    def redo(self) -> None:  # the stack moves its index after this returns
+        self.editor.step = self.editor.undo_stack.index() + 1
         self.editor._show(copy_tree(self.after), self.select)
 
     def undo(self) -> None:
+        self.editor.step = self.editor.undo_stack.index() - 1
         self.editor._show(copy_tree(self.before), None)
 
 
@@ -119,6 +121,12 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.problem: str = ""
         self._loading = False
         self.undo_stack = QtGui.QUndoStack(self)
+        # "undo" / "redo" while ``changed`` is emitted for one (a new edit: None); the history's index the
+        # tree shown belongs to (already the new one while ``changed`` is emitted); what the owner wants
+        # restored with each step (the panel keeps each step's provenance here)
+        self.replaying: str | None = None
+        self.step = 0
+        self.step_notes: dict[int, object] = {}
         self.model = QtGui.QStandardItemModel(self)
         self.model.itemChanged.connect(self._on_item_changed)
         self.view = TaxonomyTreeView(self)
@@ -132,8 +140,8 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.act_delete = self._act(
             "Delete", self._delete_clicked, QtGui.QKeySequence.Delete, "Delete the selected node and its subtree"
         )
-        self.act_undo = self._act("Undo", self.undo_stack.undo, QtGui.QKeySequence.Undo, "Undo the last edit")
-        self.act_redo = self._act("Redo", self.undo_stack.redo, QtGui.QKeySequence.Redo, "Redo")
+        self.act_undo = self._act("Undo", self.undo, QtGui.QKeySequence.Undo, "Undo the last edit")
+        self.act_redo = self._act("Redo", self.redo, QtGui.QKeySequence.Redo, "Redo")
         self.act_undo.setEnabled(False)
         self.act_redo.setEnabled(False)
         self.undo_stack.canUndoChanged.connect(self.act_undo.setEnabled)
@@ -171,6 +179,8 @@ class TaxonomyEditor(QtWidgets.QWidget):
         self.kind = None if taxonomy is None else taxonomy.kind
         if reset_history:
             self.undo_stack.clear()
+            self.step_notes.clear()
+            self.step = 0
         self._show(root, None, emit=False)
 
     def set_root(self, root: Node | None, text: str = "Replace tree") -> None:
@@ -265,10 +275,17 @@ class TaxonomyEditor(QtWidgets.QWidget):
         return path
 
     def undo(self) -> None:
-        self.undo_stack.undo()
+        self._replay("undo", self.undo_stack.undo)
 
     def redo(self) -> None:
-        self.undo_stack.redo()
+        self._replay("redo", self.undo_stack.redo)
+
+    def _replay(self, what: str, step) -> None:
+        self.replaying = what
+        try:
+            step()
+        finally:
+            self.replaying = None
 
     # -- selection ---------------------------------------------------------------------------------------
     def selected_path(self) -> Path_ | None:

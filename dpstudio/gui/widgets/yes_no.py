@@ -31,6 +31,35 @@ def ask_yes_no(parent, title: str, text: str, exec_dialog=exec_modal, keep_as: s
         box.deleteLater()
 
 
+def ask_choice(
+    parent,
+    title: str,
+    text: str,
+    choices: dict[str, str],
+    default: str,
+    exec_dialog=exec_modal,
+    keep_as: str | None = None,
+) -> str:
+    """Ask ``text`` with one button per ``choices`` item (key: button text); the key pressed, ``default``
+    (also Escape's answer) when the box is closed otherwise. The box is kept as ``parent.<keep_as>``."""
+    box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Warning, title, text, QtWidgets.QMessageBox.NoButton, parent)
+    buttons = {
+        key: box.addButton(
+            label, QtWidgets.QMessageBox.RejectRole if key == default else QtWidgets.QMessageBox.AcceptRole
+        )
+        for key, label in choices.items()
+    }
+    box.setDefaultButton(buttons[default])
+    box.setEscapeButton(buttons[default])
+    if keep_as:
+        setattr(parent, keep_as, box)
+    try:
+        exec_dialog(box)
+        return next((k for k, b in buttons.items() if box.clickedButton() is b), default)
+    finally:
+        box.deleteLater()
+
+
 RELEASE_TITLE = "Spend the release budget?"
 
-__all__ = ["RELEASE_TITLE", "ask_yes_no", "exec_modal"]
+__all__ = ["RELEASE_TITLE", "ask_choice", "ask_yes_no", "exec_modal"]

@@ -81,6 +81,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.attr_list.setTextElideMode(Qt.ElideNone)
         self.attr_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.attr_list.setMinimumWidth(300)
+        self.attr_list.setVerticalScrollMode(QtWidgets.QAbstractItemView.ScrollPerPixel)
         self.attr_list.currentItemChanged.connect(self._on_current)
         cov_box = QtWidgets.QGroupBox("Coverage of the data")
         clay = QtWidgets.QVBoxLayout(cov_box)
@@ -413,13 +414,15 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     def refresh(self) -> None:
         current = self.current_attribute()
-        self.attr_list.blockSignals(True)
-        self.attr_list.clear()
-        for attr in self.attributes():
-            item = QtWidgets.QListWidgetItem(attr)
-            item.setData(Qt.UserRole, attr)
-            self.attr_list.addItem(item)
-        self.attr_list.blockSignals(False)
+        shown = [self.attr_list.item(r).data(Qt.UserRole) for r in range(self.attr_list.count())]
+        if shown != self.attributes():  # rebuilt only when the attributes change: the list stays under the pointer
+            self.attr_list.blockSignals(True)
+            self.attr_list.clear()
+            for attr in self.attributes():
+                item = QtWidgets.QListWidgetItem(attr)
+                item.setData(Qt.UserRole, attr)
+                self.attr_list.addItem(item)
+            self.attr_list.blockSignals(False)
         self._refresh_badges()
         has = self.project.has_data
         for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):

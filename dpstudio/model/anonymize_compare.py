@@ -1,6 +1,12 @@
 """Side by side: the last anonymization and the project's last DP run on the same data (issue 13).
 
-Figures for both outputs: number of equivalence classes, C_DM and C_AVG (``core.syntactic_metrics``).
+Figures for both outputs, with one definition each (the same words Compare and Export use):
+
+- cells: every combination of generalized values, empty ones included (the DP release's leaf partitions,
+  as Compare and Export count them; for a full-domain anonymization the product of the number of labels at
+  each quasi-identifier's level; Mondrian has no single recoding, so its cells are its partitions);
+- classes: the non-empty cells (the DP release's: noisy size above 0);
+- C_DM and C_AVG (``core.syntactic_metrics``).
 
 - Anonymization: exact figures of a syntactic output (not differentially private; ``io.anonymize.LABEL``):
   its kept class sizes and its suppressed rows.
@@ -27,6 +33,7 @@ class OutputFigures:
     """One output's figures. ``rows``: rows the classes hold (noisy for the DP release)."""
 
     name: str
+    cells: int
     classes: int
     rows: float
     c_dm: float
@@ -34,8 +41,22 @@ class OutputFigures:
     from_noisy_counts: bool
 
 
-def anonymization_figures(outcome) -> OutputFigures:
-    """C_DM over kept classes plus n x |E| for suppressed rows (n = kept + suppressed); C_AVG over kept."""
+def anonymization_cells(outcome, taxonomies) -> int:
+    """Cells of the anonymization's generalized domain: the product over quasi-identifiers of the labels at
+    the run's level (public: the taxonomies and the levels); a Mondrian run's partitions."""
+    if outcome.levels is None:
+        return len(outcome.sizes)
+    from ..core.generalization import LevelHierarchy
+
+    cells = 1
+    for name, lv in zip(outcome.settings.qi, outcome.levels):
+        cells *= LevelHierarchy.from_taxonomy(taxonomies[name]).size(lv)
+    return cells
+
+
+def anonymization_figures(outcome, taxonomies=None) -> OutputFigures:
+    """C_DM over kept classes plus n x |E| for suppressed rows (n = kept + suppressed); C_AVG over kept.
+    ``taxonomies`` (the run's) give the cells; without them the cells are the classes."""
     sizes = np.asarray(outcome.sizes, dtype=np.int64)
     sup = int(outcome.suppressed)
     all_sizes = np.append(sizes, sup) if sup else sizes
@@ -44,7 +65,8 @@ def anonymization_figures(outcome) -> OutputFigures:
         flags[-1] = True
     c_dm = sm.discernibility(all_sizes, flags)
     c_avg = sm.average_class_size(int(sizes.sum()), len(sizes), int(outcome.settings.k))
-    return OutputFigures("anonymization", len(sizes), float(sizes.sum()), float(c_dm), c_avg, False)
+    cells = len(sizes) if taxonomies is None else anonymization_cells(outcome, taxonomies)
+    return OutputFigures("anonymization", cells, len(sizes), float(sizes.sum()), float(c_dm), c_avg, False)
 
 
 def dp_partition_sizes(result) -> np.ndarray:
@@ -58,15 +80,16 @@ def dp_figures(result, k: int) -> OutputFigures:
     """The DP release's figures from its noisy partition sizes (see the module doc); ``k``: the
     anonymization's k, for C_AVG."""
     sizes = dp_partition_sizes(result)
+    cells = len(sizes)
     sizes = sizes[sizes > 0]
     c_dm = float((sizes**2).sum())
     c_avg = sm.average_class_size(float(sizes.sum()), len(sizes), int(k))
-    return OutputFigures("DP release", len(sizes), float(sizes.sum()), c_dm, c_avg, True)
+    return OutputFigures("DP release", cells, len(sizes), float(sizes.sum()), c_dm, c_avg, True)
 
 
-def side_by_side(outcome, result) -> tuple[OutputFigures, OutputFigures]:
+def side_by_side(outcome, result, taxonomies=None) -> tuple[OutputFigures, OutputFigures]:
     """(anonymization figures, DP release figures) for the two outputs."""
-    return anonymization_figures(outcome), dp_figures(result, outcome.settings.k)
+    return anonymization_figures(outcome, taxonomies), dp_figures(result, outcome.settings.k)
 
 
 def dp_accuracy(result, test, class_column: str, numeric=()) -> float:

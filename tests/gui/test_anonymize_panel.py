@@ -256,8 +256,19 @@ def test_side_by_side_after_a_teaching_dp_run_and_an_anonymization(panel, qtbot,
     assert an.classes == panel.outcome.classes and dp.from_noisy_counts
     sizes = ac.dp_partition_sizes(p.result)
     assert dp.classes == int((sizes > 0).sum()) and dp.c_dm == float((sizes[sizes > 0] ** 2).sum())
-    assert panel.side_table.item(1, 0).text() == f"{an.classes:,}"
+    assert panel.side_table.item(2, 0).text() == f"{an.classes:,}"
     assert panel.side_table.item(0, 1).text() == f"{dp_acc:.2%}"
+    # cells: one definition on both sides and in Compare (its leaf partitions), empty ones included
+    assert panel.side_table.verticalHeaderItem(1).text() == "cells"
+    assert panel.side_table.item(1, 1).text() == f"{len(p.result.leaf_nodes):,}"
+    levels = dict(zip(panel.outcome.settings.qi, panel.outcome.levels))
+    by_hand = 1
+    for name, lv in levels.items():  # distinct generalized labels at each level, counted from the taxonomy
+        tax = p.taxonomies[name]
+        depth = tax.height - lv
+        by_hand *= len({tax.path(leaf)[min(depth, len(tax.path(leaf)) - 1)] for leaf in tax.leaves})
+    assert an.cells == by_hand and panel.side_table.item(1, 0).text() == f"{by_hand:,}"
+    assert an.classes <= an.cells and dp.classes <= dp.cells
     assert 0.7 < an_acc < 0.95 and 0.7 < dp_acc < 0.95
     assert "noisy counts" in panel.side_note.text()
     shot(window, "anonymize_side_by_side")

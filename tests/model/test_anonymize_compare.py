@@ -105,3 +105,12 @@ def test_anonymization_accuracy_equals_a_tree_on_pandas_generalized_columns():
     want = float((tree.predict(Xte.to_numpy(float)) == test["Y"].astype(str).to_numpy()).mean())
     assert acc == pytest.approx(want)
     assert 0.6 < acc < 0.95
+
+
+def test_cells_have_one_definition_on_both_sides(released):
+    """Cells: every combination of generalized values, empty ones included (the DP release's leaf partitions,
+    what Compare and Export count); classes: the non-empty ones. Mondrian's cells are its partitions."""
+    f = ac.dp_figures(released, k=5)
+    assert f.cells == len(released.leaf_nodes) == released.leaf_values.shape[0] and f.classes <= f.cells
+    mondrian = SimpleNamespace(sizes=np.array([5, 6]), suppressed=0, levels=None, settings=SimpleNamespace(k=5))
+    assert ac.anonymization_figures(mondrian, taxonomies={}).cells == 2

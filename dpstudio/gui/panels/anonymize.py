@@ -30,6 +30,14 @@ from dpstudio.model.project import QUASI_IDENTIFIER, Project
 NONE = "(none)"
 OFF = "off"
 SAME_ATTRIBUTE = "(same)"
+# the side-by-side's rows, with one definition each (model.anonymize_compare)
+SIDE_ROWS = (
+    ("accuracy", "Share of the test file's rows whose class the tree trained on the output predicts"),
+    ("cells", "Every combination of generalized values, empty ones included (Compare's leaf partitions)"),
+    ("classes", "Non-empty cells (equivalence classes); for the DP release, noisy size above 0"),
+    ("C_DM", "Discernibility: the sum of squared class sizes (plus n per suppressed row); lower is finer"),
+    ("C_AVG", "Average class size over k: rows / classes / k; 1 is the finest k allows"),
+)
 
 
 def _named(widget: QtWidgets.QWidget, name: str, tip: str = "") -> QtWidgets.QWidget:
@@ -347,15 +355,17 @@ class AnonymizePanel(QtWidgets.QWidget):
         row.addWidget(self.side_file_button)
         row.addStretch(1)
         lay.addLayout(row)
-        self.side_table = _named(QtWidgets.QTableWidget(4, 2), "side by side figures")
+        self.side_table = _named(QtWidgets.QTableWidget(len(SIDE_ROWS), 2), "side by side figures")
         self.side_table.setHorizontalHeaderLabels(["anonymization (exact)", "DP release (noisy counts)"])
-        self.side_table.setVerticalHeaderLabels(["accuracy", "equivalence classes", "C_DM", "C_AVG"])
+        self.side_table.setVerticalHeaderLabels([r for r, _ in SIDE_ROWS])
+        for i, (_, tip) in enumerate(SIDE_ROWS):
+            self.side_table.verticalHeaderItem(i).setToolTip(tip)
         self.side_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.side_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
         self.side_table.setMaximumHeight(
             self.side_table.horizontalHeader().sizeHint().height()
             + 4
-            + 4 * self.side_table.verticalHeader().defaultSectionSize()
+            + len(SIDE_ROWS) * self.side_table.verticalHeader().defaultSectionSize()
         )
         lay.addWidget(self.side_table)
         self.side_note = QtWidgets.QLabel()
@@ -407,9 +417,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         an_acc = ac.anonymization_accuracy(
             out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
         )
-        an, dp = ac.side_by_side(out, result)
+        an, dp = ac.side_by_side(out, result, p.taxonomies)
         cells = [
             (f"{an_acc:.2%}", f"{dp_acc:.2%}"),
+            (f"{an.cells:,}", f"{dp.cells:,}"),
             (f"{an.classes:,}", f"{dp.classes:,}"),
             (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"),
             (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}"),
@@ -419,8 +430,10 @@ class AnonymizePanel(QtWidgets.QWidget):
                 self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
         mode = "release" if not p.teaching else "teaching"
         self.side_note.setText(
-            f"{len(test):,} test rows. DP run ({mode} mode): {dp.classes:,} released partitions as classes, sizes "
-            f"from the noisy counts (clamped at 0); C_AVG with the anonymization's k = {out.settings.k}. "
+            f"{len(test):,} test rows. Cells count every combination of generalized values, empty ones included "
+            f"(the DP run's {dp.cells:,} leaf partitions, as Compare and Export count them); classes are the "
+            f"non-empty cells. DP run ({mode} mode): a class is a leaf partition whose size from the noisy counts "
+            f"(clamped at 0) is above 0; C_AVG with the anonymization's k = {out.settings.k}. "
             f"The anonymization's figures are exact: it has no differential-privacy guarantee."
             + (f"\n{note}" if note else "")
         )

@@ -5,6 +5,8 @@ neighbours (D, and D without every event of one person) giving the same non-nois
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -59,7 +61,7 @@ def test_the_range_is_public_empty_buckets_are_zeros(tmp_path):
         public_buckets("2024-02-01", "2024-01-01", "day")
 
 
-def test_the_cli_states_the_guarantee_in_people_and_refuses_a_cap_it_cannot_honour(tmp_path):
+def test_the_cli_states_the_guarantee_in_people(tmp_path):
     _events().to_csv(tmp_path / "ev.csv", index=False)
     argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
     argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1", "--out", "out.csv"]
@@ -73,12 +75,43 @@ def test_the_cli_states_the_guarantee_in_people_and_refuses_a_cap_it_cannot_hono
     released = integers_in((tmp_path / "out.json").read_text())
     exact = {report.events_read, report.events_counted, report.dropped_over_cap, report.dropped_outside}
     assert not (exact & released), exact & released
-    code, _, err = run_cli([*argv[:-2], "--per-bucket-cap", "2", "--out", str(tmp_path / "k2.csv")])
-    assert code == 2 and "not supported yet" in err and not (tmp_path / "k2.csv").exists()
+    code, _, err = run_cli(
+        ["stream", "--counts", "c.txt", "--per-bucket-cap", "2", "--window", "4", "--epsilon", "1", "--out", "k.csv"]
+    )
+    assert code == 2 and "--per-bucket-cap goes with --events" in err
 
 
-@pytest.mark.parametrize("mechanism", ["tpm", "swm", "asm"])
-def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism):
+def test_a_cap_of_k_is_counted_and_every_spend_is_for_sensitivity_k(tmp_path):
+    df = _events()
+    df.to_csv(tmp_path / "ev.csv", index=False)
+    counts, _ = bucket_events(tmp_path / "ev.csv", "person", "when", "week", "2024-01-01", "2024-03-11", cap=3)
+    t = pd.to_datetime(df["when"])
+    b = (t.dt.normalize() - pd.Timestamp("2024-01-01")).dt.days // 7
+    per = df.assign(b=b).loc[b < 10].groupby(["b", "person"]).size().clip(upper=3)  # independent: pandas
+    np.testing.assert_array_equal(counts, per.groupby(level=0).sum().reindex(range(10), fill_value=0).to_numpy())
+    argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
+    argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1"]
+    for mechanism, sensitivity in (("tpm", 3), ("swm", 12), ("binary", 3)):
+        folder = tmp_path / mechanism  # a budget store of its own: each a first release of the log
+        folder.mkdir()
+        df.to_csv(folder / "ev.csv", index=False)
+        out = run_writer(
+            folder, [*argv, "--per-bucket-cap", "3", "--mechanism", mechanism, "--out", "o.csv"], out="o.csv"
+        )
+        side = out.sidecar
+        assert side["parameters"]["per_timestamp_cap"] == 3 and side["parameters"]["sensitivity"] == sensitivity
+        assert (
+            side["source"]["per_bucket_cap"] == 3 and "at most 3 events a week" in side["source"]["guarantee_in_people"]
+        )
+        assert "3" in side["neighbouring"]
+        spends = side["ledger"]["spends"] if "spends" in side["ledger"] else side["ledger"]["entries"]
+        assert spends and all(int(float(s["sensitivity"])) == sensitivity for s in spends)
+    tpm = json.loads((tmp_path / "tpm" / "o.json").read_text())
+    assert "contributes at most 3" in tpm["guarantee"]
+
+
+@pytest.mark.parametrize("mechanism,cap", [("tpm", 1), ("swm", 1), ("asm", 1), ("tpm", 3), ("asm", 3)])
+def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism, cap):
     df = _events(seed=3)
     heavy = df.person.value_counts().index[0]  # a person present in many weeks
     outs = []
@@ -88,7 +121,7 @@ def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism):
         frame.to_csv(folder / "ev.csv", index=False)
         argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
         argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1"]
-        outs.append(run_writer(folder, [*argv, "--mechanism", mechanism, "--out", "out.csv"]))
+        outs.append(run_writer(folder, [*argv, "--mechanism", mechanism, "--per-bucket-cap", cap, "--out", "out.csv"]))
     a, b = outs
     assert a.rows[0] == b.rows[0] and len(a.rows) == len(b.rows)
     varying = (*STREAM_MECHANISM_OUTPUTS, "dataset_budget")
@@ -108,3 +141,15 @@ def test_the_error_figure_says_what_it_leaves_out(tmp_path, grouping, only):
     )
     assert out.sidecar["laplace_term_only"] is only
     assert ("approximation error" in out.sidecar["error_note"]) is only
+
+
+def test_the_sidecar_carries_the_recommendation_from_public_inputs(tmp_path):
+    from dpstudio.model.stream_recommend import recommend
+
+    counts = tmp_path / "c.txt"
+    counts.write_text("\n".join(str(v) for v in range(40, 100)) + "\n")
+    argv = ["stream", "--counts", "c.txt", "--window", "12", "--epsilon", "1", "--mechanism", "swm", "--out", "o.csv"]
+    out = run_writer(tmp_path, argv, out="o.csv")
+    rec = out.sidecar["recommendation"]
+    assert rec["mechanism"] == "tpm" and rec["reason"] == recommend(60, 12, 1).reason
+    assert "recommended: TPM" in out.stdout

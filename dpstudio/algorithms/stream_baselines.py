@@ -35,22 +35,22 @@ from dpstudio.core.stream_events import StreamValueReleased
 from .stream_shp import _truth, spent_event, tpm
 
 
-def uniform(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
+def uniform(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, sensitivity: int = 1):
     """Uniform with W = T: eps/T at every step, i.e. TPM's noise."""
-    return (yield from tpm(x, horizon, epsilon, noise, ledger, label="Uniform, W = T"))
+    return (yield from tpm(x, horizon, epsilon, noise, ledger, label="Uniform, W = T", sensitivity=sensitivity))
 
 
 def binary_levels(horizon: int) -> int:
     return int(math.floor(math.log2(horizon))) + 1
 
 
-def binary(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
+def binary(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, sensitivity: int = 1):
     """The binary mechanism (event-level): returns per-timestamp counts and their variances."""
     x = np.asarray(x, dtype=np.int64)
     n = x.size
     levels = binary_levels(horizon)
     per = as_fraction(epsilon) / levels
-    scale = noise_scale(1, per)
+    scale = noise_scale(sensitivity, per)
     prefix = np.concatenate([[0], np.cumsum(x)])
     psum = {}
     for i in range(levels):  # p-sums of level i: (t - 2^i, t] for the t <= n whose lowest set bit is i
@@ -60,7 +60,8 @@ def binary(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
         with ledger.parallel(f"binary level {i}"):
             for t in ts:
                 yield spent_event(
-                    ledger, ledger.spend(f"p-sum ({t - 2**i}, {t}]", "discrete Laplace (binary)", per, 1, scale)
+                    ledger,
+                    ledger.spend(f"p-sum ({t - 2**i}, {t}]", "discrete Laplace (binary)", per, sensitivity, scale),
                 )
         true = np.array([prefix[t] - prefix[t - 2**i] for t in ts], dtype=np.int64)
         for t, v in zip(ts, noise.laplace_counts(true, scale)):
@@ -83,12 +84,12 @@ def binary(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
     return out, var
 
 
-def fast(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: float = 0.15):
+def fast(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: float = 0.15, sensitivity: int = 1):
     """FAST: Kalman filter + PID-controlled sampling, M = max(1, floor(ratio T)) samples of eps/M."""
     x = np.asarray(x, dtype=np.int64)
     m = max(1, math.floor(ratio * horizon))
     per = as_fraction(epsilon) / m
-    b = noise_scale(1, per)
+    b = noise_scale(sensitivity, per)
     v_sample = laplace_variance(b)
     p_var, q, r = 100.0, 1e5, 1e6
     cp, ci, cd, t_i, theta, xi = 0.9, 0.1, 0.0, 5, 5.0, 0.1
@@ -99,7 +100,7 @@ def fast(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: fl
         prior = post
         p_var += q
         if samples < m and (t < t_i or t == nxt):
-            yield spent_event(ledger, ledger.spend(f"t {t + 1}", "discrete Laplace (FAST sample)", per, 1, b))
+            yield spent_event(ledger, ledger.spend(f"t {t + 1}", "discrete Laplace (FAST sample)", per, sensitivity, b))
             z = float(noise.laplace_counts(x[t : t + 1], b)[0])
             samples += 1
             gain = p_var / (p_var + r)
@@ -125,13 +126,13 @@ def fast(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, ratio: fl
     return out, var
 
 
-def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule: str = "ba"):
+def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule: str = "ba", sensitivity: int = 1):
     """BD (``rule="bd"``) or BA (``"ba"``) with W = T. Returns (values, variances)."""
     x = np.asarray(x, dtype=np.int64)
     eps = as_fraction(epsilon)
     e1_step = eps / 2 / horizon
     e2 = eps / 2
-    lam1 = noise_scale(1, e1_step)
+    lam1 = noise_scale(sensitivity, e1_step)
     pub_spent = 0 * eps
     last, v_last, skipped, nullified = 0.0, math.nan, 0, 0
     out, var = np.empty(x.size), np.empty(x.size)
@@ -143,7 +144,8 @@ def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule:
             yield StreamValueReleased(t + 1, last, "repeat", v_last, _truth(noise, x, t))
             continue
         yield spent_event(
-            ledger, ledger.spend(f"t {t + 1} test", f"discrete Laplace ({name} dissimilarity)", e1_step, 1, lam1)
+            ledger,
+            ledger.spend(f"t {t + 1} test", f"discrete Laplace ({name} dissimilarity)", e1_step, sensitivity, lam1),
         )
         diff = abs(int(x[t]) - int(round(last)))
         dis = float(noise.laplace_counts(np.array([diff]), lam1)[0])
@@ -151,8 +153,10 @@ def kellaris(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, rule:
         e_pub = left / 2 if rule == "bd" else min(e2 / horizon * (1 + skipped), left)
         publish = e_pub > 0 and (t == 0 or dis > 1 / float(e_pub))
         if publish:
-            b = noise_scale(1, e_pub)
-            yield spent_event(ledger, ledger.spend(f"t {t + 1} publish", f"discrete Laplace ({name})", e_pub, 1, b))
+            b = noise_scale(sensitivity, e_pub)
+            yield spent_event(
+                ledger, ledger.spend(f"t {t + 1} publish", f"discrete Laplace ({name})", e_pub, sensitivity, b)
+            )
             pub_spent += e_pub
             last = float(noise.laplace_counts(x[t : t + 1], b)[0])
             v_last = laplace_variance(b)

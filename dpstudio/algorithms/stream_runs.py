@@ -34,11 +34,16 @@ MECHANISMS = {
 }
 USER_LEVEL = (
     "user-level epsilon-DP over the horizon T = {T} (w-event privacy with W = T): neighbouring streams "
-    "differ by one person, who contributes at most 1 to each timestamp's count"
+    "differ by one person, who contributes at most {K} to each timestamp's count"
 )
 EVENT_LEVEL = (
     "event-level epsilon-DP: neighbouring streams differ by one record at one timestamp (a person "
     "with records at several timestamps is protected per record only)"
+)
+EVENT_LEVEL_CAPPED = (
+    "event-level epsilon-DP for one person's records at one timestamp (at most {K}): neighbouring streams "
+    "differ by at most {K} at one timestamp (a person present at several timestamps is protected per "
+    "timestamp only)"
 )
 
 
@@ -57,6 +62,7 @@ class StreamParams:
     ratio: float = 0.4  # ASM's sampling ratio n/T
     asm_budget: str = "gap"  # ASM-DP variant B ("gap") or A ("fixed")
     fit: str = "wls"  # ASM-DP predictor: wls, origin, hold
+    cap: int = 1  # K: one person adds at most K to each timestamp's count (every mechanism's sensitivity x K)
 
     def checked_epsilon(self) -> Fraction:
         try:
@@ -84,12 +90,16 @@ class StreamParams:
                 raise StreamInputError("--groups goes with --grouping seed or approx")
             if not 1 <= int(self.groups) <= w:
                 raise StreamInputError(f"--groups must be between 1 and the window {w}, got {self.groups}")
+        if int(self.cap) < 1 or int(self.cap) != self.cap:
+            raise StreamInputError(f"the per-timestamp cap K must be a whole number of at least 1, got {self.cap}")
         if self.mechanism == "asm" and not 0 < float(self.ratio) <= 1:
             raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
         return horizon
 
     def guarantee(self, horizon: int | str) -> str:
-        return EVENT_LEVEL if self.mechanism == "binary" else USER_LEVEL.format(T=horizon)
+        if self.mechanism == "binary":
+            return EVENT_LEVEL if int(self.cap) == 1 else EVENT_LEVEL_CAPPED.format(K=int(self.cap))
+        return USER_LEVEL.format(T=horizon, K=int(self.cap))
 
 
 def check_stream(counts) -> np.ndarray:
@@ -128,21 +138,22 @@ class StreamResult:
 
 
 def _mechanism(x, p: StreamParams, horizon: int, noise: NoiseSource, ledger: Ledger):
-    eps = p.checked_epsilon()
+    """The mechanism's values and variances; every noise scale is for sensitivity K = ``p.cap`` (SWM: w K)."""
+    eps, k = p.checked_epsilon(), int(p.cap)
     if p.mechanism == "swm":
-        return (yield from shp.swm(x, p.window, horizon, eps, noise, ledger))
+        return (yield from shp.swm(x, p.window, horizon, eps, noise, ledger, sensitivity=k))
     if p.mechanism == "tpm":
-        values, var = yield from shp.tpm(x, horizon, eps, noise, ledger)
+        values, var = yield from shp.tpm(x, horizon, eps, noise, ledger, sensitivity=k)
     elif p.mechanism == "uniform":
-        values, var = yield from base.uniform(x, horizon, eps, noise, ledger)
+        values, var = yield from base.uniform(x, horizon, eps, noise, ledger, sensitivity=k)
     elif p.mechanism == "asm":
-        values, var = yield from shp.asm_dp(x, horizon, eps, noise, ledger, p.ratio, p.asm_budget, p.fit)
+        values, var = yield from shp.asm_dp(x, horizon, eps, noise, ledger, p.ratio, p.asm_budget, p.fit, sensitivity=k)
     elif p.mechanism == "binary":
-        values, var = yield from base.binary(x, horizon, eps, noise, ledger)
+        values, var = yield from base.binary(x, horizon, eps, noise, ledger, sensitivity=k)
     elif p.mechanism == "fast":
-        values, var = yield from base.fast(x, horizon, eps, noise, ledger)
+        values, var = yield from base.fast(x, horizon, eps, noise, ledger, sensitivity=k)
     else:
-        values, var = yield from base.kellaris(x, horizon, eps, noise, ledger, p.mechanism)
+        values, var = yield from base.kellaris(x, horizon, eps, noise, ledger, p.mechanism, sensitivity=k)
     swv = np.lib.stride_tricks.sliding_window_view
     return swv(values, p.window), swv(var, p.window)
 

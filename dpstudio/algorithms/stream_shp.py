@@ -45,26 +45,26 @@ def _truth(noise: NoiseSource, x, t):
     return None if noise.is_secure else int(x[t])
 
 
-def swm(x, w: int, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger):
+def swm(x, w: int, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, sensitivity: int = 1):
     """SWM: returns (Y, V), the noisy windows (windows x w) and their per-value variance."""
     x = np.asarray(x, dtype=np.int64)
     per = as_fraction(epsilon) / (horizon - w + 1)
-    scale = noise_scale(w, per)
+    scale = noise_scale(w * sensitivity, per)
     for t in range(w, x.size + 1):
-        yield spent_event(ledger, ledger.spend(f"window {t}", "discrete Laplace (SWM)", per, w, scale))
+        yield spent_event(ledger, ledger.spend(f"window {t}", "discrete Laplace (SWM)", per, w * sensitivity, scale))
     windows = np.lib.stride_tricks.sliding_window_view(x, w)
     y = noise.laplace_counts(np.ascontiguousarray(windows), scale).astype(float)
     var = laplace_variance(scale)
     return y, np.full(y.shape, var)
 
 
-def tpm(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, label: str = "TPM"):
+def tpm(x, horizon: int, epsilon, noise: NoiseSource, ledger: Ledger, label: str = "TPM", sensitivity: int = 1):
     """TPM: every count once with eps/T (scale T/eps); returns (values, variances) per timestamp."""
     x = np.asarray(x, dtype=np.int64)
     per = as_fraction(epsilon) / horizon
-    scale = noise_scale(1, per)
+    scale = noise_scale(sensitivity, per)
     for t in range(1, x.size + 1):
-        yield spent_event(ledger, ledger.spend(f"t {t}", f"discrete Laplace ({label})", per, 1, scale))
+        yield spent_event(ledger, ledger.spend(f"t {t}", f"discrete Laplace ({label})", per, sensitivity, scale))
     z = noise.laplace_counts(x, scale).astype(float)
     var = laplace_variance(scale)
     for t in range(x.size):
@@ -114,6 +114,7 @@ def asm_dp(
     budget: str = "gap",
     fit: str = "wls",
     adaptive: bool = True,
+    sensitivity: int = 1,
 ):
     """ASM-DP (S5.3). ``budget="gap"`` (variant B): eps g/T per sample; ``"fixed"`` (variant A): M =
     max(1, floor(ratio T)) samples of eps/M, no sampling after M. Returns (values, variances).
@@ -145,14 +146,14 @@ def asm_dp(
             continue
         g = t - last
         per = eps * g / horizon if budget == "gap" else eps / m_fixed
-        b = noise_scale(1, per)
+        b = noise_scale(sensitivity, per)
         yield spent_event(
             ledger,
             ledger.spend(
                 f"t {t + 1}",
                 "discrete Laplace (ASM-DP sample)",
                 per,
-                1,
+                sensitivity,
                 b,
                 note=f"gap {g}" if budget == "gap" else "fixed share",
             ),

@@ -4,7 +4,8 @@ Input: ``--counts FILE`` (one count per timestamp: one per line, a CSV with a ``
 ``--data CSV --column C [--time-column T]`` (one row per timestamp), or ILINet's layout with ``--region``
 (``national`` or a region name) and ``--from YYYY-Www``, or an event log: ``--events FILE --user COL --time COL
 --bucket day|week|month --start DATE --end DATE`` (one row per event; the public buckets from start to end,
-at most one event per person per bucket counted: ``io/event_stream.py``). Output: OUT.csv (``window,t,value``, one row per
+at most K = ``--per-bucket-cap`` events per person per bucket counted, and every mechanism's noise calibrated
+for sensitivity K: ``io/event_stream.py``). Output: OUT.csv (``window,t,value``, one row per
 published window and position) and OUT.json (parameters, ledger, guarantee, expected_window_laplace_error).
 Secure OpenDP noise unless ``--seed`` (simulation noise: marked "not a release", nothing charged).
 Bad input: a one-line message, exit 2, nothing written.
@@ -48,7 +49,8 @@ def add_parser(sub) -> None:
         type=int,
         default=1,
         metavar="K",
-        help="with --events: events counted per person per bucket (1; more are dropped before counting)",
+        help="with --events: events counted per person per bucket (default 1; more are dropped before counting); "
+        "the noise grows with K",
     )
     p.add_argument("--column", help="with --data: the column holding the count (ILINet: ILITOTAL)")
     p.add_argument("--time-column", metavar="T", help="with --data: order the rows by this column")
@@ -95,6 +97,8 @@ def load_stream(args):
         return _load_events(args)
     if any(getattr(args, k, None) for k in ("user", "time", "bucket", "events_start", "events_end")):
         raise CliError("--user/--time/--bucket/--start/--end go with --events")
+    if getattr(args, "per_bucket_cap", 1) != 1:
+        raise CliError("--per-bucket-cap goes with --events")
     if bool(args.counts) == bool(args.data):
         raise CliError("give exactly one input: --counts FILE, --data CSV --column C, or --events FILE")
     if args.counts:
@@ -128,11 +132,6 @@ def _load_events(args):
     missing += [n for n, v in (("--start", args.events_start), ("--end", args.events_end)) if not v]
     if missing:
         raise CliError(f"--events needs {', '.join(missing)}")
-    if args.per_bucket_cap != 1:
-        raise CliError(
-            "--per-bucket-cap above 1 is not supported yet: every stream mechanism's noise is calibrated for one "
-            "count per person per timestamp (keep the default 1)"
-        )
     settings = (args.events, args.user, args.time, args.bucket, args.events_start, args.events_end)
     try:
         counts, report = bucket_events(*settings, args.per_bucket_cap)
@@ -159,6 +158,7 @@ def run(args) -> int:
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
+    from dpstudio.model.stream_recommend import GUARANTEE, recommend
 
     check_store_options(args)
     try:
@@ -172,6 +172,7 @@ def run(args) -> int:
             args.groups,
             args.ratio,
             args.asm_budget,
+            cap=args.per_bucket_cap if args.events else 1,  # K: every mechanism's noise for sensitivity K
         )
         eps = params.checked_epsilon()
         counts, source = load_stream(args)
@@ -186,8 +187,16 @@ def run(args) -> int:
         )
         ledger, budget = setup.ledger, setup.budget
         result = release_stream(counts, params, setup.noise, ledger)
+        rec = recommend(result.horizon, params.window, eps, params.cap, GUARANTEE[params.mechanism])
+        advice = {"mechanism": rec.mechanism, "reason": rec.reason, "from": "public inputs only (T, w, epsilon, K)"}
         csv_path, json_path = write_stream_release(
-            args.out, result, ledger, source, None, args.overwrite, extra={"dataset_budget": budget}
+            args.out,
+            result,
+            ledger,
+            source,
+            None,
+            args.overwrite,
+            extra={"dataset_budget": budget, "recommendation": advice},
         )
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
@@ -197,4 +206,6 @@ def run(args) -> int:
         f"wrote {csv_path} and {json_path} ({status}): {result.windows.shape[0]} windows of {args.window}, "
         f"{args.mechanism}, grouping {args.grouping}, epsilon {eps}; {result.guarantee}"
     )
+    if rec.mechanism != args.mechanism:
+        print(f"recommended: {rec.reason}")
     return 0

@@ -35,8 +35,8 @@ def teaching_text(project: Project) -> str:
 
 def release_text(project: Project) -> str:
     return (
-        f"RELEASE MODE \u2014 secure noise (OpenDP); the budget \u03b5 = {float(project.epsilon):g} is spent "
-        "once, in the ledger, before anything noisy is shown"
+        f"RELEASE MODE \u2014 secure noise (OpenDP); the table release's \u03b5 = {float(project.epsilon):g} "
+        "(Algorithm panel) is spent once, in the ledger, before anything noisy is shown"
     )
 
 

@@ -66,6 +66,8 @@ def release_sidecar(
         "horizon": result.horizon,
         "horizon_declared": p.horizon is not None,
         "grouping": grouping,
+        "per_timestamp_cap": int(p.cap),
+        "sensitivity": int(p.cap) * (p.window if p.mechanism == "swm" else 1),
     }
     if p.mechanism == "asm":
         params.update({"sampling_ratio": p.ratio, "asm_budget": p.asm_budget, "predictor": p.fit})
@@ -77,11 +79,7 @@ def release_sidecar(
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "parameters": params,
         "guarantee": result.guarantee,
-        "neighbouring": (
-            "one record added or removed at one timestamp"
-            if p.mechanism == "binary"
-            else "one person added or removed, with at most one record at each timestamp"
-        ),
+        "neighbouring": neighbouring(p),
         "windows": {
             "count": int(result.windows.shape[0]),
             "first": int(result.window_ends[0]),
@@ -96,6 +94,18 @@ def release_sidecar(
         **result.error,
         "source": source,
     }
+
+
+def neighbouring(p) -> str:
+    """What neighbouring streams differ by, for the parameters' mechanism and cap K."""
+    k = int(p.cap)
+    if p.mechanism == "binary":
+        return (
+            "one record added or removed at one timestamp"
+            if k == 1
+            else (f"one person's records at one timestamp (at most {k}) added or removed")
+        )
+    return f"one person added or removed, with at most {'one record' if k == 1 else f'{k} records'} at each timestamp"
 
 
 def write_stream_release(

@@ -62,29 +62,33 @@ def grid(axis: str, horizon: int, window: int, epsilon) -> list[tuple]:
     raise ValueError(f"unknown axis {axis!r} (one of {', '.join(AXES)})")
 
 
-def analytic_errors(measure: str, horizon: int, points) -> dict:
-    """{mechanism: [error at each (w, epsilon) of ``points``]} for the mechanisms with a closed form."""
+def analytic_errors(measure: str, horizon: int, points, cap: int = 1, mechanisms=None) -> dict:
+    """{mechanism: [error at each (w, epsilon) of ``points``]} for the mechanisms with a closed form (those
+    of ``mechanisms`` when given: the panel passes the ones with the chosen mechanism's guarantee);
+    ``cap``: K, one person's most per timestamp."""
     out = {}
     for m in ANALYTIC[measure]:
+        if mechanisms is not None and m not in mechanisms:
+            continue
         row = []
         for w, eps in points:
             if measure == "workload":
-                row.append(analytic_window_errors((m,), horizon, w, (eps,))[m][0])
+                row.append(analytic_window_errors((m,), horizon, w, (eps,), cap)[m][0])
             elif m == "swm":
-                row.append(discrete_laplace_mae(noise_scale(w, as_fraction(eps) / (horizon - w + 1))))
+                row.append(discrete_laplace_mae(noise_scale(w * cap, as_fraction(eps) / (horizon - w + 1))))
             else:
-                row.append(discrete_laplace_mae(noise_scale(1, as_fraction(eps) / horizon)))
+                row.append(discrete_laplace_mae(noise_scale(cap, as_fraction(eps) / horizon)))
         out[m] = row
     return out
 
 
-def measured_point(counts, mechanism: str, window: int, epsilon, seeds) -> dict:
+def measured_point(counts, mechanism: str, window: int, epsilon, seeds, cap: int = 1) -> dict:
     """Simulation (reads true counts): {"workload": ..., "mae": ...} averaged over ``seeds``, ungrouped."""
     x = np.asarray(counts)
     truth = np.lib.stride_tricks.sliding_window_view(x.astype(float), window)
     sq, ab = [], []
     for seed in seeds:
-        p = StreamParams(mechanism, epsilon, window, grouping="none")
+        p = StreamParams(mechanism, epsilon, window, grouping="none", cap=cap)
         res = next(
             e.result
             for e in run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon()))
@@ -96,7 +100,7 @@ def measured_point(counts, mechanism: str, window: int, epsilon, seeds) -> dict:
     return {"workload": float(np.mean(sq)), "mae": float(np.mean(ab))}
 
 
-def measured_errors(counts, points, mechanisms=MEASURED, seeds=(0, 1, 2), progress=None) -> dict:
+def measured_errors(counts, points, mechanisms=MEASURED, seeds=(0, 1, 2), progress=None, cap: int = 1) -> dict:
     """{measure: {mechanism: [value at each point]}} by simulation (teaching only). ``progress(i, n, text)``
     is called before each point (the studio's worker cancels by raising there)."""
     out: dict[str, dict] = {m: {} for m in MEASURES}
@@ -106,7 +110,7 @@ def measured_errors(counts, points, mechanisms=MEASURED, seeds=(0, 1, 2), progre
         for j, (w, eps) in enumerate(points):
             if progress is not None:
                 progress(i * len(points) + j, n, f"simulating {mech} (w = {w}, epsilon = {eps:g})")
-            got = measured_point(counts, mech, w, eps, seeds)
+            got = measured_point(counts, mech, w, eps, seeds, cap)
             for m in MEASURES:
                 rows[m].append(got[m])
         for m in MEASURES:

@@ -55,6 +55,7 @@ class StreamSource:
     user: str | None = None  # events: the person
     bucket: str = "week"  # events: day, week or month
     end: str | None = None  # events: the end of the public range (excluded)
+    cap: int = 1  # events: at most K events per person per bucket counted (the mechanisms' sensitivity K)
 
     def load(self) -> np.ndarray:
         return self.load_with_report()[0]
@@ -73,7 +74,9 @@ class StreamSource:
             if not (self.user and self.time_column and self.start and self.end):
                 raise StreamInputError("an event log needs its person and time columns and the public range")
             try:
-                return bucket_events(self.path, self.user, self.time_column, self.bucket, self.start, self.end)
+                return bucket_events(
+                    self.path, self.user, self.time_column, self.bucket, self.start, self.end, self.cap
+                )
             except EventStreamError as exc:
                 raise StreamInputError(str(exc)) from None
         return read_ilinet(self.path, self.region, self.column, self.start), None
@@ -92,7 +95,7 @@ class StreamSource:
             from dpstudio.io.event_stream import events_source
 
             assert self.user is not None and self.time_column is not None  # load() refused the source otherwise
-            return events_source(self.path, self.user, self.time_column, self.bucket, self.start, self.end)
+            return events_source(self.path, self.user, self.time_column, self.bucket, self.start, self.end, self.cap)
         return {
             "source": "data file",
             "file": str(self.path),
@@ -108,7 +111,10 @@ class StreamSource:
         if self.kind == TABLE:
             return f"{self.path.name}, column {self.column}" + (f" by {self.time_column}" if self.time_column else "")
         if self.kind == EVENTS:
-            return f"event log {self.path.name}: people {self.user}, {self.bucket}s from {self.start} to {self.end}"
+            cap = f", at most {self.cap} events a {self.bucket} each" if self.cap != 1 else ""
+            return (
+                f"event log {self.path.name}: people {self.user}, {self.bucket}s from {self.start} to {self.end}{cap}"
+            )
         return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (
             f", from {self.start}" if self.start else ""
         )

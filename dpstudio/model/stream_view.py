@@ -91,20 +91,21 @@ def literal_asm_playback(counts, epsilon, seed: int, ratio: float = 0.4) -> Stre
     )
 
 
-def analytic_window_errors(mechanisms, horizon: int, window: int, epsilons) -> dict:
+def analytic_window_errors(mechanisms, horizon: int, window: int, epsilons, cap: int = 1) -> dict:
     """{mechanism: [w v for each epsilon]} for swm, tpm, uniform (ungrouped) and binary (mean over
-    positions of (1 + lowest set bit) v); other mechanisms have no data-independent figure (None)."""
+    positions of (1 + lowest set bit) v); other mechanisms have no data-independent figure (None). ``cap``:
+    K, one person's most per timestamp (every scale for sensitivity K; SWM's w K)."""
     out = {}
     for m in mechanisms:
         row = []
         for eps in epsilons:
             e = as_fraction(eps)
             if m == "swm":
-                row.append(window * laplace_variance(noise_scale(window, e / (horizon - window + 1))))
+                row.append(window * laplace_variance(noise_scale(window * cap, e / (horizon - window + 1))))
             elif m in ("tpm", "uniform"):
-                row.append(window * laplace_variance(noise_scale(1, e / horizon)))
+                row.append(window * laplace_variance(noise_scale(cap, e / horizon)))
             elif m == "binary":
-                v = laplace_variance(noise_scale(1, e / binary_levels(horizon)))
+                v = laplace_variance(noise_scale(cap, e / binary_levels(horizon)))
                 lows = np.array([(t & -t).bit_length() for t in range(1, horizon + 1)], dtype=float)
                 row.append(float(window * v * lows.mean()))
             else:

@@ -166,10 +166,10 @@ def test_compare_plots_the_analytic_errors_and_labelled_simulations(qtbot, panel
     from dpstudio.gui.panels.stream import COMPARE_EPSILONS
 
     expected = analytic_window_errors(["tpm"], COUNTS_T, 10, COMPARE_EPSILONS)["tpm"]
-    assert np.allclose(panel.compare_plot.series["tpm (analytic)"]["y"], expected)
+    assert np.allclose(panel.compare_plot.series["tpm (user-level, analytic)"]["y"], expected)
     panel.measure()
     qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
-    measured = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
+    measured = panel.compare_plot.series["tpm (user-level, simulation, not a release)"]["y"]
     # simulated against analytic (w v with the exact discrete Laplace variance): within 35 % at every eps
     assert np.all(np.abs(measured / np.asarray(expected) - 1) < 0.35)
     panel.project.set_mode(RELEASE)
@@ -266,34 +266,54 @@ def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtb
     choose(panel.axis_combo, "window")
     choose(panel.measure_combo, "mae")
     series = panel.compare_plot.series
-    assert set(series) == {"swm (analytic)", "tpm (analytic)"}  # binary's MAE has no closed form
-    assert list(series["tpm (analytic)"]["x"]) == window_grid(COUNTS_T) == [10, 20, 50, 60]
-    assert np.allclose(series["tpm (analytic)"]["y"], discrete_laplace_mae(COUNTS_T / 2.0))
+    # user-level mechanisms only (TPM is chosen); binary is event-level and is not set beside them
+    assert set(series) == {"swm (user-level, analytic)", "tpm (user-level, analytic)"}
+    assert list(series["tpm (user-level, analytic)"]["x"]) == window_grid(COUNTS_T) == [10, 20, 50, 60]
+    assert np.allclose(series["tpm (user-level, analytic)"]["y"], discrete_laplace_mae(COUNTS_T / 2.0))
     assert np.allclose(
-        series["swm (analytic)"]["y"], [discrete_laplace_mae(w * (COUNTS_T - w + 1) / 2.0) for w in (10, 20, 50, 60)]
+        series["swm (user-level, analytic)"]["y"],
+        [discrete_laplace_mae(w * (COUNTS_T - w + 1) / 2.0) for w in (10, 20, 50, 60)],
     )
     assert "window" in panel.compare_plot.getAxis("bottom").labelText
 
     panel.measure()
     qtbot.waitUntil(lambda: any("simulation" in k for k in panel.compare_plot.series), timeout=60000)
     sim = {k for k in panel.compare_plot.series if "simulation" in k}
-    assert sim == {f"{m} (simulation, not a release)" for m in MEASURED}
+    assert sim == {f"{m} (user-level, simulation, not a release)" for m in MEASURED if m != "binary"}
     assert "simulation, not a release" in panel.compare_note.text()
-    mae_tpm = panel.compare_plot.series["tpm (simulation, not a release)"]["y"]
+    mae_tpm = panel.compare_plot.series["tpm (user-level, simulation, not a release)"]["y"]
     assert np.all(np.abs(mae_tpm / discrete_laplace_mae(COUNTS_T / 2.0) - 1) < 0.35)
 
     choose(panel.measure_combo, "workload")  # the same simulation, the other measure: no new run
     series = panel.compare_plot.series
-    assert "binary (analytic)" in series
+    assert not any(k.startswith("binary") for k in series)
     points = grid("window", COUNTS_T, 10, 2.0)
     want = analytic_errors("workload", COUNTS_T, points)["swm"]
-    got = series["swm (simulation, not a release)"]["y"]
+    got = series["swm (user-level, simulation, not a release)"]["y"]
     assert np.all(np.abs(got / np.asarray(want) - 1) < 0.35)
     assert "squared" in panel.compare_plot.getAxis("left").labelText
     shot(panel, "stream_compare_window_axis")
 
     choose(panel.axis_combo, "epsilon")  # simulated at other points: not shown on this axis
     assert not any("simulation" in k for k in panel.compare_plot.series)
-    assert list(panel.compare_plot.series["tpm (analytic)"]["x"]) == list(EPSILONS_FOR_TEST)
+    assert list(panel.compare_plot.series["tpm (user-level, analytic)"]["x"]) == list(EPSILONS_FOR_TEST)
     panel.project.set_mode(RELEASE)
     assert panel.measured is None
+
+
+def test_the_chart_compares_like_with_like_and_recommends_from_public_inputs(qtbot, panel):
+    """Issue 24 item 7 / issue 23: binary (event-level) is charted alone, the user-level mechanisms together,
+    each curve names its guarantee; the recommendation names TPM with its figures and the reason."""
+    from dpstudio.model.stream_recommend import recommend
+
+    panel.eps_edit.setText("1")
+    panel.eps_edit.editingFinished.emit()
+    assert all("user-level" in k for k in panel.compare_plot.series)
+    rec = recommend(COUNTS_T, panel.window_box.value(), 1)
+    assert rec.mechanism == "tpm" and panel.recommend_label.text() == f"Recommended: {rec.reason}"
+    assert "binary is event-level" in rec.reason and "ASM-DP" in rec.reason
+    assert rec.figures["swm"] > rec.figures["tpm"] and "swm" in rec.figures and "binary" not in rec.figures
+    choose(panel.mechanism_combo, "binary")
+    assert set(panel.compare_plot.series) == {"binary (event-level, analytic)"}
+    assert "only event-level mechanism" in panel.recommend_label.text()
+    assert "the table release" in panel.eps_edit.toolTip()

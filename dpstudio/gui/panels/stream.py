@@ -35,7 +35,8 @@ from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused, ReleaseService
-from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream_recommend import GUARANTEE, recommend, same_guarantee
 from dpstudio.model.stream_session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
@@ -122,8 +123,14 @@ class StreamPanel(QtWidgets.QWidget):
         for g in MODES:
             self.grouping_combo.addItem(g, g)
         self.grouping_combo.setAccessibleName("Grouping of each window")
+        self.recommendation = None  # the last model.stream_recommend.Recommendation shown
         self.eps_edit = QtWidgets.QLineEdit("1")
         self.eps_edit.setAccessibleName("Epsilon")
+        self.eps_edit.setToolTip(
+            "This stream release's budget, spent over the whole horizon T. It is separate from the table "
+            "release's epsilon named in the banner (the Algorithm panel's), and charged to this stream's own "
+            "lifetime total."
+        )
         self.eps_edit.setMaximumWidth(90)
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setAccessibleName("Run the stream")
@@ -133,7 +140,7 @@ class StreamPanel(QtWidgets.QWidget):
                 ("Window w:", self.window_box),
                 ("Mechanism:", self.mechanism_combo),
                 ("Grouping:", self.grouping_combo),
-                ("\u03b5:", self.eps_edit),
+                ("stream \u03b5:", self.eps_edit),
             )
         ):
             box = QtWidgets.QHBoxLayout()
@@ -142,7 +149,7 @@ class StreamPanel(QtWidgets.QWidget):
             form.addLayout(box, 1, col if col < 3 else 3)
         form.addWidget(self.run_button, 1, 5)
         outer.addLayout(form)
-        self.mechanism_combo.currentIndexChanged.connect(lambda _i: self._update_guarantee())
+        self.mechanism_combo.currentIndexChanged.connect(lambda _i: (self._update_guarantee(), self._update_compare()))
         self.window_box.valueChanged.connect(lambda _v: self._update_compare())
 
         split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
@@ -207,6 +214,10 @@ class StreamPanel(QtWidgets.QWidget):
         )
         self.compare_note.setWordWrap(True)
         clay.addWidget(self.compare_note)
+        self.recommend_label = QtWidgets.QLabel()
+        self.recommend_label.setWordWrap(True)
+        self.recommend_label.setAccessibleName("Recommended mechanism and why")
+        clay.addWidget(self.recommend_label)
         self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
         self.measure_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
         self.axis_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
@@ -294,6 +305,7 @@ class StreamPanel(QtWidgets.QWidget):
             self.eps_edit.text().strip(),
             self.window_box.value(),
             grouping=self.grouping_combo.currentData(),
+            cap=self.cap(),
         )
 
     def _update_guarantee(self) -> None:
@@ -501,8 +513,15 @@ class StreamPanel(QtWidgets.QWidget):
             self.axis_combo.currentData(), self.counts.size, min(self.window_box.value(), self.counts.size), eps
         )
 
+    def compared_mechanisms(self) -> list[str]:
+        """The mechanisms the chart compares: those giving the chosen mechanism's guarantee (binary, the
+        event-level one, is never set beside the user-level ones)."""
+        mech = self.mechanism_combo.currentData()
+        return same_guarantee("asm" if mech == LITERAL_ASM else mech)
+
     def _update_compare(self) -> None:
         self.compare_plot.clear_series()
+        self._update_recommendation()
         if self.counts is None:
             return
         axis, measure = self.axis_combo.currentData(), self.measure_combo.currentData()
@@ -517,23 +536,57 @@ class StreamPanel(QtWidgets.QWidget):
         )
         # errors fall with epsilon (legend top right) and grow with w (legend top left)
         self.compare_plot.legend.setOffset((-10, 10) if axis == "epsilon" else (10, 10))
-        for m, ys in analytic_errors(measure, self.counts.size, points).items():
-            self.compare_plot.set_series(f"{m} (analytic)", xs, ys, colour=MECHANISM_COLOURS[m])
+        shown, cap = self.compared_mechanisms(), self.cap()
+        guarantee = GUARANTEE[shown[0]]
+        for m, ys in analytic_errors(measure, self.counts.size, points, cap, shown).items():
+            self.compare_plot.set_series(f"{m} ({guarantee}, analytic)", xs, ys, colour=MECHANISM_COLOURS[m])
         got = self.measured
-        if got is not None and got["points"] == points:
+        if got is not None and got["points"] == points and got.get("cap", 1) == cap:
             for m, ys in got["errors"][measure].items():
-                self.compare_plot.set_series(
-                    f"{m} (simulation, not a release)", xs, ys, dashed=True, colour=MECHANISM_COLOURS[m]
-                )
+                if m in shown:
+                    self.compare_plot.set_series(
+                        f"{m} ({guarantee}, simulation, not a release)",
+                        xs,
+                        ys,
+                        dashed=True,
+                        colour=MECHANISM_COLOURS[m],
+                    )
+
+    def cap(self) -> int:
+        """K: one person's most per timestamp (an event log's per-bucket cap; 1 for a count stream)."""
+        return self.source.cap if self.source is not None and self.source.kind == EVENTS else 1
+
+    def _update_recommendation(self) -> None:
+        """The mechanism recommended from public inputs (T, w, epsilon, K) among those with the chosen one's
+        guarantee, with its reason (``model.stream_recommend``)."""
+        try:
+            eps = self.params().checked_epsilon()
+        except ValueError:
+            self.recommend_label.setText("")
+            return
+        horizon = self.counts.size if self.counts is not None else None
+        window = self.window_box.value()
+        if horizon is None or window > horizon:
+            self.recommend_label.setText("")
+            return
+        shown = self.compared_mechanisms()
+        rec = recommend(horizon, window, eps, self.cap(), GUARANTEE[shown[0]])
+        self.recommendation = rec
+        self.recommend_label.setText(f"Recommended: {rec.reason}")
 
     def measure(self) -> Worker | None:
         """Measured curves (simulation noise against the true counts) at the current points: teaching only."""
         if not self.project.teaching or self.counts is None:
             self._message("measured errors read the true counts: teaching mode only (and a stream is needed)")
             return None
-        counts, points = self.counts, self.compare_points()
+        counts, points, cap = self.counts, self.compare_points(), self.cap()
+        mechanisms = [m for m in MEASURED if m in self.compared_mechanisms()]
         worker = Worker(
-            lambda progress: {"points": points, "errors": measured_errors(counts, points, progress=progress)},
+            lambda progress: {
+                "points": points,
+                "cap": cap,
+                "errors": measured_errors(counts, points, mechanisms, progress=progress, cap=cap),
+            },
             function=True,
             name="stream compare (simulation)",
         )

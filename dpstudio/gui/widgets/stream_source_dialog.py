@@ -1,6 +1,7 @@
 """What a chosen file holds, for the Stream panel: one count per line (or a 'count' column), a column of counts
 with one row per timestamp, or an event log with one row per event (a person and a time), bucketed over a
-public range with at most one event per person per bucket counted (``io.event_stream``). Columns are picked
+public range with at most K events per person per bucket counted (``io.event_stream``; K is every mechanism's
+sensitivity). Columns are picked
 from the file's header; the range is typed (public: never read from the data)."""
 
 from __future__ import annotations
@@ -39,17 +40,27 @@ class StreamSourceDialog(QtWidgets.QDialog):
         self.start_edit.setPlaceholderText("YYYY-MM-DD")
         self.end_edit = QtWidgets.QLineEdit()
         self.end_edit.setPlaceholderText("YYYY-MM-DD (excluded)")
+        self.cap_box = QtWidgets.QSpinBox()
+        self.cap_box.setRange(1, 1000)
+        self.cap_box.setValue(1)
+        self.cap_box.setAccessibleName("Events counted per person per bucket")
+        self.cap_box.setToolTip(
+            "At most this many events of one person are counted in a bucket (more are dropped before counting). "
+            "One person then changes each count by at most this much, and every mechanism's noise grows with it."
+        )
         form.addRow("count column", self.column_combo)
         form.addRow("time column", self.time_combo)
         form.addRow("person column", self.user_combo)
         form.addRow("bucket", self.bucket_combo)
         form.addRow("first bucket", self.start_edit)
         form.addRow("end of the range", self.end_edit)
+        form.addRow("events per person per bucket, at most", self.cap_box)
         lay.addLayout(form)
         note = QtWidgets.QLabel(
             "An event log is counted per bucket from the first bucket to the end of the range (public: typed "
-            "here, never read from the data; an empty bucket is a zero), with at most one event per person "
-            "per bucket, so one person changes each count by at most 1."
+            "here, never read from the data; an empty bucket is a zero), with at most K events per person "
+            "per bucket counted (K = 1 by default), so one person changes each count by at most K and the "
+            "noise is calibrated for K."
         )
         note.setWordWrap(True)
         lay.addWidget(note)
@@ -75,7 +86,7 @@ class StreamSourceDialog(QtWidgets.QDialog):
         table, events = self.table_radio.isChecked(), self.events_radio.isChecked()
         self.column_combo.setEnabled(table)
         self.time_combo.setEnabled(table or events)
-        for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit):
+        for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit, self.cap_box):
             w.setEnabled(events)
         ready = self.counts_radio.isChecked()  # OK only once every choice the kind needs is made
         if table:
@@ -102,6 +113,7 @@ class StreamSourceDialog(QtWidgets.QDialog):
                 user=self.user_combo.currentText(),
                 bucket=self.bucket_combo.currentText(),
                 end=self.end_edit.text().strip(),
+                cap=self.cap_box.value(),
             )
         if self.table_radio.isChecked():
             return StreamSource(TABLE, self.path, column=self.column_combo.currentText(), time_column=time)

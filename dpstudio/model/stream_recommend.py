@@ -1,0 +1,77 @@
+"""A stream mechanism recommended from public inputs only (T, w, epsilon, K), with its reason.
+
+Mechanisms are compared only with those that give the same guarantee (``GUARANTEE``): the user-level ones
+(one person over the whole horizon) among themselves, the event-level one (binary: one record at one
+timestamp, a weaker promise) on its own. Only a data-independent figure can be compared without reading the
+data: the expected squared error of one ungrouped window, w v, with the exact discrete Laplace variance v of
+the noise each mechanism runs (``stream_view.analytic_window_errors``). ASM-DP, FAST, BD and BA publish
+predictions whose error depends on the data; they are named as not judged, never ranked. Nothing here reads
+a count, so the recommendation may be shown before any data is opened and in either mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .stream_view import analytic_window_errors
+
+USER_LEVEL = "user-level"
+EVENT_LEVEL = "event-level"
+GUARANTEE = {
+    "tpm": USER_LEVEL,
+    "swm": USER_LEVEL,
+    "uniform": USER_LEVEL,
+    "asm": USER_LEVEL,
+    "fast": USER_LEVEL,
+    "bd": USER_LEVEL,
+    "ba": USER_LEVEL,
+    "binary": EVENT_LEVEL,
+}
+DATA_DEPENDENT = ("asm", "fast", "bd", "ba")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    mechanism: str
+    guarantee: str
+    figures: dict  # mechanism -> expected squared error of one ungrouped window (same guarantee, closed form)
+    reason: str
+
+
+def same_guarantee(mechanism: str) -> list[str]:
+    """The mechanisms that give the same guarantee as ``mechanism`` (itself included)."""
+    g = GUARANTEE[mechanism]
+    return [m for m, h in GUARANTEE.items() if h == g]
+
+
+def recommend(horizon: int, window: int, epsilon, cap: int = 1, guarantee: str = USER_LEVEL) -> Recommendation:
+    """The mechanism with the smallest data-independent window error among those giving ``guarantee``."""
+    mechanisms = [m for m, g in GUARANTEE.items() if g == guarantee and m not in DATA_DEPENDENT]
+    figures = {m: v[0] for m, v in analytic_window_errors(mechanisms, horizon, window, (epsilon,), cap).items()}
+    best = min(figures, key=lambda m: (figures[m], m != "tpm"))  # uniform runs TPM's noise: TPM named on a tie
+    k = "" if cap == 1 else f", K = {cap}"
+    head = f"{best.upper()} for T = {horizon}, w = {window}, \u03b5 = {float(epsilon):g}{k}"
+    if guarantee == EVENT_LEVEL:
+        reason = (
+            f"{head}: the only event-level mechanism (its guarantee protects one record at one timestamp, "
+            f"weaker than the user-level mechanisms', so it is not compared with them); expected squared "
+            f"error of one window {figures[best]:.3g}."
+        )
+        return Recommendation(best, guarantee, figures, reason)
+    others = [
+        f"{m.upper()} {figures[m]:.3g} ({figures[m] / figures[best]:.3g} times)"
+        for m in sorted(figures, key=figures.__getitem__)
+        if m != best and m != "uniform"
+    ]
+    reason = (
+        f"{head}: the smallest expected squared error of one window ({figures[best]:.3g}) among the "
+        f"user-level mechanisms with a figure from public inputs"
+        + (f"; {', '.join(others)}" if others else "")
+        + ". ASM-DP, FAST, BD and BA publish predictions whose error depends on the data (not judged from "
+        "public inputs: measure them in teaching mode); binary is event-level, a weaker guarantee, and is "
+        "not compared with these."
+    )
+    return Recommendation(best, guarantee, figures, reason)
+
+
+__all__ = ["DATA_DEPENDENT", "EVENT_LEVEL", "GUARANTEE", "USER_LEVEL", "Recommendation", "recommend", "same_guarantee"]

@@ -173,6 +173,7 @@ STREAM_MECHANISM_OUTPUTS = (
     "unspent",
     "groups_per_window_mean",
     "expected_window_laplace_error",
+    "estimated_window_error",  # from the release's noisy values
 )
 
 

@@ -317,3 +317,12 @@ def test_the_chart_compares_like_with_like_and_recommends_from_public_inputs(qtb
     assert set(panel.compare_plot.series) == {"binary (event-level, analytic)"}
     assert "only event-level mechanism" in panel.recommend_label.text()
     assert "the table release" in panel.eps_edit.toolTip()
+
+
+def test_after_a_run_the_panel_shows_the_estimated_error_of_a_window(qtbot, panel):
+    run_and_wait(qtbot, panel)
+    est = panel.result.error["estimated_window_error"]
+    assert est is not None and f"{est:.3g}" in panel.error_label.text()
+    assert "post-processing" in panel.error_label.toolTip()
+    panel.project.set_mode(RELEASE)  # the run is cleared, and so is its figure
+    assert panel.error_label.text() == ""

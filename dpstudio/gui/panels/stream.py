@@ -188,6 +188,10 @@ class StreamPanel(QtWidgets.QWidget):
         self.export_note = QtWidgets.QLabel()
         self.export_note.setWordWrap(True)
         rlay.addWidget(self.export_note)
+        self.error_label = QtWidgets.QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setAccessibleName("Estimated error of one window")
+        rlay.addWidget(self.error_label)
 
         compare = QtWidgets.QGroupBox("Compare: error by mechanism (ungrouped windows)")
         clay = QtWidgets.QVBoxLayout(compare)
@@ -334,6 +338,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.ledger_list.clear()
         self._shown_ledger = 0
         self.step_label.setText("no run yet")
+        self._show_error_figure()
         self.ledger_title.setText("Ledger")
         self.plot.clear_state()
         self._update_guarantee()
@@ -400,10 +405,32 @@ class StreamPanel(QtWidgets.QWidget):
         self.result = None if literal else next((e.result for e in out if isinstance(e, RunFinished)), None)
         self.ledger, self.budget_record = (None, None) if literal else (ledger, budget)
         self.run_params, self.run_source = p, source
+        self._show_error_figure()
         self._update_guarantee()
         self.slider.setRange(0, len(self.playback.events))
         self.show_step(len(self.playback.events))
         self._update_export()
+
+    def _show_error_figure(self) -> None:
+        """The run's estimated squared error of one published window (from the release: post-processing),
+        beside the Laplace term alone; the sidecar's note as the tooltip."""
+        err = self.result.error if self.result is not None else {}
+        est = err.get("estimated_window_error")
+        if not err:
+            self.error_label.setText("")
+        elif est is None:
+            self.error_label.setText("No error estimate: this mechanism publishes predictions (see the tooltip).")
+        else:
+            lap = err.get("expected_window_laplace_error")
+            self.error_label.setText(
+                f"Estimated squared error of one window: {est:.3g}"
+                + (
+                    f" (the Laplace noise term alone: {lap:.3g})"
+                    if lap is not None and err.get("laplace_term_only")
+                    else ""
+                )
+            )
+        self.error_label.setToolTip(err.get("estimated_window_error_note", ""))
 
     # -- playback -------------------------------------------------------------------------------------------
     def show_step(self, k: int) -> None:

@@ -6,7 +6,7 @@ distributions), the published ``estimated_window_error`` (``algorithms.stream_ru
 and ``expected_window_laplace_error`` (the Laplace term alone), each as a ratio to the measured error. The
 target: the estimate within 25 % of the measured error.
 
-    .venv/bin/python benchmarks/bench_stream_error.py [--runs 10] [--eps 1 0.1] [--window 200] [--no-approx]
+    .venv/bin/python benchmarks/bench_stream_error.py [--runs 10] [--eps 1 0.1] [--window 200] [--no-approx] [--mechanisms tpm ...] [--groupings seed ...]
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ def main() -> None:
     ap.add_argument("--eps", type=float, nargs="+", default=[1.0, 0.1])
     ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--no-approx", action="store_true", help="skip the approx grouping (slow: a loop per window)")
+    ap.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS))
+    ap.add_argument("--groupings", nargs="+", default=list(GROUPINGS))
     a = ap.parse_args()
     x = read_ilinet(ILINET, "national", "ILITOTAL", "2002-W40")
     print(
@@ -60,8 +62,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     worst = 0.0
     for eps in a.eps:
-        for mech in MECHANISMS:
-            for grouping in GROUPINGS:
+        for mech in a.mechanisms:
+            for grouping in a.groupings:
                 if grouping == "approx" and a.no_approx:
                     continue
                 if mech not in ("tpm", "swm", "uniform", "binary") and grouping not in ("noisefirst", "none"):

@@ -111,3 +111,30 @@ def test_the_dialog_guesses_nothing_it_could_get_wrong(qtbot, tmp_path):
     assert not d.ok_button.isEnabled()
     d.end_edit.setText("2024-03-01")
     assert d.ok_button.isEnabled()
+
+
+def test_in_the_window_an_event_log_loads_in_the_worker_with_its_cap(qtbot, window, monkeypatch, tmp_path):
+    """Through the window: the log is counted in the worker (progress and Cancel), with the K typed in the
+    dialog; the guarantee, the chart and the run all use K."""
+    rng = np.random.default_rng(5)
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 70 * 24 * 60, 4000), unit="min")
+    path = tmp_path / "visits.csv"
+    pd.DataFrame({"person": rng.integers(0, 100, 4000), "when": when}).to_csv(path, index=False)
+    panel = window.show_panel("Stream")
+
+    def fill(d):
+        d.events_radio.setChecked(True)
+        d.user_combo.setCurrentText("person")
+        d.time_combo.setCurrentText("when")
+        d.start_edit.setText("2024-01-01")
+        d.end_edit.setText("2024-03-11")
+        d.cap_box.setValue(2)
+
+    _open(panel, monkeypatch, path, fill)
+    qtbot.waitUntil(lambda: panel.source.path == path and not window.runner.busy, timeout=60000)
+    expected, _ = bucket_events(path, "person", "when", "week", "2024-01-01", "2024-03-11", cap=2)
+    assert panel.counts.tolist() == expected.tolist() and panel.cap() == 2
+    assert "at most 2 events a week" in panel.guarantee_label.text()
+    assert "contributes at most 2" in panel.guarantee_label.text()
+    assert "K = 2" in panel.recommend_label.text()
+    assert panel.params().cap == 2

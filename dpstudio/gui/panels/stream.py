@@ -267,7 +267,7 @@ class StreamPanel(QtWidgets.QWidget):
         try:
             self.exec_dialog(dialog)
             if dialog.result() == QtWidgets.QDialog.Accepted:
-                self.set_source(dialog.source())
+                self.load_source(dialog.source())
         finally:
             dialog.deleteLater()
 
@@ -284,11 +284,36 @@ class StreamPanel(QtWidgets.QWidget):
             return []
 
     def set_source(self, source: StreamSource) -> bool:
+        """Load ``source`` here and show it (False + message on bad input); ``load_source`` does the same in
+        the window's worker."""
         try:
             counts, report = source.load_with_report()
         except StreamInputError as exc:
             self._message(str(exc))
             return False
+        self._adopt(source, counts, report)
+        return True
+
+    def load_source(self, source: StreamSource) -> Worker | None:
+        """Load ``source`` in the window's worker (progress bar and Cancel: an event log can be large), then
+        show it; a cancelled load changes nothing. Without a window, loads here."""
+        h = host(self)
+        if h is None:
+            self.set_source(source)
+            return None
+
+        def job(progress):
+            progress(0, 2, f"reading {source.describe()}")
+            out = source.load_with_report()
+            progress(1, 2, "counted")  # a Cancel pressed meanwhile stops here: nothing is shown
+            return out
+
+        worker = Worker(job, function=True, name=f"loading {source.path.name}")
+        worker.signals.finished.connect(lambda out: self._adopt(source, *out))
+        worker.signals.failed.connect(self._message)
+        return h.start_worker(worker, f"loading {source.path.name}")
+
+    def _adopt(self, source: StreamSource, counts, report) -> None:
         self.stop()
         self._clear_run()  # the previous stream's run, plot and ledger do not describe this one
         self.source, self.counts, self.measured = source, counts, None
@@ -300,7 +325,6 @@ class StreamPanel(QtWidgets.QWidget):
         self.window_box.setMaximum(counts.size)
         self._update_guarantee()
         self._update_compare()
-        return True
 
     def params(self) -> StreamParams:
         mech = self.mechanism_combo.currentData()

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.accessibility import name_control, name_controls
 from dpstudio.gui.panels import PANELS
+from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.model.project import FILE_SUFFIX, RELEASE, TEACHING, Project, ProjectError
 
@@ -22,8 +23,8 @@ Qt = QtCore.Qt
 
 TEACHING_STYLE = "background:#ffb74d; color:#3e2200; font-weight:bold; padding:6px;"
 RELEASE_STYLE = "background:#2e7d32; color:white; font-weight:bold; padding:6px;"
-ERROR_STYLE = "background:#c62828; color:white; padding:6px;"
-INFO_STYLE = "background:#e3f2fd; color:#0d47a1; padding:6px;"
+ERROR_STYLE = "background:#c62828; color:white; padding:1px 6px;"
+INFO_STYLE = "background:#e3f2fd; color:#0d47a1; padding:1px 6px;"
 
 
 def teaching_text(project: Project) -> str:
@@ -71,12 +72,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.banner.setObjectName("modeBanner")
         self.banner.setWordWrap(True)
         layout.addWidget(self.banner)
+        # messages: one line in the status bar, at the bottom, so that no message resizes or moves the panels
+        # (a long one is drawn cut with an ellipsis, all of it in the tooltip)
         self.message_bar = QtWidgets.QWidget()
         mlay = QtWidgets.QHBoxLayout(self.message_bar)
-        mlay.setContentsMargins(0, 0, 0, 0)
-        self.message_label = QtWidgets.QLabel()
-        self.message_label.setWordWrap(True)
-        self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        mlay.setContentsMargins(4, 0, 0, 0)
+        self.message_label = ElidedLabel()
+        self.message_label.setAccessibleName("Message")
         self.message_close = QtWidgets.QToolButton()
         self.message_close.setText("\u2715")
         self.message_close.setToolTip("Dismiss")
@@ -84,7 +86,6 @@ class MainWindow(QtWidgets.QMainWindow):
         mlay.addWidget(self.message_label, 1)
         mlay.addWidget(self.message_close)
         self.message_bar.hide()
-        layout.addWidget(self.message_bar)
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         layout.addWidget(self.tabs, 1)
@@ -151,6 +152,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cancel_button.setToolTip("Stop the running job (Esc)")
         self.cancel_button.clicked.connect(self.cancel_work)
         self.cancel_button.hide()
+        bar.addWidget(self.message_bar, 1)
+        self.message_close.setAutoRaise(True)
+        # the bar is as tall with a message as without: showing or dismissing one moves nothing
+        bar.setFixedHeight(max(bar.sizeHint().height(), self.message_bar.sizeHint().height() + 6))
         bar.addWidget(self.status_label, 1)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
@@ -334,12 +339,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.message_label.setText(message)
         self.message_bar.setStyleSheet(style)
         self.message_label.setStyleSheet(label_style)
-        # once a message was shown its row stays reserved: dismissing it does not move the panels
-        policy = self.message_bar.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)
-        self.message_bar.setSizePolicy(policy)
         self.message_bar.show()
         self.status_label.setText(status)
+        self.status_label.hide()  # the message says it; the job's words come back when it is dismissed
 
     def show_error(self, message: str) -> None:
         self.last_error = message
@@ -353,6 +355,7 @@ class MainWindow(QtWidgets.QMainWindow):
         shown = self.message_label.text()
         self.message_bar.hide()
         self.message_label.clear()
+        self.status_label.show()
         if shown and self.status_label.text() in (shown, "error: " + shown):
             self.status_label.clear()
 

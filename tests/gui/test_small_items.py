@@ -46,6 +46,22 @@ def test_closing_the_message_bar_does_not_shift_the_panels(qtbot, window):
     assert window.tabs.mapTo(window, window.tabs.rect().topLeft()).y() == top
 
 
+def test_a_long_message_neither_moves_the_panels_nor_widens_the_window(qtbot, window):
+    """Issue 24 item 4: a 14-item readiness message used to become a 10-line bar squashing the controls."""
+    window.resize(1280, 800)
+    qtbot.wait(20)
+    before = window.tabs.geometry(), window.width()
+    long = "; ".join(f"attribute_{i}: no taxonomy covers its values ('a', 'b', 'c', 'd')" for i in range(14))
+    window.show_error(long)
+    qtbot.wait(20)
+    assert (window.tabs.geometry(), window.width()) == before
+    assert window.message_label.text() == long and window.message_label.toolTip() == long
+    assert window.message_label.is_elided()  # drawn cut, all of it in the tooltip
+    window.message_close.click()
+    qtbot.wait(20)
+    assert (window.tabs.geometry(), window.width()) == before
+
+
 def test_status_bar_forgets_a_dismissed_message_and_a_finished_job(qtbot, window):
     from dpstudio.gui.worker import Worker
 

@@ -143,7 +143,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self._job_status: set[str] = set()  # what the running job wrote there (cleared when it ends)
-        self.status_label = QtWidgets.QLabel()
+        self.status_label = ElidedLabel()
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)

@@ -362,10 +362,11 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def _refuse_budget(self, message: str) -> None:
         self._refuse(self.budget_warnings, message)
 
-    def _refuse(self, label: QtWidgets.QLabel, message: str) -> None:
-        """Say why something did not happen in ``label`` and in the window; stay where we are."""
+    def _refuse(self, label: QtWidgets.QLabel, message: str, short: str | None = None) -> None:
+        """Say why something did not happen in ``label`` (``short`` when the details are listed elsewhere in
+        the panel) and in the window; stay where we are."""
         self.last_error = message
-        label.setText(message)
+        label.setText(short or message)
         win = host(self)
         if win is not None:
             win.show_error(message)
@@ -798,7 +799,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
         problems = self.readiness()
         self.checklist.set_problems(problems)
         if problems:  # every problem at once, the same list the checklist shows
-            self._refuse_run(refusal_text(problems))
+            n = len(problems)
+            self._refuse(
+                self.eps_error,
+                refusal_text(problems),
+                f"Not ready to run: {n} problem{'s' if n != 1 else ''}, listed under \u201cBefore you run\u201d.",
+            )
             return None
         try:
             eps = parse_epsilon_text(self.eps_edit.text())

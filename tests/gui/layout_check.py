@@ -1,0 +1,102 @@
+"""What a person would see cut or squashed in a window (issue 24's layout test): the checks, shared by the
+test and by anyone looking at a panel.
+
+- a visible single-line label (or a line of a multi-line one) whose text is wider than the label, unless it
+  is an ``ElidedLabel`` (drawn with an ellipsis, all of it in its tooltip) or its tooltip holds the text;
+- a visible button, check box or radio button narrower than its text needs (its size hint), or a combo
+  box whose chosen text does not fit (unless its tooltip holds it);
+- a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
+- a visible word-wrapped label shorter than its text needs at its width.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6 import QtGui, QtWidgets
+
+from dpstudio.gui.widgets.elided_label import ElidedLabel
+
+SLACK = 2  # pixels: rounding
+
+
+def _plain(label: QtWidgets.QLabel) -> str:
+    text = label.text()
+    if label.textFormat() == QtGui.Qt.RichText or (
+        label.textFormat() == QtGui.Qt.AutoText and QtGui.Qt.mightBeRichText(text)
+    ):
+        doc = QtGui.QTextDocument()
+        doc.setHtml(text)
+        return doc.toPlainText()
+    return re.sub("&(?!&)", "", text) if label.buddy() is not None else text
+
+
+def _visible(w: QtWidgets.QWidget, top: QtWidgets.QWidget) -> bool:
+    if not w.isVisibleTo(top) or w.width() <= 0 or w.height() <= 0:
+        return False
+    # inside a scroll area the widget may be out of view: still a problem only if cut in its own box
+    return True
+
+
+def problems(top: QtWidgets.QWidget) -> list[str]:
+    out = []
+    for label in top.findChildren(QtWidgets.QLabel):
+        if not _visible(label, top) or isinstance(label, ElidedLabel) or not label.pixmap().isNull():
+            continue
+        if label.wordWrap():
+            need = label.heightForWidth(label.width())
+            if need > label.height() + SLACK and _plain(label).strip():
+                out.append(
+                    f"wrapped label cut: {_plain(label)[:60]!r} needs {need} px high, has {label.height()} ({_where(label)})"
+                )
+            continue
+        if label.metaObject().className() not in ("QLabel",):
+            continue
+        fm = label.fontMetrics()
+        room = (
+            label.contentsRect().width() - 2 * label.margin() - label.indent()
+            if label.indent() > 0
+            else (label.contentsRect().width() - 2 * label.margin())
+        )
+        for line in _plain(label).splitlines():
+            need = fm.horizontalAdvance(line)
+            if line and need > room + SLACK and line not in label.toolTip():
+                out.append(f"label cut: {line[:60]!r} needs {need} px, has {room} ({_where(label)})")
+    for b in top.findChildren(QtWidgets.QAbstractButton):
+        if not _visible(b, top) or not b.text() or isinstance(b, QtWidgets.QToolButton):
+            continue
+        hint = b.sizeHint()
+        if hint.width() > b.width() + SLACK:
+            out.append(f"button cut: {b.text()[:60]!r} needs {hint.width()} px, has {b.width()} ({_where(b)})")
+    for box in top.findChildren(QtWidgets.QComboBox):
+        if not _visible(box, top) or box.isEditable() or not box.currentText():
+            continue
+        opt = QtWidgets.QStyleOptionComboBox()
+        box.initStyleOption(opt)
+        room = box.style().subControlRect(QtWidgets.QStyle.CC_ComboBox, opt, QtWidgets.QStyle.SC_ComboBoxEditField, box)
+        need = box.fontMetrics().horizontalAdvance(box.currentText())
+        if need > room.width() + SLACK and box.currentText() not in box.toolTip():
+            out.append(f"choice cut: {box.currentText()[:60]!r} needs {need} px, has {room.width()} ({_where(box)})")
+    for c in top.findChildren(QtWidgets.QWidget):
+        if not isinstance(
+            c, (QtWidgets.QLineEdit, QtWidgets.QComboBox, QtWidgets.QAbstractSpinBox, QtWidgets.QPushButton)
+        ):
+            continue
+        if not _visible(c, top) or isinstance(c.parentWidget(), (QtWidgets.QAbstractSpinBox, QtWidgets.QComboBox)):
+            continue  # a spin box's or combo box's own line edit: the box is checked
+        need = c.minimumSizeHint().height()
+        if c.height() + SLACK < need:
+            name = c.accessibleName() or getattr(c, "text", lambda: "")() or c.objectName() or type(c).__name__
+            out.append(f"squashed: {name[:40]!r} is {c.height()} px high, needs {need} ({_where(c)})")
+    return out
+
+
+def _where(w: QtWidgets.QWidget) -> str:
+    names = []
+    p = w.parentWidget()
+    while p is not None and len(names) < 3:
+        n = p.objectName() or p.accessibleName()
+        if n:
+            names.append(n)
+        p = p.parentWidget()
+    return " < ".join(names) or type(w).__name__

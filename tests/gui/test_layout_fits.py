@@ -1,0 +1,98 @@
+"""Issue 24's layout test: every tab at 1280x800 and 1920x1080, in teaching and release mode, on the sample
+after a run and on a new file with many readiness problems, with nothing cut or squashed
+(``tests/gui/layout_check.py``) and the window never resizing itself. On the main of 2026-11-26 (58503aa) the
+new-file case failed: Run refused with a 14-item message that became a 10-line bar and squashed the epsilon
+field and Run to 8-9 px."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6 import QtWidgets
+
+from dpstudio.gui.widgets.elided_label import ElidedLabel
+from dpstudio.model.project import RELEASE, TEACHING
+from tests.gui.layout_check import problems
+from tests.gui.test_newcomer_path import make_ready_like_the_demo
+from tests.gui.test_run_epsilon import Answer
+
+SIZES = [(1280, 800), (1920, 1080)]
+
+
+def walk(qtbot, window, size, what: str) -> list[str]:
+    """Every tab's problems, each prefixed with where it was seen; the window must keep ``size``."""
+    found = []
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        qtbot.wait(30)
+        found += [f"{what}, {window.tabs.tabText(i)}: {p}" for p in problems(window)]
+        assert (window.width(), window.height()) == size, f"{what}, {window.tabs.tabText(i)}: the window resized"
+    return found
+
+
+def test_the_checker_sees_cut_and_squashed_controls(qtbot):
+    box = QtWidgets.QWidget()
+    qtbot.addWidget(box)
+    lay = QtWidgets.QVBoxLayout(box)
+    cut = QtWidgets.QLabel("a label far too long for the narrow box it sits in")
+    cut.setMinimumWidth(10)
+    cut.setSizePolicy(QtWidgets.QSizePolicy.Ignored, QtWidgets.QSizePolicy.Preferred)
+    elided = ElidedLabel("an elided label far too long for the narrow box it sits in")
+    button = QtWidgets.QPushButton("A button with a long text")
+    button.setFixedWidth(40)
+    edit = QtWidgets.QLineEdit("x")
+    edit.setFixedHeight(6)
+    for w in (cut, elided, button, edit):
+        lay.addWidget(w)
+    box.setFixedWidth(80)
+    box.show()
+    qtbot.waitExposed(box)
+    found = problems(box)
+    assert any("label cut" in p and "a label far" in p for p in found)
+    assert any("button cut" in p for p in found) and any("squashed" in p for p in found)
+    assert not any("an elided label" in p for p in found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_tab_fits_on_the_sample_after_a_run_in_both_modes(qtbot, window, size):
+    window.resize(*size)
+    p = window.project
+    window.panels["Data"].open_sample()
+    qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    make_ready_like_the_demo(window)
+    algorithm = window.show_panel("Algorithm")
+    algorithm.set_param("steps", 3)
+    algorithm.run_button.click()
+    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
+    found = walk(qtbot, window, size, "sample, teaching, after a run")
+    window.set_mode(RELEASE)
+    window.show_panel("Algorithm")
+    algorithm.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
+    algorithm.run_button.click()
+    qtbot.waitUntil(lambda: p.can_export and not window.runner.busy, timeout=300000)
+    found += walk(qtbot, window, size, "sample, release, after a run")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_tab_fits_on_a_new_file_with_many_readiness_problems(qtbot, window, tmp_path, size):
+    window.resize(*size)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {f"a_rather_long_column_header_number_{i}": rng.choice(["x", "y", "?"], 300) for i in range(14)}
+    )
+    frame["score"] = rng.normal(50, 10, 300)
+    frame.to_csv(tmp_path / "new.csv", index=False)
+    p = window.project
+    window.panels["Data"].open_file(tmp_path / "new.csv")
+    qtbot.waitUntil(lambda: p.frame is not None, timeout=60000)
+    found = []
+    for mode in (RELEASE, TEACHING):
+        window.set_mode(mode)
+        algorithm = window.show_panel("Algorithm")
+        algorithm.run_button.click()  # refused: the readiness list goes to the window's message
+        qtbot.wait(30)
+        assert window.message_bar.isVisible() and "not ready" in window.message_label.text()
+        found += walk(qtbot, window, size, f"new file, {mode}, Run refused")
+    assert not found, "\n".join(found)

@@ -52,6 +52,14 @@ DOC_TITLES = {
     "datasets.md": "Data sets",
     "anonymize.md": "Syntactic anonymization",
     "packaging.md": "Packaging",
+    "stream.md": "Streams of counts",
+    "scale.md": "Tables larger than memory",
+    "api.md": "Python API",
+    "ALGORITHMS.md": "Specification: the algorithms",
+    "STREAMING.md": "Specification: streams",
+    "SYNTACTIC.md": "Specification: syntactic models",
+    "DESIGN.md": "Design notes",
+    "OPENDP_NOTES.md": "OpenDP calls, verified",
 }
 
 
@@ -73,7 +81,17 @@ def doc_files() -> list[Path]:
 
 
 def doc_title(path: Path) -> str:
-    return DOC_TITLES.get(path.name, path.stem)
+    """The menu's words for a document: its known title, else its first heading (never a bare file name)."""
+    if path.name in DOC_TITLES:
+        return DOC_TITLES[path.name]
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# "):
+                    return line[2:].strip().split(":")[0][:60]
+    except OSError:
+        pass
+    return path.stem.replace("_", " ").replace("-", " ").capitalize()
 
 
 class HelpWindow(QtWidgets.QDialog):

@@ -106,7 +106,7 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ),
         ParamSpec(
             "numeric_attributes",
-            "numeric attributes",
+            "how many attributes are numbers",
             "int",
             1,
             lo=0,
@@ -547,13 +547,17 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
             Figure(
                 "odds for a score lead of 10",
                 _exp(eps_sel * 10 / (2 * du)),
-                "how much likelier a candidate scoring 10 more is chosen (Max score, Du = 1)",
+                "how much likelier a split scoring 10 more is chosen (the Max score changes by at most 1 per person)",
             )
         )
         if alg == "diffgen":
             ec = float(plan.share("count"))
             out.append(
-                Figure("count noise variance per cell", 2 / ec**2, f"Laplace(1/eps_c), eps_c = {ec:.4g}: 2/eps_c^2")
+                Figure(
+                    "count noise variance per cell",
+                    2 / ec**2,
+                    f"noise of scale 1/\u03b5 with \u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2",
+                )
             )
         else:
             levels = [float(s) for s in plan.level_shares()]
@@ -563,31 +567,41 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
                     Figure(
                         "node variance on any level: at least",
                         2 / ec**2,
-                        f"the run chooses the levels' shares of eps_c = {ec:.4g} for the released tree's shape: a "
+                        f"the run chooses the levels' shares of the counts' \u03b5 = {ec:.4g} for the released tree's shape: a "
                         "level given all of it has this variance, a level given less has more (much more on "
                         "the levels it gives almost nothing); the ledger and the Watch show the shares that ran",
                     )
                 )
             else:
                 for l, e in enumerate(levels):
-                    out.append(Figure(f"node variance at level {l}", 2 / e**2, f"eps = {e:.4g}: 2/eps^2"))
+                    out.append(Figure(f"node variance at level {l}", 2 / e**2, f"\u03b5 = {e:.4g}: 2/\u03b5\u00b2"))
             out.append(
                 Figure(
                     "leaf-only release: variance per cell",
                     2 / ec**2,
-                    f"all of eps_c = {ec:.4g} on the leaves (the comparison baseline)",
+                    f"all of the counts' \u03b5 = {ec:.4g} on the leaves (the comparison baseline)",
                 )
             )
     elif alg == "maxgddp":
         levels = [float(s) for s, k in zip(plan.shares, plan.kinds) if k == "selection"]
         for l, e in enumerate(levels):
-            out.append(Figure(f"noisy-max epsilon at level {l}", e, f"report-noisy-max, noise scale 1/{e:.4g}"))
+            out.append(
+                Figure(
+                    f"budget for choosing the split at level {l}",
+                    e,
+                    f"the best split is picked after adding noise of scale 1/{e:.4g} to each score",
+                )
+            )
         ec = float(plan.share("count"))
-        out.append(Figure("count noise variance per cell", 2 / ec**2, f"eps2 = {ec:.4g}: 2/eps2^2"))
+        out.append(
+            Figure(
+                "count noise variance per cell", 2 / ec**2, f"\u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2"
+            )
+        )
     elif alg == "flat":
         n = int(p["bins"])
         e = float(plan.epsilon)
-        out.append(Figure("variance per bin", 2 / e**2, "Laplace(1/eps): 2/eps^2"))
+        out.append(Figure("variance per bin", 2 / e**2, "noise of scale 1/\u03b5: variance 2/\u03b5\u00b2"))
         out.append(
             Figure(
                 "all-range mean squared error",

@@ -35,7 +35,7 @@ def _run(panel, qtbot, *, qi=QI5, k=5, algorithm="optimal", metric="dm", suppres
     panel.set_qi(qi)
     panel.k_spin.setValue(k)
     panel.algorithm_combo.setCurrentText(algorithm)
-    panel.metric_combo.setCurrentText(metric)
+    panel.metric_combo.setCurrentIndex(panel.metric_combo.findData(metric))
     panel.suppression.setValue(suppression)
     with qtbot.waitSignal(panel.finished, timeout=120000):
         QTest.mouseClick(panel.run_button, Qt.LeftButton)

@@ -188,3 +188,13 @@ def test_ledger_step_stays_readable_beside_the_tree_with_a_parallel_group(qtbot)
         if COLUMNS[c] in ("epsilon", "sensitivity", "scale"):  # every number fits its column
             for r in range(table.rowCount()):
                 assert fm.horizontalAdvance(table.item(r, c).text()) <= header.sectionSize(c), (COLUMNS[c], r)
+
+
+def test_the_documentation_menu_names_every_document_in_words():
+    """Issue 24 item 8: the Docs menu said "scale" and "stream" (file names)."""
+    from dpstudio.gui.help import doc_files, doc_title
+
+    files = doc_files()
+    assert {"stream.md", "scale.md"} <= {p.name for p in files}
+    for p in files:
+        assert doc_title(p) not in (p.stem, p.name) and doc_title(p)[0].isupper(), p.name

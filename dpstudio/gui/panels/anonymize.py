@@ -30,13 +30,25 @@ from dpstudio.model.project import QUASI_IDENTIFIER, Project
 NONE = "(none)"
 OFF = "off"
 SAME_ATTRIBUTE = "(same)"
+# the metrics in words (the command line's names in brackets)
+METRIC_WORDS = {
+    "dm": "discernibility (dm)",
+    "dm-star": "discernibility, no suppression penalty (dm-star)",
+    "entropy": "non-uniform entropy (entropy)",
+    "cm": "classification error (cm)",
+    "avg": "average class size (avg)",
+    "loss": "information loss (loss)",
+}
 # the side-by-side's rows, with one definition each (model.anonymize_compare)
 SIDE_ROWS = (
     ("accuracy", "Share of the test file's rows whose class the tree trained on the output predicts"),
     ("cells", "Every combination of generalized values, empty ones included (Compare's leaf partitions)"),
     ("classes", "Non-empty cells (equivalence classes); for the DP release, noisy size above 0"),
-    ("C_DM", "Discernibility: the sum of squared class sizes (plus n per suppressed row); lower is finer"),
-    ("C_AVG", "Average class size over k: rows / classes / k; 1 is the finest k allows"),
+    (
+        "discernibility (C_DM)",
+        "Discernibility: the sum of squared class sizes (plus n per suppressed row); lower is finer",
+    ),
+    ("average class size / k (C_AVG)", "Average class size over k: rows / classes / k; 1 is the finest k allows"),
 )
 
 
@@ -155,7 +167,8 @@ class AnonymizePanel(QtWidgets.QWidget):
             "sizes; entropy: non-uniform entropy; cm: classification (the class attribute); "
             "avg: average class size; loss",
         )
-        self.metric_combo.addItems(list(aj.METRICS))
+        for key in aj.METRICS:
+            self.metric_combo.addItem(METRIC_WORDS[key], key)
         form.addRow("Metric", self.metric_combo)
         buttons = QtWidgets.QHBoxLayout()
         self.run_button = _named(QtWidgets.QPushButton("Run"), "run anonymization")
@@ -501,12 +514,12 @@ class AnonymizePanel(QtWidgets.QWidget):
             qi,
             self.k_spin.value(),
             self.algorithm_combo.currentText(),
-            self.metric_combo.currentText(),
+            self.metric_combo.currentData(),
             round(self.suppression.value(), 6),
             sensitive,
             None if lk == OFF else (lk, l_value, self.c_value.value()),
             None if tk == OFF else (tk, self.t_value.value()),
-            self.project.class_attribute if self.metric_combo.currentText() == "cm" else None,
+            self.project.class_attribute if self.metric_combo.currentData() == "cm" else None,
             t_sensitive=None if t_attr in ("", SAME_ATTRIBUTE) else t_attr,
             missing_token=self.project.missing_token,
         )
@@ -608,7 +621,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.outcome = out
         s = out.settings
         parts = [
-            f"<b>{s.algorithm}</b>: {s.metric} = {out.metric:,.6g}",
+            f"<b>{s.algorithm}</b>: {METRIC_WORDS[s.metric]} = {out.metric:,.6g}",
             f"{out.classes:,} equivalence classes",
             f"{out.suppressed:,} rows suppressed",
             f"{len(out.table):,} rows released",
@@ -656,7 +669,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         state = self.lattice.status.get(tuple(levels), UNKNOWN)
         self.node_info.setText(
             f"<b>node {tuple(levels)}</b> ({state}): {'satisfies' if r.satisfies else 'does not satisfy'} the "
-            f"model; {s.metric} = {r.metric:,.6g}; {r.classes:,} classes; {r.suppressed:,} rows suppressed<br>"
+            f"model; {METRIC_WORDS[s.metric]} = {r.metric:,.6g}; {r.classes:,} classes; {r.suppressed:,} rows suppressed<br>"
             "levels: " + ", ".join(f"{a} {v}" for a, v in zip(s.qi, levels))
         )
         self.node_result = r

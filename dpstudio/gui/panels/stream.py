@@ -41,6 +41,23 @@ from dpstudio.model.stream_session import COUNTS, EVENTS, ILINET, StreamSource, 
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"
+# the mechanisms and groupings in words (the command line's names in brackets; the tooltips say more)
+MECHANISM_WORDS = {
+    "swm": "sliding windows, each a fresh query (swm)",
+    "tpm": "each count noised once (tpm)",
+    "asm": "adaptive sampling, ASM-DP (asm)",
+    "binary": "binary counting, per event (binary)",
+    "fast": "Kalman filter sampling, FAST (fast)",
+    "bd": "budget distribution (bd)",
+    "ba": "budget absorption (ba)",
+    "uniform": "uniform budget per step (uniform)",
+}
+GROUPING_WORDS = {
+    "noisefirst": "groups of similar values, as many as help (noisefirst)",
+    "seed": "a fixed number of groups (seed)",
+    "approx": "a fixed number of groups, faster (approx)",
+    "none": "no grouping (none)",
+}
 COMPARE_EPSILONS = EPSILONS
 MECHANISM_COLOURS = {
     "swm": "#4a7fc1",
@@ -114,14 +131,14 @@ class StreamPanel(QtWidgets.QWidget):
         self.window_box.setAccessibleName("Window size w")
         self.mechanism_combo = QtWidgets.QComboBox()
         for m, text in MECHANISMS.items():
-            self.mechanism_combo.addItem(m, m)
+            self.mechanism_combo.addItem(MECHANISM_WORDS[m], m)
             self.mechanism_combo.setItemData(self.mechanism_combo.count() - 1, text, QtCore.Qt.ToolTipRole)
         self.mechanism_combo.addItem(f"literal ASM ({NOT_DP})", LITERAL_ASM)
         self.mechanism_combo.setCurrentIndex(self.mechanism_combo.findData("tpm"))
         self.mechanism_combo.setAccessibleName("Mechanism")
         self.grouping_combo = QtWidgets.QComboBox()
         for g in MODES:
-            self.grouping_combo.addItem(g, g)
+            self.grouping_combo.addItem(GROUPING_WORDS[g], g)
         self.grouping_combo.setAccessibleName("Grouping of each window")
         self.recommendation = None  # the last model.stream_recommend.Recommendation shown
         self.eps_edit = QtWidgets.QLineEdit("1")

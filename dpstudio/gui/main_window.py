@@ -496,6 +496,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_banner()
         else:
             self._update_title()
+        if field == "data":
+            self.clear_message()  # the previous file's messages do not describe this one
 
     def _update_title(self) -> None:
         name = self.project.path.name if self.project.path else "untitled"

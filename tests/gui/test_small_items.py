@@ -198,3 +198,12 @@ def test_the_documentation_menu_names_every_document_in_words():
     assert {"stream.md", "scale.md"} <= {p.name for p in files}
     for p in files:
         assert doc_title(p) not in (p.stem, p.name) and doc_title(p)[0].isupper(), p.name
+
+
+def test_a_new_file_clears_the_previous_files_message(qtbot, window, small_csv):
+    """Issue 24 item 5: old errors stayed in the status bar after a file change."""
+    window.show_error("not ready to run: the previous file's taxonomy misses 'x'")
+    window.panels["Data"].open_file(small_csv)
+    qtbot.waitUntil(lambda: window.project.frame is not None, timeout=30000)
+    assert "previous file" not in window.message_label.text()
+    assert "small.csv" in window.message_label.text()  # what is shown now is about the new file

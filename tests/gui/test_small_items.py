@@ -207,3 +207,18 @@ def test_a_new_file_clears_the_previous_files_message(qtbot, window, small_csv):
     qtbot.waitUntil(lambda: window.project.frame is not None, timeout=30000)
     assert "previous file" not in window.message_label.text()
     assert "small.csv" in window.message_label.text()  # what is shown now is about the new file
+
+
+def test_a_live_release_runs_gauge_says_the_budget_was_charged_first(qtbot, window):
+    """Issue 24 item 5: the Watch read "spent 0" during a release run already charged to the store."""
+    watch = window.panels["Watch"]
+    window.project.set_mode("release")
+    watch.live = True
+    watch._ledger_key = None
+    watch._side_drawn = 0.0
+    watch._refresh()
+    assert "charged before the run" in watch.ledger.gauge.format()
+    watch.live = False
+    watch._ledger_key = None
+    watch._refresh()
+    assert "charged" not in watch.ledger.gauge.format()

@@ -112,7 +112,7 @@ def test_release_run_without_declared_classes_is_refused_pointing_at_the_control
     click_run(qtbot, panel)
     qtbot.wait(50)
     assert answer.boxes == [] and window.project.result is None  # nothing asked, nothing spent
-    assert "Data panel (Class values)" in panel.eps_error.text()
+    assert "Data panel (Class values)" in panel.last_error
     assert window.tabs.currentWidget() is panel and window.project.release_ledger is None
 
 
@@ -180,5 +180,5 @@ def test_a_second_project_on_the_same_records_sees_what_was_spent(qtbot, window,
     panel.exec_dialog = answer
     click_run(qtbot, panel)
     qtbot.wait(50)
-    assert answer.boxes == [] and "dataset 'people': a release of epsilon 1 does not fit" in panel.eps_error.text()
+    assert answer.boxes == [] and "dataset 'people': a release of epsilon 1 does not fit" in panel.last_error
     assert window.tabs.currentWidget() is panel

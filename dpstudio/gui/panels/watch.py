@@ -486,10 +486,11 @@ class WatchPanel(QtWidgets.QWidget):
         if self.candidates.isVisible() != has_steps and self.isVisible():
             self.candidates.setVisible(has_steps)
         total = self._total_epsilon()
-        ledger_key = (len(st.spends), st.spends[-1] if st.spends else None, total)
+        charged = self.live and not getattr(self.project, "teaching", True)  # a release run: paid up front
+        ledger_key = (len(st.spends), st.spends[-1] if st.spends else None, total, charged)
         if ledger_key != self._ledger_key and side_due:
             self._ledger_key = ledger_key
-            self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12))
+            self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12), charged)
         ev = st.last_event
         what = ev.kind if ev is not None else "start"
         extra = ""

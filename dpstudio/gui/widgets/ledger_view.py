@@ -78,12 +78,14 @@ class LedgerView(QtWidgets.QWidget):
             return
         self.set_entries(list(ledger.entries), float(ledger.spent), float(ledger.total))
 
-    def set_spends(self, spends, total: float) -> None:
-        """``spends``: the ``BudgetSpent`` events so far (replay state)."""
+    def set_spends(self, spends, total: float, charged: bool = False) -> None:
+        """``spends``: the ``BudgetSpent`` events so far (replay state). ``charged``: a release run, whose
+        whole epsilon was charged to the dataset's lifetime budget before it started (the gauge says so, so
+        that its steps' "spent" is not read as nothing spent)."""
         spent = float(spends[-1].spent_total) if spends else 0.0
-        self.set_entries([s.spend for s in spends], spent, total)
+        self.set_entries([s.spend for s in spends], spent, total, charged)
 
-    def set_entries(self, entries, spent: float, total: float) -> None:
+    def set_entries(self, entries, spent: float, total: float, charged: bool = False) -> None:
         same_prefix = len(entries) >= len(self.entries) and entries[: len(self.entries)] == self.entries
         if not same_prefix:
             self.table.setRowCount(0)
@@ -109,4 +111,7 @@ class LedgerView(QtWidgets.QWidget):
         self.spent, self.total = float(spent), float(total)
         frac = 0.0 if total <= 0 else min(1.0, spent / total)
         self.gauge.setValue(int(round(frac * 1000)))
-        self.gauge.setFormat(f"spent {spent:.4g} of epsilon {total:.4g}")
+        if charged:
+            self.gauge.setFormat(f"all of epsilon {total:.4g} charged before the run; its steps so far: {spent:.4g}")
+        else:
+            self.gauge.setFormat(f"spent {spent:.4g} of epsilon {total:.4g}")

@@ -116,12 +116,15 @@ class Worker(QtCore.QRunnable):
     def _end(self, outcome: str, payload: Any = None) -> None:
         self.outcome = outcome
         self.done.set()  # before emitting: a slot may start the next job at once
-        if outcome == "cancelled":
-            self.signals.cancelled.emit()
-        elif outcome == "failed":
-            self.signals.failed.emit(payload)
-        else:
-            self.signals.finished.emit(payload)
+        try:
+            if outcome == "cancelled":
+                self.signals.cancelled.emit()
+            elif outcome == "failed":
+                self.signals.failed.emit(payload)
+            else:
+                self.signals.finished.emit(payload)
+        except RuntimeError:  # the window (and the signals' owner) closed while the job ran: nobody to tell
+            pass
 
     def _run_function(self):
         last = [0.0]

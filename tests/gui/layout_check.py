@@ -6,7 +6,8 @@ test and by anyone looking at a panel.
 - a visible button, check box or radio button narrower than its text needs (its size hint), or a combo
   box whose chosen text does not fit (unless its tooltip holds it);
 - a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
-- a visible word-wrapped label shorter than its text needs at its width.
+- a visible word-wrapped label shorter than its text needs at its width;
+- an empty line edit whose placeholder is cut (unless its tooltip holds it).
 """
 
 from __future__ import annotations
@@ -68,6 +69,18 @@ def problems(top: QtWidgets.QWidget) -> list[str]:
         hint = b.sizeHint()
         if hint.width() > b.width() + SLACK:
             out.append(f"button cut: {b.text()[:60]!r} needs {hint.width()} px, has {b.width()} ({_where(b)})")
+    for edit in top.findChildren(QtWidgets.QLineEdit):
+        hint = edit.placeholderText()
+        if (
+            not _visible(edit, top)
+            or edit.text()
+            or not hint
+            or isinstance(edit.parentWidget(), QtWidgets.QAbstractSpinBox)
+        ):
+            continue
+        need = edit.fontMetrics().horizontalAdvance(hint) + 8  # the frame's and the text's margins
+        if need > edit.width() + SLACK and hint not in edit.toolTip():
+            out.append(f"placeholder cut: {hint[:60]!r} needs {need} px, has {edit.width()} ({_where(edit)})")
     for box in top.findChildren(QtWidgets.QComboBox):
         if not _visible(box, top) or box.isEditable() or not box.currentText():
             continue

@@ -149,7 +149,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.dataset_name_edit = QtWidgets.QLineEdit()
         self.dataset_name_edit.setPlaceholderText("dataset name")
         self.dataset_total_edit = QtWidgets.QLineEdit()
-        self.dataset_total_edit.setPlaceholderText("lifetime total epsilon")
+        self.dataset_total_edit.setPlaceholderText("total \u03b5")
+        self.dataset_total_edit.setToolTip("The dataset's lifetime total epsilon: every release on it spends from this")
         self.dataset_apply = QtWidgets.QPushButton("Set\u2026")
         self.dataset_apply.setToolTip("name this dataset and set or raise its lifetime budget (asks first)")
         for w in (self.dataset_name_edit, self.dataset_total_edit, self.dataset_apply):

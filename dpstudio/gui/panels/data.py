@@ -250,8 +250,10 @@ class DataPanel(QtWidgets.QWidget):
             self.kind_combo.addItem(text, kind)
         self.kind_combo.activated.connect(lambda _i: self._on_kind())
         self.resolution_edit = QtWidgets.QLineEdit()
-        self.resolution_edit.setPlaceholderText("resolution (empty: default)")
-        self.resolution_edit.setToolTip("continuous: split points lie on lower bound + k x resolution")
+        self.resolution_edit.setPlaceholderText("resolution")
+        self.resolution_edit.setToolTip(
+            "continuous: split points lie on lower bound + k x resolution (empty: the default resolution)"
+        )
         self.resolution_edit.returnPressed.connect(self._on_kind)
         self.kind_propose = QtWidgets.QPushButton("Propose from the data")
         self.kind_propose.setToolTip("integer if every value is a whole number: derived from the data, not private")
@@ -271,8 +273,9 @@ class DataPanel(QtWidgets.QWidget):
         clay = QtWidgets.QVBoxLayout(class_box)
         crow = QtWidgets.QHBoxLayout()
         self.classes_edit = QtWidgets.QLineEdit()
-        self.classes_edit.setPlaceholderText(
-            'every value the class can take, separated by commas ("a, b" for a value with a comma)'
+        self.classes_edit.setPlaceholderText("value, value, ...")
+        self.classes_edit.setToolTip(
+            'Every value the class can take, separated by commas ("a, b" for a value with a comma)'
         )
         self.classes_edit.returnPressed.connect(lambda: self.declare_classes())
         self.classes_button = QtWidgets.QPushButton("Declare")

@@ -153,3 +153,10 @@ def test_the_sidecar_carries_the_recommendation_from_public_inputs(tmp_path):
     rec = out.sidecar["recommendation"]
     assert rec["mechanism"] == "tpm" and rec["reason"] == recommend(60, 12, 1).reason
     assert "recommended: TPM" in out.stdout
+
+
+def test_the_owners_report_says_none_rather_than_about_zero():
+    from dpstudio.io.event_stream import EventReport
+
+    words = EventReport(5000, 4800, 200, 0).words()
+    assert "none outside the range" in words and "about 200 over the per-person cap" in words

@@ -158,7 +158,7 @@ def run(args) -> int:
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
-    from dpstudio.model.stream_recommend import GUARANTEE, recommend
+    from dpstudio.model.stream_recommend import advice
 
     check_store_options(args)
     try:
@@ -187,8 +187,7 @@ def run(args) -> int:
         )
         ledger, budget = setup.ledger, setup.budget
         result = release_stream(counts, params, setup.noise, ledger)
-        rec = recommend(result.horizon, params.window, eps, params.cap, GUARANTEE[params.mechanism])
-        advice = {"mechanism": rec.mechanism, "reason": rec.reason, "from": "public inputs only (T, w, epsilon, K)"}
+        rec, advice_entry = advice(params, result.horizon)
         csv_path, json_path = write_stream_release(
             args.out,
             result,
@@ -196,7 +195,7 @@ def run(args) -> int:
             source,
             None,
             args.overwrite,
-            extra={"dataset_budget": budget, "recommendation": advice},
+            extra={"dataset_budget": budget, "recommendation": advice_entry},
         )
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None

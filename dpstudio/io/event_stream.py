@@ -39,11 +39,13 @@ class EventReport:
     dropped_outside: int  # outside [start, end), or without a person or a readable time
 
     def words(self) -> str:
+        def about(n: int) -> str:
+            return "none" if n == 0 else f"about {_rounded(n)}"
+
         return (
             f"about {_rounded(self.events_read)} events read, {_rounded(self.events_counted)} counted; "
-            f"dropped: about {_rounded(self.dropped_over_cap)} over the per-person cap, about "
-            f"{_rounded(self.dropped_outside)} outside the range or without a person or time "
-            "(for you only: not in the release)"
+            f"dropped: {about(self.dropped_over_cap)} over the per-person cap, {about(self.dropped_outside)} "
+            "outside the range or without a person or time (for you only: not in the release)"
         )
 
 

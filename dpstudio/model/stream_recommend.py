@@ -74,4 +74,20 @@ def recommend(horizon: int, window: int, epsilon, cap: int = 1, guarantee: str =
     return Recommendation(best, guarantee, figures, reason)
 
 
-__all__ = ["DATA_DEPENDENT", "EVENT_LEVEL", "GUARANTEE", "USER_LEVEL", "Recommendation", "recommend", "same_guarantee"]
+def advice(params, horizon: int) -> tuple[Recommendation, dict]:
+    """The recommendation for a run's public parameters and the sidecar's ``recommendation`` entry (the
+    command and the Stream panel's export write the same)."""
+    rec = recommend(horizon, params.window, params.checked_epsilon(), int(params.cap), GUARANTEE[params.mechanism])
+    return rec, {"mechanism": rec.mechanism, "reason": rec.reason, "from": "public inputs only (T, w, epsilon, K)"}
+
+
+__all__ = [
+    "advice",
+    "DATA_DEPENDENT",
+    "EVENT_LEVEL",
+    "GUARANTEE",
+    "USER_LEVEL",
+    "Recommendation",
+    "recommend",
+    "same_guarantee",
+]

@@ -6,6 +6,8 @@ field and Run to 8-9 px."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +15,7 @@ from PySide6 import QtWidgets
 
 from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.model.project import RELEASE, TEACHING
+from dpstudio.model.stream_session import EVENTS, StreamSource
 from tests.gui.layout_check import problems
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
 from tests.gui.test_run_epsilon import Answer
@@ -87,6 +90,13 @@ def test_every_tab_fits_on_a_new_file_with_many_readiness_problems(qtbot, window
     p = window.project
     window.panels["Data"].open_file(tmp_path / "new.csv")
     qtbot.waitUntil(lambda: p.frame is not None, timeout=60000)
+    # and an event log in the Stream panel, with its long guarantee in people's terms and a cap of 2
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 365 * 24 * 60, 5000), unit="min")
+    pd.DataFrame({"customer": rng.integers(0, 300, 5000), "ts": when.astype(str)}).to_csv(
+        tmp_path / "ev.csv", index=False
+    )
+    source = StreamSource(EVENTS, tmp_path / "ev.csv", start="2024-01-01", end="2025-01-06", time_column="ts")
+    assert window.panels["Stream"].set_source(replace(source, user="customer", bucket="week", cap=2))
     found = []
     for mode in (RELEASE, TEACHING):
         window.set_mode(mode)

@@ -323,6 +323,6 @@ def test_after_a_run_the_panel_shows_the_estimated_error_of_a_window(qtbot, pane
     run_and_wait(qtbot, panel)
     est = panel.result.error["estimated_window_error"]
     assert est is not None and f"{est:.3g}" in panel.error_label.text()
-    assert "post-processing" in panel.error_label.toolTip()
+    assert "post-processing" in panel.error_label.toolTip() and f"{est:.3g}" in panel.error_label.toolTip()
     panel.project.set_mode(RELEASE)  # the run is cleared, and so is its figure
     assert panel.error_label.text() == ""

@@ -15,7 +15,7 @@ from PySide6 import QtWidgets
 from dpstudio.io.event_stream import bucket_events
 from dpstudio.model.project import RELEASE, Project
 from tests.gui.test_run_epsilon import Answer
-from tests.gui.test_stream_panel import run_and_wait
+from tests.gui.test_stream_panel import choose, run_and_wait
 
 
 @pytest.fixture
@@ -85,6 +85,10 @@ def test_an_event_log_released_by_clicks(qtbot, panel, monkeypatch, tmp_path):
     assert side["source"]["source"] == "event log" and side["source"]["per_bucket_cap"] == 1
     assert "at most 1 event a week" in side["source"]["guarantee_in_people"]
     assert side["dataset_budget"]["tracked"] is True
+    assert side["recommendation"]["mechanism"] == "tpm" and "public inputs" in side["recommendation"]["from"]
+    assert panel.export_note.text().startswith("wrote weekly_release.csv and weekly_release.json")
+    choose(panel.mechanism_combo, "binary")  # the run shown keeps its guarantee; the next run's is named too
+    assert "(the run shown, tpm); binary, chosen for the next run: event-level" in panel.guarantee_label.text()
     # another stream: the previous run's plot, ledger and export go
     other = tmp_path / "counts.txt"
     other.write_text("\n".join(str(v) for v in range(30, 60)) + "\n")

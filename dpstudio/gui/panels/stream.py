@@ -30,13 +30,14 @@ from dpstudio.core.budget import Ledger, fraction_text
 from dpstudio.core.events import RunFinished
 from dpstudio.core.stream_partition import MODES
 from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused, ReleaseService
 from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
-from dpstudio.model.stream_recommend import GUARANTEE, recommend, same_guarantee
+from dpstudio.model.stream_recommend import GUARANTEE, advice, recommend, same_guarantee
 from dpstudio.model.stream_session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
 from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
 
@@ -205,8 +206,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.export_note = QtWidgets.QLabel()
         self.export_note.setWordWrap(True)
         rlay.addWidget(self.export_note)
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setWordWrap(True)
+        self.error_label = ElidedLabel()
         self.error_label.setAccessibleName("Estimated error of one window")
         rlay.addWidget(self.error_label)
 
@@ -228,15 +228,13 @@ class StreamPanel(QtWidgets.QWidget):
         self.compare_plot.setMinimumHeight(180)
         self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
-        self.compare_note = QtWidgets.QLabel(
+        self.compare_note = ElidedLabel(
             "Solid: analytic (public inputs only). Dashed: measured with "
             "simulation noise against the true counts: simulation, not a release "
             "(teaching mode only)."
         )
-        self.compare_note.setWordWrap(True)
         clay.addWidget(self.compare_note)
-        self.recommend_label = QtWidgets.QLabel()
-        self.recommend_label.setWordWrap(True)
+        self.recommend_label = ElidedLabel()  # one line; the whole reason in its tooltip
         self.recommend_label.setAccessibleName("Recommended mechanism and why")
         clay.addWidget(self.recommend_label)
         self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
@@ -360,7 +358,12 @@ class StreamPanel(QtWidgets.QWidget):
         else:
             text = self.params().guarantee(horizon)
         if self.playback is not None:
-            text = self.playback.guarantee
+            shown = self.run_params.mechanism if self.run_params is not None else None
+            chosen = self.mechanism_combo.currentData()
+            if shown is not None and chosen not in (shown, LITERAL_ASM):
+                text = f"{self.playback.guarantee} (the run shown, {shown}); {chosen}, chosen for the next run: {text}"
+            else:
+                text = self.playback.guarantee
         if self.source is not None and self.source.kind == EVENTS:
             text += f". In people's terms: {self.source.record()['guarantee_in_people']}"
         self.guarantee_label.setText(f"Guarantee: {text}")
@@ -471,7 +474,8 @@ class StreamPanel(QtWidgets.QWidget):
                     else ""
                 )
             )
-        self.error_label.setToolTip(err.get("estimated_window_error_note", ""))
+        note = err.get("estimated_window_error_note", "")
+        self.error_label.setToolTip(f"{self.error_label.text()}\n\n{note}".strip())
 
     # -- playback -------------------------------------------------------------------------------------------
     def show_step(self, k: int) -> None:
@@ -556,19 +560,22 @@ class StreamPanel(QtWidgets.QWidget):
         if not self.can_export():
             self._message("nothing to export: only a release-mode run of a private mechanism can be exported")
             return None
+        _rec, advice_entry = advice(self.run_params, self.result.horizon)
         try:
-            return write_stream_release(
+            paths = write_stream_release(
                 path,
                 self.result,
                 self.ledger,
                 self.run_source.record(),
                 None,
                 overwrite,
-                extra={"dataset_budget": self.budget_record},
+                extra={"dataset_budget": self.budget_record, "recommendation": advice_entry},
             )
         except OutputPathError as exc:
             self._message(str(exc))
             return None
+        self.export_note.setText(f"wrote {paths[0].name} and {paths[1].name} in {paths[0].parent}")
+        return paths
 
     # -- compare --------------------------------------------------------------------------------------------
     def compare_points(self) -> list[tuple]:
@@ -641,6 +648,7 @@ class StreamPanel(QtWidgets.QWidget):
         rec = recommend(horizon, window, eps, self.cap(), GUARANTEE[shown[0]])
         self.recommendation = rec
         self.recommend_label.setText(f"Recommended: {rec.reason}")
+        self.recommend_label.setToolTip(rec.reason)
 
     def measure(self) -> Worker | None:
         """Measured curves (simulation noise against the true counts) at the current points: teaching only."""

@@ -9,6 +9,7 @@ import json
 import math
 
 import pytest
+from PySide6 import QtCore
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -90,6 +91,48 @@ def test_optimal_run_matches_cli_recount_lattice_click_and_export(panel, qtbot, 
     before = (tmp_path / "studio.csv").read_text()
     assert not panel.export_to(tmp_path / "studio.csv")
     assert "already exists" in panel.last_error and (tmp_path / "studio.csv").read_text() == before
+
+
+def test_the_lattice_is_readable_after_a_real_search(panel, qtbot, window):
+    """Issue 24 item 6: after k = 5 on five attributes the lattice was a faint line. Now: every row labelled
+    with its height, dots the same size on screen at any zoom, the chosen and minimal nodes drawn larger and
+    above the others, the path from the bottom to the chosen node drawn, and the wheel zooms."""
+    from PySide6 import QtGui, QtWidgets
+
+    from dpstudio.gui.widgets.lattice_view import COLOURS, DOT, MIN_SCALE
+
+    window.show_panel("Anonymize")
+    _run(panel, qtbot, k=5)
+    out, lat = panel.outcome, panel.lattice
+    heights = [window.project.taxonomies[a].height for a in out.settings.qi]
+    assert lat.height_labels == [f"height {h}" for h in range(sum(heights) + 1)]
+    chosen = lat.items[out.levels]
+    assert chosen.rect().width() == 2 * DOT and chosen.zValue() == 3
+    for n in out.search.minimal:
+        if n != out.levels:
+            assert lat.items[n].rect().width() == 1.5 * DOT and lat.items[n].zValue() == 2
+    flag = QtWidgets.QGraphicsItem.ItemIgnoresTransformations
+    assert all(item.flags() & flag for item in lat.items.values())  # on screen: DOT px at any zoom
+    assert len(lat.path_items) == sum(out.levels)  # one segment per level climbed
+    ends = {(round(line.line().p1().y()), round(line.line().p2().y())) for line in lat.path_items}
+    assert all(a - b == 46 for a, b in ends)  # each segment climbs one row
+    colours = {lat.status[n]: item.brush().color().name() for n, item in lat.items.items()}
+    assert colours["satisfying"] != colours["not satisfying"] and colours["chosen"] == COLOURS["chosen"]
+    assert lat.transform().m11() >= MIN_SCALE - 1e-9
+    before = lat.transform().m11()
+    wheel = QtGui.QWheelEvent(
+        QtCore.QPointF(50, 50),
+        QtCore.QPointF(50, 50),
+        QtCore.QPoint(0, 0),
+        QtCore.QPoint(0, 120),
+        Qt.NoButton,
+        Qt.NoModifier,
+        Qt.NoScrollPhase,
+        False,
+    )
+    QtWidgets.QApplication.sendEvent(lat.viewport(), wheel)
+    assert lat.transform().m11() > before
+    shot(panel, "anonymize-lattice-readable")
 
 
 def test_incognito_with_l_diversity_releases_diverse_classes(panel, qtbot, window, tmp_path):

@@ -7,7 +7,8 @@ test and by anyone looking at a panel.
   box whose chosen text does not fit (unless its tooltip holds it);
 - a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
 - a visible word-wrapped label shorter than its text needs at its width;
-- an empty line edit whose placeholder is cut (unless its tooltip holds it).
+- an empty line edit whose placeholder is cut (unless its tooltip holds it);
+- a pane of a splitter that is shown but collapsed to nothing.
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ def problems(top: QtWidgets.QWidget) -> list[str]:
         hint = b.sizeHint()
         if hint.width() > b.width() + SLACK:
             out.append(f"button cut: {b.text()[:60]!r} needs {hint.width()} px, has {b.width()} ({_where(b)})")
+    for split in top.findChildren(QtWidgets.QSplitter):
+        if not _visible(split, top):
+            continue
+        for i, size in enumerate(split.sizes()):
+            pane = split.widget(i)
+            if size == 0 and pane is not None and not pane.isHidden():
+                name = pane.accessibleName() or pane.objectName() or type(pane).__name__
+                out.append(f"collapsed pane: {name} ({_where(split)})")
     for edit in top.findChildren(QtWidgets.QLineEdit):
         hint = edit.placeholderText()
         if (

@@ -183,7 +183,9 @@ class WatchPanel(QtWidgets.QWidget):
         right.addWidget(self.noise_chart)
         self.ledger = LedgerView()
         right.addWidget(self.ledger)
-        right.setSizes([240, 130, 120, 200])
+        self.ledger.setMinimumHeight(110)
+        right.setChildrenCollapsible(False)  # every pane stays visible (the ledger was collapsed at 1280x800)
+        right.setSizes([240, 110, 120, 120, 200])  # one size per pane: the chart, number line, details, noise, ledger
         split.addWidget(right)
         split.setSizes([700, 420])
         outer.addWidget(split, 1)

@@ -6,13 +6,14 @@ neighbours (D, and D without every event of one person) giving the same non-nois
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from dpstudio.io.event_stream import EventStreamError, bucket_events, public_buckets
-from tests.cli_outputs import integers_in, run_writer, without
+from tests.cli_outputs import integers_in, report_structure, run_writer, without
 from tests.test_cli_stream import STREAM_MECHANISM_OUTPUTS, run_cli
 
 
@@ -65,14 +66,14 @@ def test_the_cli_states_the_guarantee_in_people(tmp_path):
     _events().to_csv(tmp_path / "ev.csv", index=False)
     argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
     argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1", "--out", "out.csv"]
-    out = run_writer(tmp_path, argv)
+    out = run_writer(tmp_path, [*argv, "--report", "out.html"], report="out.html")
     src = out.sidecar["source"]
     assert src["buckets"] == 10 and src["per_bucket_cap"] == 1 and src["bucket"] == "week"
     assert "at most 1 event a week" in src["guarantee_in_people"]
     assert "events read" in out.stderr and "for you only" in out.stderr
     assert "events read" not in (tmp_path / "out.json").read_text()  # the owner's figures stay out of the release
     _, report = bucket_events(tmp_path / "ev.csv", "person", "when", "week", "2024-01-01", "2024-03-11")
-    released = integers_in((tmp_path / "out.json").read_text())
+    released = integers_in((tmp_path / "out.json").read_text()) | integers_in(out.texts["html"])
     exact = {report.events_read, report.events_counted, report.dropped_over_cap, report.dropped_outside}
     assert not (exact & released), exact & released
     code, _, err = run_cli(
@@ -121,11 +122,26 @@ def test_person_level_neighbours_give_the_same_metadata(tmp_path, mechanism, cap
         frame.to_csv(folder / "ev.csv", index=False)
         argv = ["stream", "--events", "ev.csv", "--user", "person", "--time", "when", "--bucket", "week"]
         argv += ["--start", "2024-01-01", "--end", "2024-03-11", "--window", "4", "--epsilon", "1"]
-        outs.append(run_writer(folder, [*argv, "--mechanism", mechanism, "--per-bucket-cap", cap, "--out", "out.csv"]))
+        argv += ["--mechanism", mechanism, "--per-bucket-cap", cap, "--out", "out.csv", "--report", "out.html"]
+        outs.append(run_writer(folder, argv, report="out.html"))
     a, b = outs
     assert a.rows[0] == b.rows[0] and len(a.rows) == len(b.rows)
     varying = (*STREAM_MECHANISM_OUTPUTS, "dataset_budget")
     assert without(a.sidecar, varying) == without(b.sidecar, varying)
+    # the report: the same headings and rows' names; for a data-independent ledger, the same text but for
+    # the error estimate (read from the noisy values) and the store's running totals
+    assert report_structure(a.texts["html"]) == report_structure(b.texts["html"])
+    if mechanism == "tpm":
+
+        def scrub(text):
+            text = re.sub(r"about [0-9.e+-]+ \(estimated", "about X (estimated", text)
+            text = re.sub(r"(estimated_window_error</th><td>)[^<]*", r"\1X", text)
+            text = re.sub(r"(the Laplace noise term\)</th><td>)[^<]*", r"\1X", text)  # noisefirst's k_t
+            return re.sub(r"<h2>Budget</h2>.*?</table>", "", text, flags=re.S)
+
+        assert scrub(a.texts["html"]) == scrub(b.texts["html"])
+    report = a.texts["html"]
+    assert "In people's terms" in report and f"at most {cap} event" in report and "Recommended" in report
 
 
 @pytest.mark.parametrize("grouping,only", [("noisefirst", True), ("seed", True), ("none", False)])

@@ -83,6 +83,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
+    p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
     p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
@@ -156,13 +157,15 @@ def run(args) -> int:
     from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams, release_stream
     from dpstudio.cli.histogram import _dataset_print
     from dpstudio.core.budget import BudgetExceededError
-    from dpstudio.io.atomic import OutputPathError
+    from dpstudio.io.atomic import OutputPathError, check_output_path
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
     from dpstudio.model.stream_recommend import advice
 
     check_store_options(args)
     try:
         check_release_paths(args.out, args.overwrite)
+        if args.report:
+            check_output_path(args.report, args.overwrite)
         params = StreamParams(
             args.mechanism,
             args.epsilon,
@@ -188,7 +191,7 @@ def run(args) -> int:
         ledger, budget = setup.ledger, setup.budget
         result = release_stream(counts, params, setup.noise, ledger)
         rec, advice_entry = advice(params, result.horizon)
-        csv_path, json_path = write_stream_release(
+        csv_path, json_path, *_report = write_stream_release(
             args.out,
             result,
             ledger,
@@ -196,13 +199,14 @@ def run(args) -> int:
             None,
             args.overwrite,
             extra={"dataset_budget": budget, "recommendation": advice_entry},
+            report=args.report,
         )
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None
     del counts
     status = "release" if result.is_release else "NOT a release"
     print(
-        f"wrote {csv_path} and {json_path} ({status}): {result.windows.shape[0]} windows of {args.window}, "
+        f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''} ({status}): {result.windows.shape[0]} windows of {args.window}, "
         f"{args.mechanism}, grouping {args.grouping}, epsilon {eps}; {result.guarantee}"
     )
     if rec.mechanism != args.mechanism:

@@ -116,12 +116,19 @@ def write_stream_release(
     not_a_release: list[str] | None = None,
     overwrite: bool = False,
     extra: dict | None = None,
-) -> tuple[Path, Path]:
-    """Write OUT.csv and OUT.json in one all-or-nothing step."""
+    report=None,
+) -> tuple[Path, ...]:
+    """Write OUT.csv and OUT.json (and, given ``report``, the HTML report written from the same sidecar:
+    ``io.stream_report``) in one all-or-nothing step; returns their paths."""
+    from dpstudio.io.stream_report import stream_report_html
+
     side = release_sidecar(result, ledger, source, not_a_release, extra)
     text = release_csv(result)
     if side["not_a_release"]:
         text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
-    atomic_write_many({csv_path: text, json_path: json.dumps(side, indent=2) + "\n"}, overwrite)
-    return csv_path, json_path
+    files = {csv_path: text, json_path: json.dumps(side, indent=2) + "\n"}
+    if report is not None:
+        files[Path(report)] = stream_report_html(side)
+    atomic_write_many(files, overwrite)
+    return tuple(files)

@@ -80,13 +80,19 @@ def test_an_event_log_released_by_clicks(qtbot, panel, monkeypatch, tmp_path):
     panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)  # the release question
     run_and_wait(qtbot, panel)
     assert panel.result.is_release
-    _csv, json_path = panel.export_to(tmp_path / "weekly_release.csv")
+    _csv, json_path, report_path = panel.export_to(tmp_path / "weekly_release.csv")
     side = json.loads(json_path.read_text())
     assert side["source"]["source"] == "event log" and side["source"]["per_bucket_cap"] == 1
     assert "at most 1 event a week" in side["source"]["guarantee_in_people"]
     assert side["dataset_budget"]["tracked"] is True
     assert side["recommendation"]["mechanism"] == "tpm" and "public inputs" in side["recommendation"]["from"]
-    assert panel.export_note.text().startswith("wrote weekly_release.csv and weekly_release.json")
+    assert panel.export_note.text().startswith(
+        "wrote weekly_release.csv, weekly_release.json, weekly_release.report.html"
+    )
+    report = report_path.read_text()
+    assert (
+        "In people's terms" in report and "Recommended from public inputs" in report and "NOT A RELEASE" not in report
+    )
     choose(panel.mechanism_combo, "binary")  # the run shown keeps its guarantee; the next run's is named too
     assert "(the run shown, tpm); binary, chosen for the next run: event-level" in panel.guarantee_label.text()
     # another stream: the previous run's plot, ledger and export go

@@ -541,7 +541,7 @@ class StreamPanel(QtWidgets.QWidget):
         ok = self.can_export()
         self.export_button.setEnabled(ok)
         if ok:
-            self.export_note.setText("a release: export writes OUT.csv and OUT.json")
+            self.export_note.setText("a release: export writes OUT.csv, OUT.json and OUT.report.html")
         elif self.playback is not None and not self.playback.exportable:
             self.export_note.setText(f"the literal ASM is {NOT_DP}: it is never exported")
         else:
@@ -570,11 +570,12 @@ class StreamPanel(QtWidgets.QWidget):
                 None,
                 overwrite,
                 extra={"dataset_budget": self.budget_record, "recommendation": advice_entry},
+                report=Path(path).with_suffix(".report.html"),
             )
         except OutputPathError as exc:
             self._message(str(exc))
             return None
-        self.export_note.setText(f"wrote {paths[0].name} and {paths[1].name} in {paths[0].parent}")
+        self.export_note.setText(f"wrote {', '.join(x.name for x in paths)} in {paths[0].parent}")
         return paths
 
     # -- compare --------------------------------------------------------------------------------------------

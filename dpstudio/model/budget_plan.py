@@ -631,9 +631,18 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
         out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
         out.append(
             Figure(
-                "all-range MSE, raw tree", raw, "each range answered from the fewest noisy nodes, without consistency"
+                "all-range MSE, raw tree (not released)",
+                raw,
+                "each range answered from the fewest noisy nodes, without consistency: what the consistent "
+                "release improves on (below a few thousand bins it is worse than a flat histogram)",
             )
         )
         flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
-        out.append(Figure("flat histogram, same epsilon", flat, "all-range MSE, discrete Laplace, for comparison"))
+        out.append(
+            Figure(
+                "flat histogram, same epsilon",
+                flat,
+                f"all-range MSE, discrete Laplace, for comparison: the consistent release's is {cons / flat:.2g} times this",
+            )
+        )
     return out

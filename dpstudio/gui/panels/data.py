@@ -771,6 +771,8 @@ class DataPanel(QtWidgets.QWidget):
             self._refresh_declarations()
         if field == "data":
             self.refresh()
+            self.preview.scrollToTop()  # a new file starts at its first row and column
+            self.preview.horizontalScrollBar().setValue(0)
             return
         if field in ("classes", "provenance"):
             self._refresh_classes()

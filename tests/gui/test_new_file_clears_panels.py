@@ -1,0 +1,41 @@
+"""Issue 24 item 5: one notion of the current dataset and run drives every panel. After a run on the sample,
+opening another file leaves nothing of the sample's run or view on any panel: the Watch's tree and ledger,
+Compare's curves, Export's files, the Anonymize result, the window's message, and the Data panel's scroll
+position; the Algorithm checklist describes the new file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tests.gui.test_newcomer_path import make_ready_like_the_demo
+
+
+def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
+    p = window.project
+    data = window.panels["Data"]
+    data.open_sample()
+    qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    make_ready_like_the_demo(window)
+    algorithm = window.panels["Algorithm"]
+    algorithm.set_param("steps", 3)
+    algorithm.run()
+    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
+    watch, compare = window.panels["Watch"], window.panels["Compare"]
+    qtbot.waitUntil(lambda: len(watch.replay) > 0, timeout=30000)
+    data.preview.verticalScrollBar().setValue(data.preview.verticalScrollBar().maximum() // 2)
+    assert data.preview.verticalScrollBar().value() > 0
+    window.show_error("something about the sample")
+
+    pd.DataFrame({"a": np.arange(300) % 5, "b": ["x", "y", "z"] * 100}).to_csv(tmp_path / "other.csv", index=False)
+    data.open_file(tmp_path / "other.csv")
+    qtbot.waitUntil(lambda: p.data_path is not None and p.data_path.name == "other.csv", timeout=60000)
+    qtbot.wait(50)
+    assert p.result is None
+    assert len(watch.replay) == 0 and watch.replay.state.n_nodes == 0 and watch.ledger.entries == []
+    assert compare.plot.series == {}
+    assert window.panels["Export"].refusal_reason()
+    assert window.panels["Anonymize"].outcome is None
+    assert "sample" not in window.message_label.text()
+    assert data.preview.verticalScrollBar().value() == 0
+    assert algorithm.readiness()  # the checklist is about the new file (no class, no taxonomies yet)

@@ -224,7 +224,11 @@ class StreamPanel(QtWidgets.QWidget):
         choose.addWidget(self.measure_combo, 1)
         choose.addWidget(self.axis_combo)
         clay.addLayout(choose)
-        self.compare_plot = ErrorPlot(ylabel="squared error of one window", xlabel="epsilon")
+        self.compare_plot = ErrorPlot(ylabel="squared error, window", xlabel="epsilon")
+        self.compare_plot.setToolTip(
+            "Up: the squared error of one published window (summed over its w positions), or the mean absolute "
+            "error of one count, by the measure chosen above"
+        )
         self.compare_plot.setMinimumHeight(180)
         self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
@@ -608,7 +612,7 @@ class StreamPanel(QtWidgets.QWidget):
             "bottom", f"epsilon (w = {w})" if axis == "epsilon" else f"window w (\u03b5 = {eps:g})"
         )
         self.compare_plot.setLabel(
-            "left", "squared error of one window" if measure == "workload" else "mean absolute error per count"
+            "left", "squared error, window" if measure == "workload" else "absolute error, count"
         )
         # errors fall with epsilon (legend top right) and grow with w (legend top left)
         self.compare_plot.legend.setOffset((-10, 10) if axis == "epsilon" else (10, 10))

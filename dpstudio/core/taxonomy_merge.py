@@ -20,11 +20,13 @@ from dpstudio.core.taxonomy import Node, Taxonomy, TaxonomyError, check_tree
 
 @dataclass(frozen=True)
 class Merged:
-    """The merged tree and the labels (leaves and interior nodes) it gained from the imported one."""
+    """The merged tree, the labels (leaves and interior nodes) it gained from the imported one, and the
+    leaves both trees hold under different parents (label, parent here, parent in the file): kept here."""
 
     root: Node
     added_leaves: tuple[str, ...]
     added_groups: tuple[str, ...]
+    kept_elsewhere: tuple[tuple[str, str, str], ...] = ()
 
 
 def _labels(root: Node) -> tuple[dict[str, Node], set[str]]:
@@ -87,7 +89,17 @@ def merge_trees(mine: Taxonomy, theirs: Taxonomy) -> Merged:
                 for label, node in sub_interior.items():
                     interior.setdefault(label, node)
     check_tree(root)
-    return Merged(root, tuple(added_leaves), tuple(added_groups))
+    return Merged(root, tuple(added_leaves), tuple(added_groups), _moved(mine, theirs))
+
+
+def _moved(mine: Taxonomy, theirs: Taxonomy) -> tuple[tuple[str, str, str], ...]:
+    """Leaves of both trees whose parents' labels differ (the merge keeps the one made here)."""
+
+    def parents(t: Taxonomy) -> dict[str, str]:
+        return {t.labels[i]: t.labels[int(t.parents[i])] for i in t.leaves if int(t.parents[i]) >= 0}
+
+    here, there = parents(mine), parents(theirs)
+    return tuple((leaf, here[leaf], there[leaf]) for leaf in here if leaf in there and here[leaf] != there[leaf])
 
 
 __all__ = ["Merged", "merge_trees"]

@@ -712,10 +712,13 @@ class Project:
     def restore_provenance(self, input_key: str, prov: Provenance | None) -> None:
         """Put back a provenance the input had (the taxonomy editor's undo and redo, a merge's credit);
         None removes it."""
+        kind, _, attr = input_key.partition(":")
         if prov is None:
             if self.provenance.pop(input_key, None) is not None:
                 self._changed("provenance")
             return
+        if kind == pv.TAXONOMY and attr in self.taxonomies:
+            self.taxonomy_sources[attr] = prov.source  # the line the Taxonomy panel shows says the same
         self._set_provenance(input_key, prov)
 
     def mark_derived(self, input_key: str, source: str) -> None:

@@ -154,10 +154,14 @@ def test_merge_keeps_the_tree_made_here_and_adds_what_the_file_has(qtbot, tmp_pa
     # the hand-made tree is kept where it is; the file's "right" joins its "wing", "middle" comes as a group
     assert parent == {"wing": "*", "left": "wing", "right": "wing", "other": "*", "middle": "*", "centre": "middle"}
     assert set(panel.merged["ideo"].added_leaves) == {"right", "centre"}
+    assert "added 2 values" in panel.last_merge and "the group middle" in panel.last_merge
     assert p.provenance_of("taxonomy:ideo").source == "drawn here; merged with ideo.csv"
+    assert panel.source_label.text() == "drawn here; merged with ideo.csv"  # the line shown says the same
     ed.undo()  # one step takes the merge back, with its credit
     assert "right" not in p.taxonomies["ideo"].labels
-    assert p.provenance_of("taxonomy:ideo").source == "drawn here"
+    assert p.provenance_of("taxonomy:ideo").source == "drawn here" == panel.source_label.text()
+    ed.redo()
+    assert panel.source_label.text() == "drawn here; merged with ideo.csv"
 
 
 def test_numeric_trees_are_not_offered_a_merge(qtbot, tmp_path):
@@ -192,3 +196,30 @@ def test_undo_of_add_as_leaves_takes_back_the_derived_mark(qtbot, tmp_path):
     assert p.provenance_of("taxonomy:ideo").derived and "other" in p.taxonomies["ideo"].labels
     ed.act_undo.trigger()  # the toolbar's Undo (and its shortcut) go the same way
     assert not p.provenance_of("taxonomy:ideo").derived
+
+
+def test_a_merge_says_what_it_kept_where_the_file_differs(qtbot, tmp_path):
+    p, folder = _project(tmp_path)
+    (folder / "ideo.csv").write_text("left;wing;*\ncentre;middle;*\nright;wing;*\n", encoding="utf-8")
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    ed = panel.editor("ideo")
+    ed.add_child((), "*")
+    ed.add_child((), "mine")
+    ed.add_child((0,), "left")  # the file puts left under wing
+    _answer(panel, choice="Merge in ideo.csv")
+    assert panel.import_file(folder / "ideo.csv", attribute="ideo")
+    assert "kept left under mine (the file puts it under wing)" in panel.last_merge
+
+
+def test_the_folder_offer_names_only_what_still_needs_a_tree(qtbot, tmp_path):
+    p, folder = _project(tmp_path)
+    beside = tmp_path / "taxonomies"
+    folder.rename(beside)
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.offer_folder_beside_data()
+    assert panel.offer_bar.isVisible() and "(ideo, state)" in panel.offer_label.text()
+    assert panel.import_file(beside / "ideo.csv", attribute="ideo")
+    assert panel.offer_bar.isVisible() and "(state)" in panel.offer_label.text()

@@ -57,6 +57,22 @@ BADGE_COLOURS = {COVERED: "#2e7d32", UNCOVERED: "#c62828", NONE: "#757575", INVA
 _NOT_KEPT = object()
 
 
+def merge_words(attr: str, name: str, merged: Merged) -> str:
+    """What a merge did, in words: what it added, and the leaves it kept where the tree made here has them."""
+    added = list(merged.added_leaves)
+    text = f"merged {name} into the tree of {attr} made here: "
+    text += f"added {len(added)} value{'s' if len(added) != 1 else ''}" + (
+        f" ({', '.join(added[:8])}" + (", ..." if len(added) > 8 else "") + ")" if added else ""
+    )
+    if merged.added_groups:
+        text += f" and the group{'s' if len(merged.added_groups) != 1 else ''} {', '.join(merged.added_groups[:6])}"
+    for leaf, here, there in merged.kept_elsewhere[:5]:
+        text += f"; kept {leaf} under {here} (the file puts it under {there})"
+    if len(merged.kept_elsewhere) > 5:
+        text += f"; and {len(merged.kept_elsewhere) - 5} more kept where your tree has them"
+    return text
+
+
 class TaxonomyPanel(QtWidgets.QWidget):
     """See the module docstring. Public methods: ``select_attribute``, ``editor``, ``import_file``,
     ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``add_uncovered``,
@@ -69,6 +85,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.last_error = ""
         self.kept: list[str] = []  # attributes whose tree made here an import left in place
         self.merged: dict[str, Merged] = {}  # the last merge per attribute (what it added)
+        self.last_merge = ""  # what the last merge did, in words (also the window's message)
         self.editors: dict[str, TaxonomyEditor] = {}
         self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
@@ -538,9 +555,15 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self._replace(attr, Taxonomy(merged.root, attr), f"Merge {path.name}", None)
             self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), merged_provenance(prov, path.name))
             self._show_source(attr)
+            self.last_merge = merge_words(attr, path.name, merged)
+            win = host(self)
+            if win is not None:
+                win.show_info(self.last_merge)
         else:
             self._replace(attr, tax, f"Import {path.name}", path.name)
         self.clear_error()
+        if self.offer_bar.isVisible():  # the offer names only the attributes still without a tree
+            self.offer_folder_beside_data()
         return True
 
     def import_folder(self, folder) -> list[str]:
@@ -595,8 +618,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.offer_bar.hide()
         if not self.project.has_data or not self.without_taxonomy():
             return
-        found = folder_beside(self.project.data_path, self.attributes())
-        if found is None:
+        found = folder_beside(self.project.data_path, self.without_taxonomy())  # only what still needs one
+        if found is None or not found.matched:
             return
         self.offered = found.folder
         self.offer_label.setText(
@@ -635,7 +658,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if self._need_attribute() is None:
             return
         settings = QtCore.QSettings()
-        start = str(settings.value("last_taxonomy_dir", str(Path.home())))
+        beside = self.project.data_path.parent if self.project.data_path is not None else None
+        start = str(settings.value("last_taxonomy_dir", str(beside or Path.home())))
         filters = ";;".join(
             ["Taxonomy files (*.csv *.tsv *.json *.txt *.brace)", *FORMAT_FILTERS.values(), "All files (*)"]
         )

@@ -223,3 +223,26 @@ def test_the_folder_offer_names_only_what_still_needs_a_tree(qtbot, tmp_path):
     assert panel.offer_bar.isVisible() and "(ideo, state)" in panel.offer_label.text()
     assert panel.import_file(beside / "ideo.csv", attribute="ideo")
     assert panel.offer_bar.isVisible() and "(state)" in panel.offer_label.text()
+
+
+def test_a_folder_import_that_merges_says_so_and_undo_retires_its_summary(qtbot, tmp_path):
+    p, folder = _project(tmp_path)
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    panel.show()
+    ed = panel.editor("ideo")
+    for label in ("*", "other"):
+        ed.add_child((), label)
+    panel.select_attribute("state")
+    seen = []
+
+    def answer(box):
+        seen.append(panel.current_attribute())  # the tree asked about is the one in view
+        return Answer(choice="Merge in ideo.csv")(box)
+
+    panel.exec_dialog = answer
+    assert sorted(panel.import_folder(folder)) == ["ideo", "state"] and seen == ["ideo"]
+    assert "merged ideo.csv into the tree of ideo made here" in panel.last_summary
+    assert panel.summary_label.isVisible()
+    ed.undo()
+    assert not panel.summary_label.isVisible()

@@ -354,8 +354,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(tab)
         intro = QtWidgets.QLabel(
             "The last anonymization next to the project's last DP run on the same data. Accuracy: a tree "
-            "trained on each output, tested on the bundled Adult test sample (or your test file), as the "
-            "Compare panel does. " + ac.DP_NOTE
+            "trained on each output, tested on the test file you choose (\u201cTest file...\u201d; \u201cCompare with "
+            "the last DP run\u201d uses the bundled Adult test sample, for the sample), as the Compare panel does. "
+            + ac.DP_NOTE
         )
         intro.setWordWrap(True)
         lay.addWidget(intro)
@@ -443,7 +444,8 @@ class AnonymizePanel(QtWidgets.QWidget):
                 self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
         mode = "release" if not p.teaching else "teaching"
         self.side_note.setText(
-            f"{len(test):,} test rows. Cells count every combination of generalized values, empty ones included "
+            f"{len(test):,} test rows. Attributes: the anonymization's {', '.join(out.settings.qi)}; the DP "
+            f"run's {', '.join(result.attributes)}. Cells count every combination of generalized values, empty ones included "
             f"(the DP run's {dp.cells:,} leaf partitions, as Compare and Export count them); classes are the "
             f"non-empty cells. DP run ({mode} mode): a class is a leaf partition whose size from the noisy counts "
             f"(clamped at 0) is above 0; C_AVG with the anonymization's k = {out.settings.k}. "

@@ -86,6 +86,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.kept: list[str] = []  # attributes whose tree made here an import left in place
         self.merged: dict[str, Merged] = {}  # the last merge per attribute (what it added)
         self.last_merge = ""  # what the last merge did, in words (also the window's message)
+        self.last_merges: dict[str, str] = {}  # the merges of the current folder import, by attribute
         self.editors: dict[str, TaxonomyEditor] = {}
         self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
@@ -452,6 +453,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
     # -- editor -> project -----------------------------------------------------------------------------------------------
     def _editor_changed(self, attr: str, source: str | None = None, derived: bool = False) -> None:
         ed = self.editors[attr]
+        if ed.replaying:  # the last folder import's summary no longer describes the trees
+            self.summary_label.hide()
         restore = self._step_provenance(attr, ed)
         if ed.root is None:
             tax = None
@@ -529,6 +532,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if mine is not None else None
         answer = "replace"
         if authored_here(prov) and mine is not None and prov is not None:
+            if attr != self.current_attribute():
+                self.select_attribute(attr)  # the question is about the tree in view
             choices = {"replace": f"Replace with {path.name}", "keep": "Keep mine"}
             words = f"Replace replaces it (Undo brings it back); Keep mine imports nothing for {attr}"
             if not (mine.is_numeric or tax.is_numeric):
@@ -556,6 +561,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), merged_provenance(prov, path.name))
             self._show_source(attr)
             self.last_merge = merge_words(attr, path.name, merged)
+            self.last_merges[attr] = self.last_merge
             win = host(self)
             if win is not None:
                 win.show_info(self.last_merge)
@@ -586,6 +592,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return []
         done, failed, errors = [], [], []
         self.kept = []
+        self.last_merges: dict[str, str] = {}
         for attr, path in found.matched.items():
             if self.import_file(path, attribute=attr):
                 done.append(attr)
@@ -596,6 +603,9 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.last_summary = found.summary(done, failed, self.without_taxonomy())
         if self.kept:
             self.last_summary += f"; kept the trees made here: {', '.join(self.kept)}"
+        merges = [self.last_merges[a] for a in done if a in self.last_merges]
+        if merges:
+            self.last_summary += "; " + "; ".join(merges)
         self.summary_label.setText(self.last_summary)
         self.summary_label.show()
         if errors:

@@ -17,7 +17,7 @@ from dpstudio.core.budget import Ledger, check_epsilon, fraction_text
 from dpstudio.core.events import Progress, RunFinished
 from dpstudio.core.noise import NoiseSource
 from dpstudio.core.stream_events import WindowReleased
-from dpstudio.core.stream_partition import MODES, default_groups, partition_windows
+from dpstudio.core.stream_partition import MODES, default_groups, group_index, partition_windows
 
 from . import stream_baselines as base
 from . import stream_shp as shp
@@ -95,6 +95,11 @@ class StreamParams:
         if self.mechanism == "asm" and not 0 < float(self.ratio) <= 1:
             raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
         return horizon
+
+    @property
+    def sensitivity(self) -> int:
+        """The L1 sensitivity every spend is calibrated for: K (SWM: each window is one query of w counts, w K)."""
+        return int(self.cap) * (int(self.window) if self.mechanism == "swm" else 1)
 
     def guarantee(self, horizon: int | str) -> str:
         if self.mechanism == "binary":
@@ -207,8 +212,7 @@ def group_approximation_error(y: np.ndarray, v: np.ndarray, ends: np.ndarray) ->
     from the noisy values ``y`` (variance ``v``): per group max(0, SS_g(y) - (1 - 1/n_g) sum v), the
     within-group sum of squares less its expected noise part. Post-processing of the mechanism's output."""
     nb, w = y.shape
-    gid = np.cumsum(np.concatenate([np.zeros((nb, 1), bool), ends[:, :-1]], axis=1), axis=1)
-    flat = (gid + np.arange(nb)[:, None] * w).ravel()
+    flat = group_index(ends)
 
     def sums(a):
         return np.bincount(flat, weights=np.asarray(a, dtype=float).ravel(), minlength=nb * w).reshape(nb, w)
@@ -251,7 +255,8 @@ def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
     yield Progress(0, 3, f"{MECHANISMS[p.mechanism]}: {x.size} timestamps, horizon {horizon}, window {p.window}")
     y, v = yield from _mechanism(x, p, horizon, noise, ledger)
     lap = float(np.nanmean(v)) if np.isfinite(np.nanmean(v)) else 0.0
-    part = partition_windows(np.asarray(y), np.nan_to_num(np.asarray(v), nan=lap), p.grouping, p.groups, lap)
+    y_arr, v_filled = np.asarray(y, dtype=float), np.nan_to_num(np.asarray(v, dtype=float), nan=lap)
+    part = partition_windows(y_arr, v_filled, p.grouping, p.groups, lap)
     for i in range(part.values.shape[0]):
         yield WindowReleased(p.window + i, part.values[i], tuple(part.bounds(i)))
     yield Progress(2, 3, f"{part.values.shape[0]} windows released; estimating their error (no budget)")
@@ -266,8 +271,7 @@ def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
         p.guarantee(horizon),
     )
     result.error = expected_window_error(p, horizon, np.asarray(v), part.group_counts)
-    y_arr, v_arr = np.asarray(y, dtype=float), np.nan_to_num(np.asarray(v, dtype=float), nan=lap)
-    estimate = estimated_window_error(y_arr, v_arr, part, p, lap)
+    estimate = estimated_window_error(y_arr, v_filled, part, p, lap)
     result.error["estimated_window_error"] = estimate
     result.error["estimated_window_error_note"] = (
         "estimated from the release (post-processing, no budget): the grouping re-run on the published "

@@ -96,11 +96,18 @@ class Partitioned:
         return self.ends.sum(axis=1)
 
 
+def group_index(ends: np.ndarray) -> np.ndarray:
+    """Per value of every window, its group's slot in a flat (windows x w) array of per-group sums (groups
+    end where ``ends`` is True): ``np.bincount(group_index(ends), weights=...)`` sums by group."""
+    nb, w = ends.shape
+    gid = np.cumsum(np.concatenate([np.zeros((nb, 1), bool), ends[:, :-1]], axis=1), axis=1)
+    return (gid + np.arange(nb)[:, None] * w).ravel()
+
+
 def _means(y: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Each value replaced by the mean of its group (groups end where ``ends`` is True)."""
     nb, w = y.shape
-    gid = np.cumsum(np.concatenate([np.zeros((nb, 1), bool), ends[:, :-1]], axis=1), axis=1)
-    flat = (gid + np.arange(nb)[:, None] * w).ravel()
+    flat = group_index(ends)
     sums = np.bincount(flat, weights=y.ravel(), minlength=nb * w)
     sizes = np.bincount(flat, minlength=nb * w)
     return (sums / np.maximum(sizes, 1))[flat].reshape(nb, w)

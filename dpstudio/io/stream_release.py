@@ -67,7 +67,7 @@ def release_sidecar(
         "horizon_declared": p.horizon is not None,
         "grouping": grouping,
         "per_timestamp_cap": int(p.cap),
-        "sensitivity": int(p.cap) * (p.window if p.mechanism == "swm" else 1),
+        "sensitivity": p.sensitivity,
     }
     if p.mechanism == "asm":
         params.update({"sampling_ratio": p.ratio, "asm_budget": p.asm_budget, "predictor": p.fit})

@@ -84,9 +84,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.exec_dialog = exec_modal  # how questions are shown (a test or the demo answers them)
         self.last_error = ""
         self.kept: list[str] = []  # attributes whose tree made here an import left in place
+        # what each merge did, in words, by attribute (a folder import starts it afresh and reports it)
+        self.merges: dict[str, str] = {}
         self.merged: dict[str, Merged] = {}  # the last merge per attribute (what it added)
         self.last_merge = ""  # what the last merge did, in words (also the window's message)
-        self.last_merges: dict[str, str] = {}  # the merges of the current folder import, by attribute
         self.editors: dict[str, TaxonomyEditor] = {}
         self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
         self._pushing = False
@@ -528,12 +529,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
         except TaxonomyError as exc:
             self.show_error(f"could not import the taxonomy of {attr}: {exc}")
             return False
+        if attr != self.current_attribute():
+            self.select_attribute(attr)  # the tree asked about, or replaced, is the one in view
         mine = self.project.taxonomies.get(attr)
         prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if mine is not None else None
         answer = "replace"
         if authored_here(prov) and mine is not None and prov is not None:
-            if attr != self.current_attribute():
-                self.select_attribute(attr)  # the question is about the tree in view
             choices = {"replace": f"Replace with {path.name}", "keep": "Keep mine"}
             words = f"Replace replaces it (Undo brings it back); Keep mine imports nothing for {attr}"
             if not (mine.is_numeric or tax.is_numeric):
@@ -552,16 +553,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.last_error = f"kept the tree of {attr} made here; {path.name} was not imported"
             self.kept.append(attr)
             return False
-        if attr != self.current_attribute():
-            self.select_attribute(attr)
         if answer == "merge" and mine is not None and prov is not None:
             merged = merge_trees(mine, tax)
             self.merged[attr] = merged
             self._replace(attr, Taxonomy(merged.root, attr), f"Merge {path.name}", None)
             self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), merged_provenance(prov, path.name))
             self._show_source(attr)
-            self.last_merge = merge_words(attr, path.name, merged)
-            self.last_merges[attr] = self.last_merge
+            self.last_merge = self.merges[attr] = merge_words(attr, path.name, merged)
             win = host(self)
             if win is not None:
                 win.show_info(self.last_merge)
@@ -592,7 +590,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return []
         done, failed, errors = [], [], []
         self.kept = []
-        self.last_merges: dict[str, str] = {}
+        self.merges = {}
         for attr, path in found.matched.items():
             if self.import_file(path, attribute=attr):
                 done.append(attr)
@@ -603,7 +601,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.last_summary = found.summary(done, failed, self.without_taxonomy())
         if self.kept:
             self.last_summary += f"; kept the trees made here: {', '.join(self.kept)}"
-        merges = [self.last_merges[a] for a in done if a in self.last_merges]
+        merges = [self.merges[a] for a in done if a in self.merges]
         if merges:
             self.last_summary += "; " + "; ".join(merges)
         self.summary_label.setText(self.last_summary)
@@ -668,8 +666,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         if self._need_attribute() is None:
             return
         settings = QtCore.QSettings()
-        beside = self.project.data_path.parent if self.project.data_path is not None else None
-        start = str(settings.value("last_taxonomy_dir", str(beside or Path.home())))
+        start = str(settings.value("last_taxonomy_dir", str(self._data_folder() or Path.home())))
         filters = ";;".join(
             ["Taxonomy files (*.csv *.tsv *.json *.txt *.brace)", *FORMAT_FILTERS.values(), "All files (*)"]
         )
@@ -680,10 +677,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
         fmt = next((k for k, v in FORMAT_FILTERS.items() if v == chosen), None)
         self.import_file(path, format=fmt)
 
+    def _data_folder(self) -> Path | None:
+        """The data file's folder (where the file dialogs start), or None without data."""
+        return self.project.data_path.parent if self.project.data_path is not None else None
+
     def _import_folder_clicked(self) -> None:
         settings = QtCore.QSettings()
-        beside = self.project.data_path.parent if self.project.data_path is not None else None
-        start = str(beside or settings.value("last_taxonomy_dir", str(Path.home())))
+        start = str(self._data_folder() or settings.value("last_taxonomy_dir", str(Path.home())))
         folder = QtWidgets.QFileDialog.getExistingDirectory(self, "Import taxonomies from a folder", start)
         if folder:
             settings.setValue("last_taxonomy_dir", folder)

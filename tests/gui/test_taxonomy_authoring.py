@@ -137,17 +137,25 @@ def test_escape_keeps_the_tree_made_here(qtbot, tmp_path):
     }
 
 
-def test_merge_keeps_the_tree_made_here_and_adds_what_the_file_has(qtbot, tmp_path):
+def _merging(qtbot, tmp_path, group: str, extra=()):
+    """A tree drawn here (``*`` > ``group`` > left, then ``extra`` under the root) and a file ideo.csv
+    (left and right under wing, centre under middle), with the question answered Merge."""
     p, folder = _project(tmp_path)
     (folder / "ideo.csv").write_text("left;wing;*\ncentre;middle;*\nright;wing;*\n", encoding="utf-8")
     panel = TaxonomyPanel(p)
     qtbot.addWidget(panel)
     ed = panel.editor("ideo")
     ed.add_child((), "*")
-    ed.add_child((), "wing")
+    ed.add_child((), group)
     ed.add_child((0,), "left")
-    ed.add_child((), "other")
+    for label in extra:
+        ed.add_child((), label)
     _answer(panel, choice="Merge in ideo.csv")
+    return p, folder, panel, ed
+
+
+def test_merge_keeps_the_tree_made_here_and_adds_what_the_file_has(qtbot, tmp_path):
+    p, folder, panel, ed = _merging(qtbot, tmp_path, "wing", extra=("other",))
     assert panel.import_file(folder / "ideo.csv", attribute="ideo")
     tax = p.taxonomies["ideo"]
     parent = {tax.labels[i]: tax.labels[tax.parents[i]] for i in range(1, len(tax))}
@@ -199,15 +207,7 @@ def test_undo_of_add_as_leaves_takes_back_the_derived_mark(qtbot, tmp_path):
 
 
 def test_a_merge_says_what_it_kept_where_the_file_differs(qtbot, tmp_path):
-    p, folder = _project(tmp_path)
-    (folder / "ideo.csv").write_text("left;wing;*\ncentre;middle;*\nright;wing;*\n", encoding="utf-8")
-    panel = TaxonomyPanel(p)
-    qtbot.addWidget(panel)
-    ed = panel.editor("ideo")
-    ed.add_child((), "*")
-    ed.add_child((), "mine")
-    ed.add_child((0,), "left")  # the file puts left under wing
-    _answer(panel, choice="Merge in ideo.csv")
+    p, folder, panel, ed = _merging(qtbot, tmp_path, "mine")  # the file puts left under wing
     assert panel.import_file(folder / "ideo.csv", attribute="ideo")
     assert "kept left under mine (the file puts it under wing)" in panel.last_merge
 

@@ -53,3 +53,16 @@ def run(project: Project) -> Project:
     events = list(job())
     project.record_run(events, setup.ledger, setup.teaching, snapshot=snapshot)
     return project
+
+
+def release_and_export(qtbot, project: Project, out, name: str):
+    """A release-mode run, then the Export panel's files written to the new folder ``out`` (no question):
+    their paths (CSV, sidecar, report, command script, Python script)."""
+    from dpstudio.gui.panels.export import ExportPanel
+
+    project.set_mode("release")
+    run(project)
+    out.mkdir()
+    panel = ExportPanel(project)
+    qtbot.addWidget(panel)
+    return panel.export_to(out, name, confirm=False)

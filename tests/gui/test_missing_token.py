@@ -18,13 +18,12 @@ import pytest
 import dpstudio.core.taxonomy_generators as tg
 from dpstudio.cli import main
 from dpstudio.gui.panels.data import DataPanel
-from dpstudio.gui.panels.export import ExportPanel
 from dpstudio.io.taxonomy_formats import write_taxonomy
 from dpstudio.model import anonymize_job as aj
 from dpstudio.model.data import load_dataset
 from dpstudio.model.project import Project
 from dpstudio.model.readiness import readiness
-from tests.gui.export_fixtures import run
+from tests.gui.export_fixtures import release_and_export
 
 
 def _survey(folder: Path, n: int = 400, seed: int = 0) -> Path:
@@ -98,13 +97,8 @@ def test_anonymize_keeps_missing_as_the_same_token(tmp_path):
 def test_release_export_and_both_rerun_scripts_use_the_token(qtbot, tmp_path, monkeypatch):
     data = _survey(tmp_path)
     p = _project(data, token_leaf=True)
-    p.set_mode("release")
-    run(p)
     out = tmp_path / "out"
-    out.mkdir()
-    w = ExportPanel(p)
-    qtbot.addWidget(w)
-    paths = w.export_to(out, "survey", confirm=False)
+    paths = release_and_export(qtbot, p, out, "survey")
     sh, py = paths[3].read_text(), paths[4].read_text()
     assert "--missing-token" in sh and "'?'" in sh and "Missing" not in sh
     assert "keep_missing(True, token='?')" in py

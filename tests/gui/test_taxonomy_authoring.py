@@ -10,11 +10,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from dpstudio.gui.panels.export import ExportPanel
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
 from dpstudio.model.data import load_dataset
 from dpstudio.model.project import Project
-from tests.gui.export_fixtures import run
+from tests.gui.export_fixtures import release_and_export
 from tests.gui.test_run_epsilon import Answer
 
 
@@ -85,13 +84,8 @@ def test_the_sidecar_credits_an_edited_tree(qtbot, tmp_path):
     assert panel.import_file(folder / "ideo.csv", attribute="ideo")
     panel.editor("ideo").add_child((), "other")
     assert panel.import_file(folder / "state.csv", attribute="state")
-    p.set_mode("release")
-    run(p)
     out = tmp_path / "out"
-    out.mkdir()
-    w = ExportPanel(p)
-    qtbot.addWidget(w)
-    sidecar = json.loads(w.export_to(out, "r", confirm=False)[1].read_text())
+    sidecar = json.loads(release_and_export(qtbot, p, out, "r")[1].read_text())
     record = {x["key"]: x["source"] for x in sidecar["public_inputs"]}
     assert record["taxonomy:ideo"] == "edited here, from ideo.csv" and record["taxonomy:state"] == "state.csv"
     report = (out / "r.report.html").read_text()

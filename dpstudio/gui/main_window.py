@@ -63,6 +63,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
         self.resize(1280, 820)
+        screen = QtGui.QGuiApplication.primaryScreen()
+        if screen is not None:  # never taller than the screen: a 1280x800 one must show the status line
+            self.resize(self.width(), min(self.height(), screen.availableGeometry().height()))
 
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)

@@ -39,3 +39,24 @@ def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
     assert "sample" not in window.message_label.text()
     assert data.preview.verticalScrollBar().value() == 0
     assert algorithm.readiness()  # the checklist is about the new file (no class, no taxonomies yet)
+
+
+def test_a_refusal_beside_run_goes_with_its_file(qtbot, window, tmp_path):
+    """The real window showed the previous file's "1 problem" beside Run after another file was opened."""
+    algorithm = window.panels["Algorithm"]
+    algorithm.eps_error.setText("Not ready to run: 1 problem, listed under “Before you run”.")
+    pd.DataFrame({"a": np.arange(30) % 5, "b": ["x", "y", "z"] * 10}).to_csv(tmp_path / "f.csv", index=False)
+    window.panels["Data"].open_file(tmp_path / "f.csv")
+    qtbot.waitUntil(lambda: window.project.frame is not None, timeout=60000)
+    assert algorithm.eps_error.text() == ""
+
+
+def test_the_window_opens_no_taller_than_the_screen(qtbot):
+    from PySide6 import QtGui
+
+    from dpstudio.gui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.height() <= QtGui.QGuiApplication.primaryScreen().availableGeometry().height()
+    win.project.dirty = False

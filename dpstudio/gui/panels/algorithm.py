@@ -757,6 +757,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 finally:
                     self._updating = False
                 self._write_params()
+        if field == "data":
+            self.eps_error.setText("")  # a refusal of the previous file's run does not describe this one
         if field in ("roles", "types", "data"):
             a_num = self._numeric_qi_count()
             w = self.param_widgets.get("numeric_attributes")

@@ -163,3 +163,21 @@ def test_smooth_rows_monte_carlo_agrees_with_the_analytic_error_within_3_percent
     mean, se = monte_carlo_all_range_mse(plan, runs=3000, seed=6)
     assert se < 0.01 * mean
     assert mean == pytest.approx(plan.expected_consistent_mse, rel=0.03)
+
+
+def test_error_by_length_equals_the_dense_covariance_and_averages_to_the_all_range_error():
+    """``error_by_length`` (Woodbury and prefix sums) against the least-squares covariance built densely:
+    (A^T W A)^-1 with A = [I; M] and W the inverse noise variances; weighted by the number of ranges of
+    each length it is the plan's all-range error."""
+    from dpstudio.algorithms.pidentity import error_by_length
+
+    for n in (16, 40):
+        plan = plan_pidentity(n, 1)
+        A = np.vstack([np.eye(n), plan.weights.astype(float)])
+        w = np.concatenate([1 / plan.bin_variances, np.full(plan.n_rows, 1 / plan.row_variance)])
+        cov = np.linalg.inv(A.T @ (A * w[:, None]))
+        d = np.arange(1, n + 1)
+        dense = [np.mean([cov[l : l + k, l : l + k].sum() for l in range(n - k + 1)]) for k in d]
+        got = error_by_length(plan, d)
+        assert np.allclose(got, dense, rtol=1e-9)
+        assert np.isclose((got * (n - d + 1)).sum() / (n * (n + 1) / 2), plan.expected_consistent_mse, rtol=1e-9)

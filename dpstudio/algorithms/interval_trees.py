@@ -496,7 +496,7 @@ def run_interval_tree(
     c = check_counts(counts)
     plan = plan_interval_tree(c.size, params)
     if isinstance(plan, PIdentityPlan):
-        yield from _run_pidentity(c, params, plan, noise, ledger)
+        yield from _run_pidentity(c, params, plan, noise, ledger, teaching)
         return
     tree = plan.tree
     eps = params.checked_epsilon()
@@ -569,12 +569,37 @@ def run_interval_tree(
 
 
 def _run_pidentity(
-    c: np.ndarray, params: IntervalTreeParams, plan: PIdentityPlan, noise: NoiseSource, ledger: Ledger
+    c: np.ndarray,
+    params: IntervalTreeParams,
+    plan: PIdentityPlan,
+    noise: NoiseSource,
+    ledger: Ledger,
+    teaching: bool = False,
 ) -> Iterator[Event]:
     """The p-Identity strategy: one spend of eps, noise on the bins and the weighted sums, exact least
-    squares, then the same post-processing as the trees (``post_process``)."""
+    squares, then the same post-processing as the trees (``post_process``).
+
+    Up to ``node_events_limit`` bins, the flat tree (the total, not noised, over the bins) is shown node by
+    node as a tree run is: each bin's own budget e_j and its noisy count (paid for by the one spend). The
+    weighted sums are not nodes of that tree: a progress message says how many there are."""
     eps = params.checked_epsilon()
     s = plan.strategy_summary()
+    tree = plan.tree
+    per_node = tree.n_nodes <= params.node_events_limit
+    leaf = tree.leaf_of_bin
+    if per_node:
+        node_true = tree.node_counts(c) if teaching else None
+        for i in range(tree.n_nodes):
+            yield NodeCreated(
+                i,
+                int(tree.parents[i]),
+                _label(tree, i, params.edges),
+                int(tree.depth[i]),
+                None if node_true is None else int(node_true[i]),
+                {"lo": int(tree.lo[i]), "hi": int(tree.hi[i]), "noised": i != 0},
+            )
+        for j, e in enumerate(plan.bin_epsilons):
+            yield BudgetAssigned(int(leaf[j]), float(e))
     spend = ledger.spend(
         "p-Identity strategy",
         "discrete Laplace on every bin and every weighted sum",
@@ -588,14 +613,23 @@ def _run_pidentity(
     yield BudgetSpent(spend, float(ledger.spent), float(ledger.remaining))
     noisy_bins = sample_noise_by_scale(c, plan.bin_scales, noise)
     noisy_rows = noise.laplace_counts(plan.weights @ c, plan.row_scale)
-    yield Progress(2, 5, "noise added")
+    if per_node:
+        for j in range(c.size):
+            yield NodeNoised(
+                int(leaf[j]), int(noisy_bins[j]), float(plan.bin_variances[j]), int(c[j]) if teaching else None
+            )
+    yield Progress(
+        2,
+        5,
+        f"noise added to the {c.size} bins and to {plan.n_rows} weighted sums of bins "
+        f"(scale {plan.row_scale:.4g} each; they are not nodes of the tree shown)",
+    )
     est = plan.least_squares(noisy_bins, noisy_rows)
     nodes = np.concatenate([[est.sum()], est])  # the flat tree's order: the total, then the bins
     yield ConsistencyDone("least_squares", tuple(nodes.tolist()), 1)
     released, info = post_process(est, params.round_counts, params.clamp_negative)
     info["order"][0] = "exact weighted least squares of the bins from the bins and the weighted sums"
-    leaves = plan.tree.leaf_of_bin
-    yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
+    yield LeavesReleased(tuple(leaf.tolist()), tuple(released.tolist()))
     yield RunFinished(
         IntervalTreeResult(
             params,

@@ -293,6 +293,12 @@ class PIdentityPlan:
         return w - u * (C.T @ np.linalg.solve(G, C @ w))
 
 
+def is_pidentity(plan) -> bool:
+    """A p-Identity plan: bins and weighted sums, no tree of noisy nodes (no levels, no raw cover), least
+    squares its only consistent estimate."""
+    return isinstance(plan, PIdentityPlan)
+
+
 @lru_cache(maxsize=8)
 def _continuous_theta(n: int) -> np.ndarray:
     if SMOOTH_FROM_BINS <= n <= SMOOTH_TO_BINS:
@@ -339,6 +345,23 @@ def plan_pidentity(n_bins: int, epsilon, grid_steps: int = 256) -> PIdentityPlan
         float(laplace_variance(row_scale, discrete=True)),
         notes,
     )
+
+
+def error_by_length(plan: PIdentityPlan, lengths) -> np.ndarray:
+    """Exact expected squared error of a range of each length d (mean over its n - d + 1 positions) after
+    least squares: q^T U q - w^T G^-1 w with U the bins' variances, C = M / sqrt(row variance),
+    w = C U q and G = I + C U C^T (Woodbury). Prefix sums give every position at once: O(n p) per length."""
+    u = plan.bin_variances
+    C = plan.weights / np.sqrt(plan.row_variance)
+    G = np.eye(plan.n_rows) + (C * u) @ C.T
+    pu = np.concatenate([[0.0], np.cumsum(u)])
+    pw = np.concatenate([np.zeros((plan.n_rows, 1)), np.cumsum(C * u, axis=1)], axis=1)
+    out = []
+    for d in np.asarray(lengths, dtype=np.int64):
+        d = int(d)
+        w = pw[:, d:] - pw[:, :-d]
+        out.append(float(np.mean(pu[d:] - pu[:-d] - np.sum(w * np.linalg.solve(G, w), axis=0))))
+    return np.array(out)
 
 
 def monte_carlo_all_range_mse(plan: PIdentityPlan, runs: int = 1000, seed: int = 0, batch: int = 500):

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpstudio.algorithms.pidentity import is_pidentity
 from dpstudio.core.budget import NEIGHBOURING
 from dpstudio.io.atomic import atomic_write
 from dpstudio.io.report_svg import bars_svg, curve_svg
@@ -179,7 +180,28 @@ def _error_section(result, facts: ReportFacts) -> str:
         )
         parts.append(_table(["share", "epsilon"], facts.split, numeric_cols=(1,)))
         parts.append(_table(["quantity", "value", "how"], facts.figures, numeric_cols=(1,)))
-    if is_histogram(result):
+    if is_histogram(result) and is_pidentity(result.plan):
+        tp = result.plan
+        s = tp.strategy_summary()
+        rows = [
+            ("bins", tp.tree.n_bins),
+            ("weighted sums of bins (extra rows)", tp.n_rows),
+            ("weights' resolution", tp.resolution),
+            ("noise scale of each weighted sum", tp.row_scale),
+            ("budget of a bin's own count: min", s["bin_budget"]["min"]),
+            ("budget of a bin's own count: max", s["bin_budget"]["max"]),
+            ("most any record's bin is charged, over all rows (at most epsilon)", s["max_path_sum"]),
+            ("expected all-range MSE, consistent release", tp.expected_consistent_mse),
+            ("expected all-range RMSE, consistent release", math.sqrt(tp.expected_consistent_mse)),
+        ]
+        parts.append(
+            "<p>Analytic errors of this strategy and these noise scales (uniformly random ranges "
+            "[l, r]; exact discrete-Laplace variances; independent of the data):</p>"
+        )
+        parts.append(_table(["quantity", "value"], rows, numeric_cols=(1,)))
+        for n in tp.notes:
+            parts.append(f"<p class='small'>{_e(n)}</p>")
+    elif is_histogram(result):
         tp = result.plan
         rows = [
             ("bins", tp.tree.n_bins),

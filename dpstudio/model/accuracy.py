@@ -48,12 +48,26 @@ def _line(what: str, eps: Fraction, example: int, note: str = "", best_case: boo
     return AccuracyLine(what, eps, x, f"{what}: {lead}{_sentence(example, x)}{note}", best_case)
 
 
-def count_accuracy(plan: BudgetPlan, example: int = 1000) -> list[AccuracyLine]:
-    """One line per noised level of ``plan`` and one for the released leaves (see the module docstring)."""
+def count_accuracy(plan: BudgetPlan, example: int = 1000, params: dict | None = None) -> list[AccuracyLine]:
+    """One line per noised level of ``plan`` and one for the released leaves (see the module docstring).
+    ``params``: the algorithm's parameters (p-Identity's bins decide its plan)."""
     example = int(example)
     if example < 1:
         raise ValueError("the example count must be at least 1")
     alg = plan.algorithm
+    if alg == "pidentity":
+        from dpstudio.core.scales import exact_fraction
+        from dpstudio.model.budget_plan import engine_plan
+
+        least = exact_fraction(float(engine_plan(alg, params or {}, plan.epsilon).bin_epsilons.min()))
+        return [
+            _line(
+                "a bin's own noisy count",
+                least,
+                example,
+                " at worst (the bin with the least budget); least squares with the weighted sums narrows it",
+            )
+        ]
     if alg in ("diffgen", "maxgddp"):
         return [_line("released leaf counts", plan.share("count"), example)]
     levels = plan.level_shares()
@@ -110,7 +124,7 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
         top = sorted(zip(values, counts), key=lambda t: -t[1])[:cells]  # most frequent first
         labels = [f"{cls} = {v}" for v, _ in top]
         true = [int(c) for _, c in top]
-    leaf = count_accuracy(plan)[-1].epsilon
+    leaf = count_accuracy(plan, params=project.params)[-1].epsilon
     noisy = SimulationNoise(project.seed).laplace_counts(true, noise_scale(1, leaf))
     return [(label, t, int(n)) for label, t, n in zip(labels, true, noisy)]
 

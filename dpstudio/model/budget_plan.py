@@ -41,6 +41,7 @@ ALGORITHMS = {
     "sc": "SC interval tree",
     "luedptree": "LUEDPTree",
     "hopt": "H_opt interval tree (level budgets optimised)",
+    "pidentity": "p-Identity (bins plus weighted sums, HDMM)",
 }
 TABLE_ALGORITHMS = ("diffgen", "diffgen_consistency", "maxgddp")
 OPTIMIZED_SHARES_NOTE = (
@@ -48,9 +49,11 @@ OPTIMIZED_SHARES_NOTE = (
     "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
     "ran)."
 )
-HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt")
+HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt", "pidentity")
 #: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
-LOCKED_SPLIT = ("luedptree", "hopt")
+LOCKED_SPLIT = ("luedptree", "hopt", "pidentity")
+#: p-Identity's one spend (the ledger's name for it; its weights are chosen by the engine's plan)
+PIDENTITY_SEGMENT = "bins and weighted sums"
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,17 @@ PARAMS: dict[str, list[ParamSpec]] = {
             hi=64,
             special="SC's shape",
             help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)",
+        ),
+    ],
+    "pidentity": [
+        ParamSpec(
+            "bins",
+            "bins",
+            "int",
+            256,
+            lo=2,
+            hi=4096,
+            help="equal-width bins over the public bounds, n (its plan takes seconds above a few thousand bins)",
         ),
     ],
 }
@@ -362,6 +376,20 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
         return table_plan(engine_params(algorithm, p, eps), int(p.get("numeric_attributes", 0)))
     if algorithm == "flat":
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
+    if algorithm == "pidentity":
+        return BudgetPlan(
+            algorithm,
+            eps,
+            [PIDENTITY_SEGMENT],
+            [eps],
+            ["level"],
+            locked=True,
+            notes=[
+                "one spend of all of epsilon: every bin's own count and a few weighted sums of bins get noise, "
+                "and a record's bin is charged at most epsilon over all of them (the weights come from the "
+                "engine's plan: public, from the number of bins and epsilon only)"
+            ],
+        )
     if algorithm in ("hb", "sc", "luedptree", "hopt"):
         from dpstudio.algorithms.interval_trees import noised_depths
 
@@ -412,7 +440,21 @@ def saved_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
 
 # -- interval trees -----------------------------------------------------------------------------------
 
-ENGINE_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
+#: the studio's histogram ids -> the interval-tree engine's algorithm names
+ENGINE_NAMES = {
+    "flat": "flat",
+    "hb": "hb",
+    "sc": "sc",
+    "luedptree": "luedp",
+    "hopt": "hopt",
+    "pidentity": "pidentity",
+}
+
+
+def histogram_name(engine_name: str) -> str:
+    """The display name of a histogram run from its engine's algorithm name ("luedp": "LUEDPTree")."""
+    ids = {v: k for k, v in ENGINE_NAMES.items()}
+    return ALGORITHMS.get(ids.get(engine_name, engine_name), engine_name)
 
 
 def tree_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None, edges=None):
@@ -607,6 +649,43 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
                 "all-range mean squared error",
                 2 / e**2 * (n + 2) / 3,
                 f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}",
+            )
+        )
+    elif alg == "pidentity":
+        from dpstudio.core.range_error import laplace_variance
+
+        n = int(p["bins"])
+        tp = engine_plan(alg, p, plan.epsilon)
+        cons = tp.expected_consistent_mse
+        be = tp.bin_epsilons
+        out.append(
+            Figure(
+                "weighted sums beside the bins",
+                tp.n_rows,
+                f"each a sum of bins with whole-number weights; noise of scale {tp.row_scale:.4g} on each",
+            )
+        )
+        out.append(
+            Figure(
+                "budget of a bin's own count",
+                float(np.median(be)),
+                f"from {be.min():.4g} to {be.max():.4g}: what the weighted sums leave of epsilon for that bin",
+            )
+        )
+        out.append(
+            Figure(
+                "all-range MSE, consistent release",
+                cons,
+                "exact, least squares of the bins from the bins and the weighted sums, uniformly random ranges",
+            )
+        )
+        out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
+        flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
+        out.append(
+            Figure(
+                "flat histogram, same epsilon",
+                flat,
+                f"all-range MSE, discrete Laplace, for comparison: the consistent release's is {cons / flat:.2g} times this",
             )
         )
     else:

@@ -14,6 +14,7 @@ noise) as bands around them.
   "leaf-only" (every bin with Laplace of scale 1/eps), "raw tree (minimal cover)" (the run's noisy tree
   answered by canonical covers), "consistent (least squares)" (exact BLUE) and "consistent (seed 000
   rule)" (Monte-Carlo only), from ``dpstudio.core.range_error`` and Monte-Carlo. The same in both modes.
+  p-Identity has no tree: leaf-only and its least squares (``pidentity.error_by_length``) only.
 - DiffGen trees: ``diffgen_noise_only(result, domain)``: random boxes over the public domain
   (``core.range_queries``), answered by leaf-only (scale 1/eps_c on every leaf x class), the raw tree (the
   run's node scales; a leaf-only run gets the uniform L/eps_c of DiffGen-with-consistency), least squares
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpstudio.algorithms.pidentity import is_pidentity
 from dpstudio.core.consistency import hay_generalized, least_squares
 from dpstudio.core.noise import SimulationNoise, simulated_discrete_laplace
 from dpstudio.core.range_queries import CategoricalAxis, Domain, NumericAxis
@@ -95,7 +97,11 @@ def histogram_analytic(plan, lengths=None) -> Curves:
     d = query_lengths(n) if lengths is None else np.asarray(lengths, dtype=np.int64)
     out = Curves(d.astype(float), label="analytic (data-independent)")
     out.values[LEAF_ONLY] = d * _flat_variance(plan.epsilon)
-    if t.n_nodes > n:  # a real tree (not flat)
+    if is_pidentity(plan):
+        from dpstudio.algorithms.pidentity import error_by_length
+
+        out.values[LEAST_SQUARES] = error_by_length(plan, d)
+    elif t.n_nodes > n:  # a real tree (not flat)
         out.values[RAW_TREE] = raw_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, d)
         out.values[LEAST_SQUARES] = consistent_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, d)
     return out
@@ -123,11 +129,16 @@ def histogram_monte_carlo(
     n = t.n_bins
     d_all = query_lengths(n) if lengths is None else np.asarray(lengths, dtype=np.int64)
     rng = SimulationNoise(seed).rng
-    idx = np.flatnonzero(plan.noised)
-    is_tree = t.n_nodes > n
-    all_noised = bool(np.all(plan.noised))  # seed 000's rule has no notion of an un-noised node
+    pid = is_pidentity(plan)
+    noised = np.zeros(t.n_nodes, dtype=bool) if pid else np.asarray(plan.noised, dtype=bool)
+    idx = np.flatnonzero(noised)
+    is_tree = t.n_nodes > n and not pid
+    all_noised = not pid and bool(np.all(noised))  # seed 000's rule has no notion of an un-noised node
     methods = (
-        [LEAF_ONLY] + ([RAW_TREE, LEAST_SQUARES] if is_tree else []) + ([SEED_RULE] if is_tree and all_noised else [])
+        [LEAF_ONLY]
+        + ([LEAST_SQUARES] if pid else [])
+        + ([RAW_TREE, LEAST_SQUARES] if is_tree else [])
+        + ([SEED_RULE] if is_tree and all_noised else [])
     )
     per = {m: np.zeros((runs, d_all.size)) for m in methods}
     flat_scale = 1.0 / float(plan.epsilon)
@@ -138,6 +149,13 @@ def histogram_monte_carlo(
         flat = simulated_discrete_laplace(rng, np.full(n, flat_scale), 1)
         for j, d in enumerate(d_all):
             per[LEAF_ONLY][r, j] = _range_errors_from_leaves(flat, int(d))[0]
+        if pid:
+            est = plan.least_squares(
+                simulated_discrete_laplace(rng, plan.bin_scales, 1),
+                simulated_discrete_laplace(rng, np.full(plan.n_rows, plan.row_scale), 1),
+            )
+            for j, d in enumerate(d_all):
+                per[LEAST_SQUARES][r, j] = _range_errors_from_leaves(est, int(d))[0]
         if not is_tree:
             continue
         y = np.zeros((t.n_nodes, 1))

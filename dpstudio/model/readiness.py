@@ -33,7 +33,7 @@ PLACES = {
     "taxonomy": ("Taxonomy", "the attribute's taxonomy"),
     "export.inputs": ("Export", "Public inputs"),
     "algorithm.epsilon": ("Algorithm", "epsilon"),
-    "algorithm.budget": ("Algorithm", "Dataset budget"),
+    "algorithm.budget": ("Algorithm", "dataset budget"),
 }
 
 

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from dpstudio.algorithms.pidentity import is_pidentity
 from dpstudio.io.report import ReportFacts
 
 #: histograms with more bins than this get no error-by-length curve (the exact computation is O(bins^2)).
@@ -78,7 +79,12 @@ def _histogram_error_by_size(result) -> tuple[list, str, str]:
     if n > MAX_CURVE_BINS:
         return [], "", ""
     lengths = _sizes(n)
-    mse = consistent_error_by_length(t.parents, t.lo, t.hi, n, tp.variances, lengths)
+    if is_pidentity(tp):  # no tree: least squares of the bins from the bins and the weighted sums
+        from dpstudio.algorithms.pidentity import error_by_length
+
+        mse = error_by_length(tp, lengths)
+    else:
+        mse = consistent_error_by_length(t.parents, t.lo, t.hi, n, tp.variances, lengths)
     return (
         [(k, math.sqrt(float(m))) for k, m in zip(lengths, mse)],
         "bins in the range",

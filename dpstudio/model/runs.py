@@ -25,10 +25,9 @@ import numpy as np
 
 from dpstudio.io.datasets import missing_as_token
 from dpstudio.model import provenance as pv
+from dpstudio.model.budget_plan import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
 from dpstudio.model.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
 from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
-
-HISTOGRAM_NAMES = {"flat": "flat", "hb": "hb", "sc": "sc", "luedptree": "luedp", "hopt": "hopt"}
 
 
 class RunInputError(ValueError):

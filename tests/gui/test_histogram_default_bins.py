@@ -71,3 +71,28 @@ def test_hopt_is_offered_runs_from_the_panel_and_matches_the_engine(qtbot):
         assert path <= float(project.epsilon) + 1e-12
     # the bar shows the plan's level shares, summing to epsilon
     assert sum(panel.split()) == project.epsilon
+
+
+def test_pidentity_is_offered_runs_from_the_panel_and_is_the_engines_plan(qtbot):
+    """p-Identity, the CLI's usual automatic choice, was missing from the studio's list."""
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
+    from dpstudio.core.budget import as_fraction
+
+    project = age_project()
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    names = [panel.combo.itemData(i) for i in range(panel.combo.count())]
+    assert "pidentity" in names
+    panel.set_algorithm("pidentity")
+    assert panel.bar.locked and "branching" not in panel.param_widgets  # no tree, one spend
+    run = panel.run()
+    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    assert run.outcome == "finished"
+    engine = plan_interval_tree(74, IntervalTreeParams("pidentity", as_fraction(project.epsilon), None, True))
+    got = project.result.plan
+    assert got.algorithm == "pidentity" and np.array_equal(got.weights, engine.weights)
+    assert np.array_equal(got.bin_epsilons, engine.bin_epsilons)
+    # one spend of epsilon, and no record's bin is charged more than that over the bins and the sums
+    assert float(got.bin_path_sums().max()) <= float(project.epsilon)
+    assert [float(e.epsilon) for e in project.run_ledger.entries] == [float(project.epsilon)]
+    assert project.result.released.shape == (74,)

@@ -211,7 +211,7 @@ def test_release_raise_the_total_and_release_again_in_the_same_project(qtbot, wi
     click_run(qtbot, panel)  # refused: the lifetime total is spent
     qtbot.wait(50)
     assert p.result is first and "does not fit its lifetime budget" in panel.last_error
-    assert "Algorithm panel (Dataset budget)" in panel.last_error and "Before you run" in panel.eps_error.text()
+    assert "Algorithm panel (dataset budget)" in panel.last_error and "Before you run" in panel.eps_error.text()
     assert panel.apply_dataset_budget(total="2")  # the deliberate raise (asked, answered Yes)
     click_run(qtbot, panel)
     qtbot.waitUntil(lambda: p.result is not first and p.result is not None, timeout=60000)

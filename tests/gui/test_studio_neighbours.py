@@ -117,7 +117,7 @@ def studio_histogram_export(qtbot, folder, algorithm):
     return _through_the_panels(qtbot, folder, algorithm, None)
 
 
-@pytest.mark.parametrize("algorithm", ["hb", "luedptree", "hopt"])
+@pytest.mark.parametrize("algorithm", ["hb", "luedptree", "hopt", "pidentity"])
 def test_studio_histogram_export_metadata_is_the_same_for_neighbouring_tables(qtbot, tmp_path, algorithm, engine):
     rows = table_rows(300)
     write_table(tmp_path / "d", rows)

@@ -45,6 +45,8 @@ from dpstudio.model.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
+SPLIT_TITLE = "Split of epsilon (drag the dark handles)"
+LOCKED_SPLIT_TITLE = "Split of epsilon (chosen by the algorithm itself: it cannot be dragged)"
 #: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
 #: announce, refreshes it through ``refresh_budget`` on the GUI thread)
 READINESS_FIELDS = (
@@ -155,16 +157,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.dataset_apply.setToolTip("name this dataset and set or raise its lifetime budget (asks first)")
         for w in (self.dataset_name_edit, self.dataset_total_edit, self.dataset_apply):
             drow.addWidget(w)
-        elay.addRow("dataset", drow)
+        elay.addRow("dataset budget", drow)
         top.addWidget(ebox, 1)
 
         # the readiness checklist beside Run (model.readiness): every problem at once, each with a way there
-        self.checklist = ReadinessList()
+        self.checklist = ReadinessList(here="Algorithm")
         self.checklist.goTo.connect(self.go_to_problem)
         top.addWidget(self.checklist, 1)
 
         # split bar + expected error
-        sbox = QtWidgets.QGroupBox("Split of epsilon (drag the dark handles)")
+        self.split_box = sbox = QtWidgets.QGroupBox(SPLIT_TITLE)
         slay = QtWidgets.QVBoxLayout(sbox)
         self.bar = BudgetBar()
         slay.addWidget(self.bar)
@@ -466,7 +468,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
     def accuracy_lines(self) -> list:
         """The accuracy-in-words lines now shown (``model.accuracy.count_accuracy`` for the shown split)."""
-        return count_accuracy(self.plan, self.example_box.value()) if self.plan is not None else []
+        return count_accuracy(self.plan, self.example_box.value(), self.params()) if self.plan is not None else []
 
     def _refresh_words(self, *_) -> None:
         lines = self.accuracy_lines()
@@ -596,6 +598,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self._updating = True
         try:
             self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
+            self.split_box.setTitle(LOCKED_SPLIT_TITLE if plan.locked else SPLIT_TITLE)
         finally:
             self._updating = False
         self._refresh_figures()
@@ -733,6 +736,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 plan = plan.with_shares(self.bar.shares)
             else:
                 self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
+            self.split_box.setTitle(LOCKED_SPLIT_TITLE if plan.locked else SPLIT_TITLE)
             self.plan = plan
             self._refresh_figures()
             self._write_params()

@@ -31,6 +31,7 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
+from dpstudio.model import budget_plan as bp
 from dpstudio.model import comparison as cmp
 from dpstudio.model.compare_verdict import verdict
 
@@ -244,8 +245,13 @@ class ComparePanel(QtWidgets.QWidget):
             plan = self.result.plan
             self.plot.setLabel("bottom", "query size (bins)")
             self.plot.setLabel("left", "expected squared error")
+            shape = (
+                f"{plan.tree.n_bins} bins and {plan.n_rows} weighted sums of bins"
+                if cmp.is_pidentity(plan)
+                else f"{plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes"
+            )
             self.source.setText(
-                f"{plan.algorithm}: {plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes, "
+                f"{bp.histogram_name(plan.algorithm)}: {shape}, "
                 f"epsilon {plan.epsilon:g}. {cmp.NOISE_ONLY_LABEL}. Dashed: analytic; "
                 "solid with band: Monte-Carlo"
             )

@@ -23,6 +23,7 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
@@ -127,7 +128,7 @@ class WatchPanel(QtWidgets.QWidget):
         outer.addLayout(bar)
 
         status = QtWidgets.QHBoxLayout()
-        self.status = QtWidgets.QLabel("no run yet: run an algorithm from the Algorithm panel")
+        self.status = ElidedLabel("no run yet: run an algorithm from the Algorithm panel")
         status.addWidget(self.status, 1)
         self.mark = QtWidgets.QLabel("TEACHING: NOT A RELEASE")
         self.mark.setStyleSheet("background:#f0a020;color:black;font-weight:bold;padding:2px 8px;")

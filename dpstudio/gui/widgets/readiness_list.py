@@ -13,8 +13,11 @@ class ReadinessList(QtWidgets.QGroupBox):
 
     goTo = QtCore.Signal(object)  # a model.readiness.Problem
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, here: str | None = None):
+        """``here``: the title of the panel the list sits on; a problem fixed on that panel gets a button
+        that shows its control ("Show epsilon") rather than one that goes to the panel already shown."""
         super().__init__("Before you run", parent)
+        self.here = here
         self.setObjectName("readinessList")
         outer = QtWidgets.QVBoxLayout(self)
         self.status = QtWidgets.QLabel("")
@@ -56,7 +59,7 @@ class ReadinessList(QtWidgets.QGroupBox):
             text = QtWidgets.QLabel("\u2022 " + problem.text)
             text.setWordWrap(True)
             where = PLACES[problem.place]
-            button = QtWidgets.QPushButton(f"Go to {where[0]}")
+            button = QtWidgets.QPushButton(f"Show {where[1]}" if where[0] == self.here else f"Go to {where[0]}")
             button.setToolTip(f"Show where this is fixed: {where[0]} panel ({where[1]})")
             button.setAccessibleName(f"Fix: {problem.text}")
             button.clicked.connect(lambda _=False, p=problem: self.goTo.emit(p))

@@ -78,7 +78,7 @@ class ReleaseQuestion:
         if self.related:
             lines.append(
                 f"These records are charged to the known dataset {self.dataset!r}: {self.related}. If "
-                "they are other people, declare them a new dataset (Dataset budget) before running."
+                "they are other people, declare them a new dataset (Algorithm panel, dataset budget) before running."
             )
         if self.tracked:
             lines.append(

@@ -120,7 +120,7 @@ class ReleaseService:
                 f"dataset {name!r}: a release of epsilon {fraction_text(eps)} does not fit its lifetime budget: "
                 f"{fraction_text(budget - spent)} of {fraction_text(budget)} is left (spent "
                 f"{fraction_text(spent)}); to raise it deliberately: dpstudio budget set-total {name} EPS, "
-                "or Set... under Dataset budget in the studio"
+                'or Set... beside "dataset budget" in the studio\'s Algorithm panel'
             )
         return ReleaseQuestion(
             name,

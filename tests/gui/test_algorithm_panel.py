@@ -70,6 +70,7 @@ def test_level_shares_change_expected_range_error(panel, qtbot):
     panel.set_algorithm("hb")
     panel.set_param("bins", 64)
     panel.set_param("branching", 4)
+    panel.set_param("root_noised", True)  # the root is a level of its own (index 0 below)
     key = "all-range MSE, consistent release"
     mse0 = _figures(panel)[key]
     assert mse0 == pytest.approx(bp.engine_plan("hb", panel.params(), 1).expected_consistent_mse)
@@ -288,6 +289,7 @@ def test_dragged_hb_levels_are_the_ledger_entries_and_node_budgets(qtbot):
     qtbot.waitExposed(panel)
     panel.set_algorithm("hb")
     panel.set_param("bins", 16)
+    panel.set_param("root_noised", True)  # depth d is level d below
     drag(qtbot, panel.bar, 0, 70)
     levels = panel.split()
     assert len(set(levels)) > 1

@@ -103,6 +103,7 @@ def test_histogram_level_split_from_the_project_runs():
     from tests.gui.export_fixtures import histogram_data_project
 
     p = histogram_data_project(bins=16, algorithm="hb")
+    p.set_algorithm("hb", {**p.params, "root_noised": True})  # two levels to split between
     plan = bp.default_plan("hb", p.params, p.epsilon)
     shares = [Fraction(1, 2)] + [Fraction(1, 2) / (len(plan.shares) - 1)] * (len(plan.shares) - 1)
     p.set_algorithm("hb", {**p.params, **plan.with_shares([s * p.epsilon for s in shares]).to_params()})

@@ -25,6 +25,9 @@ TEACHING_STYLE = "background:#ffb74d; color:#3e2200; font-weight:bold; padding:6
 RELEASE_STYLE = "background:#2e7d32; color:white; font-weight:bold; padding:6px;"
 ERROR_STYLE = "background:#c62828; color:white; padding:1px 6px;"
 INFO_STYLE = "background:#e3f2fd; color:#0d47a1; padding:1px 6px;"
+#: a change to any of these inputs clears the window's error: it described the inputs before the change
+#: (a budget refusal after a switch to teaching mode, "no taxonomy" after one was made)
+STALE_ERROR_FIELDS = ("mode", "epsilon", "algorithm", "roles", "types", "bounds", "classes", "taxonomies", "missing")
 
 
 def teaching_text(project: Project) -> str:
@@ -77,6 +80,7 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.addWidget(self.banner)
         # messages: one line in the status bar, at the bottom, so that no message resizes or moves the panels
         # (a long one is drawn cut with an ellipsis, all of it in the tooltip)
+        self.message_is_error = False  # the message shown is an error (cleared when the inputs change)
         self.message_bar = QtWidgets.QWidget()
         mlay = QtWidgets.QHBoxLayout(self.message_bar)
         mlay.setContentsMargins(4, 0, 0, 0)
@@ -112,7 +116,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self._build_status_bar()
         self._build_actions()
-        self.project.subscribe(self._on_project_changed, "mode", "epsilon", "dirty", "path", "data")
+        self.project.subscribe(self._on_project_changed, "dirty", "path", "data", *STALE_ERROR_FIELDS)
         self._update_banner()
         self._update_title()
         self.restore_layout()
@@ -339,6 +343,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return worker
 
     def _show_message(self, message: str, style: str, label_style: str, status: str) -> None:
+        self.message_is_error = style == ERROR_STYLE
         self.message_label.setText(message)
         self.message_bar.setStyleSheet(style)
         self.message_label.setStyleSheet(label_style)
@@ -356,6 +361,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def clear_message(self) -> None:
         """Dismiss the message bar (and the same words in the status bar)."""
         shown = self.message_label.text()
+        self.message_is_error = False
         self.message_bar.hide()
         self.message_label.clear()
         self.status_label.show()
@@ -501,6 +507,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_title()
         if field == "data":
             self.clear_message()  # the previous file's messages do not describe this one
+        elif field in STALE_ERROR_FIELDS and self.message_is_error:
+            self.clear_message()  # an error about the inputs before this change may no longer hold
 
     def _update_title(self) -> None:
         name = self.project.path.name if self.project.path else "untitled"

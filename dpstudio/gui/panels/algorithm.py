@@ -34,6 +34,7 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
+from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.model import budget_plan as bp
@@ -45,6 +46,7 @@ from dpstudio.model.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
+NOT_READY = "Not ready to run"
 SPLIT_TITLE = "Split of epsilon (drag the dark handles)"
 LOCKED_SPLIT_TITLE = "Split of epsilon (chosen by the algorithm itself: it cannot be dragged)"
 #: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
@@ -73,6 +75,11 @@ def slider_to_epsilon(pos: int) -> float:
 def epsilon_to_slider(eps: float) -> int:
     v = (math.log10(max(min(eps, 10.0), 0.01)) - SLIDER_MIN) / (SLIDER_MAX - SLIDER_MIN)
     return int(round(v * SLIDER_STEPS))
+
+
+def not_ready_line(n: int) -> str:
+    """The line beside Run when it refuses for ``n`` readiness problems (the checklist lists them)."""
+    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''}, listed under \u201cBefore you run\u201d."
 
 
 class AlgorithmPanel(QtWidgets.QWidget):
@@ -115,9 +122,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.eps_slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
         self.eps_slider.setRange(0, SLIDER_STEPS)
         self.eps_slider.setToolTip("log scale, 0.01 to 10")
-        self.eps_error = QtWidgets.QLabel("")
-        self.eps_error.setStyleSheet("color:#b00020;")
-        self.eps_error.setWordWrap(True)
+        self.eps_error = ErrorLine()
         self.eps_understood = QtWidgets.QLabel("")
         self.eps_understood.setStyleSheet("color:#616161;")
         self.eps_understood.setWordWrap(True)
@@ -244,8 +249,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
         return readiness(self.project, self.eps_edit.text())
 
     def refresh_readiness(self, *_) -> None:
-        """Re-check the project and show every problem beside Run."""
-        self.checklist.set_problems(self.readiness())
+        """Re-check the project and show every problem beside Run; a refusal beside Run for problems that are
+        fixed since is taken back (or its count brought up to date)."""
+        problems = self.readiness()
+        self.checklist.set_problems(problems)
+        if self.eps_error.text().startswith(NOT_READY):
+            self.eps_error.setText(not_ready_line(len(problems)) if problems else "")
 
     def go_to_problem(self, problem) -> None:
         """Show the place where ``problem`` is fixed (the window switches panel and selects the control)."""
@@ -806,12 +815,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         problems = self.readiness()
         self.checklist.set_problems(problems)
         if problems:  # every problem at once, the same list the checklist shows
-            n = len(problems)
-            self._refuse(
-                self.eps_error,
-                refusal_text(problems),
-                f"Not ready to run: {n} problem{'s' if n != 1 else ''}, listed under \u201cBefore you run\u201d.",
-            )
+            self._refuse(self.eps_error, refusal_text(problems), not_ready_line(len(problems)))
             return None
         try:
             eps = parse_epsilon_text(self.eps_edit.text())

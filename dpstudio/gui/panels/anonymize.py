@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from dpstudio.core.events import RunFinished
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.widgets.lattice_view import CHOSEN, COLOURS, FAILING, MINIMAL, SATISFYING, UNKNOWN, LatticeView
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.io.anonymize import LABEL, AnonymizeError
@@ -81,9 +82,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.label.setStyleSheet("color: #a00000; font-weight: bold;")
         self.label.setAlignment(Qt.AlignCenter)
         layout.addWidget(self.label)
-        self.error = QtWidgets.QLabel()
-        self.error.setStyleSheet("color: #a00000;")
-        self.error.setWordWrap(True)
+        self.error = ErrorLine(colour="#a00000")
         self.error.hide()
         layout.addWidget(self.error)
         self.tabs = _named(QtWidgets.QTabWidget(), "anonymize views")
@@ -458,6 +457,7 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     # -- project ----------------------------------------------------------------------------------------------
     def _on_project(self, _field: str) -> None:
+        self.clear_error()  # it was about the inputs before this change
         self.refresh()
 
     def refresh(self) -> None:

@@ -26,6 +26,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.model import provenance as pv
 from dpstudio.model.class_values_text import format_class_values, parse_class_values
@@ -130,9 +131,7 @@ class DataPanel(QtWidgets.QWidget):
         self.stack.addWidget(self._build_data_page())
         for combo in (self.start_page.encoding_combo, self.encoding_combo):  # one choice, shown on both pages
             combo.currentTextChanged.connect(self.set_encoding)
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
+        self.error_label = ErrorLine(colour="#c62828", bold=True)
         self.error_label.hide()
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.error_label)

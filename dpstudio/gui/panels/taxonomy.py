@@ -24,6 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.core.taxonomy_merge import Merged
 from dpstudio.gui.panels import host
+from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
 from dpstudio.gui.widgets.yes_no import ask_choice, exec_modal
 from dpstudio.model import provenance as pv
@@ -202,9 +203,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self.summary_label.setAccessibleName("Summary of the last folder import")
         self.summary_label.hide()
 
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color:#c62828; font-weight:bold;")
+        self.error_label = ErrorLine(colour="#c62828", bold=True)
         self.error_label.hide()
         right = QtWidgets.QWidget()
         rlay = QtWidgets.QVBoxLayout(right)

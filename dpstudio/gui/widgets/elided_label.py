@@ -42,4 +42,17 @@ class ElidedLabel(QtWidgets.QLabel):
         )
 
 
-__all__ = ["ElidedLabel"]
+class ErrorLine(ElidedLabel):
+    """A panel's own error line: one line, red, cut with an ellipsis when long (the tooltip and the window's
+    status line hold all of it). Its line is kept while hidden, so showing or hiding an error moves
+    nothing below it."""
+
+    def __init__(self, text: str = "", parent=None, colour: str = "#b00020", bold: bool = False):
+        super().__init__(text, parent)
+        self.setStyleSheet(f"color:{colour};" + (" font-weight:bold;" if bold else ""))
+        policy = self.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.setSizePolicy(policy)
+
+
+__all__ = ["ElidedLabel", "ErrorLine"]

@@ -590,7 +590,10 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
                 Figure(
                     "epsilon per split-point choice",
                     split / (a + h),
-                    f"{a + h} numeric split-point choices share {split:.4g}",
+                    f"{a + h} numeric split-point choices share {split:.4g}"
+                    if a
+                    else f"set aside for up to {h} numeric split points ({split:.4g} in all); with no attribute "
+                    "a number none is chosen, and the run gives this share to the counts",
                 )
             )
         du = 1.0

@@ -27,12 +27,37 @@ def mean_errors(values: dict) -> dict:
     return out
 
 
-def _why(worse: str, better: str, levels: int, kind: str) -> str:
-    tree_methods = (RAW_TREE, LEAST_SQUARES) if kind == "histogram" else ()
+def _why(worse: str, better: str, levels: int, kind: str, noise: tuple | None = None) -> str:
+    tree_methods = (RAW_TREE, LEAST_SQUARES) if kind in ("histogram", "pidentity") else ()
+    if kind == "pidentity" and worse == LEAST_SQUARES and better == LEAF_ONLY:
+        ratio = f" (up to {noise[1][0] / noise[0]:.3g} times the variance)" if noise else ""
+        return (
+            "p-Identity gives each bin's own count only part of epsilon, the rest going to weighted sums of "
+            f"bins that help long ranges: its bins are noisier than leaf-only's{ratio}, so short ranges err more"
+        )
     if worse == LEAF_ONLY:
         return (
             "leaf-only adds one noisy count per cell a query covers, so its error grows with the query's "
             "size, while a tree answers a large range from a few nodes"
+        )
+    if better == LEAF_ONLY and (worse in tree_methods or kind == "table") and noise:
+        leaf, per_level = noise
+        ratio = max(per_level) / leaf
+        equal = levels * levels
+        how = (
+            f"equal shares would give each level about {equal} times leaf-only's variance"
+            if abs(ratio - equal) > 0.25 * equal
+            else "as with equal shares"
+        )
+        rescue = (
+            "least squares weights those counts down and wins back part of it"
+            if worse == LEAST_SQUARES
+            else "the raw tree answers from them as they are"
+        )
+        return (
+            f"the count budget is shared by the {levels} levels of the tree (a person is in one node per "
+            f"level): the level given the least has counts with a noise variance {ratio:.3g} times leaf-only's "
+            f"({how}); {rescue}"
         )
     if better == LEAF_ONLY and (worse in tree_methods or kind == "table"):
         return (
@@ -48,10 +73,11 @@ def _why(worse: str, better: str, levels: int, kind: str) -> str:
     return "their noise scales and the number of noisy counts each query adds up differ"
 
 
-def verdict(values: dict, levels: int, kind: str) -> str:
+def verdict(values: dict, levels: int, kind: str, noise: tuple | None = None) -> str:
     """A few sentences on the analytic curves ``values`` ({method: expected error by query size});
     ``levels``: the released tree's number of levels (public: its shape is released); ``kind``:
-    "histogram" or "table"."""
+    "histogram", "pidentity" or "table"; ``noise``: ``comparison.level_noise`` of the run (leaf-only's
+    variance and each level's largest), so that the reason given uses the budgets that ran."""
     means = mean_errors(values)
     if len(means) < 2:
         return ""
@@ -61,7 +87,7 @@ def verdict(values: dict, levels: int, kind: str) -> str:
         ratio = means[m] / means[best]
         if m != best and ratio >= NOTABLE:
             parts.append(
-                f"{m}: expected error {ratio:.3g} times that of {best}, because {_why(m, best, levels, kind)}."
+                f"{m}: expected error {ratio:.3g} times that of {best}, because {_why(m, best, levels, kind, noise)}."
             )
     if not parts:
         parts.append(f"the releases' expected errors are within a factor {NOTABLE:g} of each other.")

@@ -307,6 +307,24 @@ def run_noise(result) -> tuple[float, np.ndarray, str]:
     return leaf_var, np.full(n, discrete_laplace_variance(L / eps_c)), f"uniform scale L/eps_c, L = {L}"
 
 
+def level_noise(result) -> tuple[float, list[float]]:
+    """(leaf-only variance, the largest node noise variance on each noised level of the run's tree, root
+    first): what the Compare verdict's words rest on. Public: the run's budgets and its released shape.
+    p-Identity's "level" is its bins (their own counts' variances); its weighted sums are not a level."""
+    if hasattr(result, "plan"):  # a histogram
+        plan = result.plan
+        leaf = _flat_variance(plan.epsilon)
+        if is_pidentity(plan):
+            return leaf, [float(np.max(plan.bin_variances))]
+        depth = np.asarray(plan.tree.depth)
+        noised = np.asarray(plan.noised, dtype=bool)
+        var = np.asarray(plan.variances, dtype=float)
+        return leaf, [float(var[noised & (depth == d)].max()) for d in np.unique(depth[noised])]
+    leaf, node_var, _ = run_noise(result)
+    depth = np.asarray(result.tree.depth)
+    return leaf, [float(node_var[depth == d].max()) for d in np.unique(depth)]
+
+
 @dataclass
 class NoiseOnlyBySize:
     """Per-query error of each method from the noise alone: ``mse[m]`` runs x queries (squared errors of

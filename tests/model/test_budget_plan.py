@@ -133,3 +133,11 @@ def test_table_default_plan_is_the_engines_budget(alg):
     # the plan, passed back to the engine, is the same budget
     again = plan_budget(bp.engine_params(alg, params, Fraction(9, 10), plan), 2 if alg != "maxgddp" else 0)
     assert again == eng
+
+
+def test_with_no_numeric_attribute_no_split_point_is_promised():
+    """The panel said "10 numeric split-point choices share 0.25" on a table without numbers."""
+    for a, said in ((0, "with no attribute a number none is chosen"), (2, "12 numeric split-point choices share")):
+        params = {"steps": 10, "numeric_attributes": a}
+        figures = {f.label: f for f in expected_error(default_plan("diffgen", params, 1), params)}
+        assert said in figures["epsilon per split-point choice"].explanation

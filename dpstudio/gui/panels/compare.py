@@ -305,7 +305,16 @@ class ComparePanel(QtWidgets.QWidget):
 
     def _say_verdict(self) -> None:
         """The analytic (data-independent) curves in words: only they back a recommendation."""
-        self.verdict.setText(verdict(self.curves.values, self.tree_levels(), self._kind()) if self.curves else "")
+        if not self.curves:
+            return self.verdict.setText("")
+        kind = self._kind()
+        if kind == "histogram" and cmp.is_pidentity(self.result.plan):
+            kind = "pidentity"
+        try:
+            noise = cmp.level_noise(self.result)
+        except ValueError:
+            noise = None
+        self.verdict.setText(verdict(self.curves.values, self.tree_levels(), kind, noise))
 
     def _refresh_scatter(self) -> None:
         events = getattr(self.project, "events", None) or []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE
+from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, SEED_RULE
 
 #: a method is said to err more when its mean error exceeds the best one's by this factor
 NOTABLE = 1.5
@@ -40,24 +40,26 @@ def _why(worse: str, better: str, levels: int, kind: str, noise: tuple | None = 
             "leaf-only adds one noisy count per cell a query covers, so its error grows with the query's "
             "size, while a tree answers a large range from a few nodes"
         )
+    if better == LEAF_ONLY and worse == SEED_RULE and noise:
+        leaf, per_level = noise
+        return (
+            "two-pass averaging weighs every level of the tree alike, whatever its noise: the level given the "
+            f"least of the count budget has a noise variance {max(per_level) / leaf:.3g} times leaf-only's, "
+            "and it enters every estimate"
+        )
     if better == LEAF_ONLY and (worse in tree_methods or kind == "table") and noise:
         leaf, per_level = noise
-        ratio = max(per_level) / leaf
-        equal = levels * levels
-        how = (
-            f"equal shares would give each level about {equal} times leaf-only's variance"
-            if abs(ratio - equal) > 0.25 * equal
-            else "as with equal shares"
-        )
+        lo, hi = min(per_level) / leaf, max(per_level) / leaf
+        span = f"{lo:.3g} times" if f"{lo:.3g}" == f"{hi:.3g}" else f"from {lo:.3g} to {hi:.3g} times"
+        how = "" if abs(hi - levels * levels) <= 0.25 * levels * levels else f"; equal shares would give {levels**2}"
         rescue = (
-            "least squares weights those counts down and wins back part of it"
+            "least squares combines the levels, weighted by their noise, and wins back only part of it"
             if worse == LEAST_SQUARES
-            else "the raw tree answers from them as they are"
+            else "the raw tree adds up the noisy nodes that cover a query, each at its level's noise"
         )
         return (
             f"the count budget is shared by the {levels} levels of the tree (a person is in one node per "
-            f"level): the level given the least has counts with a noise variance {ratio:.3g} times leaf-only's "
-            f"({how}); {rescue}"
+            f"level), so each level's counts have a noise variance {span} leaf-only's{how}; {rescue}"
         )
     if better == LEAF_ONLY and (worse in tree_methods or kind == "table"):
         return (

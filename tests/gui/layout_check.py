@@ -8,7 +8,10 @@ test and by anyone looking at a panel.
 - a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
 - a visible word-wrapped label shorter than its text needs at its width;
 - an empty line edit whose placeholder is cut (unless its tooltip holds it);
-- a pane of a splitter that is shown but collapsed to nothing.
+- a pane of a splitter that is shown but collapsed to nothing;
+- a table or tree cell (of the first ``MAX_ROWS`` rows) whose text does not fit its column (or, in a view
+  that wraps words, its row), unless the cell's tooltip holds the text;
+- a plot's axis title or plot title longer than the axis or the plot (pyqtgraph draws it cut).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from PySide6 import QtGui, QtWidgets
 from dpstudio.gui.widgets.elided_label import ElidedLabel
 
 SLACK = 2  # pixels: rounding
+MAX_ROWS = 200  # rows of a table checked (the rest look alike)
+CELL_MARGIN = 8  # the item delegate's text margins (a focus-frame margin and one pixel, each side)
 
 
 def _plain(label: QtWidgets.QLabel) -> str:
@@ -110,6 +115,74 @@ def problems(top: QtWidgets.QWidget) -> list[str]:
         if c.height() + SLACK < need:
             name = c.accessibleName() or getattr(c, "text", lambda: "")() or c.objectName() or type(c).__name__
             out.append(f"squashed: {name[:40]!r} is {c.height()} px high, needs {need} ({_where(c)})")
+    out += _cells(top) + _plots(top)
+    return out
+
+
+def _cells(top: QtWidgets.QWidget) -> list[str]:
+    out = []
+    role = QtGui.Qt.ItemDataRole
+    for view in top.findChildren(QtWidgets.QAbstractItemView):
+        if not isinstance(view, (QtWidgets.QTableView, QtWidgets.QTreeView)) or not _visible(view, top):
+            continue
+        model = view.model()
+        if model is None:
+            continue
+        fm = view.fontMetrics()
+        wrap = view.wordWrap()
+        for col in range(model.columnCount()):
+            if (isinstance(view, QtWidgets.QTableView) and view.isColumnHidden(col)) or (
+                isinstance(view, QtWidgets.QTreeView) and view.isColumnHidden(col)
+            ):
+                continue
+            for row in range(min(model.rowCount(), MAX_ROWS)):
+                index = model.index(row, col)
+                text = model.data(index, role.DisplayRole)
+                if text is None or model.data(index, role.DecorationRole) is not None:
+                    continue
+                text = str(text)
+                rect = view.visualRect(index)
+                if not text.strip() or rect.width() <= 0 or rect.height() <= 0:
+                    continue
+                room = rect.width() - CELL_MARGIN
+                tip = model.data(index, role.ToolTipRole)
+                if tip is not None and text in str(tip):
+                    continue
+                if wrap:
+                    need = fm.boundingRect(0, 0, max(room, 1), 10**6, int(QtGui.Qt.TextWordWrap), text).height()
+                    if need > rect.height() + SLACK and fm.horizontalAdvance(text) > room + SLACK:
+                        out.append(
+                            f"cell cut: {text[:60]!r} needs {need} px high, has {rect.height()} ({_where(view)})"
+                        )
+                elif max(fm.horizontalAdvance(line) for line in text.splitlines()) > room + SLACK:
+                    out.append(
+                        f"cell cut: {text[:60]!r} needs {fm.horizontalAdvance(text)} px, has {room} ({_where(view)})"
+                    )
+    return out
+
+
+def _plots(top: QtWidgets.QWidget) -> list[str]:
+    try:
+        import pyqtgraph as pg
+    except ImportError:  # pragma: no cover - pyqtgraph is a dependency
+        return []
+    out = []
+    for widget in top.findChildren(pg.GraphicsView):
+        if not _visible(widget, top):
+            continue
+        for item in widget.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible() and item.label.isVisible() and item.labelText:
+                need = item.label.boundingRect().width()
+                geo = item.geometry()
+                room = geo.height() if item.orientation in ("left", "right") else geo.width()
+                if need > room + SLACK:
+                    out.append(f"axis title cut: {item.labelText[:60]!r} needs {need:.0f} px, has {room:.0f}")
+            if isinstance(item, pg.PlotItem) and item.titleLabel.isVisible() and item.titleLabel.text:
+                need = item.titleLabel.item.boundingRect().width()
+                room = item.geometry().width()
+                if need > room + SLACK:
+                    plain = re.sub("<[^>]+>", "", item.titleLabel.text)
+                    out.append(f"plot title cut: {plain[:60]!r} needs {need:.0f} px, has {room:.0f}")
     return out
 
 

@@ -6,6 +6,7 @@ field and Run to 8-9 px."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -16,6 +17,7 @@ from PySide6 import QtWidgets
 from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.model.project import RELEASE, TEACHING
 from dpstudio.model.stream_session import EVENTS, StreamSource
+from tests.gui.conftest import shot
 from tests.gui.layout_check import problems
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
 from tests.gui.test_run_epsilon import Answer
@@ -24,11 +26,13 @@ SIZES = [(1280, 800), (1920, 1080)]
 
 
 def walk(qtbot, window, size, what: str) -> list[str]:
-    """Every tab's problems, each prefixed with where it was seen; the window must keep ``size``."""
+    """Every tab's problems, each prefixed with where it was seen; the window must keep ``size``. A
+    screenshot of each tab goes to /tmp/dpstudio-shots/ (to look at)."""
     found = []
     for i in range(window.tabs.count()):
         window.tabs.setCurrentIndex(i)
         qtbot.wait(30)
+        shot(window, re.sub(r"[^a-z0-9]+", "-", f"layout {size[0]}x{size[1]} {what} {window.tabs.tabText(i)}".lower()))
         found += [f"{what}, {window.tabs.tabText(i)}: {p}" for p in problems(window)]
         assert (window.width(), window.height()) == size, f"{what}, {window.tabs.tabText(i)}: the window resized"
     return found
@@ -46,7 +50,19 @@ def test_the_checker_sees_cut_and_squashed_controls(qtbot):
     button.setFixedWidth(40)
     edit = QtWidgets.QLineEdit("x")
     edit.setFixedHeight(6)
-    for w in (cut, elided, button, edit):
+    table = QtWidgets.QTableWidget(2, 1)
+    table.setWordWrap(False)
+    table.setItem(0, 0, QtWidgets.QTableWidgetItem("a cell far too long for its narrow column"))
+    tipped = QtWidgets.QTableWidgetItem("a cell far too long, with all of it in its tooltip")
+    tipped.setToolTip(tipped.text())
+    table.setItem(1, 0, tipped)
+    table.setColumnWidth(0, 40)
+    import pyqtgraph as pg
+
+    plot = pg.PlotWidget()
+    plot.setFixedHeight(120)
+    plot.setLabel("left", "an axis title far too long for a plot this low")
+    for w in (cut, elided, button, edit, table, plot):
         lay.addWidget(w)
     box.setFixedWidth(80)
     box.show()
@@ -55,6 +71,9 @@ def test_the_checker_sees_cut_and_squashed_controls(qtbot):
     assert any("label cut" in p and "a label far" in p for p in found)
     assert any("button cut" in p for p in found) and any("squashed" in p for p in found)
     assert not any("an elided label" in p for p in found)
+    assert any("cell cut" in p and "a cell far too long for" in p for p in found)
+    assert not any("all of it in its tooltip" in p for p in found)
+    assert any("axis title cut" in p and "an axis title" in p for p in found)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -106,3 +125,47 @@ def test_every_tab_fits_on_a_new_file_with_many_readiness_problems(qtbot, window
         assert window.message_bar.isVisible() and "not ready" in window.message_label.text()
         found += walk(qtbot, window, size, f"new file, {mode}, Run refused")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_tab_fits_with_every_result_on_screen(qtbot, window, tmp_path, size):
+    """Tables, plots and trees filled: a DP run with Monte-Carlo bands, an anonymization (lattice, table and
+    the side by side) and a stream run. The checks read table cells and plot titles too: the Algorithm
+    panel's error table cut "a level given less ha..." in the last real-window walk."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from dpstudio.gui.demo import bundled_taxonomy_folder
+    from dpstudio.model.stream_session import COUNTS
+
+    window.resize(*size)
+    p = window.project
+    window.panels["Data"].open_sample()
+    qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
+    make_ready_like_the_demo(window)
+    algorithm = window.show_panel("Algorithm")
+    algorithm.set_param("steps", 3)
+    algorithm.run_button.click()
+    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
+    compare = window.show_panel("Compare")
+    compare.run_monte_carlo(runs=3)
+    qtbot.waitUntil(lambda: compare.mc_curves is not None and not window.runner.busy, timeout=300000)
+    anonymize = window.show_panel("Anonymize")
+    anonymize.set_qi(("education", "marital-status", "race", "sex", "workclass"))
+    anonymize.k_spin.setValue(5)
+    with qtbot.waitSignal(anonymize.finished, timeout=120000):
+        QTest.mouseClick(anonymize.run_button, Qt.LeftButton)
+    QTest.mouseClick(anonymize.side_button, Qt.LeftButton)
+    assert anonymize.side is not None, anonymize.last_error
+    counts = (200 + 50 * np.sin(np.arange(60) / 6)).astype(int)
+    (tmp_path / "visits.txt").write_text("count\n" + "\n".join(map(str, counts)) + "\n", encoding="utf-8")
+    stream = window.panels["Stream"]
+    assert stream.set_source(StreamSource(COUNTS, tmp_path / "visits.txt"))
+    stream.run_button.click()
+    qtbot.waitUntil(lambda: stream.playback is not None and not window.runner.busy, timeout=60000)
+    found = []
+    for sub in range(anonymize.tabs.count()):  # each of Anonymize's own tabs
+        anonymize.tabs.setCurrentIndex(sub)
+        found += walk(qtbot, window, size, f"every result, Anonymize tab {anonymize.tabs.tabText(sub)}")
+    assert not found, "\n".join(dict.fromkeys(found))

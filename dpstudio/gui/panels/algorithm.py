@@ -190,6 +190,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.figures = QtWidgets.QTableWidget(0, 3)
         self.figures.setHorizontalHeaderLabels(["quantity", "value", "how"])
         self.figures.verticalHeader().setVisible(False)
+        # a long explanation wraps onto more lines of its row, never cut ("a level given less ha...")
+        self.figures.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeToContents)
         header = self.figures.horizontalHeader()
         for c, mode in enumerate(
             (

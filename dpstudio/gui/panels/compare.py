@@ -41,6 +41,8 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
 #: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
 #: about 0.2 s, benchmarks/bench_compare_noise_only.py); bigger ones with the Monte-Carlo, in the worker.
 SYNC_ANALYTIC_NODES = 400
+#: the accuracy axis shows 0 to 1 with this share of room around (the tick label "1.0" was cut)
+ACCURACY_PADDING = 0.06
 
 
 def _drawing_order(values: dict) -> list:
@@ -150,6 +152,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.acc_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[])
         self.acc_plot.addItem(self.acc_bars)
         self.acc_plot.getAxis("bottom").setTicks([[(0, "majority"), (1, "release"), (2, "raw data")]])
+        self.acc_plot.setYRange(0.0, 1.0, padding=ACCURACY_PADDING)  # room above 1.0 for its tick label
         clay.addWidget(self.acc_plot)
         right.addWidget(cbox)
         self.class_box = cbox
@@ -260,7 +263,7 @@ class ComparePanel(QtWidgets.QWidget):
             )
             self.curves = cmp.histogram_analytic(plan)
             for m, y in _drawing_order(self.curves.values):
-                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m], legend=m)
             self._say_verdict()
         else:  # a table run, either mode: the exact variances at once, on the share of the domain
             r = self.result
@@ -290,7 +293,7 @@ class ComparePanel(QtWidgets.QWidget):
                 return self._refresh_scatter()
             self.curves = cmp.noise_only_curves(res)[0]
             for m, y in _drawing_order(self.curves.values):
-                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m])
+                self.plot.set_series(f"{m} (analytic)", self.curves.x, y, dashed=True, colour=COLOURS[m], legend=m)
             self._say_verdict()
         self._refresh_scatter()
 
@@ -416,7 +419,7 @@ class ComparePanel(QtWidgets.QWidget):
             return  # another run is shown now, or the Monte-Carlo drew them already
         self.curves = curves
         for m, y in _drawing_order(curves.values):
-            self.plot.set_series(f"{m} (analytic)", curves.x, y, dashed=True, colour=COLOURS[m])
+            self.plot.set_series(f"{m} (analytic)", curves.x, y, dashed=True, colour=COLOURS[m], legend=m)
         self._say_verdict()
         self.source.setText(
             self.source.text().replace(
@@ -482,11 +485,20 @@ class ComparePanel(QtWidgets.QWidget):
             if self.curves is None:
                 self.curves = analytic
                 for m, y in _drawing_order(analytic.values):
-                    self.plot.set_series(f"{m} (analytic)", analytic.x, y, dashed=True, colour=COLOURS[m])
+                    self.plot.set_series(f"{m} (analytic)", analytic.x, y, dashed=True, colour=COLOURS[m], legend=m)
                 self._say_verdict()
         self.mc_curves = curves
         for m, y in _drawing_order(curves.values):
-            self.plot.set_series(f"{m} (Monte-Carlo)", curves.x, y, band=curves.bands.get(m), colour=COLOURS[m])
+            # one legend entry per method: its analytic (dashed) curve's, when it has one, names both
+            shared = f"{m} (analytic)" in self.plot.series
+            self.plot.set_series(
+                f"{m} (Monte-Carlo)",
+                curves.x,
+                y,
+                band=curves.bands.get(m),
+                colour=COLOURS[m],
+                legend=None if shared else m,
+            )
         if self._kind() == "histogram":
             what, band = f"{cmp.NOISE_ONLY_LABEL}; {cmp.SIMULATION_LABEL}", "2 standard errors on the log scale"
         elif self.release_view():
@@ -585,6 +597,6 @@ class ComparePanel(QtWidgets.QWidget):
         self.acc_bars.setOpts(
             x=list(range(len(heights))), height=heights, width=0.6, brushes=[pg.mkBrush(b) for b in brushes]
         )
-        self.acc_plot.setYRange(max(0.0, min(heights) - 0.05), 1.0)
+        self.acc_plot.setYRange(0.0, 1.0, padding=ACCURACY_PADDING)  # from 0: a cut axis exaggerates the gaps
         self.class_label.setText(text + (f"\n{note}" if note else ""))
         return s

@@ -14,7 +14,9 @@ import pyqtgraph as pg
 from PySide6 import QtGui
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
-BAR_PX = 20
+BAR_PX = 26
+#: each candidate's row: its label on the upper part, its bar (thinner) below it, so that no label hides a bar
+LABEL_DY, BAR_DY, BAR_HEIGHT = 0.18, -0.22, 0.35
 LABEL_CHARS = 32
 TITLE_CHARS = 46  # title lines are wrapped: a long line would widen the chart beyond its pane
 TICK_FONT_PT = 8
@@ -99,14 +101,14 @@ class CandidatesChart(pg.PlotWidget):
         widths = probs[np.asarray(order, dtype=np.int64)]
         self.bars.setOpts(
             x0=np.zeros(len(normal)),
-            y=ys[normal],
-            height=0.7,
+            y=ys[normal] + BAR_DY,
+            height=BAR_HEIGHT,
             width=widths[normal],
             brush="#b0b0b0" if hidden else "#4a7fc1",
         )
         if w is not None:
             k = order.index(w)
-            self.winner_bar.setOpts(x0=[0.0], y=[ys[k]], height=0.7, width=[probs[w]])
+            self.winner_bar.setOpts(x0=[0.0], y=[ys[k] + BAR_DY], height=BAR_HEIGHT, width=[probs[w]])
         else:
             self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
         ticks = []
@@ -139,8 +141,8 @@ class CandidatesChart(pg.PlotWidget):
         self._set_title(title)
 
     def _set_bar_labels(self, ticks) -> None:
-        """One text per bar, written over the bar's start (axis tick labels are dropped by pyqtgraph
-        whenever they crowd the axis, which left bars unlabelled)."""
+        """One text per bar, written just above its bar (over it, the text hid short bars; axis tick labels
+        are dropped by pyqtgraph whenever they crowd the axis, which left bars unlabelled)."""
         while len(self._bar_texts) < len(ticks):
             t = pg.TextItem(color="#101010", anchor=(0, 0.5))
             t.setFont(self._label_font)
@@ -149,7 +151,7 @@ class CandidatesChart(pg.PlotWidget):
             self._bar_texts.append(t)
         for t, (y, text) in zip(self._bar_texts, ticks):
             t.setText(text)
-            t.setPos(0.0, float(y))
+            t.setPos(0.0, float(y) + LABEL_DY)
             t.setVisible(True)
         for t in self._bar_texts[len(ticks) :]:
             t.setVisible(False)

@@ -56,7 +56,11 @@ class ErrorPlot(pg.PlotWidget):
         self.series.clear()
         self.legend.clear()
 
-    def set_series(self, name: str, sizes, values, band=None, dashed: bool = False, colour=None) -> None:
+    def set_series(
+        self, name: str, sizes, values, band=None, dashed: bool = False, colour=None, legend: str | None = ""
+    ) -> None:
+        """Draw (or replace) the series ``name``; ``legend``: its entry in the legend ("" for ``name``, None
+        for none: a second curve of a method already in the legend, in its colour)."""
         for it in self._items.pop(name, []):
             self.removeItem(it)
             self.legend.removeItem(it)
@@ -82,7 +86,7 @@ class ErrorPlot(pg.PlotWidget):
             np.log10(x[keep]),
             np.log10(y[keep]),
             pen=pen,
-            name=name,
+            name=name if legend == "" else legend,
             symbol="o",
             symbolSize=4,
             symbolBrush=colour,

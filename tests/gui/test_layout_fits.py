@@ -142,7 +142,10 @@ def test_every_tab_fits_with_every_result_on_screen(qtbot, window, tmp_path, siz
     p = window.project
     window.panels["Data"].open_sample()
     qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    window.show_panel("Taxonomy")
     window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
+    qtbot.wait(30)
+    assert (window.width(), window.height()) == size, "the window grew after Import folder"
     make_ready_like_the_demo(window)
     algorithm = window.show_panel("Algorithm")
     algorithm.set_param("steps", 3)

@@ -230,6 +230,9 @@ class Project:
         self.mode: str = TEACHING
         self.seed: int = 2026
         self.release_ledger: Ledger | None = None  # the last release run's ledger (saved)
+        # the held-out test file last scored (Compare, Anonymize's side by side): the next scoring's default;
+        # other records, never released, not saved
+        self.test_path: Path | None = None
         self.run_ledger: Ledger | None = None  # the ledger of the last run (either mode)
         self.events: list = []  # events of the last run (memory only)
         self.result: Any = None  # RunFinished.result of the last run (memory only)
@@ -322,6 +325,7 @@ class Project:
         if old is not None and old is not dataset and callable(getattr(old, "close", None)):
             old.close()  # a table read through an engine holds its connection until replaced
         self.data_path = None if path is None else Path(path)
+        self.test_path = None  # a held-out file of other records belongs with its data
         if encoding is not None:
             self.data_encoding = str(encoding)
         if file_hash is None:

@@ -60,3 +60,53 @@ def test_the_window_opens_no_taller_than_the_screen(qtbot):
     qtbot.addWidget(win)
     assert win.height() <= QtGui.QGuiApplication.primaryScreen().availableGeometry().height()
     win.project.dirty = False
+
+
+def test_a_mode_change_leaves_nothing_of_the_teaching_runs(qtbot, window, tmp_path):
+    """Issue 24 item 5, the mode half: a teaching run must never be shown or exported as a release. After
+    teaching runs of every kind (a DP run scored on a test file, an anonymization set beside it, a stream
+    run), switching to release mode leaves none of them on any panel."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from dpstudio.gui.demo import bundled_taxonomy_folder
+    from dpstudio.io.adult import load_bundled_adult
+    from dpstudio.model.project import RELEASE
+    from dpstudio.model.stream_session import COUNTS, StreamSource
+
+    p = window.project
+    window.panels["Data"].open_sample()
+    qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
+    make_ready_like_the_demo(window)
+    algorithm = window.panels["Algorithm"]
+    algorithm.set_param("steps", 3)
+    algorithm.run()
+    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
+    watch, compare = window.panels["Watch"], window.panels["Compare"]
+    qtbot.waitUntil(lambda: len(watch.replay) > 0, timeout=30000)
+    load_bundled_adult()[1].to_csv(tmp_path / "held_out.csv", index=False)
+    compare.evaluate_classification(tmp_path / "held_out.csv")
+    assert p.test_path == tmp_path / "held_out.csv"
+    anonymize = window.panels["Anonymize"]
+    anonymize.set_qi(("education", "marital-status", "sex"))
+    with qtbot.waitSignal(anonymize.finished, timeout=120000):
+        QTest.mouseClick(anonymize.run_button, Qt.LeftButton)
+    QTest.mouseClick(anonymize.side_button, Qt.LeftButton)  # scores on the file Compare scored
+    assert anonymize.side is not None and "held_out.csv" in anonymize.side_note.text()
+    (tmp_path / "visits.txt").write_text("count\n" + "\n".join(str(100 + i % 7) for i in range(40)) + "\n")
+    stream = window.panels["Stream"]
+    assert stream.set_source(StreamSource(COUNTS, tmp_path / "visits.txt"))
+    stream.run_button.click()
+    qtbot.waitUntil(lambda: stream.playback is not None and not window.runner.busy, timeout=60000)
+
+    window.set_mode(RELEASE)
+    qtbot.wait(50)
+    assert p.result is None
+    assert len(watch.replay) == 0 and watch.ledger.entries == []
+    assert compare.plot.series == {} and compare.scores is None
+    assert window.panels["Export"].refusal_reason()
+    assert anonymize.side is None and anonymize.side_table.item(0, 0) is None
+    assert stream.playback is None and stream.result is None and not stream.export_button.isEnabled()
+    assert stream.ledger_list.count() == 0
+    assert algorithm.eps_error.text() == "" and not window.message_is_error

@@ -10,6 +10,8 @@ every export carries it (``io.anonymize.write_outputs``: atomic, never overwrite
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -41,6 +43,7 @@ METRIC_WORDS = {
     "loss": "information loss (loss)",
 }
 # the side-by-side's rows, with one definition each (model.anonymize_compare)
+SIDE_NOTE = "nothing compared yet: run an anonymization and a DiffGen-family DP release, then compare"
 SIDE_ROWS = (
     ("accuracy", "Share of the test file's rows whose class the tree trained on the output predicts"),
     ("cells", "Every combination of generalized values, empty ones included (Compare's leaf partitions)"),
@@ -91,6 +94,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.tabs.addTab(self._build_teaching_tab(), "What it does not promise")
         self.tabs.addTab(self._build_side_tab(), "Side by side with DP")
         project.subscribe(self._on_project, "data", "roles", "taxonomies", "types")
+        project.subscribe(self._on_run, "run")
         self.refresh()
 
     # -- building ---------------------------------------------------------------------------------------------
@@ -354,8 +358,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         intro = QtWidgets.QLabel(
             "The last anonymization next to the project's last DP run on the same data. Accuracy: a tree "
             "trained on each output, tested on the test file you choose (\u201cTest file...\u201d; \u201cCompare with "
-            "the last DP run\u201d uses the bundled Adult test sample, for the sample), as the Compare panel does. "
-            + ac.DP_NOTE
+            "the last DP run\u201d uses the test file last scored here or in Compare, else the bundled Adult test "
+            "sample), as the Compare panel does. " + ac.DP_NOTE
         )
         intro.setWordWrap(True)
         lay.addWidget(intro)
@@ -381,12 +385,13 @@ class AnonymizePanel(QtWidgets.QWidget):
             + len(SIDE_ROWS) * self.side_table.verticalHeader().defaultSectionSize()
         )
         lay.addWidget(self.side_table)
-        self.side_note = QtWidgets.QLabel()
+        self.side_note = QtWidgets.QLabel(SIDE_NOTE)
         self.side_note.setWordWrap(True)
         self.side_note.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.side_note.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         lay.addWidget(self.side_note, 1)
         self.side: tuple | None = None
+        self._side_run = None  # the DP run the side by side describes
         return tab
 
     def _side_file_clicked(self) -> None:
@@ -405,8 +410,9 @@ class AnonymizePanel(QtWidgets.QWidget):
             self.show_error(user_message(exc))
 
     def compare_with_dp(self, test=None) -> tuple:
-        """Fill the side-by-side table; ``test``: a DataFrame, a path, or None for the bundled Adult test
-        sample. Returns (anonymization figures, DP figures, accuracies). Post-processing only: no budget."""
+        """Fill the side-by-side table; ``test``: a DataFrame, a path, or None for the test file last scored
+        (``project.test_path``, Compare's) or else the bundled Adult test sample. Returns (anonymization
+        figures, DP figures, accuracies). Post-processing only: no budget."""
         from dpstudio.model.comparison import prepare_test_table
         from dpstudio.model.project import NUMERIC
 
@@ -415,6 +421,9 @@ class AnonymizePanel(QtWidgets.QWidget):
             raise AnonymizeError("run an anonymization first")
         if result is None or not hasattr(result, "leaf_values"):
             raise AnonymizeError("run a DiffGen-family DP release on the data first (Algorithm panel)")
+        if test is None and p.test_path is not None:
+            test = p.test_path
+        source = Path(test).name if isinstance(test, (str, Path)) else "the bundled Adult test sample"
         if test is None:
             from dpstudio.io.adult import load_bundled_adult
 
@@ -423,8 +432,11 @@ class AnonymizePanel(QtWidgets.QWidget):
         cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
         from dpstudio.model.test_table import read_test_table
 
+        path = Path(test) if isinstance(test, (str, Path)) else None
         test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = prepare_test_table(test, cols, cls, result.classes)
+        if path is not None:
+            p.test_path = path
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
         dp_acc = ac.dp_accuracy(result, test, cls, numeric)
         an_acc = ac.anonymization_accuracy(
@@ -443,7 +455,7 @@ class AnonymizePanel(QtWidgets.QWidget):
                 self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
         mode = "release" if not p.teaching else "teaching"
         self.side_note.setText(
-            f"{len(test):,} test rows. Attributes: the anonymization's {', '.join(out.settings.qi)}; the DP "
+            f"{len(test):,} test rows ({source}). Attributes: the anonymization's {', '.join(out.settings.qi)}; the DP "
             f"run's {', '.join(result.attributes)}. Cells count every combination of generalized values, empty ones included "
             f"(the DP run's {dp.cells:,} leaf partitions, as Compare and Export count them); classes are the "
             f"non-empty cells. DP run ({mode} mode): a class is a leaf partition whose size from the noisy counts "
@@ -453,7 +465,18 @@ class AnonymizePanel(QtWidgets.QWidget):
         )
         self.clear_error()
         self.side = (an, dp, an_acc, dp_acc)
+        self._side_run = result
         return self.side
+
+    def _on_run(self, _field: str) -> None:
+        """The side by side describes one DP run: another run, or none (a new file, a mode change), clears it."""
+        if self.side is not None and self.project.result is not self._side_run:
+            self.clear_side()
+
+    def clear_side(self) -> None:
+        self.side = self._side_run = None
+        self.side_table.clearContents()
+        self.side_note.setText(SIDE_NOTE)
 
     # -- project ----------------------------------------------------------------------------------------------
     def _on_project(self, _field: str) -> None:

@@ -60,11 +60,21 @@ class Declarations:
 
     def applicable(self, columns) -> int:
         """How many of these inputs name a column of other data with ``columns`` (0: nothing to offer)."""
+        return len(self.applicable_inputs(columns))
+
+    def applicable_inputs(self, columns) -> list[str]:
+        """These inputs that name a column of other data with ``columns``, in words ("bounds of age")."""
         cols = set(columns)
-        names = [*self.types, *self.taxonomies, *self.bounds, *self.numeric_types]
-        if self.classes is not None and self.class_attribute is not None:
-            names.append(self.class_attribute)
-        return sum(1 for n in names if n in cols)
+        kinds = (
+            ("type", self.types),
+            ("taxonomy", self.taxonomies),
+            ("bounds", self.bounds),
+            ("numeric kind", self.numeric_types),
+        )
+        out = [f"{kind} of {name}" for kind, names in kinds for name in names if name in cols]
+        if self.classes is not None and self.class_attribute in cols:
+            out.append(f"class values of {self.class_attribute}")
+        return out
 
     def _wording(self, key: str, target: str) -> Provenance:
         old = self.provenance.get(key) or Provenance("declared")

@@ -129,6 +129,8 @@ def test_opening_another_file_drops_its_declarations_and_offers_them(qtbot, wind
     assert p.bounds == {} and p.taxonomies == {} and p.classes is None
     assert not any("Adult" in pr.source or "sample" in pr.source for pr in p.provenance.values())
     assert data.reapply_row.isVisible() and "adultlike.csv" in data.reapply_label.text()
+    for named in ("bounds of age", "taxonomy of sex"):  # which inputs, not only how many
+        assert named in data.reapply_label.text()
     qtbot.mouseClick(data.reapply_button, Qt.LeftButton)
     assert p.bounds["age"] == (17.0, 91.0) and "sex" in p.taxonomies and p.classes == ["hi", "lo"]
     words = p.provenance_of(pv.key(pv.BOUNDS, "age")).source

@@ -121,3 +121,16 @@ def test_the_studio_loader_fingerprints_in_the_worker_not_on_adoption(data, monk
     p.set_classes(["N", "Y"])
     p.set_mode(RELEASE)
     assert p.dataset_budget().name == "people" and release(p).budget["dataset"] == "people"
+
+
+def test_the_first_release_says_when_its_epsilon_becomes_the_lifetime_total(data):
+    """The real window's first question said "of this dataset's lifetime budget of 1" with the total field
+    empty: it now says where that total came from, and stops saying it once a total is set."""
+    p = project_on(data, "1")
+    q = p.release_question()
+    assert q.total_defaulted and "No lifetime total was set for this new dataset" in q.text()
+    p.set_dataset_total(3)
+    q = p.release_question()
+    assert not q.total_defaulted and "No lifetime total" not in q.text() and "lifetime budget of 3" in q.text()
+    release(p)
+    assert not project_on(data, "1").release_question().total_defaulted  # known to the store now

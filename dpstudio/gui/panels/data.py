@@ -430,14 +430,15 @@ class DataPanel(QtWidgets.QWidget):
 
         p = self.project
         stash = getattr(p, "previous_declarations", None)
-        fits = stash.applicable(p.columns) if stash is not None and p.has_data else 0
+        fits = stash.applicable_inputs(p.columns) if stash is not None and p.has_data else []
         if fits:  # offered only when some of them name columns of this data
             target = p.data_path.name if p.data_path is not None else "this data"
+            named = ", ".join(fits[:6]) + (f" and {len(fits) - 6} more" if len(fits) > 6 else "")
             self.reapply_label.setText(
-                f"Use the declarations made for {stash.label} for {target}? {fits} of its {stash.count()} "
-                "public inputs (types, bounds, taxonomies, class values) name columns of this data; each "
-                "will say it was re-applied by you."
+                f"Use the declarations made for {stash.label} for {target}? {len(fits)} of its {stash.count()} "
+                f"public inputs name columns of this data ({named}); each will say it was re-applied by you."
             )
+            self.reapply_label.setToolTip("\n".join(fits))
             self.reapply_row.show()
         else:
             self.reapply_row.hide()

@@ -70,6 +70,7 @@ class ReleaseQuestion:
     warnings: tuple[str, ...] = ()
     related: str = ""
     request: ReleaseRequest | None = field(default=None, compare=False, repr=False)
+    total_defaulted: bool = False  # a new dataset with no total set: ``budget`` is this release's epsilon
 
     def text(self) -> str:
         """The question, in plain words."""
@@ -86,6 +87,12 @@ class ReleaseQuestion:
                 f"{float(self.budget):g} (already spent: {float(self.spent_before):g}). "
                 f"Remaining on this dataset afterwards: {float(self.remaining_after):g}."
             )
+            if self.total_defaulted:
+                lines.append(
+                    "No lifetime total was set for this new dataset, so it is this release's epsilon: nothing "
+                    "is left for another release unless you raise it. To set a larger one first, answer No and "
+                    "use \u201cdataset budget\u201d (Algorithm panel) or dpstudio budget set-total."
+                )
         else:
             lines.append(f"This spends epsilon = {float(self.epsilon):g}.")
         caution = epsilon_caution(self.epsilon)

@@ -92,6 +92,7 @@ class ReleaseService:
         eps = check_epsilon(request.epsilon)
         refusal = epsilon_refusal(eps)
         name, budget, spent, tracked, related = request.name, eps, Fraction(0), True, ""
+        defaulted = False  # a new dataset without a total set: its total is this release's epsilon
         warnings: tuple[str, ...] = ()
         try:
             store = open_store(request.store)
@@ -106,6 +107,7 @@ class ReleaseService:
                     name = check_name(name)
                     if request.total is not None:
                         budget = check_epsilon(request.total)
+                    defaulted = request.total is None
                     if any(d.name == name for d in store.datasets()):
                         refusal = refusal or (
                             f"the name {name!r} belongs to another dataset in the budget store "
@@ -134,6 +136,7 @@ class ReleaseService:
             warnings,
             related,
             request,
+            total_defaulted=defaulted,
         )
 
     def begin(self, question: ReleaseQuestion, answer: bool) -> RunSetup:

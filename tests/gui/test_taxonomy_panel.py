@@ -169,6 +169,22 @@ def test_editor_add_rename_move_delete_undo_redo(panel, workclass_file):
     assert ed.undo_stack.canUndo()
 
 
+def test_after_undo_and_redo_a_node_is_selected_and_the_edits_are_at_hand(panel, workclass_file):
+    """The walk found Add child, Rename and Delete greyed after Undo until a node was clicked."""
+    panel.import_file(workclass_file, attribute="workclass")
+    ed = panel.select_attribute("workclass")
+    ed.select((0, 1))  # Local-gov
+    ed.rename((0, 1), "Public")
+    ed.undo()
+    assert ed.selected_path() == (0, 1) and ed.act_add.isEnabled()
+    ed.select((0, 2))
+    ed.delete((0, 2))  # Self-emp; the selection falls back, then undo brings it back
+    ed.undo()
+    assert ed.selected_path() == (0, 2) and ed.act_add.isEnabled()
+    ed.redo()
+    assert ed.selected_path() is not None and ed.act_add.isEnabled()
+
+
 def test_editor_refuses_impossible_edits(panel, workclass_file):
     from dpstudio.gui.widgets.taxonomy_editor import EditError
 

@@ -60,14 +60,17 @@ class _Snapshot(QtGui.QUndoCommand):
     ):
         super().__init__(text)
         self.editor, self.before, self.after, self.select = editor, before, after, select
+        # what was selected before the edit: undo selects it again (or its nearest ancestor, or the root),
+        # so that Add child, Rename and Delete are at hand at once
+        self.selected_before = editor.selected_path() or ()
 
     def redo(self) -> None:  # the stack moves its index after this returns
         self.editor.step = self.editor.undo_stack.index() + 1
-        self.editor._show(copy_tree(self.after), self.select)
+        self.editor._show(copy_tree(self.after), self.select if self.select is not None else ())
 
     def undo(self) -> None:
         self.editor.step = self.editor.undo_stack.index() - 1
-        self.editor._show(copy_tree(self.before), None)
+        self.editor._show(copy_tree(self.before), self.selected_before)
 
 
 class TaxonomyTreeView(QtWidgets.QTreeView):
@@ -299,7 +302,12 @@ class TaxonomyEditor(QtWidgets.QWidget):
         return None if data is None else tuple(data)
 
     def select(self, path: Path_) -> None:
-        item = self._item_at(tuple(path))
+        """Select the node at ``path``, or its nearest ancestor that exists."""
+        path = tuple(path)
+        item = self._item_at(path)
+        while item is None and path:
+            path = path[:-1]
+            item = self._item_at(path)
         if item is not None:
             idx = self.model.indexFromItem(item)
             self.view.setCurrentIndex(idx)

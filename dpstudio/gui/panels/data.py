@@ -131,7 +131,7 @@ class DataPanel(QtWidgets.QWidget):
         self.stack.addWidget(self._build_data_page())
         for combo in (self.start_page.encoding_combo, self.encoding_combo):  # one choice, shown on both pages
             combo.currentTextChanged.connect(self.set_encoding)
-        self.error_label = ErrorLine(colour="#c62828", bold=True)
+        self.error_label = ErrorLine(colour="#c62828", bold=True, keep_room=False)
         self.error_label.hide()
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.error_label)
@@ -185,6 +185,10 @@ class DataPanel(QtWidgets.QWidget):
         self.preview.verticalHeader().setDefaultSectionSize(22)
         self.preview.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Fixed)
         self.preview.horizontalHeader().setDefaultSectionSize(110)
+        # a long column name shows its start, cut at the right (centred, both ends were cut); all of it in
+        # the tooltip
+        self.preview.horizontalHeader().setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.preview.horizontalHeader().setTextElideMode(Qt.ElideRight)
         self.preview.setAlternatingRowColors(True)
         box = QtWidgets.QGroupBox("Preview (every row; scroll freely)")
         QtWidgets.QVBoxLayout(box).addWidget(self.preview)

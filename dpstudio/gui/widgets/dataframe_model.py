@@ -97,6 +97,8 @@ class DataFrameModel(QtCore.QAbstractTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role == Qt.ToolTipRole and orientation == Qt.Horizontal:  # a long name is cut in its column
+            return self._columns[section] if 0 <= section < len(self._columns) else None
         if role != Qt.DisplayRole:
             return None
         if orientation == Qt.Horizontal:

@@ -44,14 +44,18 @@ class ElidedLabel(QtWidgets.QLabel):
 
 class ErrorLine(ElidedLabel):
     """A panel's own error line: one line, red, cut with an ellipsis when long (the tooltip and the window's
-    status line hold all of it). Its line is kept while hidden, so showing or hiding an error moves
-    nothing below it."""
+    status line hold all of it). Its line is kept while hidden (``keep_room``), so showing or hiding an error
+    moves nothing below it: put it where a line is free (beside Run, beside a heading)."""
 
-    def __init__(self, text: str = "", parent=None, colour: str = "#b00020", bold: bool = False):
+    def __init__(
+        self, text: str = "", parent=None, colour: str = "#b00020", bold: bool = False, keep_room: bool = True
+    ):
+        """``keep_room`` False: hidden, it takes no room (for a line above a whole page, where a kept empty
+        line would be a blank band; showing it then moves the page down by one line)."""
         super().__init__(text, parent)
         self.setStyleSheet(f"color:{colour};" + (" font-weight:bold;" if bold else ""))
         policy = self.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)
+        policy.setRetainSizeWhenHidden(keep_room)
         self.setSizePolicy(policy)
 
 

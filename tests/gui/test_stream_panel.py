@@ -326,3 +326,17 @@ def test_after_a_run_the_panel_shows_the_estimated_error_of_a_window(qtbot, pane
     assert "post-processing" in panel.error_label.toolTip() and f"{est:.3g}" in panel.error_label.toolTip()
     panel.project.set_mode(RELEASE)  # the run is cleared, and so is its figure
     assert panel.error_label.text() == ""
+
+
+def test_before_a_run_teaching_shows_the_stream_and_release_shows_none_of_it(qtbot, panel, counts_file):
+    """The plot was an empty 0..1 frame until a run, even in teaching mode."""
+    from dpstudio.gui.widgets.stream_plot import RELEASE_INPUT, TEACHING_INPUT
+
+    assert panel.project.teaching
+    t, truth = panel.plot.shown["truth"]
+    assert np.array_equal(truth, counts_file[1]) and np.array_equal(t, np.arange(1, COUNTS_T + 1))
+    assert TEACHING_INPUT in panel.plot.plotItem.titleLabel.text
+    panel.project.set_mode(RELEASE)
+    drawn = panel.plot.truth_curve.getData()[0]
+    assert panel.plot.shown == {} and (drawn is None or drawn.size == 0)
+    assert RELEASE_INPUT in panel.plot.plotItem.titleLabel.text

@@ -336,6 +336,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.stop()
         self._clear_run()  # the previous stream's run, plot and ledger do not describe this one
         self.source, self.counts, self.measured = source, counts, None
+        self.plot.show_input(counts, self.project.teaching)
         self._update_export()
         self.source_label.setText(f"{source.describe()}: {counts.size} timestamps")
         h = host(self)
@@ -388,7 +389,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.step_label.setText("no run yet")
         self._show_error_figure()
         self.ledger_title.setText("Ledger")
-        self.plot.clear_state()
+        self.plot.show_input(self.counts, self.project.teaching)
         self._update_guarantee()
 
     # -- running --------------------------------------------------------------------------------------------

@@ -12,6 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+NO_STREAM = "no stream yet: choose ILINet or open a counts file or an event log"
+TEACHING_INPUT = "the stream's true counts (teaching mode); Run adds the released values"
+RELEASE_INPUT = "release mode: no count of the stream is shown before Run, which draws the released values"
+
 
 class StreamPlot(pg.PlotWidget):
     def __init__(self, parent=None):
@@ -35,6 +39,7 @@ class StreamPlot(pg.PlotWidget):
         self.shown: dict = {}
 
     def show_state(self, state, window: int, teaching: bool) -> None:
+        self.setTitle(None)
         ts = np.array(sorted(state.values), dtype=float)
         vals = np.array([state.values[int(t)][0] for t in ts], dtype=float)
         self.released_curve.setData(ts, vals)
@@ -72,7 +77,22 @@ class StreamPlot(pg.PlotWidget):
             curve.setData([], [])
         self.region.hide()
         self.shown = {}
+        self.setTitle(NO_STREAM, size="9pt")
         self.enableAutoRange()  # the next stream's axes, not the previous run's
+
+    def show_input(self, counts, teaching: bool) -> None:
+        """Before a run: in teaching mode the loaded stream's true counts (a teaching run shows them too);
+        in release mode nothing of the data, only what Run will draw."""
+        self.clear_state()
+        if counts is None:
+            return
+        if teaching:
+            t = np.arange(1, len(counts) + 1, dtype=float)
+            self.truth_curve.setData(t, np.asarray(counts, dtype=float))
+            self.shown = {"truth": (t, np.asarray(counts, dtype=float))}
+            self.setTitle(TEACHING_INPUT, size="9pt")
+        else:
+            self.setTitle(RELEASE_INPUT, size="9pt")
 
     @staticmethod
     def _group_steps(win, window: int):

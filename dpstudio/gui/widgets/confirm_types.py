@@ -40,11 +40,14 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         lay.addWidget(intro)
         self.list = QtWidgets.QListWidget()
         self.list.setAccessibleName("Column types to confirm")
+        self.list.setWordWrap(True)  # a long reason wraps instead of needing a horizontal scroll
+        self.list.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QtWidgets.QListView.Adjust)
         for c in unconfirmed_types(project):
             source = project.provenance_of(pv.key(pv.TYPE, c)).source
             why = "" if source == pv.TYPE_FROM_DATA else f" ({source.removeprefix('guessed from the data: ')})"
             item = QtWidgets.QListWidgetItem(f"{c}: {project.types.get(c)}{why}")
-            item.setToolTip(source)
+            item.setToolTip(f"{c}: {project.types.get(c)}\n{source}")
             item.setData(QtCore.Qt.UserRole, c)
             item.setFlags(item.flags() | QtCore.Qt.ItemIsUserCheckable)
             item.setCheckState(QtCore.Qt.Checked)
@@ -60,7 +63,7 @@ class ConfirmTypesDialog(QtWidgets.QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        self.resize(520, 420)
+        self.resize(720, 460)
 
     def checked(self) -> list[str]:
         return [

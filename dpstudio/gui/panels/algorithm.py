@@ -132,6 +132,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         elay.addRow("", self.eps_error)
         self.mode_label = QtWidgets.QLabel()
         self.mode_label.setWordWrap(True)
+        # two lines whatever the mode: the teaching words wrap where the release words do not, and Run
+        # moved by a line on every switch of mode
+        self.mode_label.setMinimumHeight(2 * self.mode_label.fontMetrics().lineSpacing())
+        self.mode_label.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
         elay.addRow(self.mode_label)
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")

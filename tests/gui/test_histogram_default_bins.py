@@ -96,3 +96,20 @@ def test_pidentity_is_offered_runs_from_the_panel_and_is_the_engines_plan(qtbot)
     assert float(got.bin_path_sums().max()) <= float(project.epsilon)
     assert [float(e.epsilon) for e in project.run_ledger.entries] == [float(project.epsilon)]
     assert project.result.released.shape == (74,)
+
+
+def test_the_bins_follow_their_default_until_chosen_and_restart_with_a_new_file(qtbot, tmp_path):
+    """The real window: p-Identity kept 74 bins (Adult's age bounds) on a file without bounds."""
+    project = age_project()
+    panel = AlgorithmPanel(project)
+    qtbot.addWidget(panel)
+    panel.set_algorithm("pidentity")
+    assert panel.param_widgets["bins"].value() == 74
+    project.set_bounds("age", 20, 60)  # untouched: follows the new bounds
+    assert panel.param_widgets["bins"].value() == 40 and project.params["bins"] == 40
+    panel.set_param("bins", 20)  # chosen: kept through a change of bounds
+    project.set_bounds("age", 17, 91)
+    assert panel.param_widgets["bins"].value() == 20
+    df = pd.DataFrame({"age": np.arange(100) % 50 + 18.0, "plan": ["a", "b"] * 50})
+    project.set_data(df, tmp_path / "other.csv", types={"age": "numeric", "plan": "categorical"})
+    assert panel.param_widgets["bins"].value() == 256  # no bounds yet: the general default

@@ -113,6 +113,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         form.addRow(holder)
         top.addWidget(box, 1)
         self.param_widgets: dict[str, QtWidgets.QWidget] = {}
+        self._bins_default: int | None = None  # the bins a histogram gets from its public bounds
 
         # epsilon
         ebox = QtWidgets.QGroupBox("Privacy budget")
@@ -539,6 +540,19 @@ class AlgorithmPanel(QtWidgets.QWidget):
         p = self.project
         return [c for c in getattr(p, "columns", []) if p.types.get(c) == "numeric" and c in p.bounds]
 
+    def _follow_default_bins(self, new_file: bool) -> None:
+        """The bins follow their default (from the attribute's public bounds) while the user has not chosen
+        another number; a new file always starts from its own default (74 bins from the previous file's
+        age bounds stayed on a file without bounds)."""
+        bins = self.param_widgets.get("bins")
+        attribute = self.param_widgets.get("attribute")
+        if bins is None or attribute is None:
+            return
+        new = default_bins(self.project, attribute.currentData())
+        if (new_file or bins.value() == self._bins_default) and bins.value() != new:
+            bins.setValue(new)  # through _on_param: the plan and the project follow
+        self._bins_default = new
+
     def _bins_from_project(self) -> int | None:
         n = (self.project.params or {}).get("bins")
         return int(n) if n else None
@@ -549,8 +563,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.param_widgets = {}
         for spec in bp.PARAMS[self.algorithm]:
             v = values.get(spec.key, spec.default)
-            if spec.key == "bins" and not values.get("bins"):  # one bin per whole number of small integer bounds
-                v = default_bins(self.project, values.get("attribute"))
+            if spec.key == "bins":  # one bin per whole number of small integer bounds
+                self._bins_default = default_bins(self.project, values.get("attribute"))
+                v = values.get("bins") or self._bins_default
             if spec.kind == "int":
                 w = QtWidgets.QSpinBox()
                 w.setRange(spec.lo, spec.hi)
@@ -776,6 +791,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 finally:
                     self._updating = False
                 self._write_params()
+            self._follow_default_bins(new_file=field == "data")
         if field == "data":
             self.eps_error.setText("")  # a refusal of the previous file's run does not describe this one
         if field in ("roles", "types", "data"):

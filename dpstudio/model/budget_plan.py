@@ -94,6 +94,13 @@ ROOT_HELP = (
     "epsilon for one count, and the released bins are then noisier (the total is still the sum of the bins)"
 )
 
+
+def _bins(hi: int = 1 << 20, why_at_most: str = "") -> ParamSpec:
+    """A histogram's number of bins (at most ``hi``; ``why_at_most`` says why when it is small)."""
+    note = f" ({why_at_most})" if why_at_most else ""
+    return ParamSpec("bins", "bins", "int", 256, lo=2, hi=hi, help=f"equal-width bins over the public bounds, n{note}")
+
+
 PARAMS: dict[str, list[ParamSpec]] = {
     "diffgen": [
         ParamSpec(
@@ -149,10 +156,10 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ),
     ],
     "flat": [
-        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        _bins(),
     ],
     "hb": [
-        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        _bins(),
         ParamSpec(
             "branching",
             "branching",
@@ -167,20 +174,11 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ParamSpec("root_noised", "noise the root", "bool", False, help=ROOT_HELP),
     ],
     "sc": [
-        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        _bins(),
         ParamSpec("root_noised", "noise the root", "bool", False, help=ROOT_HELP),
     ],
     "hopt": [
-        ParamSpec(
-            "bins",
-            "bins",
-            "int",
-            256,
-            lo=2,
-            hi=4096,
-            help="equal-width bins over the public bounds, n "
-            "(the search over branchings and level budgets takes seconds above a few thousand bins)",
-        ),
+        _bins(4096, "the search over branchings and level budgets takes seconds above a few thousand bins"),
         ParamSpec(
             "root_noised",
             "noise the root",
@@ -190,7 +188,7 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ),
     ],
     "luedptree": [
-        ParamSpec("bins", "bins", "int", 256, lo=2, hi=1 << 20, help="equal-width bins over the public bounds, n"),
+        _bins(),
         ParamSpec(
             "branching",
             "branching",
@@ -203,15 +201,7 @@ PARAMS: dict[str, list[ParamSpec]] = {
         ),
     ],
     "pidentity": [
-        ParamSpec(
-            "bins",
-            "bins",
-            "int",
-            256,
-            lo=2,
-            hi=4096,
-            help="equal-width bins over the public bounds, n (its plan takes seconds above a few thousand bins)",
-        ),
+        _bins(4096, "its plan takes seconds above a few thousand bins"),
     ],
 }
 PARAMS["diffgen_consistency"] = PARAMS["diffgen"] + [
@@ -572,6 +562,19 @@ def _exp(x: float) -> float:
         return math.inf
 
 
+def _flat_comparison(n: int, epsilon, released_mse: float) -> Figure:
+    """A flat histogram's all-range error at the same epsilon, beside the release's."""
+    from dpstudio.core.range_error import laplace_variance
+
+    flat = (n + 2) / 3 * laplace_variance(1.0 / float(epsilon))
+    return Figure(
+        "flat histogram, same epsilon",
+        flat,
+        f"all-range MSE, discrete Laplace, for comparison: the consistent release's is {released_mse / flat:.2g} "
+        "times this",
+    )
+
+
 def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
     """Data-independent error figures of ``plan`` (what the panel shows and the report prints)."""
     p = {**default_params(plan.algorithm), **(params or {})}
@@ -664,8 +667,6 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
             )
         )
     elif alg == "pidentity":
-        from dpstudio.core.range_error import laplace_variance
-
         n = int(p["bins"])
         tp = engine_plan(alg, p, plan.epsilon)
         cons = tp.expected_consistent_mse
@@ -692,16 +693,9 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
             )
         )
         out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
-        flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
-        out.append(
-            Figure(
-                "flat histogram, same epsilon",
-                flat,
-                f"all-range MSE, discrete Laplace, for comparison: the consistent release's is {cons / flat:.2g} times this",
-            )
-        )
+        out.append(_flat_comparison(n, plan.epsilon, cons))
     else:
-        from dpstudio.core.range_error import consistent_all_range_mse, laplace_variance, raw_all_range_mse
+        from dpstudio.core.range_error import consistent_all_range_mse, raw_all_range_mse
 
         n = int(p["bins"])
         tp = engine_plan(alg, p, plan.epsilon)
@@ -728,12 +722,5 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
                 "release improves on (below a few thousand bins it is worse than a flat histogram)",
             )
         )
-        flat = (n + 2) / 3 * laplace_variance(1.0 / float(plan.epsilon))
-        out.append(
-            Figure(
-                "flat histogram, same epsilon",
-                flat,
-                f"all-range MSE, discrete Laplace, for comparison: the consistent release's is {cons / flat:.2g} times this",
-            )
-        )
+        out.append(_flat_comparison(n, plan.epsilon, cons))
     return out

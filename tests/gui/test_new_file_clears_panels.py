@@ -11,18 +11,27 @@ import pandas as pd
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
 
 
-def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
+def teaching_run_on_the_sample(qtbot, window, taxonomies: bool = False):
+    """The sample, ready as in the demo, and a short teaching run watched to its end."""
     p = window.project
-    data = window.panels["Data"]
-    data.open_sample()
+    window.panels["Data"].open_sample()
     qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
+    if taxonomies:
+        from dpstudio.gui.demo import bundled_taxonomy_folder
+
+        window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
     make_ready_like_the_demo(window)
     algorithm = window.panels["Algorithm"]
     algorithm.set_param("steps", 3)
     algorithm.run()
     qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
-    watch, compare = window.panels["Watch"], window.panels["Compare"]
-    qtbot.waitUntil(lambda: len(watch.replay) > 0, timeout=30000)
+    qtbot.waitUntil(lambda: len(window.panels["Watch"].replay) > 0, timeout=30000)
+    return p, algorithm, window.panels["Watch"], window.panels["Compare"]
+
+
+def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
+    p, algorithm, watch, compare = teaching_run_on_the_sample(qtbot, window)
+    data = window.panels["Data"]
     data.preview.verticalScrollBar().setValue(data.preview.verticalScrollBar().maximum() // 2)
     assert data.preview.verticalScrollBar().value() > 0
     window.show_error("something about the sample")
@@ -69,22 +78,11 @@ def test_a_mode_change_leaves_nothing_of_the_teaching_runs(qtbot, window, tmp_pa
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from dpstudio.gui.demo import bundled_taxonomy_folder
     from dpstudio.io.adult import load_bundled_adult
     from dpstudio.model.project import RELEASE
     from dpstudio.model.stream_session import COUNTS, StreamSource
 
-    p = window.project
-    window.panels["Data"].open_sample()
-    qtbot.waitUntil(lambda: p.frame is not None, timeout=120000)
-    window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
-    make_ready_like_the_demo(window)
-    algorithm = window.panels["Algorithm"]
-    algorithm.set_param("steps", 3)
-    algorithm.run()
-    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
-    watch, compare = window.panels["Watch"], window.panels["Compare"]
-    qtbot.waitUntil(lambda: len(watch.replay) > 0, timeout=30000)
+    p, algorithm, watch, compare = teaching_run_on_the_sample(qtbot, window, taxonomies=True)
     load_bundled_adult()[1].to_csv(tmp_path / "held_out.csv", index=False)
     compare.evaluate_classification(tmp_path / "held_out.csv")
     assert p.test_path == tmp_path / "held_out.csv"

@@ -24,6 +24,18 @@ def _shot(window, name: str) -> None:
         window.grab().save(os.path.join(SHOTS, f"{name}.png"))
 
 
+def _every_tab(qtbot, window, mode: str) -> list[str]:
+    """What is cut or squashed on each tab; the window keeps 1280x800."""
+    found = []
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        qtbot.wait(30)
+        found += [f"{mode}, {window.tabs.tabText(i)}: {x}" for x in problems(window)]
+        assert (window.width(), window.height()) == (1280, 800), f"{window.tabs.tabText(i)}: the window resized"
+        _shot(window, f"pidentity-{mode}-{window.tabs.tabText(i).lower()}")
+    return found
+
+
 def _run(qtbot, window, algorithm, done):
     algorithm.run_button.click()
     qtbot.waitUntil(lambda: done() and not window.runner.busy, timeout=300000)
@@ -43,13 +55,7 @@ def test_pidentity_runs_watches_compares_and_exports_in_both_modes(qtbot, window
     _run(qtbot, window, algorithm, lambda: p.result is not None)
     plan = p.result.plan
     assert plan.algorithm == "pidentity"
-    found = []
-    for i in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(i)
-        qtbot.wait(30)
-        found += [f"teaching, {window.tabs.tabText(i)}: {x}" for x in problems(window)]
-        assert (window.width(), window.height()) == (1280, 800), f"{window.tabs.tabText(i)}: the window resized"
-        _shot(window, f"pidentity-teaching-{window.tabs.tabText(i).lower()}")
+    found = _every_tab(qtbot, window, "teaching")
 
     # Compare: leaf-only and least squares, analytic against Monte-Carlo within its standard error
     compare = window.show_panel("Compare")
@@ -64,12 +70,7 @@ def test_pidentity_runs_watches_compares_and_exports_in_both_modes(qtbot, window
     window.show_panel("Algorithm")
     algorithm.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
     _run(qtbot, window, algorithm, lambda: p.can_export)
-    for i in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(i)
-        qtbot.wait(30)
-        found += [f"release, {window.tabs.tabText(i)}: {x}" for x in problems(window)]
-        assert (window.width(), window.height()) == (1280, 800), f"{window.tabs.tabText(i)}: the window resized"
-        _shot(window, f"pidentity-release-{window.tabs.tabText(i).lower()}")
+    found += _every_tab(qtbot, window, "release")
     assert not found, "\n".join(found)
     paths = window.panels["Export"].export_to(tmp_path, "release", confirm=False)
     side = json.loads(next(x for x in paths if str(x).endswith(".json")).read_text())

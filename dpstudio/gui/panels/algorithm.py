@@ -34,7 +34,7 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
-from dpstudio.gui.widgets.elided_label import ErrorLine
+from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
 from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.model import budget_plan as bp
@@ -131,12 +131,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
         elay.addRow("", self.eps_understood)
         elay.addRow("log scale", self.eps_slider)
         elay.addRow("", self.eps_error)
-        self.mode_label = QtWidgets.QLabel()
-        self.mode_label.setWordWrap(True)
-        # two lines whatever the mode: the teaching words wrap where the release words do not, and Run
-        # moved by a line on every switch of mode
-        self.mode_label.setMinimumHeight(2 * self.mode_label.fontMetrics().lineSpacing())
-        self.mode_label.setAlignment(QtCore.Qt.AlignLeft | QtCore.Qt.AlignTop)
+        # one line whatever the mode, cut with its words in the tooltip: the teaching words wrapped where the
+        # release words did not, and Run moved by a line on every switch of mode
+        self.mode_label = ElidedLabel()
         elay.addRow(self.mode_label)
         self.run_button = QtWidgets.QPushButton("Run")
         self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
@@ -679,10 +676,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.preview_table.setRowCount(0)
             self.preview_table.hide()
         if self.project.teaching:
-            self.mode_label.setText("<b>teaching: not a release</b> - seeded simulation noise, re-run freely")
+            self.mode_label.setText("teaching: not a release - seeded simulation noise, re-run freely")
             self.mode_label.setStyleSheet("color:#8a5a00;")
         else:
-            self.mode_label.setText("<b>release</b> - secure noise; running spends the budget once")
+            self.mode_label.setText("release - secure noise; running spends the budget once")
             self.mode_label.setStyleSheet("color:#1b6b3a;")
 
     # -- slots --------------------------------------------------------------------------------------

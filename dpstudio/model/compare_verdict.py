@@ -75,11 +75,32 @@ def _why(worse: str, better: str, levels: int, kind: str, noise: tuple | None = 
     return "their noise scales and the number of noisy counts each query adds up differ"
 
 
-def verdict(values: dict, levels: int, kind: str, noise: tuple | None = None) -> str:
+#: what a histogram's verdict compares: the Algorithm panel's all-range figures
+ALL_RANGES = "for a uniformly random range, as the Algorithm panel's all-range figures"
+#: what a table's verdict compares: the sizes plotted, each alike
+SIZES_PLOTTED = "over these query sizes"
+
+
+def _spread(worse, best) -> str:
+    """ " (from a to b times, by size)" when the ratio varies over the sizes plotted."""
+    w, b = np.asarray(worse, dtype=float), np.asarray(best, dtype=float)
+    if w.size < 2 or w.shape != b.shape:
+        return ""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = w / b
+    r = r[np.isfinite(r) & (r > 0)]
+    if r.size < 2 or f"{r.min():.3g}" == f"{r.max():.3g}":
+        return ""
+    return f" (from {r.min():.3g} to {r.max():.3g} times, by size)"
+
+
+def verdict(values: dict, levels: int, kind: str, noise: tuple | None = None, measure: str = SIZES_PLOTTED) -> str:
     """A few sentences on the analytic curves ``values`` ({method: expected error by query size});
     ``levels``: the released tree's number of levels (public: its shape is released); ``kind``:
     "histogram", "pidentity" or "table"; ``noise``: ``comparison.level_noise`` of the run (leaf-only's
-    variance and each level's largest), so that the reason given uses the budgets that ran."""
+    variance and each level's largest), so that the reason given uses the budgets that ran; ``measure``:
+    what the values are (``SIZES_PLOTTED``: ratios are of geometric means over the sizes, with their range by
+    size; ``ALL_RANGES``: one all-range figure per method)."""
     means = mean_errors(values)
     if len(means) < 2:
         return ""
@@ -88,15 +109,16 @@ def verdict(values: dict, levels: int, kind: str, noise: tuple | None = None) ->
     for m in sorted(means, key=lambda m: means[m], reverse=True):
         ratio = means[m] / means[best]
         if m != best and ratio >= NOTABLE:
+            spread = _spread(values[m], values[best])
+            on_average = " on average" if spread else ""
             parts.append(
-                f"{m}: expected error {ratio:.3g} times that of {best}, because {_why(m, best, levels, kind, noise)}."
+                f"{m}: expected error {ratio:.3g} times that of {best}{on_average}{spread}, because "
+                f"{_why(m, best, levels, kind, noise)}."
             )
     if not parts:
         parts.append(f"the releases' expected errors are within a factor {NOTABLE:g} of each other.")
-    parts.append(
-        f"Recommended for export: {best} (the lowest expected error over these query sizes; data-independent figures)."
-    )
+    parts.append(f"Recommended for export: {best} (the lowest expected error {measure}; data-independent figures).")
     return " ".join(parts)
 
 
-__all__ = ["NOTABLE", "mean_errors", "verdict"]
+__all__ = ["ALL_RANGES", "NOTABLE", "SIZES_PLOTTED", "mean_errors", "verdict"]

@@ -107,6 +107,17 @@ def histogram_analytic(plan, lengths=None) -> Curves:
     return out
 
 
+def all_range_errors(plan) -> dict:
+    """Each release kind's exact expected squared error of a uniformly random range of the histogram (the
+    Algorithm panel's all-range figures): leaf-only (every bin at scale 1/eps), least squares, and the raw
+    tree's canonical covers for a tree ({method: array of one value})."""
+    n = plan.tree.n_bins
+    out = {LEAF_ONLY: (n + 2) / 3 * _flat_variance(plan.epsilon), LEAST_SQUARES: plan.expected_consistent_mse}
+    if not is_pidentity(plan) and plan.tree.n_nodes > n:
+        out[RAW_TREE] = plan.expected_raw_mse
+    return {m: np.array([float(v)]) for m, v in out.items()}
+
+
 def _range_errors_from_leaves(err_bins: np.ndarray, d: int) -> np.ndarray:
     """Squared error of every range of length d (errors of the bins given), one row per run."""
     c = np.concatenate([np.zeros((1, err_bins.shape[1])), np.cumsum(err_bins, axis=0)])

@@ -65,6 +65,8 @@ def test_pidentity_runs_watches_compares_and_exports_in_both_modes(qtbot, window
         lo, hi = mc.bands[m]
         assert np.all((compare.curves.values[m] >= lo * 0.97) & (compare.curves.values[m] <= hi * 1.03)), m
     assert np.all(compare.curves.values[cmp.LEAST_SQUARES][-3:] < compare.curves.values[cmp.LEAF_ONLY][-3:])
+    # the recommendation agrees with the Algorithm panel's all-range figures (0.71 times a flat histogram's)
+    assert f"Recommended for export: {cmp.LEAST_SQUARES}" in compare.verdict.text()
 
     window.set_mode(RELEASE)
     window.show_panel("Algorithm")

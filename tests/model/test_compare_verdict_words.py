@@ -51,3 +51,12 @@ def test_pidentity_is_not_explained_as_a_tree():
     values = {cmp.LEAF_ONLY: np.array([2.0, 4.0]), cmp.LEAST_SQUARES: np.array([6.0, 9.0])}
     text = verdict(values, 2, "pidentity", (2.0, [4.2]))
     assert "levels of the tree" not in text and "weighted sums" in text and "2.1 times the variance" in text
+
+
+def test_a_ratio_over_sizes_says_it_is_an_average_and_gives_its_range():
+    """The walk read "3.94e+03 times" as one factor where the curves differed by 1e6 at some sizes."""
+    values = {cmp.LEAF_ONLY: np.array([1.0, 1.0, 1.0]), cmp.RAW_TREE: np.array([2.0, 40.0, 1e6])}
+    text = verdict(values, 3, "table")
+    assert "expected error 431 times that of leaf-only on average (from 2 to 1e+06 times, by size)" in text
+    one = verdict({cmp.LEAF_ONLY: np.array([1.0]), cmp.RAW_TREE: np.array([5.0])}, 3, "histogram")
+    assert "5 times that of leaf-only, because" in one

@@ -35,7 +35,7 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.model import budget_plan as bp
 from dpstudio.model import comparison as cmp
-from dpstudio.model.compare_verdict import verdict
+from dpstudio.model.compare_verdict import ALL_RANGES, SIZES_PLOTTED, verdict
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
 
@@ -313,13 +313,16 @@ class ComparePanel(QtWidgets.QWidget):
         if not self.curves:
             return self.verdict.setText("")
         kind = self._kind()
-        if kind == "histogram" and cmp.is_pidentity(self.result.plan):
-            kind = "pidentity"
+        values, measure = self.curves.values, SIZES_PLOTTED
+        if kind == "histogram":  # the figures the Algorithm panel gives for this histogram
+            values, measure = cmp.all_range_errors(self.result.plan), ALL_RANGES
+            if cmp.is_pidentity(self.result.plan):
+                kind = "pidentity"
         try:
             noise = cmp.level_noise(self.result)
         except ValueError:
             noise = None
-        self.verdict.setText(verdict(self.curves.values, self.tree_levels(), kind, noise))
+        self.verdict.setText(verdict(values, self.tree_levels(), kind, noise, measure))
 
     def _refresh_scatter(self) -> None:
         events = getattr(self.project, "events", None) or []

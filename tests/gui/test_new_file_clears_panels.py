@@ -11,7 +11,7 @@ import pandas as pd
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
 
 
-def teaching_run_on_the_sample(qtbot, window, taxonomies: bool = False):
+def teaching_run_on_the_sample(qtbot, window, taxonomies: bool = False, steps: int = 3):
     """The sample, ready as in the demo, and a short teaching run watched to its end."""
     p = window.project
     window.panels["Data"].open_sample()
@@ -22,7 +22,7 @@ def teaching_run_on_the_sample(qtbot, window, taxonomies: bool = False):
         window.panels["Taxonomy"].import_folder(bundled_taxonomy_folder())
     make_ready_like_the_demo(window)
     algorithm = window.panels["Algorithm"]
-    algorithm.set_param("steps", 3)
+    algorithm.set_param("steps", steps)
     algorithm.run()
     qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=300000)
     qtbot.waitUntil(lambda: len(window.panels["Watch"].replay) > 0, timeout=30000)
@@ -30,8 +30,15 @@ def teaching_run_on_the_sample(qtbot, window, taxonomies: bool = False):
 
 
 def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
-    p, algorithm, watch, compare = teaching_run_on_the_sample(qtbot, window)
-    data = window.panels["Data"]
+    # ten steps: levels given little budget, so the scatter's title speaks of the noisy counts' spread
+    p, algorithm, watch, compare = teaching_run_on_the_sample(qtbot, window, steps=10)
+    for name in ("Watch", "Compare"):  # seen, as a person would, before the next file
+        window.show_panel(name)
+        qtbot.wait(60)
+    watch.seek_end()
+    qtbot.wait(60)
+    assert not watch.candidates.isHidden() and compare.scatter.toolTip()  # the run's spread, in words
+    data = window.show_panel("Data")
     data.preview.verticalScrollBar().setValue(data.preview.verticalScrollBar().maximum() // 2)
     assert data.preview.verticalScrollBar().value() > 0
     window.show_error("something about the sample")
@@ -42,7 +49,13 @@ def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
     qtbot.wait(50)
     assert p.result is None
     assert len(watch.replay) == 0 and watch.replay.state.n_nodes == 0 and watch.ledger.entries == []
+    window.show_panel("Watch")
+    qtbot.wait(60)
+    watch.tree.redraw()
+    assert all(item.getData()[0].size == 0 for item in (*watch.tree.layers, watch.tree.glyph_layer))
+    assert watch.candidates.isHidden()  # no selection step to show
     assert compare.plot.series == {}
+    assert compare.scatter.toolTip() == ""  # not the previous run's spread
     assert window.panels["Export"].refusal_reason()
     assert window.panels["Anonymize"].outcome is None
     assert "sample" not in window.message_label.text()

@@ -43,6 +43,7 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
 #: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
 #: about 0.2 s, benchmarks/bench_compare_noise_only.py); bigger ones with the Monte-Carlo, in the worker.
 SYNC_ANALYTIC_NODES = 400
+SCATTER_TITLE = "per node: noisy (x) against consistent (y)"
 #: the accuracy axis shows 0 to 1 with this share of room around (the tick label "1.0" was cut)
 ACCURACY_PADDING = 0.06
 
@@ -130,7 +131,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.scatter.setMenuEnabled(False)
         self.scatter.setLabel("bottom", "noisy count")
         self.scatter.setLabel("left", "consistent count")
-        self.scatter.setTitle("per node: noisy (x) against consistent (y)", size="9pt")
+        self.scatter.setTitle(SCATTER_TITLE, size="9pt")
         self.scatter_item = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush("#4a7fc1"))
         self.diag = pg.PlotCurveItem(pen=pg.mkPen("#999999", style=QtCore.Qt.DashLine))
         self.scatter.addItem(self.diag)
@@ -329,6 +330,8 @@ class ComparePanel(QtWidgets.QWidget):
         if not events:
             self.scatter_item.setData([], [])
             self.diag.setData([], [])
+            self.scatter.setTitle(SCATTER_TITLE, size="9pt")  # not the previous run's spread
+            self.scatter.setToolTip("")
             self.node_data = (np.zeros(0), np.zeros(0), np.zeros(0))
             return
         ids, noisy, cons = cmp.node_pairs_from_events(events)

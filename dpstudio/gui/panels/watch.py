@@ -486,7 +486,7 @@ class WatchPanel(QtWidgets.QWidget):
             self.split_line.set_step(st.candidates, st.winner)
         self.btn_step_neighbour.setVisible(self._step_neighbour_ready())
         has_steps = self._has_steps
-        if self.candidates.isVisible() != has_steps and self.isVisible():
+        if self.candidates.isHidden() == has_steps:  # its own flag: isVisible() is False while the tab is not shown
             self.candidates.setVisible(has_steps)
         total = self._total_epsilon()
         charged = self.live and not getattr(self.project, "teaching", True)  # a release run: paid up front

@@ -479,7 +479,7 @@ class TreeView(pg.PlotWidget):
         st = self.state
         if st is None or st.n_nodes == 0:
             self.edges.setData([], [])
-            for item in self.layers:
+            for item in (*self.layers, self.glyph_layer):  # the rings of folded subtrees too
                 item.setData([], [])
             self._ids = np.zeros(0, dtype=np.int64)
             self._x = self._y = np.zeros(0)

@@ -44,7 +44,11 @@ class ErrorPlot(pg.PlotWidget):
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("left", ylabel)
         self.setLabel("bottom", xlabel)
-        self.legend = self.addLegend(offset=(-10, -10))  # bottom right: errors grow with the query size
+        # bottom right: errors grow with the query size; on a light ground of its own, so that a curve
+        # passing under it does not run through its words
+        self.legend = self.addLegend(
+            offset=(-10, -10), brush=pg.mkBrush(255, 255, 255, 225), pen=pg.mkPen("#cccccc"), labelTextColor="#303030"
+        )
         self.series: dict[str, dict] = {}
         self._items: dict[str, list] = {}
 

@@ -325,11 +325,12 @@ def test_a_tick_after_following_a_run_keeps_the_position(panel, qtbot):
 def test_candidates_chart_redraws_to_fit_when_it_is_resized(qtbot):
     """When the explanation below takes room, the chart shows fewer bars (each keeps BAR_PX for its label, so
     none overlap) and the winner stays drawn; given the room back, it shows more again."""
-    from dpstudio.gui.widgets.candidates_chart import BAR_PX, CandidatesChart
+    from dpstudio.gui.widgets.candidates_chart import AXIS_PX, BAR_PX, CandidatesChart, title_height
 
     chart = CandidatesChart()
     qtbot.addWidget(chart)
-    chart.resize(400, 120 + 20 * BAR_PX)
+    over = AXIS_PX + title_height(4)  # the axis, and the title's four lines (what, chosen, two of odds)
+    chart.resize(400, over + 20 * BAR_PX)
     chart.show()
     labels = tuple(f"c{i}" for i in range(27))
     probs = tuple(np.linspace(1.0, 0.1, 27) / np.linspace(1.0, 0.1, 27).sum())
@@ -337,9 +338,9 @@ def test_candidates_chart_redraws_to_fit_when_it_is_resized(qtbot):
         CandidatesScored(5, labels, tuple(range(27)), probs, "exponential mechanism"), WinnerChosen(5, 26, "c26")
     )
     assert len(chart.shown) == 20 and 26 in chart.shown  # the winner replaces the last one
-    chart.resize(400, 120 + 6 * BAR_PX)
+    chart.resize(400, over + 6 * BAR_PX)
     qtbot.wait(10)
     assert len(chart.shown) == 6 and 26 in chart.shown
-    chart.resize(400, 120 + 12 * BAR_PX)
+    chart.resize(400, over + 12 * BAR_PX)
     qtbot.wait(10)
     assert len(chart.shown) == 12 and chart.winner == 26

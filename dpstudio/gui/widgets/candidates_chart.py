@@ -20,6 +20,7 @@ LABEL_DY, BAR_DY, BAR_HEIGHT = 0.18, -0.22, 0.35
 LABEL_CHARS = 32
 TITLE_CHARS = 46  # title lines are wrapped: a long line would widen the chart beyond its pane
 TICK_FONT_PT = 8
+AXIS_PX = 60  # the probability axis, its title and the margins below the bars
 
 
 class CandidatesChart(pg.PlotWidget):
@@ -50,9 +51,13 @@ class CandidatesChart(pg.PlotWidget):
         self._step = None  # (scored, winner) drawn: drawn again when a resize changes how many bars fit
         self.setTitle("candidates")
 
-    def bars_that_fit(self) -> int:
-        """How many bars keep their labels at this height (``BAR_PX`` each, at least 3)."""
-        return max(3, min(MAX_BARS, (self.height() - 120) // BAR_PX)) if self.height() > 0 else MAX_BARS
+    def bars_that_fit(self, title_lines: int = 4) -> int:
+        """How many bars keep their labels at this height below a title of ``title_lines`` lines
+        (``BAR_PX`` each, at least 3; the axis and margins take ``AXIS_PX``)."""
+        if self.height() <= 0:
+            return MAX_BARS
+        room = self.height() - AXIS_PX - title_height(title_lines)
+        return max(3, min(MAX_BARS, room // BAR_PX))
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
@@ -90,7 +95,7 @@ class CandidatesChart(pg.PlotWidget):
         probs = np.where(np.isfinite(probs), probs, 0.0)
         w = int(winner.index) if _pairs(scored, winner) and 0 <= int(winner.index) < probs.size else None
         self._step = (scored, winner)
-        fit = self.bars_that_fit()
+        fit = self.bars_that_fit(len(title_lines(self._title(scored, probs, w, hidden, probs.size))))
         order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
             order[-1] = w
@@ -122,15 +127,8 @@ class CandidatesChart(pg.PlotWidget):
         self._set_bar_labels(ticks)
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        title = f"{_what(scored)}: {len(probs)} {'intervals' if 'interval' in scored.mechanism else 'candidates'}"
-        if len(order) < len(probs):
-            title += f" (top {len(order)} shown)"
-        if w is not None:
-            chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
-            title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
         self.caption = "" if hidden or w is None else odds_caption(probs, w)
-        if self.caption:
-            title += f"<br>{self.caption}"
+        title = self._title(scored, probs, w, hidden, len(order))
         bottom = self.getAxis("bottom")
         if hidden:
             self.setLabel("bottom", "release: probabilities not shown")
@@ -159,13 +157,24 @@ class CandidatesChart(pg.PlotWidget):
     def bar_labels(self) -> list[str]:
         return [t.textItem.toPlainText() for t in self._bar_texts if t.isVisible()]
 
+    def _title(self, scored, probs, w, hidden: bool, shown: int) -> str:
+        """What was chosen among how many, and (teaching) the odds in words."""
+        title = f"{_what(scored)}: {len(probs)} {'intervals' if 'interval' in scored.mechanism else 'candidates'}"
+        if shown < len(probs):
+            title += f" (top {shown} shown)"
+        if w is not None:
+            chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
+            title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
+        caption = "" if hidden or w is None else odds_caption(probs, w)
+        if caption:
+            title += f"<br>{caption}"
+        return title
+
     def _set_title(self, title: str) -> None:
         """The title on as many lines as it has (pyqtgraph keeps room for one line only)."""
-        lines = [part for line in title.split("<br>") for part in textwrap.wrap(line, TITLE_CHARS)]
-        title = "<br>".join(lines)
-        self.setTitle(title, size="9pt")
-        lines = len(lines)
-        height = 10 + 17 * lines
+        lines = title_lines(title)
+        self.setTitle("<br>".join(lines), size="9pt")
+        height = title_height(len(lines))
         self.plotItem.titleLabel.setMaximumHeight(height)  # pyqtgraph caps it at one line (30 px)
         self.plotItem.layout.setRowFixedHeight(0, height)
         self.plotItem.titleLabel.setMinimumWidth(0)  # wrapped above: the chart may be narrower than a line
@@ -186,6 +195,15 @@ class CandidatesChart(pg.PlotWidget):
             title += f"<br>chosen: {chosen}"
         self.caption = ""
         self._set_title(title)
+
+
+def title_lines(title: str) -> list[str]:
+    """The title's lines as drawn: each ``<br>`` part wrapped at ``TITLE_CHARS``."""
+    return [part for line in title.split("<br>") for part in textwrap.wrap(line, TITLE_CHARS)]
+
+
+def title_height(lines: int) -> int:
+    return 10 + 17 * lines
 
 
 def odds_caption(probs, w: int) -> str:

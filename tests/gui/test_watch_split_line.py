@@ -43,6 +43,9 @@ def test_the_number_line_shows_the_groups_their_probabilities_and_the_chosen_poi
     assert line.interval == (lo, hi) and f"[{lo:g}, {hi:g})" in line.caption
     bars = line.bars()
     assert len(bars) == sum(1 for r in scored.ranges if r[2] > 0)
+    # the groups named are those with points (the walk read "15 lattice points in 17 groups")
+    points = sum(int(r[2]) for r in scored.ranges)
+    assert f"{points:,} lattice points in {len(bars)} groups" in line.caption
     for (a, b, _p), (first, last, n) in zip(bars, [r for r in scored.ranges if r[2] > 0]):
         assert lo < a <= b < hi and (a, b) == (first, last) and n >= 1
     # each group's chance is its points x exp(eps u / (2 du)), normalised: log(p / points) is affine in the

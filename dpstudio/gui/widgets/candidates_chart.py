@@ -159,8 +159,11 @@ class CandidatesChart(pg.PlotWidget):
 
     def _title(self, scored, probs, w, hidden: bool, shown: int) -> str:
         """What was chosen among how many, and (teaching) the odds in words."""
-        title = f"{_what(scored)}: {len(probs)} {'intervals' if 'interval' in scored.mechanism else 'candidates'}"
-        if shown < len(probs):
+        intervals = "interval" in scored.mechanism
+        # an interval between two data values may hold no lattice point: it is no candidate (probability 0)
+        n = int(np.count_nonzero(probs > 0)) if intervals and not hidden else len(probs)
+        title = f"{_what(scored)}: {n} {'intervals' if intervals else 'candidates'}"
+        if shown < n:
             title += f" (top {shown} shown)"
         if w is not None:
             chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."

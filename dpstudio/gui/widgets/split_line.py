@@ -64,8 +64,9 @@ class SplitLine(QtWidgets.QWidget):
         self.point = chosen_point(winner) if paired else None
         lo, hi = self.interval
         points = sum(int(r[2]) for r in ranges)
+        groups = sum(1 for r in ranges if int(r[2]) > 0)  # a run between two data values may hold no point
         self.caption = (
-            f"split point of [{lo:g}, {hi:g}): {points:,} lattice points in {len(ranges)} groups "
+            f"split point of [{lo:g}, {hi:g}): {points:,} lattice points in {groups} groups "
             "(points between the same two data values split the records alike); a bar's area is "
             "its group's probability, its height the chance of each of its points"
         )

@@ -219,7 +219,7 @@ PARAMS["diffgen_consistency"] = PARAMS["diffgen"] + [
 
 #: plain names shown for choice values (the value itself is what projects and the CLI store)
 CHOICE_NAMES = {
-    "max": "Max (how many records of the majority class)",
+    "max": "Max (records of the majority class)",
     "infogain": "information gain",
     "least_squares": "least squares (the most accurate)",
     "hay_generalized": "two-pass averaging",

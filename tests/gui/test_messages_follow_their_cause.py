@@ -113,3 +113,19 @@ def test_run_stays_put_when_the_mode_changes(qtbot, window, tmp_path):
         p.set_mode(TEACHING)
         qtbot.wait(30)
         assert _y(algorithm.run_button) == y, width
+
+
+def test_the_columns_stay_put_when_the_algorithm_changes(qtbot, window):
+    """The walk: the Privacy budget column moved from x=571 to 432 when p-Identity was chosen."""
+    window.resize(1280, 800)
+    algorithm = window.show_panel("Algorithm")
+    seen = set()
+    for name in ("diffgen_consistency", "pidentity", "maxgddp", "hb", "diffgen"):
+        algorithm.set_algorithm(name)
+        qtbot.wait(30)
+        seen.add((_x(algorithm.eps_edit), _x(algorithm.checklist)))
+    assert len(seen) == 1, seen
+
+
+def _x(widget) -> int:
+    return widget.mapTo(widget.window(), widget.rect().topLeft()).x()

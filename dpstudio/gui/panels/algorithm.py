@@ -171,6 +171,13 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.checklist = ReadinessList(here="Algorithm")
         self.checklist.goTo.connect(self.go_to_problem)
         top.addWidget(self.checklist, 1)
+        # fixed shares of the width, whatever the algorithm's parameters need: the columns moved sideways by
+        # 140 px on a change of algorithm (the layout test checks that each still fits at 1280x800)
+        for i, (widget, share) in enumerate(((box, 40), (ebox, 30), (self.checklist, 30))):
+            policy = widget.sizePolicy()
+            policy.setHorizontalPolicy(QtWidgets.QSizePolicy.Ignored)
+            widget.setSizePolicy(policy)
+            top.setStretch(i, share)
 
         # split bar + expected error
         self.split_box = sbox = QtWidgets.QGroupBox(SPLIT_TITLE)

@@ -28,6 +28,7 @@ class ReadinessList(QtWidgets.QGroupBox):
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)  # rows wrap; a button never hides
         scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
         scroll.setWidget(self.rows)
         outer.addWidget(scroll, 1)
@@ -56,8 +57,10 @@ class ReadinessList(QtWidgets.QGroupBox):
             row = QtWidgets.QWidget()
             lay = QtWidgets.QHBoxLayout(row)
             lay.setContentsMargins(0, 0, 0, 0)
-            text = QtWidgets.QLabel("\u2022 " + problem.text)
+            # a long column name may break after its underscores (it widened the list beyond its column)
+            text = QtWidgets.QLabel("\u2022 " + problem.text.replace("_", "_\u200b"))
             text.setWordWrap(True)
+            text.setToolTip(problem.text)
             where = PLACES[problem.place]
             button = QtWidgets.QPushButton(f"Show {where[1]}" if where[0] == self.here else f"Go to {where[0]}")
             button.setToolTip(f"Show where this is fixed: {where[0]} panel ({where[1]})")

@@ -153,6 +153,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status_label = ElidedLabel()
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(260)
+        self.progress.setMinimumWidth(200)  # its words on one line ("Monte-Carlo error bands" was cut in two)
         self.progress.setTextVisible(True)
         self.progress.hide()
         self.cancel_button = QtWidgets.QPushButton("Cancel")

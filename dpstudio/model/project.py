@@ -709,6 +709,18 @@ class Project:
             return Provenance(f"default from the bounds: {self.default_numeric_type(attr) or 'no bounds yet'}")
         return Provenance("not recorded")
 
+    def input_is_set(self, input_key: str) -> bool:
+        """Whether the public input ``input_key`` has a value yet (bounds, a taxonomy, a numeric kind or its
+        bounds to default from); types always have one."""
+        kind, _, attr = input_key.partition(":")
+        if kind == pv.BOUNDS:
+            return attr in self.bounds
+        if kind == pv.TAXONOMY:
+            return attr in self.taxonomies
+        if kind == pv.KIND:
+            return attr in self.numeric_types or attr in self.bounds
+        return True
+
     def _set_provenance(self, input_key: str, prov: Provenance) -> None:
         self.provenance[input_key] = prov
         self._changed("provenance")

@@ -128,3 +128,19 @@ def test_a_run_on_unconfirmed_inputs_is_never_exported_confirm_then_run_again(qt
     assert rec["taxonomy:sex"]["derived"] is False
     html = paths[2].read_text()
     assert "Work codes A, B, C are the published survey codes." in html and "Public inputs" in html
+
+
+def test_an_input_not_set_yet_is_not_listed_as_a_public_input(qtbot):
+    """The walk: "public bounds of visits: not recorded — public input", for bounds nobody had set."""
+    p = table_project()
+    p.bounds.pop("age", None)
+    p.numeric_types.pop("age", None)
+    w = ExportPanel(p)
+    qtbot.addWidget(w)
+    texts = {
+        w.inputs_list.item(i).data(QtCore.Qt.UserRole): w.inputs_list.item(i).text()
+        for i in range(w.inputs_list.count())
+    }
+    assert texts["bounds:age"] == "public bounds of age: not set yet \u2014 the release needs it"
+    assert "public input" not in texts["kind:age"] and "not set yet" in texts["kind:age"]
+    assert texts["type:age"].endswith("public input")

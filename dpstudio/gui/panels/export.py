@@ -175,7 +175,11 @@ class ExportPanel(QtWidgets.QWidget):
         self.inputs_list.clear()
         for k in self.project.release_inputs():
             prov = self.project.provenance_of(k)
-            item = QtWidgets.QListWidgetItem(f"{pv.describe(k)}: {prov.source} \u2014 {prov.status()}")
+            if not self.project.input_is_set(k):  # not yet a public input: the release needs it set
+                item = QtWidgets.QListWidgetItem(f"{pv.describe(k)}: not set yet \u2014 the release needs it")
+                item.setForeground(QtGui.QColor("#b35900"))
+            else:
+                item = QtWidgets.QListWidgetItem(f"{pv.describe(k)}: {prov.source} \u2014 {prov.status()}")
             item.setData(QtCore.Qt.UserRole, k)
             if prov.unconfirmed:
                 item.setForeground(QtGui.QColor("#c62828"))

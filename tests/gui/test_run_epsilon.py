@@ -182,3 +182,17 @@ def test_a_release_run_notifies_the_views_on_the_gui_thread_only(qtbot, studio):
     click_run(qtbot, panel)
     qtbot.waitUntil(lambda: window.project.result is not None, timeout=60000)
     assert threads and set(threads) == {threading.main_thread()}
+
+
+def test_an_invalid_epsilon_greys_the_figures_of_the_last_valid_one(qtbot):
+    """The walk: epsilon 0 turned Run off, but the table still showed epsilon 1's figures as if current."""
+    from dpstudio.gui.panels.algorithm import AlgorithmPanel
+    from dpstudio.model.project import Project
+
+    panel = AlgorithmPanel(Project())
+    qtbot.addWidget(panel)
+    panel.eps_edit.setText("0")
+    assert not panel.run_button.isEnabled() and not panel.figures.isEnabled()
+    assert "the figures of epsilon 1" in panel.figures.toolTip()
+    panel.eps_edit.setText("0.5")
+    assert panel.figures.isEnabled() and panel.figures.toolTip() == ""

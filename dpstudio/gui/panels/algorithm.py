@@ -727,7 +727,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.run_button.setToolTip(f"epsilon is not valid: {exc}")
             self.eps_understood.setText("")
             self.eps_error.setText(f"Run is off: {exc}")
+            # the split and its figures are still the last valid epsilon's: greyed, and said so
+            self.figures.setEnabled(False)
+            self.figures.setToolTip(f"the figures of epsilon {understood_text(self.project.epsilon)}: {exc}")
             return
+        self.figures.setEnabled(True)
+        self.figures.setToolTip("")
         self.run_button.setEnabled(True)
         self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
         shown = understood_text(eps)

@@ -564,9 +564,9 @@ def _exp(x: float) -> float:
 
 def _flat_comparison(n: int, epsilon, released_mse: float) -> Figure:
     """A flat histogram's all-range error at the same epsilon, beside the release's."""
-    from dpstudio.core.range_error import laplace_variance
+    from dpstudio.core.range_error import flat_all_range_mse, laplace_variance
 
-    flat = (n + 2) / 3 * laplace_variance(1.0 / float(epsilon))
+    flat = flat_all_range_mse(n, laplace_variance(1.0 / float(epsilon)))
     return Figure(
         "flat histogram, same epsilon",
         flat,

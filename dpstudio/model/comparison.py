@@ -112,7 +112,9 @@ def all_range_errors(plan) -> dict:
     Algorithm panel's all-range figures): leaf-only (every bin at scale 1/eps), least squares, and the raw
     tree's canonical covers for a tree ({method: array of one value})."""
     n = plan.tree.n_bins
-    out = {LEAF_ONLY: (n + 2) / 3 * _flat_variance(plan.epsilon), LEAST_SQUARES: plan.expected_consistent_mse}
+    from dpstudio.core.range_error import flat_all_range_mse
+
+    out = {LEAF_ONLY: flat_all_range_mse(n, _flat_variance(plan.epsilon)), LEAST_SQUARES: plan.expected_consistent_mse}
     if not is_pidentity(plan) and plan.tree.n_nodes > n:
         out[RAW_TREE] = plan.expected_raw_mse
     return {m: np.array([float(v)]) for m, v in out.items()}

@@ -9,6 +9,8 @@ The test file is the data owner's own held-out table: what is read here is shown
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dpstudio.model.project import CATEGORICAL, KEEP_MISSING, NUMERIC, Project
 
 
@@ -21,7 +23,8 @@ def read_test_table(project: Project, source, columns: list[str]):
     encoding, declared types and the missing-value choice (kept missing cells take the project's token;
     dropped: incomplete rows dropped). HeldOutTableError listing every absent column, every value a
     categorical column's taxonomy does not cover and every numeric column with values outside its public
-    bounds."""
+    bounds. A file read and fitting them becomes ``project.test_path``, the next scoring's default (Compare and
+    Anonymize's side by side)."""
     p = project
     if hasattr(source, "columns"):
         frame = source
@@ -67,6 +70,8 @@ def read_test_table(project: Project, source, columns: list[str]):
             problems.append(f"{c}: {rows} row(s) have values its taxonomy does not cover: {shown}")
     if problems:
         raise HeldOutTableError("the test file does not fit this project's public inputs:\n" + "\n".join(problems))
+    if not hasattr(source, "columns"):
+        p.test_path = Path(source)
     return frame
 
 

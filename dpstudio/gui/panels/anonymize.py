@@ -426,7 +426,13 @@ class AnonymizePanel(QtWidgets.QWidget):
             raise AnonymizeError("run a DiffGen-family DP release on the data first (Algorithm panel)")
         if test is None and p.test_path is not None:
             test = p.test_path
-        source = Path(test).name if isinstance(test, (str, Path)) else "the bundled Adult test sample"
+        source = (
+            "the bundled Adult test sample"
+            if test is None
+            else Path(test).name
+            if isinstance(test, (str, Path))
+            else "the test table given"
+        )
         if test is None:
             from dpstudio.io.adult import load_bundled_adult
 
@@ -435,11 +441,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
         from dpstudio.model.test_table import read_test_table
 
-        path = Path(test) if isinstance(test, (str, Path)) else None
         test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = prepare_test_table(test, cols, cls, result.classes)
-        if path is not None:
-            p.test_path = path
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
         dp_acc = ac.dp_accuracy(result, test, cls, numeric)
         an_acc = ac.anonymization_accuracy(

@@ -25,8 +25,6 @@ Public methods (for the demo driver and tests):
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
@@ -576,11 +574,8 @@ class ComparePanel(QtWidgets.QWidget):
         p = self.project
         cls = p.class_attribute
         cols = p.attributes(QUASI_IDENTIFIER) + [cls]
-        path = Path(test) if isinstance(test, (str, Path)) else None
         test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = cmp.prepare_test_table(test, cols, cls, self.result.classes)
-        if path is not None:
-            p.test_path = path  # Anonymize's side by side scores on it too
         numeric = [a for a in cols if p.types.get(a) == NUMERIC]
         self._clear_classification()
         if self.release_view() or p.frame is None:

@@ -180,49 +180,43 @@ def _error_section(result, facts: ReportFacts) -> str:
         )
         parts.append(_table(["share", "epsilon"], facts.split, numeric_cols=(1,)))
         parts.append(_table(["quantity", "value", "how"], facts.figures, numeric_cols=(1,)))
-    if is_histogram(result) and is_pidentity(result.plan):
+    if is_histogram(result):
         tp = result.plan
-        s = tp.strategy_summary()
+        pid = is_pidentity(tp)
+        if pid:
+            s = tp.strategy_summary()
+            shape = [
+                ("weighted sums of bins (extra rows)", tp.n_rows),
+                ("weights' resolution", tp.resolution),
+                ("noise scale of each weighted sum", tp.row_scale),
+                ("budget of a bin's own count: min", s["bin_budget"]["min"]),
+                ("budget of a bin's own count: max", s["bin_budget"]["max"]),
+                ("most any record's bin is charged, over all rows (at most epsilon)", s["max_path_sum"]),
+            ]
+        else:
+            shape = [("tree nodes", tp.tree.n_nodes)]
+            if tp.branching:
+                shape.append(("branching", tp.branching))
+            shape.append(("noised nodes on the longest path (sensitivity)", tp.sensitivity))
         rows = [
             ("bins", tp.tree.n_bins),
-            ("weighted sums of bins (extra rows)", tp.n_rows),
-            ("weights' resolution", tp.resolution),
-            ("noise scale of each weighted sum", tp.row_scale),
-            ("budget of a bin's own count: min", s["bin_budget"]["min"]),
-            ("budget of a bin's own count: max", s["bin_budget"]["max"]),
-            ("most any record's bin is charged, over all rows (at most epsilon)", s["max_path_sum"]),
+            *shape,
             ("expected all-range MSE, consistent release", tp.expected_consistent_mse),
             ("expected all-range RMSE, consistent release", math.sqrt(tp.expected_consistent_mse)),
         ]
+        if not pid:
+            rows.append(("expected all-range MSE, raw tree (canonical cover)", tp.expected_raw_mse))
         parts.append(
-            "<p>Analytic errors of this strategy and these noise scales (uniformly random ranges "
-            "[l, r]; exact discrete-Laplace variances; independent of the data):</p>"
+            f"<p>Analytic errors of this {'strategy' if pid else 'tree'} and these noise scales (uniformly random "
+            "ranges [l, r]; exact discrete-Laplace variances; independent of the data):</p>"
         )
         parts.append(_table(["quantity", "value"], rows, numeric_cols=(1,)))
-        for n in tp.notes:
-            parts.append(f"<p class='small'>{_e(n)}</p>")
-    elif is_histogram(result):
-        tp = result.plan
-        rows = [
-            ("bins", tp.tree.n_bins),
-            ("tree nodes", tp.tree.n_nodes),
-            ("noised nodes on the longest path (sensitivity)", tp.sensitivity),
-            ("expected all-range MSE, consistent release", tp.expected_consistent_mse),
-            ("expected all-range RMSE, consistent release", math.sqrt(tp.expected_consistent_mse)),
-            ("expected all-range MSE, raw tree (canonical cover)", tp.expected_raw_mse),
-        ]
-        if tp.branching:
-            rows.insert(2, ("branching", tp.branching))
-        parts.append(
-            "<p>Analytic errors of this tree and these noise scales (uniformly random ranges "
-            "[l, r]; exact discrete-Laplace variances; independent of the data):</p>"
-        )
-        parts.append(_table(["quantity", "value"], rows, numeric_cols=(1,)))
-        summ = tp.budget_summary()
-        lv = [(d["depth"], d["nodes"], d.get("min"), d.get("max"), d.get("note", "")) for d in summ["per_level"]]
-        parts.append(
-            _table(["depth", "noised nodes", "min epsilon", "max epsilon", "note"], lv, numeric_cols=(0, 1, 2, 3))
-        )
+        if not pid:
+            summ = tp.budget_summary()
+            lv = [(d["depth"], d["nodes"], d.get("min"), d.get("max"), d.get("note", "")) for d in summ["per_level"]]
+            parts.append(
+                _table(["depth", "noised nodes", "min epsilon", "max epsilon", "note"], lv, numeric_cols=(0, 1, 2, 3))
+            )
         for n in tp.notes:
             parts.append(f"<p class='small'>{_e(n)}</p>")
     else:

@@ -90,21 +90,32 @@ def _flat_variance(epsilon: float) -> float:
 
 def histogram_analytic(plan, lengths=None) -> Curves:
     """Analytic expected squared error by range length (``plan``: the run's ``TreePlan``)."""
-    from dpstudio.core.range_error import consistent_error_by_length, raw_error_by_length
+    from dpstudio.core.range_error import raw_error_by_length
 
     t = plan.tree
     n = t.n_bins
     d = query_lengths(n) if lengths is None else np.asarray(lengths, dtype=np.int64)
     out = Curves(d.astype(float), label="analytic (data-independent)")
     out.values[LEAF_ONLY] = d * _flat_variance(plan.epsilon)
+    tree = t.n_nodes > n and not is_pidentity(plan)  # a real tree (not flat, not p-Identity's bins)
+    if tree:
+        out.values[RAW_TREE] = raw_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, d)
+    if tree or is_pidentity(plan):
+        out.values[LEAST_SQUARES] = least_squares_by_length(plan, d)
+    return out
+
+
+def least_squares_by_length(plan, lengths) -> np.ndarray:
+    """Exact expected squared error of a range of each length after least squares, for a tree's plan or
+    p-Identity's (bins plus weighted sums)."""
     if is_pidentity(plan):
         from dpstudio.algorithms.pidentity import error_by_length
 
-        out.values[LEAST_SQUARES] = error_by_length(plan, d)
-    elif t.n_nodes > n:  # a real tree (not flat)
-        out.values[RAW_TREE] = raw_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, d)
-        out.values[LEAST_SQUARES] = consistent_error_by_length(t.parents, t.lo, t.hi, n, plan.variances, d)
-    return out
+        return error_by_length(plan, lengths)
+    from dpstudio.core.range_error import consistent_error_by_length
+
+    t = plan.tree
+    return consistent_error_by_length(t.parents, t.lo, t.hi, t.n_bins, plan.variances, lengths)
 
 
 def all_range_errors(plan) -> dict:

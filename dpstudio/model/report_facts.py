@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 
-from dpstudio.algorithms.pidentity import is_pidentity
 from dpstudio.io.report import ReportFacts
 
 #: histograms with more bins than this get no error-by-length curve (the exact computation is O(bins^2)).
@@ -71,20 +70,13 @@ def _table_error_by_size(result) -> tuple[list, str, str]:
 
 
 def _histogram_error_by_size(result) -> tuple[list, str, str]:
-    from dpstudio.core.range_error import consistent_error_by_length
+    from dpstudio.model.comparison import least_squares_by_length
 
-    tp = result.plan
-    t = tp.tree
-    n = int(t.n_bins)
+    n = int(result.plan.tree.n_bins)
     if n > MAX_CURVE_BINS:
         return [], "", ""
     lengths = _sizes(n)
-    if is_pidentity(tp):  # no tree: least squares of the bins from the bins and the weighted sums
-        from dpstudio.algorithms.pidentity import error_by_length
-
-        mse = error_by_length(tp, lengths)
-    else:
-        mse = consistent_error_by_length(t.parents, t.lo, t.hi, n, tp.variances, lengths)
+    mse = least_squares_by_length(result.plan, lengths)
     return (
         [(k, math.sqrt(float(m))) for k, m in zip(lengths, mse)],
         "bins in the range",

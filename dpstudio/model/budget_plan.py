@@ -52,7 +52,7 @@ OPTIMIZED_SHARES_NOTE = (
 HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt", "pidentity")
 #: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
 LOCKED_SPLIT = ("luedptree", "hopt", "pidentity")
-#: p-Identity's one spend (the ledger's name for it; its weights are chosen by the engine's plan)
+#: p-Identity's one segment of the split (its one spend; the ledger calls it "p-Identity strategy")
 PIDENTITY_SEGMENT = "bins and weighted sums"
 
 

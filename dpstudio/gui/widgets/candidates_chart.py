@@ -95,6 +95,7 @@ class CandidatesChart(pg.PlotWidget):
         probs = np.where(np.isfinite(probs), probs, 0.0)
         w = int(winner.index) if _pairs(scored, winner) and 0 <= int(winner.index) < probs.size else None
         self._step = (scored, winner)
+        self.caption = "" if hidden or w is None else odds_caption(probs, w)
         fit = self.bars_that_fit(len(title_lines(self._title(scored, probs, w, hidden, probs.size))))
         order = list(np.argsort(-probs, kind="stable")[:fit])
         if w is not None and w not in order:
@@ -127,7 +128,6 @@ class CandidatesChart(pg.PlotWidget):
         self._set_bar_labels(ticks)
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
         self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        self.caption = "" if hidden or w is None else odds_caption(probs, w)
         title = self._title(scored, probs, w, hidden, len(order))
         bottom = self.getAxis("bottom")
         if hidden:
@@ -158,7 +158,7 @@ class CandidatesChart(pg.PlotWidget):
         return [t.textItem.toPlainText() for t in self._bar_texts if t.isVisible()]
 
     def _title(self, scored, probs, w, hidden: bool, shown: int) -> str:
-        """What was chosen among how many, and (teaching) the odds in words."""
+        """What was chosen among how many, and (teaching) the odds in words (``self.caption``)."""
         intervals = "interval" in scored.mechanism
         # an interval between two data values may hold no lattice point: it is no candidate (probability 0)
         n = int(np.count_nonzero(probs > 0)) if intervals and not hidden else len(probs)
@@ -168,9 +168,8 @@ class CandidatesChart(pg.PlotWidget):
         if w is not None:
             chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
             title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
-        caption = "" if hidden or w is None else odds_caption(probs, w)
-        if caption:
-            title += f"<br>{caption}"
+        if self.caption:
+            title += f"<br>{self.caption}"
         return title
 
     def _set_title(self, title: str) -> None:

@@ -42,22 +42,27 @@ def test_luedptree_panel_shows_and_runs_one_bin_per_year(qtbot):
     assert np.array_equal(project.result.params.edges, np.arange(17, 92))  # bins [17,18), ..., [90,91)
 
 
-def test_hopt_is_offered_runs_from_the_panel_and_matches_the_engine(qtbot):
-    """H_opt (level budgets optimised for the error after least squares) was in the CLI only."""
+def offered_and_run(qtbot, name: str):
+    """Choose ``name`` in the Algorithm panel's list (it must be offered; its split is the engine's, locked)
+    and run it on 74 one-year bins: (project, panel, the engine's own plan for the same inputs)."""
     from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
     from dpstudio.core.budget import as_fraction
 
     project = age_project()
     panel = AlgorithmPanel(project)
     qtbot.addWidget(panel)
-    names = [panel.combo.itemData(i) for i in range(panel.combo.count())]
-    assert "hopt" in names
-    panel.set_algorithm("hopt")
-    assert panel.bar.locked  # the engine chooses the level budgets
+    assert name in [panel.combo.itemData(i) for i in range(panel.combo.count())]
+    panel.set_algorithm(name)
+    assert panel.bar.locked  # the engine chooses the budgets
     run = panel.run()
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert run.outcome == "finished"
-    engine = plan_interval_tree(74, IntervalTreeParams("hopt", as_fraction(project.epsilon), None, True))
+    return project, panel, plan_interval_tree(74, IntervalTreeParams(name, as_fraction(project.epsilon), None, True))
+
+
+def test_hopt_is_offered_runs_from_the_panel_and_matches_the_engine(qtbot):
+    """H_opt (level budgets optimised for the error after least squares) was in the CLI only."""
+    project, panel, engine = offered_and_run(qtbot, "hopt")
     got = project.result.plan
     assert got.algorithm == "hopt" and got.branching == engine.branching
     assert np.array_equal(got.epsilons, engine.epsilons)
@@ -75,20 +80,8 @@ def test_hopt_is_offered_runs_from_the_panel_and_matches_the_engine(qtbot):
 
 def test_pidentity_is_offered_runs_from_the_panel_and_is_the_engines_plan(qtbot):
     """p-Identity, the CLI's usual automatic choice, was missing from the studio's list."""
-    from dpstudio.algorithms.interval_trees import IntervalTreeParams, plan_interval_tree
-    from dpstudio.core.budget import as_fraction
-
-    project = age_project()
-    panel = AlgorithmPanel(project)
-    qtbot.addWidget(panel)
-    names = [panel.combo.itemData(i) for i in range(panel.combo.count())]
-    assert "pidentity" in names
-    panel.set_algorithm("pidentity")
-    assert panel.bar.locked and "branching" not in panel.param_widgets  # no tree, one spend
-    run = panel.run()
-    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
-    assert run.outcome == "finished"
-    engine = plan_interval_tree(74, IntervalTreeParams("pidentity", as_fraction(project.epsilon), None, True))
+    project, panel, engine = offered_and_run(qtbot, "pidentity")
+    assert "branching" not in panel.param_widgets  # no tree, one spend
     got = project.result.plan
     assert got.algorithm == "pidentity" and np.array_equal(got.weights, engine.weights)
     assert np.array_equal(got.bin_epsilons, engine.bin_epsilons)

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 import dpstudio.core.taxonomy_generators as tg
-from dpstudio.model import comparison as cmp
-from dpstudio.model.project import Project
-from dpstudio.model.runs import make_job
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.project.project import Project
+from dpstudio.model.release.runs import make_job
 
 
 def release(steps: int, n: int = 20000, seed: int = 0):

@@ -37,7 +37,7 @@ def main() -> int:
     from bench_gui_preview import big_frame
 
     from dpstudio.gui.panels.taxonomy import TaxonomyPanel
-    from dpstudio.model.project import Project
+    from dpstudio.model.project.project import Project
     from dpstudio.resources import resource
 
     frame = big_frame(args.rows)

@@ -49,7 +49,7 @@ def main() -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.panels.data import DataPanel
     from dpstudio.gui.widgets.dataframe_model import DataFrameModel
-    from dpstudio.model.project import Project
+    from dpstudio.model.project.project import Project
 
     t0 = time.perf_counter()
     frame = big_frame(args.rows)

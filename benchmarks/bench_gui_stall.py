@@ -32,7 +32,7 @@ from PySide6 import QtCore, QtWidgets  # noqa: E402
 def adult_project(rows: int, algorithm: str, steps: int, seed: int = 0):
     from dpstudio.evaluation.sweeps import read_taxonomy_folder
     from dpstudio.io.adult import CLASS_COLUMN, load_bundled_adult
-    from dpstudio.model.project import CLASS, IGNORE, NUMERIC, QUASI_IDENTIFIER, Project
+    from dpstudio.model.project.project import CLASS, IGNORE, NUMERIC, QUASI_IDENTIFIER, Project
 
     train, _ = load_bundled_adult()
     idx = np.random.default_rng(seed).integers(0, len(train), size=rows)
@@ -205,7 +205,7 @@ def main() -> int:
     t = time.perf_counter()
     project = adult_project(args.rows, args.algorithm, args.steps)
     if args.encode_outside:
-        import dpstudio.model.runs as runs
+        import dpstudio.model.release.runs as runs
 
         coded = runs.encode_table(project)
         runs.encode_table = lambda _project: coded

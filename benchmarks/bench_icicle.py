@@ -25,7 +25,7 @@ def synthetic_state(n_nodes: int, branching: int = 4, seed: int = 0):
     """A tree of about ``n_nodes`` nodes, breadth first, with released (2-class) counts on the leaves."""
     import numpy as np
 
-    from dpstudio.model.replay import RELEASED, NodeState, TreeState
+    from dpstudio.model.watch.replay import RELEASED, NodeState, TreeState
 
     rng = np.random.default_rng(seed)
     st = TreeState()
@@ -55,8 +55,8 @@ def main(argv=None) -> None:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.widgets.icicle_view import IcicleView
-    from dpstudio.model.icicle_layout import icicle_layout
-    from dpstudio.model.replay import Replay
+    from dpstudio.model.watch.icicle_layout import icicle_layout
+    from dpstudio.model.watch.replay import Replay
     from tests.gui.sample_runs import sample_runs
 
     states = {}

@@ -25,9 +25,9 @@ CHILD = r"""
 import json, os, resource, sys, time
 os.environ["DPSTUDIO_STUDIO_ENGINE"] = sys.argv[2]
 os.environ["DPSTUDIO_BUDGET_STORE"] = sys.argv[3]
-from dpstudio.model.data import declare_bundled_sample, load_dataset
-from dpstudio.model.project import Project
-from dpstudio.model.runs import make_job
+from dpstudio.model.project.data import declare_bundled_sample, load_dataset
+from dpstudio.model.project.project import Project
+from dpstudio.model.release.runs import make_job
 t = time.perf_counter()
 dataset = load_dataset(sys.argv[1])
 opened = time.perf_counter() - t

@@ -107,7 +107,7 @@ def main() -> int:
     args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from dpstudio.gui.widgets.tree_view import TreeView
-    from dpstudio.model.replay import Replay
+    from dpstudio.model.watch.replay import Replay
 
     view = TreeView()
     view.collapse = False  # the targets are for every node visible (focus and context draws fewer)

@@ -33,9 +33,8 @@ from pathlib import Path
 
 from dpstudio.core.budget import Ledger
 from dpstudio.core.taxonomy import Taxonomy
-from dpstudio.model import provenance as pv
-from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, TABLE_ALGORITHMS
-from dpstudio.model.project import (
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import (
     CATEGORICAL,
     CLASS,
     IGNORE,
@@ -47,9 +46,10 @@ from dpstudio.model.project import (
     ProjectError,
 )
 from dpstudio.model.release import ReleaseQuestion
+from dpstudio.model.release.budget_plan import HISTOGRAM_ALGORITHMS, TABLE_ALGORITHMS
+from dpstudio.model.release.export import export_refusal, write_export
+from dpstudio.model.release.runs import RunInputError, make_job
 from dpstudio.model.release.snapshot import RunSnapshot, snapshot_of
-from dpstudio.model.release_export import export_refusal, write_export
-from dpstudio.model.runs import RunInputError, make_job
 
 __all__ = [
     "ALGORITHMS",
@@ -83,7 +83,7 @@ def open_table(
     ``$DPSTUDIO_BUDGET_STORE`` or the user data folder, shared with the studio and the CLI).
     ``dataset_name`` and ``lifetime_epsilon`` name new data in the store and set its lifetime budget (data the
     store already knows, under any name, keeps its own; see ``Study.raise_lifetime_budget``)."""
-    from dpstudio.model.data import load_dataset
+    from dpstudio.model.project.data import load_dataset
 
     path = Path(path)
     try:
@@ -103,7 +103,7 @@ def open_sample(
 ) -> Study:
     """The bundled Adult sample (30,162 rows) with its documented public inputs declared, as the studio opens
     it: column types, the class values of ``salary``, integer kinds, the shipped taxonomies and public bounds."""
-    from dpstudio.model.data import adopt_bundled_sample, bundled_sample_path, load_bundled_sample
+    from dpstudio.model.project.data import adopt_bundled_sample, bundled_sample_path, load_bundled_sample
 
     study = Study(store=store, dataset_name=dataset_name, lifetime_epsilon=lifetime_epsilon)
     adopt_bundled_sample(study.project, load_bundled_sample(), bundled_sample_path())
@@ -113,7 +113,7 @@ def open_sample(
 def free_name(folder: str | os.PathLike, stem: str) -> Path:
     """``folder/STEM.csv``, or ``STEM-2.csv``, ``STEM-3.csv``, ...: the first name none of whose five release
     files (``Release.export``) exists yet."""
-    from dpstudio.model.release_export import release_paths
+    from dpstudio.model.release.export import release_paths
 
     n, name = 1, stem
     while any(p.exists() for p in release_paths(folder, name)):
@@ -206,7 +206,7 @@ class Study:
         """Declare the taxonomy of every categorical quasi-identifier named by a file in ``folder`` (as the
         studio's "Import folder"); returns the attributes declared."""
         from dpstudio.io.taxonomy_formats import read_taxonomy
-        from dpstudio.model.taxonomy_folder import match_folder
+        from dpstudio.model.project.taxonomy_folder import match_folder
 
         p = self.project
         wanted = [c for c in p.attributes(QUASI_IDENTIFIER) if p.types.get(c) == CATEGORICAL]

@@ -160,7 +160,7 @@ def test_the_error_figure_says_what_it_leaves_out(tmp_path, grouping, only):
 
 
 def test_the_sidecar_carries_the_recommendation_from_public_inputs(tmp_path):
-    from dpstudio.model.stream_recommend import recommend
+    from dpstudio.model.stream.recommend import recommend
 
     counts = tmp_path / "c.txt"
     counts.write_text("\n".join(str(v) for v in range(40, 100)) + "\n")

@@ -232,7 +232,7 @@ def test_the_layer_check_finds_planted_violations(tmp_path):
     (copy / "io" / "cycle_a.py").write_text("from dpstudio.io import cycle_b\n")
     (copy / "io" / "cycle_b.py").write_text("def g():\n    from . import cycle_a\n")
     found = layer_violations(copy)
-    assert any(v.startswith("dpstudio.core.planted imports dpstudio.model.project") for v in found), found
+    assert any(v.startswith("dpstudio.core.planted imports dpstudio.model.project.project") for v in found), found
     assert any(v.startswith("dpstudio.model.planted_qt imports PySide6") for v in found), found
     assert any(v.startswith("dpstudio.gui.planted_cli imports dpstudio.cli.release") for v in found), found
     assert "import cycle: dpstudio.io.cycle_a <-> dpstudio.io.cycle_b" in found, found

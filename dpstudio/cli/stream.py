@@ -159,7 +159,7 @@ def run(args) -> int:
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError, check_output_path
     from dpstudio.io.stream_release import check_release_paths, write_stream_release
-    from dpstudio.model.stream_recommend import advice
+    from dpstudio.model.stream.recommend import advice
 
     check_store_options(args)
     try:

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
-from dpstudio.model.readiness import readiness
+from dpstudio.model.project.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
+from dpstudio.model.release.readiness import readiness
 
 DEMO_ALGORITHM = "diffgen_consistency"
 DEMO_STEPS = 10
@@ -247,7 +247,7 @@ class Demo:
         export = self.panel("Export")
         folder = Path(tempfile.mkdtemp(prefix="dpstudio-demo-release-"))
         try:
-            from dpstudio.model.provenance import describe
+            from dpstudio.model.project.provenance import describe
 
             for key in self.window.project.unconfirmed_inputs():  # types and class values read from the data
                 wording = f"The {describe(key)} of UCI Adult is published in adult.names (public documentation)."

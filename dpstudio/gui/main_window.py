@@ -17,7 +17,7 @@ from dpstudio.gui.accessibility import name_control, name_controls
 from dpstudio.gui.panels import PANELS
 from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
-from dpstudio.model.project import FILE_SUFFIX, RELEASE, TEACHING, Project, ProjectError
+from dpstudio.model.project.project import FILE_SUFFIX, RELEASE, TEACHING, Project, ProjectError
 
 Qt = QtCore.Qt
 
@@ -380,7 +380,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def go_to(self, place: str, attribute: str | None = None) -> QtWidgets.QWidget | None:
         """Show where a readiness problem is fixed (``model.readiness.PLACES``): switch panel, select the
         attribute (or the input to confirm) and focus the control. Returns the focused control, if any."""
-        from dpstudio.model.readiness import PLACES
+        from dpstudio.model.release.readiness import PLACES
 
         panel = self.show_panel(PLACES[place][0])
         if attribute is not None and place.startswith(("data.", "taxonomy")) and hasattr(panel, "select_attribute"):
@@ -587,7 +587,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if data_path is None or not data_path.is_file():
             apply(None)
             return None
-        from dpstudio.model.data import load_dataset
+        from dpstudio.model.project.data import load_dataset
 
         worker = Worker(
             lambda progress: load_dataset(data_path, progress, encoding),

@@ -8,7 +8,7 @@ an error measured against the truth, or a count of dropped rows: the inputs are 
 carries none) and its ledger. A run on simulation noise is marked "NOT A RELEASE".
 
 The split of epsilon and the expected errors describe the split that ran, taken from the run itself (one
-source of truth): a table run's plan is rebuilt (in ``dpstudio.model.report_facts``) from the engine
+source of truth): a table run's plan is rebuilt (in ``dpstudio.model.release.report_facts``) from the engine
 parameters in ``result.params`` (the explicit fractions a custom split or ``--count-share`` set included),
 an interval tree's is ``result.plan``.
 
@@ -20,7 +20,7 @@ the budget used and what remains on this dataset (the budget store's charge), th
 words, and two inline SVG charts (the split of epsilon; the expected error by query size); the technical
 tables follow. Numbers print as decimals (exact fractions stay in the sidecar). What io cannot compute
 without the model layer (the planned split, its error figures, the error by query size) is handed in as
-:class:`ReportFacts`, built by ``dpstudio.model.report_facts.report_facts(result, budget)``.
+:class:`ReportFacts`, built by ``dpstudio.model.release.report_facts.report_facts(result, budget)``.
 
 ``report_html(result, ledger, params=None, title=..., files=None, public_inputs=None, facts=None) -> str``;
 ``write_report(path, ...)`` writes it atomically and refuses to overwrite (``OutputPathError``).

@@ -12,7 +12,7 @@ from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.stream_events import StreamValueReleased
 from dpstudio.io.stream_input import read_ilinet
-from dpstudio.model.stream_session import bundled_ilinet
+from dpstudio.model.stream.session import bundled_ilinet
 
 
 def _run(x, horizon, eps, seed, ratio):

@@ -61,7 +61,7 @@ def test_cm_metric_of_a_mondrian_output(disease, cm):
     (test_patient_table); the minority rows are counted by hand in the parameters."""
     import pandas as pd
 
-    from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
+    from dpstudio.model.anonymize.job import AnonymizeSettings, run_to_outcome
 
     frame = pd.DataFrame(
         {
@@ -101,7 +101,7 @@ def test_mondrian_refuses_a_table_failing_the_model():
     import pandas as pd
 
     from dpstudio.io.anonymize import AnonymizeError
-    from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
+    from dpstudio.model.anonymize.job import AnonymizeSettings, run_to_outcome
 
     frame = pd.DataFrame({"age": [1, 2, 3, 4], "s": ["a"] * 4})
     s = AnonymizeSettings(("age",), 2, "mondrian-relaxed", sensitive="s", l_diversity=("distinct", 1, 1.0))

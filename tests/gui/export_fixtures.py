@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 import dpstudio.core.taxonomy_generators as tg
-from dpstudio.model.project import Project
-from dpstudio.model.runs import make_job
+from dpstudio.model.project.project import Project
+from dpstudio.model.release.runs import make_job
 
 
 def table_project(

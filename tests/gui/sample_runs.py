@@ -12,7 +12,7 @@ def sample_runs(steps: int = 10) -> dict:
     from PySide6 import QtWidgets
 
     from dpstudio.gui.demo import Demo
-    from dpstudio.model.project import RELEASE, TEACHING
+    from dpstudio.model.project.project import RELEASE, TEACHING
 
     demo = Demo(QtWidgets.QApplication.instance(), screenshots=None, out=io.StringIO(), steps=steps)
     try:

@@ -6,8 +6,8 @@ import pytest
 from PySide6 import QtCore
 
 from dpstudio.gui.panels.algorithm import AlgorithmPanel, epsilon_to_slider, slider_to_epsilon
-from dpstudio.model import budget_plan as bp
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
+from dpstudio.model.release import budget_plan as bp
 
 
 @pytest.fixture
@@ -341,7 +341,7 @@ def test_expected_error_table_keeps_its_width_after_a_drag(panel, qtbot):
 def test_simulated_preview_only_in_teaching_mode(qtbot):
     import pandas as pd
 
-    from dpstudio.model.project import RELEASE
+    from dpstudio.model.project.project import RELEASE
 
     project = Project()
     project.set_data(pd.DataFrame({"age": [30.0, 40.0] * 50, "cls": ["a", "b", "b", "b"] * 25}), None)
@@ -377,7 +377,7 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
     import sys
 
     from dpstudio.gui.panels.watch import WatchPanel
-    from dpstudio.model import run_process
+    from dpstudio.model.release import run_process
     from tests.gui.export_fixtures import table_project
 
     if not sys.platform.startswith("linux"):

@@ -281,7 +281,7 @@ def test_side_by_side_after_a_teaching_dp_run_and_an_anonymization(panel, qtbot,
     """Teaching DP run on the bundled sample, then an anonymization: the side-by-side tab shows the figures
     model.anonymize_compare computes (independently checked in tests/model), from the DP run's noisy counts."""
 
-    from dpstudio.model import anonymize_compare as ac
+    from dpstudio.model.anonymize import compare as ac
 
     p = window.project
     alg = window.show_panel("Algorithm")
@@ -331,7 +331,7 @@ def test_a_later_success_clears_the_panels_error_from_the_window_bar(window, qtb
 
 
 def test_attacks_on_the_loaded_data_background_knowledge_and_complementary_releases(panel, qtbot):
-    from dpstudio.model import anonymize_teaching as teach
+    from dpstudio.model.anonymize import teaching as teach
 
     panel.tabs.setCurrentIndex(1)
     panel.set_qi(("education", "marital-status", "race", "sex"))

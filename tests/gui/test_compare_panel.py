@@ -8,8 +8,8 @@ from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.range_error import consistent_error_by_length, laplace_variance, raw_error_by_length
 from dpstudio.gui.panels.compare import ComparePanel
-from dpstudio.model import comparison as cmp
-from dpstudio.model.project import Project
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.project.project import Project
 
 
 def histogram_project(n=64, b=4, eps=1.0, seed=3):
@@ -106,7 +106,7 @@ def test_no_run_and_mode_switch_clear(qtbot):
 
 
 def test_node_pairs_from_events_equal_replay():
-    from dpstudio.model.replay import Replay
+    from dpstudio.model.watch.replay import Replay
     from tests.gui.synthetic_streams import diffgen_like
 
     events = list(diffgen_like(steps=5, seed=2))
@@ -117,7 +117,7 @@ def test_node_pairs_from_events_equal_replay():
 
 
 def test_table_run_monte_carlo_equals_evaluation_module(qtbot):
-    from dpstudio.model.runs import encode_table
+    from dpstudio.model.release.runs import encode_table
     from tests.gui.export_fixtures import run, table_project
 
     p = run(table_project(n=400, steps=3))
@@ -149,7 +149,7 @@ def test_classification_equals_evaluation_module(qtbot):
 
     from dpstudio.evaluation.classification import majority_accuracy, raw_accuracy, release_accuracy
     from dpstudio.io.release import release_frame
-    from dpstudio.model.runs import used_frame
+    from dpstudio.model.release.runs import used_frame
     from tests.gui.export_fixtures import run, table_project
 
     p = run(table_project(n=400, steps=3))
@@ -200,7 +200,7 @@ def _release_table_project(seed=0):
 
 def _no_private_rows(monkeypatch):
     """Any route to the records (or the true counts) fails the test."""
-    import dpstudio.model.runs as runs
+    import dpstudio.model.release.runs as runs
 
     def boom(*a, **k):
         raise AssertionError("the private rows were read in release mode")
@@ -323,7 +323,7 @@ def test_compare_says_in_words_which_release_errs_more_why_and_what_to_export(pa
     lowest of those figures."""
     from dpstudio.core.consistency import TreeLevels
     from dpstudio.core.range_error import consistent_all_range_mse, raw_all_range_mse
-    from dpstudio.model.compare_verdict import NOTABLE
+    from dpstudio.model.compare.verdict import NOTABLE
 
     text = panel.verdict.text()
     plan = panel.project.result.plan
@@ -349,7 +349,7 @@ def test_compare_says_in_words_which_release_errs_more_why_and_what_to_export(pa
 def test_compare_verdict_for_a_release_table_names_the_tree_height(qtbot):
     """A release-mode DiffGen with per-level count budgets: the tree's noise is worse than leaf-only for the
     plotted boxes, and the verdict says why with the tree's height."""
-    from dpstudio.model.compare_verdict import verdict
+    from dpstudio.model.compare.verdict import verdict
 
     levels = 11
     values = {cmp.LEAF_ONLY: np.array([2.0, 4.0]), cmp.LEAST_SQUARES: np.array([30.0, 50.0])}

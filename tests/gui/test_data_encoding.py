@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from dpstudio.gui.panels.data import DataPanel
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
 
 
 def test_a_latin1_file_fails_as_utf8_then_opens_with_the_chosen_encoding(qtbot, tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from dpstudio.gui.panels.data import DataPanel
-from dpstudio.model.project import CLASS, IGNORE, KEEP_MISSING, Project
+from dpstudio.model.project.project import CLASS, IGNORE, KEEP_MISSING, Project
 from tests.gui.conftest import shot
 
 

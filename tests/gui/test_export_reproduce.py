@@ -78,7 +78,7 @@ def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qt
         assert again["dataset_budget"]["dataset_spent"] == str(2 + i)  # charged: 1 by the studio, 1 per re-run
     # the embedded taxonomies are the project's own
     from dpstudio.io.reproduce import input_files
-    from dpstudio.model.release_settings import release_settings
+    from dpstudio.model.release.settings import release_settings
 
     files = input_files(release_settings(p.run_snapshot, p.result, p.run_budget))
     for i, a in enumerate(["age", "sex", "work"]):
@@ -112,7 +112,7 @@ def test_a_custom_split_is_named_in_the_command_and_reproduced_by_the_python_scr
     selection step's amount in the ledger equal."""
     from fractions import Fraction
 
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
 
     (tmp_path / "out").mkdir()
     p = table_project(steps=3)

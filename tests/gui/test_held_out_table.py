@@ -10,9 +10,9 @@ import pytest
 
 import dpstudio.core.taxonomy_generators as tg
 from dpstudio.gui.panels.compare import ComparePanel
-from dpstudio.model.data import load_dataset
-from dpstudio.model.project import Project
-from dpstudio.model.test_table import HeldOutTableError, folder_for_test_file, read_test_table
+from dpstudio.model.compare.held_out_table import HeldOutTableError, folder_for_test_file, read_test_table
+from dpstudio.model.project.data import load_dataset
+from dpstudio.model.project.project import Project
 from tests.gui.export_fixtures import run
 
 

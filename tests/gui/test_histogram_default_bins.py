@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from dpstudio.gui.panels.algorithm import AlgorithmPanel
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
 
 
 def age_project(lo=17, hi=91, kind=None):
@@ -22,7 +22,7 @@ def age_project(lo=17, hi=91, kind=None):
 
 
 def test_default_bins_from_the_public_bounds_and_kind():
-    from dpstudio.model.runs import default_bins
+    from dpstudio.model.release.runs import default_bins
 
     assert default_bins(age_project()) == 74  # one bin per year of [17, 91)
     assert default_bins(age_project(kind="continuous")) == 256

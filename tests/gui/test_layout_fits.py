@@ -15,8 +15,8 @@ import pytest
 from PySide6 import QtWidgets
 
 from dpstudio.gui.widgets.elided_label import ElidedLabel
-from dpstudio.model.project import RELEASE, TEACHING
-from dpstudio.model.stream_session import EVENTS, StreamSource
+from dpstudio.model.project.project import RELEASE, TEACHING
+from dpstudio.model.stream.session import EVENTS, StreamSource
 from tests.gui.conftest import shot
 from tests.gui.layout_check import problems
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
@@ -136,7 +136,7 @@ def test_every_tab_fits_with_every_result_on_screen(qtbot, window, tmp_path, siz
     from PySide6.QtTest import QTest
 
     from dpstudio.gui.demo import bundled_taxonomy_folder
-    from dpstudio.model.stream_session import COUNTS
+    from dpstudio.model.stream.session import COUNTS
 
     window.resize(*size)
     p = window.project

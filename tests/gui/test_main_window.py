@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.gui import main_window as mw
 from dpstudio.gui.main_window import MainWindow, UnavailablePanel
 from dpstudio.gui.worker import Worker
-from dpstudio.model.project import RELEASE, TEACHING
+from dpstudio.model.project.project import RELEASE, TEACHING
 from tests.gui.conftest import shot
 
 
@@ -282,7 +282,7 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     import pandas as pd
 
     from dpstudio.core.taxonomy_generators import flat_categorical
-    from dpstudio.model.runs import make_job
+    from dpstudio.model.release.runs import make_job
 
     p = window.project
     p.set_data(

@@ -9,7 +9,7 @@ import pandas as pd
 from PySide6 import QtWidgets
 
 from dpstudio.core.taxonomy import Node, Taxonomy
-from dpstudio.model.project import CLASS, QUASI_IDENTIFIER, RELEASE, TEACHING
+from dpstudio.model.project.project import CLASS, QUASI_IDENTIFIER, RELEASE, TEACHING
 
 
 def _open(qtbot, window, tmp_path):

@@ -19,10 +19,10 @@ import dpstudio.core.taxonomy_generators as tg
 from dpstudio.cli import main
 from dpstudio.gui.panels.data import DataPanel
 from dpstudio.io.taxonomy_formats import write_taxonomy
-from dpstudio.model import anonymize_job as aj
-from dpstudio.model.data import load_dataset
-from dpstudio.model.project import Project
-from dpstudio.model.readiness import readiness
+from dpstudio.model.anonymize import job as aj
+from dpstudio.model.project.data import load_dataset
+from dpstudio.model.project.project import Project
+from dpstudio.model.release.readiness import readiness
 from tests.gui.export_fixtures import release_and_export
 
 

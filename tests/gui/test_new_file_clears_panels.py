@@ -92,8 +92,8 @@ def test_a_mode_change_leaves_nothing_of_the_teaching_runs(qtbot, window, tmp_pa
     from PySide6.QtTest import QTest
 
     from dpstudio.io.adult import load_bundled_adult
-    from dpstudio.model.project import RELEASE
-    from dpstudio.model.stream_session import COUNTS, StreamSource
+    from dpstudio.model.project.project import RELEASE
+    from dpstudio.model.stream.session import COUNTS, StreamSource
 
     p, algorithm, watch, compare = teaching_run_on_the_sample(qtbot, window, taxonomies=True)
     load_bundled_adult()[1].to_csv(tmp_path / "held_out.csv", index=False)

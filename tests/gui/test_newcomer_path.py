@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from dpstudio.model.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
-from dpstudio.model.readiness import readiness
+from dpstudio.model.project.project import CATEGORICAL, IGNORE, NUMERIC, QUASI_IDENTIFIER, RELEASE, TEACHING
+from dpstudio.model.release.readiness import readiness
 
 Qt = QtCore.Qt
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
 from tests.test_taxonomy_split_grid import arx_age
 
 

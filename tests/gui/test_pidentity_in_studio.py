@@ -10,8 +10,8 @@ import os
 import numpy as np
 from PySide6 import QtWidgets
 
-from dpstudio.model import comparison as cmp
-from dpstudio.model.project import RELEASE
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.project.project import RELEASE
 from tests.gui.layout_check import problems
 from tests.gui.test_newcomer_path import make_ready_like_the_demo
 from tests.gui.test_run_epsilon import Answer

@@ -7,7 +7,7 @@ import json
 from PySide6 import QtWidgets
 
 from dpstudio.gui.main_window import MainWindow
-from dpstudio.model.project import IGNORE, KEEP_MISSING, RELEASE
+from dpstudio.model.project.project import IGNORE, KEEP_MISSING, RELEASE
 
 ARX = "Private;Worked;*\nLocal-gov;Worked;*\nSelf-emp;Worked;*\n"
 

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.gui.panels.data import DataPanel
 from dpstudio.gui.panels.export import ExportPanel, ExportRefused
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
 from tests.gui.export_fixtures import run, table_project
 
 DATA = pd.DataFrame(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore
 
-from dpstudio.model.project import RELEASE
+from dpstudio.model.project.project import RELEASE
 from tests.gui.export_fixtures import table_project
 
 Qt = QtCore.Qt

@@ -15,9 +15,9 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from dpstudio.io.budget_store import open_store
-from dpstudio.model import provenance as pv
-from dpstudio.model.project import RELEASE, Project
-from dpstudio.model.stream_session import COUNTS, StreamSource
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.stream.session import COUNTS, StreamSource
 from tests.gui.export_fixtures import table_project
 from tests.gui.test_run_epsilon import Answer, click_run, type_epsilon
 
@@ -163,7 +163,7 @@ def test_column_types_are_confirmed_together(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.project.data_path == path, timeout=20000)
     p = window.project
     p.set_mode(RELEASE)
-    from dpstudio.model.readiness import readiness
+    from dpstudio.model.release.readiness import readiness
 
     types = [x for x in readiness(p) if x.place == "data.types"]
     # the checklist names those the release depends on (the quasi-identifiers), in one line

@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from dpstudio.model.project import RELEASE
+from dpstudio.model.project.project import RELEASE
 from tests.gui.export_fixtures import table_project
 
 Qt = QtCore.Qt
@@ -187,7 +187,7 @@ def test_a_release_run_notifies_the_views_on_the_gui_thread_only(qtbot, studio):
 def test_an_invalid_epsilon_greys_the_figures_of_the_last_valid_one(qtbot):
     """The walk: epsilon 0 turned Run off, but the table still showed epsilon 1's figures as if current."""
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
-    from dpstudio.model.project import Project
+    from dpstudio.model.project.project import Project
 
     panel = AlgorithmPanel(Project())
     qtbot.addWidget(panel)

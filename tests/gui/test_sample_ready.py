@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from dpstudio.model.project import CATEGORICAL, NUMERIC, QUASI_IDENTIFIER
-from dpstudio.model.readiness import readiness
+from dpstudio.model.project.project import CATEGORICAL, NUMERIC, QUASI_IDENTIFIER
+from dpstudio.model.release.readiness import readiness
 
 
 def open_sample(qtbot, window):
@@ -15,7 +15,7 @@ def open_sample(qtbot, window):
 
 
 def test_sample_opens_with_its_shipped_taxonomies_declared_not_derived(qtbot, window):
-    from dpstudio.model.provenance import ADULT_TAXONOMIES
+    from dpstudio.model.project.provenance import ADULT_TAXONOMIES
 
     p = open_sample(qtbot, window)
     qis = p.attributes(QUASI_IDENTIFIER)

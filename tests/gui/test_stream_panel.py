@@ -12,9 +12,9 @@ from PySide6 import QtWidgets
 
 from dpstudio.algorithms.stream_runs import StreamParams
 from dpstudio.io.budget_store import open_store
-from dpstudio.model.project import RELEASE, Project
-from dpstudio.model.stream_session import COUNTS, StreamSource
-from dpstudio.model.stream_view import NOT_DP, analytic_window_errors
+from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.stream.session import COUNTS, StreamSource
+from dpstudio.model.stream.view import NOT_DP, analytic_window_errors
 from tests.gui.test_run_epsilon import Answer
 
 from .conftest import shot
@@ -244,7 +244,7 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
 
 
 def test_ilinet_national_runs_through_the_main_windows_worker(qtbot, window):
-    from dpstudio.model.stream_session import bundled_ilinet
+    from dpstudio.model.stream.session import bundled_ilinet
 
     if bundled_ilinet() is None:
         pytest.skip("../shared/data/streams/ILINet.csv is not there")
@@ -260,7 +260,7 @@ def test_ilinet_national_runs_through_the_main_windows_worker(qtbot, window):
 
 
 def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtbot, panel):
-    from dpstudio.model.stream_compare import MEASURED, analytic_errors, discrete_laplace_mae, grid, window_grid
+    from dpstudio.model.stream.compare import MEASURED, analytic_errors, discrete_laplace_mae, grid, window_grid
 
     panel.eps_edit.setText("2")
     choose(panel.axis_combo, "window")
@@ -304,7 +304,7 @@ def test_compare_switches_axis_and_measure_and_keeps_the_simulation_labelled(qtb
 def test_the_chart_compares_like_with_like_and_recommends_from_public_inputs(qtbot, panel):
     """Issue 24 item 7 / issue 23: binary (event-level) is charted alone, the user-level mechanisms together,
     each curve names its guarantee; the recommendation names TPM with its figures and the reason."""
-    from dpstudio.model.stream_recommend import recommend
+    from dpstudio.model.stream.recommend import recommend
 
     panel.eps_edit.setText("1")
     panel.eps_edit.editingFinished.emit()

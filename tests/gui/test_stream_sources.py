@@ -13,7 +13,7 @@ import pytest
 from PySide6 import QtWidgets
 
 from dpstudio.io.event_stream import bucket_events
-from dpstudio.model.project import RELEASE, Project
+from dpstudio.model.project.project import RELEASE, Project
 from tests.gui.test_run_epsilon import Answer
 from tests.gui.test_stream_panel import choose, run_and_wait
 

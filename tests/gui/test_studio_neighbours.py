@@ -17,7 +17,7 @@ import os
 import pytest
 from PySide6 import QtWidgets
 
-from dpstudio.model.project import RELEASE
+from dpstudio.model.project.project import RELEASE
 from tests.cli_outputs import report_structure, without
 from tests.gui.test_run_epsilon import Answer
 from tests.test_cli_neighbours import HISTOGRAM_VARYING, RELEASE_MECHANISM_OUTPUTS, table_rows, write_table

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from dpstudio.gui.panels.data import DataPanel
-from dpstudio.model.project import RELEASE, Project
+from dpstudio.model.project.project import RELEASE, Project
 from tests.gui.export_fixtures import run, table_project
 from tests.gui.test_run_epsilon import Answer, click_run
 

@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from dpstudio.cli import main
-from dpstudio.model.project import CATEGORICAL, CLASS, RELEASE, TEACHING
+from dpstudio.model.project.project import CATEGORICAL, CLASS, RELEASE, TEACHING
 from tests.gui.conftest import shot
 from tests.gui.test_newcomer_path import click
 from tests.gui.test_run_epsilon import Answer

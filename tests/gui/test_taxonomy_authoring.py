@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
-from dpstudio.model.data import load_dataset
-from dpstudio.model.project import Project
+from dpstudio.model.project.data import load_dataset
+from dpstudio.model.project.project import Project
 from tests.gui.export_fixtures import release_and_export
 from tests.gui.test_run_epsilon import Answer
 

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from dpstudio.gui.panels.taxonomy import COVERED, TaxonomyPanel
-from dpstudio.model.project import Project
-from dpstudio.model.taxonomy_folder import folder_beside, match_folder
+from dpstudio.model.project.project import Project
+from dpstudio.model.project.taxonomy_folder import folder_beside, match_folder
 
 DATA = pd.DataFrame(
     {

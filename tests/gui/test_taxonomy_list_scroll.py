@@ -10,9 +10,9 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from dpstudio.gui.panels.taxonomy import TaxonomyPanel
-from dpstudio.model import provenance as pv
-from dpstudio.model.data import load_dataset
-from dpstudio.model.project import Project
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.data import load_dataset
+from dpstudio.model.project.project import Project
 
 
 def test_a_scrolled_list_keeps_its_place_and_clicks_land_where_pointed(qtbot, tmp_path):

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.core.taxonomy import Taxonomy
 from dpstudio.gui.panels.taxonomy import COVERED, INVALID, NONE, UNCOVERED, TaxonomyPanel
 from dpstudio.io.taxonomy_formats import read_taxonomy
-from dpstudio.model.project import Project
+from dpstudio.model.project.project import Project
 from tests.gui.conftest import shot
 
 DATA = pd.DataFrame(

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from dpstudio.model.icicle_layout import released_value
-from dpstudio.model.project import RELEASE, TEACHING
-from dpstudio.model.tree_focus import MAX_SHOWN, depth_limit, focus, glyph_text
+from dpstudio.model.project.project import RELEASE, TEACHING
+from dpstudio.model.watch.icicle_layout import released_value
+from dpstudio.model.watch.tree_focus import MAX_SHOWN, depth_limit, focus, glyph_text
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
 
@@ -82,7 +82,7 @@ def test_a_click_on_a_glyph_expands_it_and_the_selected_path_stays_drawn(panel, 
 
 
 def test_focus_rule_on_a_small_tree():
-    from dpstudio.model.replay import CREATED, RELEASED, NodeState, TreeState
+    from dpstudio.model.watch.replay import CREATED, RELEASED, NodeState, TreeState
 
     st = TreeState()
     parents = [-1, 0, 0, 1, 1, 2, 2, 3, 3]

@@ -9,8 +9,8 @@ from PySide6 import QtCore, QtWidgets
 from dpstudio.algorithms.interval_trees import IntervalTreeParams, run_interval_tree
 from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SimulationNoise
-from dpstudio.model.icicle_layout import released_value
-from dpstudio.model.tree_focus import MAX_SIBLINGS, group_text
+from dpstudio.model.watch.icicle_layout import released_value
+from dpstudio.model.watch.tree_focus import MAX_SIBLINGS, group_text
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from dpstudio.model.icicle_layout import MIN_SHARE, icicle_layout
-from dpstudio.model.project import RELEASE, TEACHING
-from dpstudio.model.replay import CREATED, NOISED, RELEASED, NodeState, TreeState
+from dpstudio.model.project.project import RELEASE, TEACHING
+from dpstudio.model.watch.icicle_layout import MIN_SHARE, icicle_layout
+from dpstudio.model.watch.replay import CREATED, NOISED, RELEASED, NodeState, TreeState
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
 

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from dpstudio.gui.panels.watch import WatchPanel
-from dpstudio.model.data import bundled_sample_path, declare_bundled_sample, load_bundled_sample
-from dpstudio.model.explain import noise_pmf
-from dpstudio.model.neighbour_view import NeighbourError, neighbour_count, record_in_values
-from dpstudio.model.project import RELEASE, TEACHING, Project
-from dpstudio.model.replay import NodeState, TreeState
-from dpstudio.model.runs import used_frame
+from dpstudio.model.project.data import bundled_sample_path, declare_bundled_sample, load_bundled_sample
+from dpstudio.model.project.project import RELEASE, TEACHING, Project
+from dpstudio.model.release.runs import used_frame
+from dpstudio.model.watch.explain import noise_pmf
+from dpstudio.model.watch.neighbour_view import NeighbourError, neighbour_count, record_in_values
+from dpstudio.model.watch.replay import NodeState, TreeState
 from tests.gui.sample_runs import sample_runs
 
 
@@ -124,7 +124,7 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
 
     from dpstudio.core.events import CandidatesScored
     from dpstudio.gui.panels.watch import WatchPanel
-    from dpstudio.model.runs import make_job
+    from dpstudio.model.release.runs import make_job
     from tests.gui.export_fixtures import table_project
 
     project = table_project(steps=3)

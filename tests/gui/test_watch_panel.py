@@ -6,8 +6,8 @@ import pytest
 from dpstudio.core.events import CandidatesScored, NodeNoised, WinnerChosen
 from dpstudio.gui.panels.watch import WatchPanel
 from dpstudio.gui.widgets.tree_view import CONSISTENT, CREATED, NOISED, RELEASED, WINNER, tree_layout
-from dpstudio.model.project import Project
-from dpstudio.model.replay import state_at, step_starts
+from dpstudio.model.project.project import Project
+from dpstudio.model.watch.replay import state_at, step_starts
 from tests.gui.synthetic_streams import diffgen_like, interval_tree
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from dpstudio.gui.panels.watch import REPLAY_SECONDS
-from dpstudio.model.project import RELEASE, TEACHING
+from dpstudio.model.project.project import RELEASE, TEACHING
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: E402,F401  (the Watch panel fixture, shown)
 

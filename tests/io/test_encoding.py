@@ -130,9 +130,9 @@ def test_uncovered_and_missing_values_give_the_taxonomys_own_message(monkeypatch
 
 
 def test_studio_and_cli_code_a_project_the_same_way():
-    from dpstudio.model.project import Project
-    from dpstudio.model.runs import RunInputError
-    from dpstudio.model.runs import encode_table as encode_project
+    from dpstudio.model.project.project import Project
+    from dpstudio.model.release.runs import RunInputError
+    from dpstudio.model.release.runs import encode_table as encode_project
 
     rng = np.random.default_rng(1)
     df = pd.DataFrame(

@@ -12,7 +12,7 @@ from dpstudio.core.events import NodeCreated
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 from dpstudio.io.atomic import OutputPathError
 from dpstudio.io.report import report_html, write_report
-from dpstudio.model.report_facts import report_facts
+from dpstudio.model.release.report_facts import report_facts
 
 
 def histogram_run(noise, teaching, counts):
@@ -126,7 +126,7 @@ def test_studio_report_describes_the_split_drawn_in_the_algorithm_panel():
     """A custom split (1/10 selection, 1/10 split points, 8/10 over the levels) is what the report shows."""
     from fractions import Fraction
 
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
     from tests.gui.export_fixtures import run, table_project
 
     p = table_project(steps=3)
@@ -169,7 +169,7 @@ def _summary(html):
 
 
 def test_summary_comes_first_in_plain_words_with_inline_charts():
-    from dpstudio.model.report_facts import report_facts
+    from dpstudio.model.release.report_facts import report_facts
     from tests.gui.export_fixtures import run, table_project
 
     p = table_project(steps=3)
@@ -200,7 +200,7 @@ def test_summary_comes_first_in_plain_words_with_inline_charts():
 
 
 def test_expected_error_by_size_of_a_consistent_table_equals_brute_force_least_squares():
-    from dpstudio.model.report_facts import report_facts
+    from dpstudio.model.release.report_facts import report_facts
     from tests.gui.export_fixtures import run, table_project
 
     p = table_project(steps=3)
@@ -225,7 +225,7 @@ def test_expected_error_by_size_of_a_consistent_table_equals_brute_force_least_s
 
 def test_expected_error_by_size_of_leaf_counts_and_of_a_histogram():
     from dpstudio.core.range_error import laplace_variance
-    from dpstudio.model.report_facts import report_facts
+    from dpstudio.model.release.report_facts import report_facts
     from tests.gui.export_fixtures import run, table_project
 
     p = table_project(steps=2, algorithm="diffgen")

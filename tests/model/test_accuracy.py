@@ -12,9 +12,9 @@ import pytest
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.range_error import discrete_laplace_half_width
 from dpstudio.core.scales import noise_scale
-from dpstudio.model import budget_plan as bp
-from dpstudio.model.accuracy import count_accuracy, simulated_preview
-from dpstudio.model.project import RELEASE, Project
+from dpstudio.model.compare.accuracy import count_accuracy, simulated_preview
+from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.release import budget_plan as bp
 
 
 def coverage(scale: float, x: int) -> float:

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from dpstudio.io.taxonomy_formats import parse_arx
-from dpstudio.model.anonymize_job import AnonymizeSettings
-from dpstudio.model.anonymize_teaching import background_knowledge, complementary_join
+from dpstudio.model.anonymize.job import AnonymizeSettings
+from dpstudio.model.anonymize.teaching import background_knowledge, complementary_join
 
 
 def _tax(text, attr):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from dpstudio.io.release import release_frame
-from dpstudio.model import anonymize_compare as ac
+from dpstudio.model.anonymize import compare as ac
 from tests.gui.export_fixtures import run, table_project
 
 
@@ -79,7 +79,7 @@ def test_anonymization_accuracy_equals_a_tree_on_pandas_generalized_columns():
     from dpstudio.evaluation.classification import TREE_SETTINGS
     from dpstudio.gui.demo import bundled_taxonomy_folder
     from dpstudio.io.adult import load_bundled_adult
-    from dpstudio.model.anonymize_job import AnonymizeSettings, run_to_outcome
+    from dpstudio.model.anonymize.job import AnonymizeSettings, run_to_outcome
 
     train, test = load_bundled_adult()
     train, test = train.iloc[:3000].reset_index(drop=True), test.iloc[:1500].reset_index(drop=True)

@@ -15,8 +15,8 @@ from dpstudio.cli import main
 from dpstudio.cli.release import read_taxonomies
 from dpstudio.io.anonymize import LABEL, AnonymizeError
 from dpstudio.io.atomic import OutputPathError
-from dpstudio.model.anonymize_job import AnonymizeSettings, export, run_to_outcome
-from dpstudio.model.anonymize_teaching import SWEENEY_ROWS, homogeneity_steps, neighbour_contrast
+from dpstudio.model.anonymize.job import AnonymizeSettings, export, run_to_outcome
+from dpstudio.model.anonymize.teaching import SWEENEY_ROWS, homogeneity_steps, neighbour_contrast
 
 ARX = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "arx"
 needs_arx = pytest.mark.skipif(not (ARX / "adult.csv").is_file(), reason="shared ARX Adult data absent")
@@ -149,7 +149,7 @@ def test_neighbour_contrast_changes_the_removed_record_class(algorithm):
 @needs_arx
 def test_run_with_progress_reports_lattice_steps(arx):
     from dpstudio.core.events import Progress, RunFinished
-    from dpstudio.model.anonymize_job import run_with_progress
+    from dpstudio.model.anonymize.job import run_with_progress
 
     frame, tax = arx
     events = list(run_with_progress(frame, tax, AnonymizeSettings(QI4, 10, "optimal", "dm", 0.01), every=8))

@@ -3,7 +3,7 @@
 import pytest
 
 from dpstudio.algorithms.diffgen_auto import automatic_steps
-from dpstudio.model import budget_plan as bp
+from dpstudio.model.release import budget_plan as bp
 
 
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen_consistency", "maxgddp"])

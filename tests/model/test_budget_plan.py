@@ -6,8 +6,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpstudio.model import budget_plan as bp
-from dpstudio.model.budget_plan import (
+from dpstudio.model.release import budget_plan as bp
+from dpstudio.model.release.budget_plan import (
     ALGORITHMS,
     bary_tree,
     coverage,

@@ -1,6 +1,6 @@
 import pytest
 
-from dpstudio.model.class_values_text import format_class_values, parse_class_values
+from dpstudio.model.project.class_values_text import format_class_values, parse_class_values
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpstudio.model.data import load_dataset
-from dpstudio.model.project import CODE_LIMIT, Project
+from dpstudio.model.project.data import load_dataset
+from dpstudio.model.project.project import CODE_LIMIT, Project
 
 
 def test_codes_are_proposed_as_categorical_and_quantities_stay_numeric(tmp_path):

@@ -11,8 +11,8 @@ import re
 import numpy as np
 
 from dpstudio.core.range_error import laplace_variance
-from dpstudio.model import comparison as cmp
-from dpstudio.model.compare_verdict import verdict
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.compare.verdict import verdict
 from tests.gui.export_fixtures import run, table_project
 
 

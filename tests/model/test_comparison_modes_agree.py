@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dpstudio.core.range_queries import random_boxes
-from dpstudio.model import comparison as cmp
-from dpstudio.model.runs import encode_table
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.release.runs import encode_table
 from tests.gui.export_fixtures import run, table_project
 
 KINDS = (cmp.LEAF_ONLY, cmp.RAW_TREE, cmp.LEAST_SQUARES)

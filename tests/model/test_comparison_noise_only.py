@@ -14,7 +14,7 @@ import pytest
 from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
 from dpstudio.core.range_queries import cell_weights, random_boxes
 from dpstudio.evaluation.diffgen_trees import node_cells
-from dpstudio.model import comparison as cmp
+from dpstudio.model.compare import comparison as cmp
 from tests.gui.export_fixtures import run, table_project
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from dpstudio.io.datasets import Cancelled, load_table
-from dpstudio.model.data import declare_bundled_sample, load_dataset
-from dpstudio.model.project import RELEASE, Project
-from dpstudio.model.runs import RunInputError, make_job, used_frame
+from dpstudio.model.project.data import declare_bundled_sample, load_dataset
+from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.release.runs import RunInputError, make_job, used_frame
 from tests.io.test_engines import adult_files
 
 pytest.importorskip("duckdb")
@@ -84,7 +84,7 @@ def test_missing_values_drop_and_keep_count_the_same(files):
                     make_job(p)
                 sizes.append(str(err.value))
             else:
-                from dpstudio.model.runs import encode_table
+                from dpstudio.model.release.runs import encode_table
 
                 sizes.append(encode_table(p).n_records)
         assert sizes[0] == sizes[1]
@@ -146,7 +146,7 @@ def test_proposals_from_the_counts(files, listed, monkeypatch):
 def test_histogram_counts_of_a_column_with_missing_values(tmp_path):
     """One column comes from the counts read at opening (no pass): the same bins, and the same refusal of
     missing numbers under 'keep', as in memory."""
-    from dpstudio.model.runs import histogram_counts
+    from dpstudio.model.release.runs import histogram_counts
 
     path = tmp_path / "h.csv"
     ages = [str(a) for a in np.random.default_rng(5).integers(18, 90, 700)]

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
+from dpstudio.model.project.epsilon_text import parse_epsilon_text, understood_text
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ words why it is so noisy and why that costs the release nothing."""
 from __future__ import annotations
 
 from dpstudio.gui.widgets.tree_view import node_text
-from dpstudio.model.explain import CountExplanation, explain_count
-from dpstudio.model.replay import state_at
+from dpstudio.model.watch.explain import CountExplanation, explain_count
+from dpstudio.model.watch.replay import state_at
 from tests.gui.export_fixtures import run, table_project
 
 

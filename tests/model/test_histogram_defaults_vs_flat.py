@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpstudio.model import budget_plan as bp
+from dpstudio.model.release import budget_plan as bp
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1, 1.5, 2, 3])

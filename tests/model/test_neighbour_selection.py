@@ -10,8 +10,13 @@ import numpy as np
 import pytest
 
 from dpstudio.core.events import CandidatesScored
-from dpstudio.model.neighbour_selection import SelectionNeighbourError, neighbour_selection, selection_scores, step_of
-from dpstudio.model.runs import make_job
+from dpstudio.model.release.runs import make_job
+from dpstudio.model.watch.neighbour_selection import (
+    SelectionNeighbourError,
+    neighbour_selection,
+    selection_scores,
+    step_of,
+)
 from tests.model.test_run_process import project
 
 
@@ -77,7 +82,7 @@ def test_a_split_point_step_is_compared_point_by_point(run):
     """On D minus a record the split point's groups change (they are cut by data values), so the view compares
     each lattice point's chance (group probability / points): within e^eps everywhere; the replay on D itself
     gives back the recorded groups and probabilities."""
-    from dpstudio.model.neighbour_selection import neighbour_split, neighbour_view_of_step, selection_event
+    from dpstudio.model.watch.neighbour_selection import neighbour_split, neighbour_view_of_step, selection_event
 
     p, events = run
     sel = _selections(events, split=True)[0]

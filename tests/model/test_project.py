@@ -13,7 +13,7 @@ from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SecureNoise, SimulationNoise
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.core.taxonomy_generators import numeric_equal_width
-from dpstudio.model.project import (
+from dpstudio.model.project.project import (
     CLASS,
     IGNORE,
     KEEP_MISSING,
@@ -25,7 +25,7 @@ from dpstudio.model.project import (
     ProjectError,
     file_sha256,
 )
-from dpstudio.model.readiness import readiness
+from dpstudio.model.release.readiness import readiness
 
 
 def frame():
@@ -317,7 +317,7 @@ def test_declared_classes_are_saved_reloaded_and_cleared_with_the_class_attribut
 
 
 def test_a_release_run_needs_declared_classes_a_teaching_run_does_not(project):
-    from dpstudio.model.runs import RunInputError, encode_table
+    from dpstudio.model.release.runs import RunInputError, encode_table
 
     project.set_role("age", IGNORE)
     project.set_taxonomy("edu", Taxonomy(Node("*", [Node("a"), Node("b"), Node("c")]), "edu"))

@@ -8,7 +8,7 @@ import pytest
 
 from dpstudio.io.budget_store import open_store
 from dpstudio.io.datasets import load_table
-from dpstudio.model.project import RELEASE, Project, ProjectError
+from dpstudio.model.project.project import RELEASE, Project, ProjectError
 from tests.budget_data import ROWS, write_data
 
 
@@ -107,7 +107,7 @@ def test_the_studio_loader_fingerprints_in_the_worker_not_on_adoption(data, monk
     """``model.data.load_dataset`` (run by the loading worker) attaches the print; adopting the dataset on
     the GUI thread and asking for the budget then hashes nothing."""
     import dpstudio.io.dataset_fingerprint as fingerprint
-    from dpstudio.model.data import load_dataset
+    from dpstudio.model.project.data import load_dataset
 
     ds = load_dataset(data)
     assert ds.records_print == fingerprint.table_print(load_table(data).frame)

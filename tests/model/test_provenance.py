@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dpstudio.core.taxonomy_generators import flat_categorical, numeric_equal_width
-from dpstudio.model.project import Project, ProjectError
+from dpstudio.model.project.project import Project, ProjectError
 
 DATA = pd.DataFrame({"age": [25.0, 38.5, 61.0, 44.0], "work": ["A", "B", "A", "C"], "income": ["x", "y", "x", "y"]})
 

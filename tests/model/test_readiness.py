@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from dpstudio.core.taxonomy import Node, Taxonomy
-from dpstudio.model import provenance as pv
-from dpstudio.model.project import CLASS, IGNORE, NUMERIC, RELEASE, Project
-from dpstudio.model.readiness import PLACES, readiness, refusal_text
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import CLASS, IGNORE, NUMERIC, RELEASE, Project
+from dpstudio.model.release.readiness import PLACES, readiness, refusal_text
 
 
 def frame():

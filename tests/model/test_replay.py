@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dpstudio.core.events import BudgetSpent, NodeCreated, NodeNoised
-from dpstudio.model.replay import Replay, state_at
+from dpstudio.model.watch.replay import Replay, state_at
 from tests.gui.synthetic_streams import diffgen_like, interval_tree
 
 
@@ -123,7 +123,7 @@ def test_replay_unnumbered_winner_of_another_step_is_not_paired():
 
 # -- replay by steps -------------------------------------------------------------------------------------------
 from dpstudio.core.events import CandidatesScored, ConsistencyDone, LeavesReleased, RunFinished, WinnerChosen  # noqa: E402
-from dpstudio.model.replay import StepIndex, step_starts  # noqa: E402
+from dpstudio.model.watch.replay import StepIndex, step_starts  # noqa: E402
 
 
 @pytest.mark.parametrize("teaching", [True, False])
@@ -192,7 +192,7 @@ def test_sizes_kept_by_the_replay_equal_each_nodes_released_value(algorithm):
     and after jumping backwards (consistency and release events update every node at once)."""
     import math
 
-    from dpstudio.model.icicle_layout import released_value
+    from dpstudio.model.watch.icicle_layout import released_value
     from tests.algorithms.test_diffgen_events import events as diffgen_events
 
     events, _ = diffgen_events(algorithm, True, seed=6, steps=4)

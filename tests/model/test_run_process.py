@@ -14,9 +14,9 @@ import pytest
 from dpstudio.core.events import BudgetSpent, NodeNoised, RunFinished
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.io.budget_store import open_store
-from dpstudio.model import run_process
-from dpstudio.model.project import RELEASE, Project
-from dpstudio.model.runs import RunInputError, make_job
+from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.release import run_process
+from dpstudio.model.release.runs import RunInputError, make_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the engine process forks (Linux)")
 
@@ -119,7 +119,7 @@ def _endless(*_args, teaching=False):
 
 
 def test_closing_the_events_stops_the_engine_process(monkeypatch):
-    from dpstudio.model import runs
+    from dpstudio.model.release import runs
 
     p = project(rows=200)
     monkeypatch.setattr(runs, "prepare_run", lambda _p: runs.PreparedRun(_endless, (), 200))

@@ -8,8 +8,8 @@ import pytest
 
 from dpstudio.core.events import RunFinished
 from dpstudio.core.taxonomy import Node, Taxonomy
-from dpstudio.model.project import CLASS, KEEP_MISSING, RELEASE, Project
-from dpstudio.model.runs import RunInputError, encode_table, histogram_counts, make_job
+from dpstudio.model.project.project import CLASS, KEEP_MISSING, RELEASE, Project
+from dpstudio.model.release.runs import RunInputError, encode_table, histogram_counts, make_job
 
 
 def make_project(missing_edu=False):
@@ -99,7 +99,7 @@ def test_one_bin_histogram_is_refused_before_any_spend(algorithm):
 def test_histogram_level_split_from_the_project_runs():
     from fractions import Fraction
 
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
     from tests.gui.export_fixtures import histogram_data_project
 
     p = histogram_data_project(bins=16, algorithm="hb")
@@ -116,7 +116,7 @@ def test_histogram_level_split_from_the_project_runs():
 def test_maxgddp_tree_fraction_and_levels_from_the_project_run():
     from fractions import Fraction
 
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
 
     p = make_project()
     p.set_algorithm("maxgddp", {"steps": 2})

@@ -1,4 +1,4 @@
-"""The Stream panel's Compare computations (model/stream_compare.py): the public grids, the discrete Laplace
+"""The Stream panel's Compare computations (model/stream/compare.py): the public grids, the discrete Laplace
 MAE against a direct sum of its pmf, and the analytic workload error and MAE of TPM and SWM against
 Monte-Carlo runs of the real mechanisms."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpstudio.model.stream_compare import (
+from dpstudio.model.stream.compare import (
     EPSILONS,
     MEASURED,
     MEASURES,
@@ -18,7 +18,7 @@ from dpstudio.model.stream_compare import (
     measured_point,
     window_grid,
 )
-from dpstudio.model.stream_view import analytic_window_errors
+from dpstudio.model.stream.view import analytic_window_errors
 
 T = 60
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from dpstudio.model.stream_recommend import EVENT_LEVEL, GUARANTEE, recommend, same_guarantee
+from dpstudio.model.stream.recommend import EVENT_LEVEL, GUARANTEE, recommend, same_guarantee
 
 
 def dl_variance(b: float) -> float:

@@ -7,7 +7,7 @@ import pytest
 from dpstudio.algorithms.stream_runs import StreamParams, release_stream, run_stream
 from dpstudio.core.budget import Ledger
 from dpstudio.core.noise import SecureNoise, SimulationNoise
-from dpstudio.model.stream_view import NOT_DP, analytic_window_errors, literal_asm_playback, playback_of
+from dpstudio.model.stream.view import NOT_DP, analytic_window_errors, literal_asm_playback, playback_of
 
 X = np.random.default_rng(0).integers(0, 50, size=30)
 
@@ -51,7 +51,7 @@ def test_the_shipped_ilinet_sample_gives_the_national_series_of_the_full_file(mo
     import pytest
 
     from dpstudio.io.stream_input import read_ilinet
-    from dpstudio.model import stream_session
+    from dpstudio.model.stream import session as stream_session
     from dpstudio.resources import resource
 
     monkeypatch.setattr(Path, "is_file", lambda self: False if self.name == "ILINet.csv" else Path.exists(self))

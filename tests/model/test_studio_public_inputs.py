@@ -8,7 +8,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from dpstudio.model.project import Project, ProjectError
+from dpstudio.model.project.project import Project, ProjectError
 from tests.gui.export_fixtures import run, table_project
 
 DATA = pd.DataFrame({"age": [25.0, 38.0, 61.0, 44.0], "work": ["A", "B", "A", "C"], "income": ["x", "y", "x", "z"]})

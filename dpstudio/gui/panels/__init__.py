@@ -1,6 +1,6 @@
 """The studio's panels, one module each. The contract every panel follows:
 
-- a ``QWidget`` subclass ``XxxPanel(project: dpstudio.model.project.Project, parent=None)``;
+- a ``QWidget`` subclass ``XxxPanel(project: dpstudio.model.project.project.Project, parent=None)``;
 - it subscribes to the project's change notifications (``project.subscribe(callback, *fields)``) and writes
   back only through the project's setters, so other panels hear about every change;
 - long work goes through the window's worker: ``self.window().start_worker(worker, title)`` when the

@@ -2,7 +2,7 @@
 expected (data-independent) error before anything runs, and start the run.
 
 Public methods (for the demo driver and tests):
-- ``set_algorithm(name)``: one of ``dpstudio.model.budget_plan.ALGORITHMS`` (e.g. "diffgen_consistency").
+- ``set_algorithm(name)``: one of ``dpstudio.model.release.budget_plan.ALGORITHMS`` (e.g. "diffgen_consistency").
 - ``set_param(key, value)``: one parameter (``steps``, ``score``, ``consistency``, ``bins``, ...).
 - ``set_epsilon(x)``: the total budget (number or text); raises ValueError with the reason.
 - ``set_split(shares)`` / ``split()``: the budget split as exact Fractions (always summing to epsilon).
@@ -37,12 +37,12 @@ from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
 from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
-from dpstudio.model import budget_plan as bp
-from dpstudio.model.accuracy import count_accuracy, simulated_preview
-from dpstudio.model.epsilon_text import parse_epsilon_text, understood_text
-from dpstudio.model.readiness import readiness, refusal_text
+from dpstudio.model.compare.accuracy import count_accuracy, simulated_preview
+from dpstudio.model.project.epsilon_text import parse_epsilon_text, understood_text
+from dpstudio.model.release import budget_plan as bp
 from dpstudio.model.release.question import epsilon_caution
-from dpstudio.model.runs import default_bins
+from dpstudio.model.release.readiness import readiness, refusal_text
+from dpstudio.model.release.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
@@ -283,7 +283,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
     def refresh_budget(self) -> None:
         """Show what the budget store holds for the loaded data (and any warning)."""
-        from dpstudio.model.project import ProjectError
+        from dpstudio.model.project.project import ProjectError
 
         p = self.project
         self.refresh_readiness()
@@ -317,7 +317,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.refresh_budget()
 
     def _on_new_dataset(self, checked: bool) -> None:
-        from dpstudio.model.project import ProjectError
+        from dpstudio.model.project.project import ProjectError
 
         try:
             self.project.set_new_dataset(checked)
@@ -348,7 +348,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def apply_dataset_budget(self, name: str | None = None, total=None) -> bool:
         """Name the loaded dataset and/or set its lifetime total (text or number; empty: unchanged), after
         a question that says budgets add up (default No). False, with the reason shown, if not done."""
-        from dpstudio.model.project import ProjectError
+        from dpstudio.model.project.project import ProjectError
 
         p = self.project
         name = str(name or "").strip() or None
@@ -646,7 +646,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.project.unsubscribe(self._on_run_field)
 
     def _refresh_figures(self) -> None:
-        from dpstudio.model.spent_figures import spent_figures
+        from dpstudio.model.release.spent_figures import spent_figures
 
         self._figures = bp.expected_error(self.plan, self.params())
         self._figures += spent_figures(getattr(self.project, "result", None), getattr(self.project, "run_ledger", None))
@@ -877,7 +877,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         holder: dict = {}
 
         def job():
-            from dpstudio.model import run_process
+            from dpstudio.model.release import run_process
 
             # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
             # (its connection stays here) and its run reads the small counts of the used columns only
@@ -956,6 +956,6 @@ def make_job(project, progress=None, answer=None):
     """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup
     (``model.runs.make_job``; ``progress`` follows and cancels the read of a table in a file; ``answer``:
     the release question the user said Yes to)."""
-    from dpstudio.model import runs
+    from dpstudio.model.release import runs
 
     return runs.make_job(project, progress, answer)

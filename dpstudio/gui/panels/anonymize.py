@@ -25,10 +25,10 @@ from dpstudio.gui.widgets.lattice_view import CHOSEN, COLOURS, FAILING, MINIMAL,
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.io.anonymize import LABEL, AnonymizeError
 from dpstudio.io.atomic import OutputPathError
-from dpstudio.model import anonymize_compare as ac
-from dpstudio.model import anonymize_job as aj
-from dpstudio.model import anonymize_teaching as teach
-from dpstudio.model.project import QUASI_IDENTIFIER, Project
+from dpstudio.model.anonymize import compare as ac
+from dpstudio.model.anonymize import job as aj
+from dpstudio.model.anonymize import teaching as teach
+from dpstudio.model.project.project import QUASI_IDENTIFIER, Project
 
 NONE = "(none)"
 OFF = "off"
@@ -398,7 +398,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         return tab
 
     def _side_file_clicked(self) -> None:
-        from dpstudio.model.test_table import folder_for_test_file
+        from dpstudio.model.compare.held_out_table import folder_for_test_file
 
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
             self, "Test file", folder_for_test_file(self.project), "Tables (*.csv *.tsv *.test *.txt *.gz *.parquet)"
@@ -416,8 +416,8 @@ class AnonymizePanel(QtWidgets.QWidget):
         """Fill the side-by-side table; ``test``: a DataFrame, a path, or None for the test file last scored
         (``project.test_path``, Compare's) or else the bundled Adult test sample. Returns (anonymization
         figures, DP figures, accuracies). Post-processing only: no budget."""
-        from dpstudio.model.comparison import prepare_test_table
-        from dpstudio.model.project import NUMERIC
+        from dpstudio.model.compare.comparison import prepare_test_table
+        from dpstudio.model.project.project import NUMERIC
 
         p, out, result = self.project, self.outcome, self.project.result
         if out is None:
@@ -439,7 +439,7 @@ class AnonymizePanel(QtWidgets.QWidget):
             test = load_bundled_adult()[1]
         cls = result.class_name
         cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
-        from dpstudio.model.test_table import read_test_table
+        from dpstudio.model.compare.held_out_table import read_test_table
 
         test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
         test, note = prepare_test_table(test, cols, cls, result.classes)

@@ -2,7 +2,7 @@
 analytic values and Monte-Carlo bands; classification accuracy against baselines; per-node noisy against
 consistent counts.
 
-The numbers come from ``dpstudio.model.comparison`` (which calls ``dpstudio.core.range_error``,
+The numbers come from ``dpstudio.model.compare.comparison`` (which calls ``dpstudio.core.range_error``,
 ``dpstudio.core.range_queries`` and ``dpstudio.evaluation``); the Monte-Carlo runs in the worker with
 progress and Cancel. Everything Monte-Carlo is simulation noise and is labelled "not a release"; nothing
 here is exported. A banner at the top states the mode:
@@ -31,9 +31,9 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
-from dpstudio.model import budget_plan as bp
-from dpstudio.model import comparison as cmp
-from dpstudio.model.compare_verdict import ALL_RANGES, SIZES_PLOTTED, verdict
+from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, verdict
+from dpstudio.model.release import budget_plan as bp
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
 
@@ -368,7 +368,7 @@ class ComparePanel(QtWidgets.QWidget):
 
             return job
         if kind == "table":
-            from dpstudio.model.runs import encode_table
+            from dpstudio.model.release.runs import encode_table
 
             project, result = self.project, self.result
 
@@ -533,7 +533,7 @@ class ComparePanel(QtWidgets.QWidget):
 
     # -- classification ----------------------------------------------------------------------------
     def _choose_test_file(self) -> None:
-        from dpstudio.model.test_table import folder_for_test_file
+        from dpstudio.model.compare.held_out_table import folder_for_test_file
 
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
             self, "Test file", folder_for_test_file(self.project), "Tables (*.csv *.tsv *.test *.txt *.gz *.parquet)"
@@ -568,8 +568,8 @@ class ComparePanel(QtWidgets.QWidget):
         in teaching mode also against the raw-data baseline (trained on the private rows)."""
         if self._kind() != "table":
             raise ValueError("classification needs a DiffGen-family release")
-        from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER
-        from dpstudio.model.test_table import read_test_table
+        from dpstudio.model.compare.held_out_table import read_test_table
+        from dpstudio.model.project.project import NUMERIC, QUASI_IDENTIFIER
 
         p = self.project
         cls = p.class_attribute
@@ -591,7 +591,7 @@ class ComparePanel(QtWidgets.QWidget):
                 f"{s.majority:.2%} (raw-data baseline: {why})"
             )
         else:
-            from dpstudio.model.runs import used_frame
+            from dpstudio.model.release.runs import used_frame
 
             train = used_frame(p, cols)  # the private rows: teaching mode only
             self.scores = s = cmp.classification_scores(self.result, test, cls, numeric, train=train)

@@ -28,9 +28,9 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.dataframe_model import DataFrameModel
 from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
-from dpstudio.model import provenance as pv
-from dpstudio.model.class_values_text import format_class_values, parse_class_values
-from dpstudio.model.project import (
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.class_values_text import format_class_values, parse_class_values
+from dpstudio.model.project.project import (
     CLASS,
     DROP_MISSING,
     IGNORE,
@@ -394,7 +394,7 @@ class DataPanel(QtWidgets.QWidget):
     def open_file(self, path) -> Worker | None:
         """Load ``path`` in the worker with the chosen text encoding; on success the project adopts it, on
         failure a message is shown."""
-        from dpstudio.model.data import load_dataset
+        from dpstudio.model.project.data import load_dataset
 
         path = Path(path)
         encoding = self.encoding
@@ -407,7 +407,7 @@ class DataPanel(QtWidgets.QWidget):
 
     def open_sample(self) -> Worker | None:
         """Load the bundled Adult sample (and its public bounds) in the worker."""
-        from dpstudio.model.data import bundled_sample_path, load_bundled_sample
+        from dpstudio.model.project.data import bundled_sample_path, load_bundled_sample
 
         try:
             path = bundled_sample_path()
@@ -499,7 +499,7 @@ class DataPanel(QtWidgets.QWidget):
     def _adopt(self, dataset, path: Path, sample: bool = False, encoding: str = "utf-8") -> None:
         try:
             if sample:
-                from dpstudio.model.data import adopt_bundled_sample
+                from dpstudio.model.project.data import adopt_bundled_sample
 
                 adopt_bundled_sample(self.project, dataset, path)
             else:

@@ -30,9 +30,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from dpstudio.gui.panels import host
 from dpstudio.io.atomic import OutputPathError
 from dpstudio.io.report import is_histogram
-from dpstudio.model import budget_plan as bp
-from dpstudio.model import provenance as pv
-from dpstudio.model.release_export import check_release_paths, export_refusal, release_paths, write_export
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.release import budget_plan as bp
+from dpstudio.model.release.export import check_release_paths, export_refusal, release_paths, write_export
 
 
 class ExportRefused(RuntimeError):

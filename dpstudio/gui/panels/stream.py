@@ -13,7 +13,7 @@ Privacy facts:
   store (docs/budget.md) for the whole epsilon and hands out the secure noise and the ledger; its events
   carry no true count. The panel never charges, draws noise or builds a ledger itself. Export writes OUT.csv and OUT.json
   through ``io.stream_release`` (atomic, nothing half-written).
-- Compare (``model/stream_compare.py``): workload error or mean absolute error by mechanism, against epsilon
+- Compare (``model/stream/compare.py``): workload error or mean absolute error by mechanism, against epsilon
   (at the window w) or against w (at epsilon). Analytic curves use public inputs only; the measured curves
   read true counts and are simulation noise: teaching mode only, dashed, labelled "simulation, not a release".
 """
@@ -36,10 +36,10 @@ from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused, ReleaseService
-from dpstudio.model.stream_compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
-from dpstudio.model.stream_recommend import GUARANTEE, advice, recommend, same_guarantee
-from dpstudio.model.stream_session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
-from dpstudio.model.stream_view import NOT_DP, literal_asm_playback, playback_of
+from dpstudio.model.stream.compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream.recommend import GUARANTEE, advice, recommend, same_guarantee
+from dpstudio.model.stream.session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
+from dpstudio.model.stream.view import NOT_DP, literal_asm_playback, playback_of
 
 LITERAL_ASM = "asm-literal"
 # the mechanisms and groupings in words (the command line's names in brackets; the tooltips say more)

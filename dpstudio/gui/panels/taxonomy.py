@@ -27,8 +27,8 @@ from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
 from dpstudio.gui.widgets.yes_no import ask_choice, exec_modal
-from dpstudio.model import provenance as pv
-from dpstudio.model.project import (
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import (
     CLASS,
     DRAWN_HERE,
     EDITED_HERE,
@@ -39,7 +39,7 @@ from dpstudio.model.project import (
     authored_here,
     merged_provenance,
 )
-from dpstudio.model.provenance import DERIVED_NOTE
+from dpstudio.model.project.provenance import DERIVED_NOTE
 
 Qt = QtCore.Qt
 
@@ -297,7 +297,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self._show_coverage(attr)
 
     def _show_grid(self, attr: str | None) -> None:
-        from dpstudio.model.numeric_taxonomy import grid_note
+        from dpstudio.model.project.numeric_taxonomy import grid_note
 
         usable, text = grid_note(self.project, attr) if attr else (True, "")
         self.grid_label.setText(text)
@@ -574,7 +574,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         ``model.taxonomy_folder``). Returns the attributes imported; errors are shown, others go on. The
         summary (what matched, what did not, which attributes still lack a taxonomy) is in ``summary_label``
         and ``last_summary``."""
-        from dpstudio.model.taxonomy_folder import match_folder
+        from dpstudio.model.project.taxonomy_folder import match_folder
 
         folder = Path(folder)
         if not folder.is_dir():
@@ -619,7 +619,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
     def offer_folder_beside_data(self) -> None:
         """Offer a taxonomy folder beside the data whose file names match the attributes (not imported
         until the user says so: a file is a public input only when chosen)."""
-        from dpstudio.model.taxonomy_folder import folder_beside
+        from dpstudio.model.project.taxonomy_folder import folder_beside
 
         self.offered = None
         self.offer_bar.hide()

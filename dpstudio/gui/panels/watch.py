@@ -1,6 +1,6 @@
 """Watch: the DiffGen tree or interval tree growing event by event, with the candidates and the ledger.
 
-The panel replays the recorded events of a run (``dpstudio.model.replay.Replay``): forwards, backwards, at
+The panel replays the recorded events of a run (``dpstudio.model.watch.replay.Replay``): forwards, backwards, at
 any speed, without drawing noise again. While a run is going it follows the live stream. The tree view
 keeps the latest state and redraws on its ~30 ms timer.
 
@@ -38,8 +38,8 @@ from dpstudio.gui.widgets.tree_view import (
     recently_busy,
 )
 from dpstudio.gui.worker import gc_policy
-from dpstudio.model.explain import explain_count
-from dpstudio.model.replay import Replay
+from dpstudio.model.watch.explain import explain_count
+from dpstudio.model.watch.replay import Replay
 
 TICK_MS = 30
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
@@ -526,7 +526,7 @@ class WatchPanel(QtWidgets.QWidget):
     def _records_of_run(self):
         """How the neighbour view reads the run's records: the DiffGen result, or for a histogram its one
         attribute (``HistogramRecords``); None when neither is known."""
-        from dpstudio.model.neighbour_view import HistogramRecords
+        from dpstudio.model.watch.neighbour_view import HistogramRecords
 
         st = self.replay.state
         result = st.result if st.result is not None else getattr(self.project, "result", None)
@@ -535,7 +535,7 @@ class WatchPanel(QtWidgets.QWidget):
         project = self.project
         if result is None or getattr(project, "frame", None) is None:
             return None
-        from dpstudio.model.runs import HISTOGRAM_NAMES, histogram_attribute
+        from dpstudio.model.release.runs import HISTOGRAM_NAMES, histogram_attribute
 
         if getattr(project, "algorithm", None) not in HISTOGRAM_NAMES:
             return None

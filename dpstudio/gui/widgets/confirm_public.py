@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from dpstudio.model import provenance as pv
-from dpstudio.model.project import ProjectError
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import ProjectError
 
 
 def confirm_public_input(parent, project, key: str, wording: str | None = None) -> tuple[bool, str]:

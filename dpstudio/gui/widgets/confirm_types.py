@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model import provenance as pv
+from dpstudio.model.project import provenance as pv
 
 WORDING = (
     "I confirm that these column types (numeric or categorical) are public knowledge, known from the "

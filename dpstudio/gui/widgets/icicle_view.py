@@ -1,6 +1,6 @@
 """The icicle view of a run's tree: one row per depth, each cell as wide as the released counts below it.
 
-The layout is ``dpstudio.model.icicle_layout`` (only noisy, consistent and released numbers: fit for
+The layout is ``dpstudio.model.watch.icicle_layout`` (only noisy, consistent and released numbers: fit for
 release mode). Cells are coloured like the tree view's nodes (created, noised, consistent, released);
 the selected node has a red outline and its path to the root a dark one. Labels (the generalized value or
 interval and the released size) go wherever they fit.
@@ -18,8 +18,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, SELECTED
-from dpstudio.model.icicle_layout import icicle_layout
-from dpstudio.model.replay import CREATED
+from dpstudio.model.watch.icicle_layout import icicle_layout
+from dpstudio.model.watch.replay import CREATED
 
 ROW_MIN, ROW_MAX = 6, 46  # rows shrink to show every depth; labels need LABEL_MIN_ROW
 LABEL_MIN_ROW = 14  # rows lower than this carry no labels

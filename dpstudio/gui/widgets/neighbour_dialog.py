@@ -3,7 +3,7 @@
 Pick a record by its row in the data (or jump to the next record inside the node's partition); the plot
 shows the two output distributions of the node's noisy count of that record's class, and the band
 pmf_D x e^(+-1/scale) that every output of the neighbour stays inside. The computation is
-``dpstudio.model.neighbour_view``.
+``dpstudio.model.watch.neighbour_view``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.neighbour_view import NeighbourError, _ratio_text, neighbour_count, node_values, record_in_values
+from dpstudio.model.watch.neighbour_view import (
+    NeighbourError,
+    _ratio_text,
+    neighbour_count,
+    node_values,
+    record_in_values,
+)
 
 
 class NeighbourDialog(QtWidgets.QDialog):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from dpstudio.model.explain import noise_pmf
+from dpstudio.model.watch.explain import noise_pmf
 
 
 class NoiseChart(pg.PlotWidget):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.readiness import PLACES
+from dpstudio.model.release.readiness import PLACES
 
 
 class ReadinessList(QtWidgets.QGroupBox):

@@ -1,6 +1,6 @@
 """The neighbour view of a selection step (teaching mode only): each candidate's probability on D and on D
 minus one record, with the e^eps band that bounds their ratio. The computation is
-``dpstudio.model.neighbour_selection`` (the engine runs again on D minus the record with the run's earlier
+``dpstudio.model.watch.neighbour_selection`` (the engine runs again on D minus the record with the run's earlier
 outcomes, so the step's scores are exact)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.model.neighbour_selection import NeighbourSplit, SelectionNeighbourError, neighbour_view_of_step
+from dpstudio.model.watch.neighbour_selection import NeighbourSplit, SelectionNeighbourError, neighbour_view_of_step
 
 #: candidates drawn (the most likely on D)
 SHOWN = 12

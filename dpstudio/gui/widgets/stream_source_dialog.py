@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
-from dpstudio.model.stream_session import COUNTS, EVENTS, TABLE, StreamSource
+from dpstudio.model.stream.session import COUNTS, EVENTS, TABLE, StreamSource
 
 NONE = "(file order)"
 

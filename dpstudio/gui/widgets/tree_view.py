@@ -13,7 +13,7 @@ Drawing rules that keep a 5,000-node tree under 30 ms per redraw (benchmarks/ben
 - the layout is cached by the state's ``structure_version`` and recomputed only when nodes appear;
 - no OpenGL (offscreen grabs of GL views are blank).
 
-``TreeView.set_state(state)`` stores the latest ``dpstudio.model.replay.TreeState`` and marks the view
+``TreeView.set_state(state)`` stores the latest ``dpstudio.model.watch.replay.TreeState`` and marks the view
 dirty; the drawing happens on a ~30 ms ``QTimer`` (or at once with ``redraw()``), so a fast run cannot
 flood the event loop.
 """
@@ -87,7 +87,7 @@ def _polygon(x: np.ndarray, y: np.ndarray) -> QtGui.QPolygonF:
 
 
 # node colour states (index into PALETTE)
-from dpstudio.model.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
+from dpstudio.model.watch.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
 
 WINNER, SELECTED = 4, 5
 PALETTE_COLOURS = {
@@ -499,7 +499,7 @@ class TreeView(pg.PlotWidget):
             ids, par = st.parents_array()
             self._ids, self._par = ids, par
             if self.collapse:
-                from dpstudio.model.tree_focus import focus
+                from dpstudio.model.watch.tree_focus import focus
 
                 self.focus = focus(st, self.selected, self.expanded, opened=self.opened)
                 shown = self.focus.shown

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
 
-from dpstudio.model import provenance as pv
-from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER, Project, taxonomy_from_dict, taxonomy_to_dict
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import NUMERIC, QUASI_IDENTIFIER, Project, taxonomy_from_dict, taxonomy_to_dict
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class RunSnapshot:
 
 def snapshot_of(project: Project) -> RunSnapshot:
     """The project's inputs as a run started now would use them."""
-    from dpstudio.model.runs import histogram_attribute
+    from dpstudio.model.release.runs import histogram_attribute
 
     p = project
     qis = tuple(p.attributes(QUASI_IDENTIFIER))

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..core.scales import noise_scale
-from ..core.syntactic_models import distinct_l
-from ..io.datasets import missing_as_token
-from .anonymize_job import AnonymizeSettings, prepare, run_to_outcome
+from dpstudio.core.scales import noise_scale
+from dpstudio.core.syntactic_models import distinct_l
+from dpstudio.io.datasets import missing_as_token
+from dpstudio.model.anonymize.job import AnonymizeSettings, prepare, run_to_outcome
 
 SWEENEY_COLUMNS = ("Race", "Birth", "Gender", "ZIP", "Problem")
 SWEENEY_QI = SWEENEY_COLUMNS[:4]

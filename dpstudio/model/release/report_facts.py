@@ -29,7 +29,7 @@ def _sizes(n: int, points: int = 9) -> list[int]:
 def run_plan(result):
     """(plan, figure parameters) of a DiffGen-family run, rebuilt from the engine parameters it ran with;
     (None, None) for an interval-tree run (its plan is ``result.plan``)."""
-    from dpstudio.model.budget_plan import table_plan
+    from dpstudio.model.release.budget_plan import table_plan
 
     if hasattr(result, "plan") or not hasattr(getattr(result, "params", None), "steps"):
         return None, None
@@ -70,7 +70,7 @@ def _table_error_by_size(result) -> tuple[list, str, str]:
 
 
 def _histogram_error_by_size(result) -> tuple[list, str, str]:
-    from dpstudio.model.comparison import least_squares_by_length
+    from dpstudio.model.compare.comparison import least_squares_by_length
 
     n = int(result.plan.tree.n_bins)
     if n > MAX_CURVE_BINS:
@@ -87,7 +87,7 @@ def _histogram_error_by_size(result) -> tuple[list, str, str]:
 def report_facts(result, budget: dict | None = None) -> ReportFacts:
     """The report's inputs for ``result`` (see the module docstring); ``budget`` is the sidecar's
     ``dataset_budget`` entry (the budget store's charge, or why nothing was charged)."""
-    from dpstudio.model.budget_plan import expected_error
+    from dpstudio.model.release.budget_plan import expected_error
 
     if hasattr(result, "plan") and hasattr(result.plan, "tree"):
         points, unit, how = _histogram_error_by_size(result)

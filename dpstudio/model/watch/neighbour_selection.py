@@ -115,7 +115,7 @@ def selection_event(project, events, selection: int, frame=None) -> CandidatesSc
     """The ``CandidatesScored`` of ``selection`` when the run is made again on ``frame`` (see above)."""
     from dpstudio.core.budget import Ledger
     from dpstudio.core.noise import SimulationNoise
-    from dpstudio.model.runs import prepare_run
+    from dpstudio.model.release.runs import prepare_run
 
     clone = copy.copy(project)
     if frame is not None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import syntactic_metrics as sm
+from dpstudio.core import syntactic_metrics as sm
 
 DP_NOTE = "DP figures come from the release's noisy counts (clamped at 0), never from true counts."
 
@@ -46,7 +46,7 @@ def anonymization_cells(outcome, taxonomies) -> int:
     the run's level (public: the taxonomies and the levels); a Mondrian run's partitions."""
     if outcome.levels is None:
         return len(outcome.sizes)
-    from ..core.generalization import LevelHierarchy
+    from dpstudio.core.generalization import LevelHierarchy
 
     cells = 1
     for name, lv in zip(outcome.settings.qi, outcome.levels):
@@ -95,7 +95,7 @@ def side_by_side(outcome, result, taxonomies=None) -> tuple[OutputFigures, Outpu
 def dp_accuracy(result, test, class_column: str, numeric=()) -> float:
     """Accuracy on ``test`` of the tree trained on the DP release's noisy counts (as the Compare panel does,
     ``model.comparison.classification_scores`` in release mode: no training rows read)."""
-    from .comparison import classification_scores
+    from dpstudio.model.compare.comparison import classification_scores
 
     return classification_scores(result, test, class_column, numeric).release
 
@@ -109,8 +109,8 @@ def anonymization_accuracy(outcome, taxonomies, test, class_column: str, train_l
     syntactic output: no budget, no DP guarantee."""
     import pandas as pd
 
-    from ..evaluation.classification import Encoder, entropy_tree
-    from ..io.anonymize import AnonymizeError, encode
+    from dpstudio.evaluation.classification import Encoder, entropy_tree
+    from dpstudio.io.anonymize import AnonymizeError, encode
 
     if outcome.levels is None:
         raise AnonymizeError("classification accuracy needs a full-domain run (Mondrian has no single recoding)")

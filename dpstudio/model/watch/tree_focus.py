@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpstudio.model.icicle_layout import node_depths, node_values
+from dpstudio.model.watch.icicle_layout import node_depths, node_values
 
 #: the first levels are drawn while they hold at most this many nodes
 MAX_SHOWN = 400

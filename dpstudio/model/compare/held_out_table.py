@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpstudio.model.project import CATEGORICAL, KEEP_MISSING, NUMERIC, Project
+from dpstudio.model.project.project import CATEGORICAL, KEEP_MISSING, NUMERIC, Project
 
 
 class HeldOutTableError(ValueError):

@@ -40,7 +40,7 @@ from dpstudio.core.events import (
     RunFinished,
     WinnerChosen,
 )
-from dpstudio.model.icicle_layout import released_totals, released_value
+from dpstudio.model.watch.icicle_layout import released_totals, released_value
 
 #: node status codes kept per node (aligned with ``TreeState.order``) so views need no per-node scan
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)

@@ -124,7 +124,7 @@ class IcicleLayout:
 
 
 def icicle_layout(state) -> IcicleLayout:
-    """The layout of a ``dpstudio.model.replay.TreeState`` (see the module doc)."""
+    """The layout of a ``dpstudio.model.watch.replay.TreeState`` (see the module doc)."""
     ids, parents = state.parents_array()
     n = ids.size
     depth = node_depths(parents)

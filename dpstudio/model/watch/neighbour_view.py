@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpstudio.model.explain import noise_pmf, scale_from_variance
+from dpstudio.model.watch.explain import noise_pmf, scale_from_variance
 
 #: at most this many outputs are computed for the two curves
 MAX_POINTS = 2001

@@ -9,8 +9,8 @@ than let an imported tree look accepted and be ignored.
 from __future__ import annotations
 
 from dpstudio.core.split_grid import SplitGridError, taxonomy_cut_points
-from dpstudio.model import budget_plan as bp
-from dpstudio.model.project import NUMERIC, Project
+from dpstudio.model.project.project import NUMERIC, Project
+from dpstudio.model.release import budget_plan as bp
 
 
 def _points(values) -> str:

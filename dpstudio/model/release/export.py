@@ -87,9 +87,9 @@ def write_export(
     extra = {"public_inputs": public_inputs, "dataset_budget": project.run_budget}  # the charge, no fingerprint
     from dpstudio.io.report import report_html
     from dpstudio.io.reproduce import shell_script
-    from dpstudio.model.release_settings import release_settings
-    from dpstudio.model.report_facts import report_facts
-    from dpstudio.model.rerun_script import python_script
+    from dpstudio.model.release.report_facts import report_facts
+    from dpstudio.model.release.rerun_script import python_script
+    from dpstudio.model.release.settings import release_settings
 
     # the report and the re-run scripts are rendered first and written with the CSV and the sidecar: all five
     # or none

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
-from ..algorithms.mondrian import allowed_cut, run_mondrian
-from ..core import syntactic_metrics as sm
-from ..core.events import Progress, RunFinished
-from ..core.syntactic_models import LDiversity, TCloseness
-from ..io.anonymize import (
+from dpstudio.algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
+from dpstudio.algorithms.mondrian import allowed_cut, run_mondrian
+from dpstudio.core import syntactic_metrics as sm
+from dpstudio.core.events import Progress, RunFinished
+from dpstudio.core.syntactic_models import LDiversity, TCloseness
+from dpstudio.io.anonymize import (
     LABEL,
     AnonymizeError,
     encode,
@@ -31,7 +31,7 @@ from ..io.anonymize import (
     with_tree,
     write_outputs,
 )
-from ..io.datasets import missing_as_token
+from dpstudio.io.datasets import missing_as_token
 
 ALGORITHMS = ("optimal", "samarati", "incognito", "mondrian-strict", "mondrian-relaxed")
 LATTICE_ALGORITHMS = ("optimal", "samarati", "incognito")

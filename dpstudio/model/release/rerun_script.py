@@ -15,7 +15,7 @@ charged to the budget store like any release (the same dataset name). Each run w
 from __future__ import annotations
 
 from dpstudio.io.taxonomy_formats import format_json
-from dpstudio.model import provenance as pv
+from dpstudio.model.project import provenance as pv
 
 
 def _plain(value):

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpstudio.io.datasets import missing_as_token
-from dpstudio.model import provenance as pv
-from dpstudio.model.budget_plan import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
-from dpstudio.model.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
-from dpstudio.model.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
+from dpstudio.model.release.budget_plan import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
+from dpstudio.model.release.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
 
 
 class RunInputError(ValueError):
@@ -224,7 +224,7 @@ def histogram_counts(
 def run_plan(project: Project):
     """The budget split the run will use: the one drawn in the Algorithm panel (``budget_split`` in the
     project's parameters) when it fits the algorithm, else the algorithm's default."""
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
 
     params = dict(project.params or {})
     if project.algorithm in bp.TABLE_ALGORITHMS and "numeric_attributes" not in params:
@@ -256,7 +256,7 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
 
     The run uses the split drawn in the Algorithm panel (``run_plan``): its shares become the engine's
     explicit budget parameters, so the ledger shows exactly the drawn shares."""
-    from dpstudio.model import budget_plan as bp
+    from dpstudio.model.release import budget_plan as bp
 
     name = project.algorithm
     if name in TABLE_PRESETS:

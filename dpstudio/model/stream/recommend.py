@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .stream_view import analytic_window_errors
+from dpstudio.model.stream.view import analytic_window_errors
 
 USER_LEVEL = "user-level"
 EVENT_LEVEL = "event-level"

@@ -72,7 +72,7 @@ def declare_bundled_sample(project) -> list[str]:
     inputs declared, e.g. ["type:age", "classes:Y", "kind:age", "taxonomy:sex"]. The public bounds are
     declared by the Data panel (dpstudio/resources/taxonomies/adult/bounds.json)."""
     from dpstudio.io.adult import CATEGORICAL_COLUMNS, CLASS_COLUMN, CLASS_LABELS, NUMERIC_COLUMNS
-    from dpstudio.model import provenance as pv
+    from dpstudio.model.project import provenance as pv
 
     done = []
     documented = {
@@ -121,7 +121,7 @@ def adult_public_bounds() -> dict[str, tuple[float, float]]:
 def adopt_bundled_sample(project, dataset, path) -> None:
     """Adopt the loaded bundled sample (``load_bundled_sample``) in ``project`` as the studio opens it: the
     data, its public bounds (bounds.json) and its documented public inputs (``declare_bundled_sample``)."""
-    from dpstudio.model.project import NUMERIC
+    from dpstudio.model.project.project import NUMERIC
 
     project.set_data(dataset, path, encoding="utf-8")
     for attr, (lo, hi) in adult_public_bounds().items():

@@ -69,8 +69,8 @@ def _portable(exc: BaseException) -> BaseException:
 
 def _child(project, conn) -> None:
     """The engine process: prepare, wait for the noise and ledger, run, stream the events."""
+    from dpstudio.model.release.runs import prepare_run
     from dpstudio.model.release.service import RunSetup
-    from dpstudio.model.runs import prepare_run
 
     try:
         prepared = prepare_run(project)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dpstudio.model import provenance as pv
-from dpstudio.model.provenance import Provenance
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.provenance import Provenance
 
 
 @dataclass

@@ -10,7 +10,7 @@ bounds). Nothing read from the records.
 from __future__ import annotations
 
 from dpstudio.io.reproduce import ReleaseSettings
-from dpstudio.model.budget_plan import AUTO_STEPS
+from dpstudio.model.release.budget_plan import AUTO_STEPS
 
 
 def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSettings:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dpstudio.model import budget_plan as bp
-from dpstudio.model import provenance as pv
-from dpstudio.model.epsilon_text import parse_epsilon_text
-from dpstudio.model.project import NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, ProjectError
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.epsilon_text import parse_epsilon_text
+from dpstudio.model.project.project import NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, ProjectError
+from dpstudio.model.release import budget_plan as bp
 
 #: place -> (panel title, what is there): where each kind of problem is fixed
 PLACES = {

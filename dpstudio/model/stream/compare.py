@@ -25,7 +25,7 @@ from dpstudio.core.budget import Ledger, as_fraction
 from dpstudio.core.events import RunFinished
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.scales import noise_scale
-from dpstudio.model.stream_view import analytic_window_errors
+from dpstudio.model.stream.view import analytic_window_errors
 
 MEASURES = {"workload": "workload error (mean squared error of one window)", "mae": "mean absolute error per count"}
 AXES = {"epsilon": "epsilon", "window": "window size w"}

@@ -28,7 +28,7 @@ Privacy facts this module keeps:
   is a release (``can_export`` is False).
 - The saved file never holds the raw data, true counts or recorded events (those may carry true counts in
   teaching mode).
-- Every public input (taxonomy, bounds, type, class values) has a ``Provenance`` (``model/provenance.py``):
+- Every public input (taxonomy, bounds, type, class values) has a ``Provenance`` (``model/project/provenance.py``):
   inputs taken from the data stay "derived from the data: not private" through edits until the user
   confirms them (``confirm_public``); ``unconfirmed_inputs()`` names those a release would depend on.
 """
@@ -46,8 +46,8 @@ from typing import Any
 
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
-from dpstudio.model import provenance as pv
-from dpstudio.model.provenance import Provenance
+from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.provenance import Provenance
 from dpstudio.model.release.account import AccountError, BudgetAccount, DatasetBudgetInfo
 from dpstudio.model.release.question import ReleaseQuestion
 from dpstudio.model.release.service import ReleaseRefused, ReleaseService, RunSetup
@@ -313,7 +313,7 @@ class Project:
             self.account.forget_data()  # a name given to other data does not carry over
         if self.dataset is not None and (None if path is None else Path(path)) != self.data_path:
             # declarations belong to the data they were made for: kept aside, re-applied only when asked
-            from dpstudio.model.declarations import Declarations
+            from dpstudio.model.project.declarations import Declarations
 
             label = self.data_path.name if self.data_path is not None else "the previous data"
             stash = Declarations.capture(self, label)
@@ -758,7 +758,7 @@ class Project:
     def release_inputs(self) -> list[str]:
         """Keys of the public inputs the current algorithm's release depends on (bin edges: the bounds
         they divide; split grids: the numeric taxonomy they come from)."""
-        from dpstudio.model import budget_plan as bp
+        from dpstudio.model.release import budget_plan as bp
 
         if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
             attr = (self.params or {}).get("attribute")
@@ -950,7 +950,7 @@ class Project:
         persistent budget store (every project and command on the same records). ``refusal`` is non-empty
         when the run would be refused (no data, undeclared classes, epsilon beyond what the figures show or
         more than what remains on the dataset, an unusable store): nothing is to be asked then."""
-        from dpstudio.model import budget_plan as bp
+        from dpstudio.model.release import budget_plan as bp
         from dpstudio.model.release.question import epsilon_refusal
 
         eps = check_epsilon(self.epsilon if epsilon is None else epsilon)

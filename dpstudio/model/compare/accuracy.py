@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from dpstudio.core.range_error import discrete_laplace_half_width
 from dpstudio.core.scales import noise_scale
-from dpstudio.model.budget_plan import HISTOGRAM_ALGORITHMS, OPTIMIZED_SHARES_NOTE, BudgetPlan
+from dpstudio.model.release.budget_plan import HISTOGRAM_ALGORITHMS, OPTIMIZED_SHARES_NOTE, BudgetPlan
 
 LEVEL = 0.95
 
@@ -57,7 +57,7 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000, params: dict | None = 
     alg = plan.algorithm
     if alg == "pidentity":
         from dpstudio.core.scales import exact_fraction
-        from dpstudio.model.budget_plan import engine_plan
+        from dpstudio.model.release.budget_plan import engine_plan
 
         least = exact_fraction(float(engine_plan(alg, params or {}, plan.epsilon).bin_epsilons.min()))
         return [
@@ -109,7 +109,7 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
     if not project.has_data:
         raise ValueError("no data is loaded")
     if plan.algorithm in HISTOGRAM_ALGORITHMS:
-        from dpstudio.model.runs import histogram_counts
+        from dpstudio.model.release.runs import histogram_counts
 
         counts, edges, attr = histogram_counts(
             project, (project.params or {}).get("attribute"), int((project.params or {}).get("bins", 256))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
 from dpstudio.io.report import is_histogram, spent_levels
-from dpstudio.model.budget_plan import Figure
+from dpstudio.model.release.budget_plan import Figure
 
 
 def spent_figures(result, ledger) -> list[Figure]:

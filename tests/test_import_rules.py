@@ -77,8 +77,15 @@ def _imports_of(path, package: str, keep: tuple = ("dpstudio",)) -> set[str]:
     ``from a import b`` both ``a`` and ``a.b``), of the top-level packages ``keep``."""
     import ast
 
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = set()  # ``if TYPE_CHECKING:`` blocks load nothing at run time
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -138,9 +145,16 @@ def module_graph(package_dir):
     graph = {}
     for name, path in mods.items():
         pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        found = _imports_of(path, pkg, (top,) + QT_PREFIXES)
+        found = set()
+        for m in _imports_of(path, pkg, (top,) + QT_PREFIXES):
+            if m.split(".")[0] == top:  # ``from a.b import Name``: the module is a.b, the longest known prefix
+                while m not in mods and "." in m:
+                    m = m.rsplit(".", 1)[0]
+                if m not in mods:
+                    continue
+            found.add(m)
         found = {m for m in found if not any(o.startswith(m + ".") for o in found)}  # a.b, not also a
-        graph[name] = (path, {m for m in found if (m in mods or m.split(".")[0] != top) and m != name})
+        graph[name] = (path, found - {name})
     return graph
 
 
@@ -232,8 +246,67 @@ def test_the_layer_check_finds_planted_violations(tmp_path):
     (copy / "io" / "cycle_a.py").write_text("from dpstudio.io import cycle_b\n")
     (copy / "io" / "cycle_b.py").write_text("def g():\n    from . import cycle_a\n")
     found = layer_violations(copy)
-    assert any(v.startswith("dpstudio.core.planted imports dpstudio.model.project.project") for v in found), found
+    assert any(v.startswith("dpstudio.core.planted imports dpstudio.model.project ") for v in found), found
     assert any(v.startswith("dpstudio.model.planted_qt imports PySide6") for v in found), found
     assert any(v.startswith("dpstudio.gui.planted_cli imports dpstudio.cli.release") for v in found), found
     assert "import cycle: dpstudio.io.cycle_a <-> dpstudio.io.cycle_b" in found, found
     assert len(found) == 4, found
+
+
+# -- the same layers as import-linter contracts (pyproject.toml [tool.importlinter]) ------------------------
+#: (file to plant, its text, the contract that must break): every form an import takes, at the top of a module
+#: and inside a function
+PLANTED = [
+    ("model/planted.py", "from dpstudio.gui.worker import Worker\n", "Layers"),
+    ("model/planted.py", "def f():\n    from dpstudio.gui.worker import Worker\n", "Layers"),
+    ("model/planted.py", "def f():\n    from ..gui import worker\n", "Layers"),
+    ("model/planted.py", "import dpstudio.gui.worker\n", "Layers"),
+    ("core/planted.py", "def f():\n    from dpstudio.model.project.project import Project\n", "Layers"),
+    ("algorithms/planted.py", "from dpstudio.io.release import write_release\n", "Layers"),
+    ("io/planted.py", "def f():\n    from dpstudio.model.release.service import ReleaseService\n", "Layers"),
+    ("gui/planted.py", "from dpstudio.cli.release import main\n", "Layers"),
+    ("cli/planted.py", "def f():\n    from dpstudio.gui.worker import Worker\n", "Layers"),
+    ("model/planted.py", "from PySide6.QtCore import QObject\n", "No Qt below the studio"),
+    ("io/planted.py", "def f():\n    import pyqtgraph\n", "No Qt below the studio"),
+    ("cli/planted.py", "from shiboken6 import isValid\n", "No Qt below the studio"),
+    ("core/planted.py", "def f():\n    from pandas import DataFrame\n", "core and algorithms"),
+    ("algorithms/planted.py", "from sklearn.tree import DecisionTreeClassifier\n", "core and algorithms"),
+]
+
+
+def _lint_imports(package_parent, config):
+    import os
+    import shutil
+
+    exe = shutil.which("lint-imports", path=os.path.dirname(sys.executable)) or shutil.which("lint-imports")
+    assert exe, "import-linter is not installed (scripts/setup-env test installs it)"
+    env = {**os.environ, "PYTHONPATH": str(package_parent), "COLUMNS": "400"}
+    return subprocess.run([exe, str(config), "--no-cache"], cwd=package_parent, env=env, capture_output=True, text=True)
+
+
+def test_import_linter_contracts_hold():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = _lint_imports(root, root / "pyproject.toml")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_import_linter_fails_on_every_planted_violation(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    clean = tmp_path / "clean"
+    shutil.copytree(root / "dpstudio", clean / "dpstudio", ignore=shutil.ignore_patterns("__pycache__", "resources"))
+    assert _lint_imports(clean, root / "pyproject.toml").returncode == 0
+    for i, (where, text, contract) in enumerate(PLANTED):
+        copy = tmp_path / f"copy{i}"
+        shutil.copytree(clean, copy)
+        (copy / "dpstudio" / where).write_text(text)
+        out = _lint_imports(copy, root / "pyproject.toml")
+        planted = "dpstudio." + where.removesuffix(".py").replace("/", ".")
+        assert out.returncode != 0, f"{where}: {text!r} passed the linter"
+        broken = [line for line in out.stdout.splitlines() if " BROKEN" in line]
+        assert any(b.startswith(contract) for b in broken), out.stdout
+        assert f"- {planted} -> " in out.stdout or f"  {planted} -> " in out.stdout, out.stdout

@@ -36,6 +36,7 @@ Privacy facts this module keeps:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -199,6 +200,10 @@ def taxonomy_from_dict(d: dict) -> Taxonomy:
 ReleaseConfirmation = ReleaseQuestion
 
 
+#: one token per load of data, unique in the process: a release question is bound to the load it was asked on
+_LOADS = itertools.count(1)
+
+
 class Project:
     """Application state of one studio window. See the module docstring."""
 
@@ -243,6 +248,7 @@ class Project:
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
         self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
         self._loaded: list[Any] | None = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
+        self.load_token = next(_LOADS)  # changes with every load of data (``release.snapshot.question_binding``)
         self.previous_declarations: Any = None  # model.declarations.Declarations of the file opened before
         self.release_in_progress = ""  # while a release run goes on: what it spent, in words ("" otherwise)
         self.dirty: bool = False
@@ -355,6 +361,7 @@ class Project:
         self._ledger_hash = file_hash
         # the records as loaded (set_type later rewrites columns in place): the budget store's key
         self._loaded = [None if frame is None else frame.copy(deep=False), getattr(dataset, "records_print", None)]
+        self.load_token = next(_LOADS)
         self.clear_run(notify=False)
         for f in ("data", "roles", "types", "bounds", "classes", "taxonomies", "ledger", "run", "provenance"):
             self.notify(f)
@@ -972,8 +979,12 @@ class Project:
                 Fraction(0),
                 refusal or epsilon_refusal(eps),
             )
+        from dpstudio.model.release.snapshot import question_binding
+
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
-        return ReleaseService().question(self.account.request(eps, what))
+        request = self.account.request(eps, what)
+        request.binding = question_binding(self)
+        return ReleaseService().question(request)
 
     release_confirmation = release_question
 
@@ -990,6 +1001,13 @@ class Project:
             return ReleaseService.simulate(self.epsilon, self.seed)
         if answer is None:
             raise ProjectError("a release run needs its question answered first (release_question): nothing was spent")
+        from dpstudio.model.release.snapshot import question_binding
+
+        if answer.request is not None and answer.request.binding != question_binding(self):
+            raise ProjectError(
+                f"this question was asked about other data or other inputs (dataset {answer.dataset!r}), not "
+                "about what would run now: ask again; nothing was spent"
+            )
         if answer.epsilon != self.epsilon:
             raise ProjectError(
                 f"the question answered was for epsilon {float(answer.epsilon):g}, the project's is "

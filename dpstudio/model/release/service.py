@@ -77,6 +77,9 @@ class ReleaseRequest:
     total: Fraction | None = None
     new_dataset: bool = False
     data_path: str | None = None
+    #: what the question was asked about (``snapshot.question_binding``: the load of data and the frozen
+    #: inputs); a front end starts a run only when its own binding is still this
+    binding: str = ""
     _print: object = field(default=None, repr=False)
 
     def print(self):

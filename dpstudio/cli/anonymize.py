@@ -109,7 +109,7 @@ def run(args) -> int:
     from ..core.syntactic_models import TCloseness
     from ..io.anonymize import LABEL, AnonymizeError, sidecar_path, write_outputs
     from ..io.atomic import OutputPathError, check_output_path
-    from ..model.anonymize_job import anonymize_table
+    from ..model.anonymize.job import anonymize_table
     from .release import _load, _parse_pairs, read_taxonomies
 
     k = _number(args.k, "--k", int)

@@ -315,7 +315,7 @@ def run(args) -> int:
     also = None
     if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
         from ..io.report import report_html
-        from ..model.report_facts import report_facts
+        from ..model.release.report_facts import report_facts
 
         facts = report_facts(result, budget)
         if args.omit_zero_cells and not args.expand_records:

@@ -41,12 +41,12 @@ def _umask() -> int:
 
 def _stage(p: Path, data: str | bytes, encoding: str) -> str:
     """Write ``data`` to a synced temporary file beside ``p``; returns its name. The file gets the mode an
-    ordinary new file gets (0666 less the umask: 0644 usually; a ``.sh`` script 0777 less the umask):
+    ordinary new file gets (0666 less the umask: 0644 usually; a ``.sh`` or ``.py`` script 0777 less the umask):
     release files are meant to be read, mkstemp's 0600 is not."""
     payload = data.encode(encoding) if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
-        os.chmod(tmp, (0o777 if p.suffix == ".sh" else 0o666) & ~_umask())
+        os.chmod(tmp, (0o777 if p.suffix in (".sh", ".py") else 0o666) & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()

@@ -48,6 +48,12 @@ class ReleaseSettings:
     dataset_name: str | None = None
     expand_records: bool = False  # how the export wrote the table: the re-run writes it the same way
     omit_zero_cells: bool = False
+    #: the budget store the release was charged to (its path, or "none" when tracking was off): the re-run is
+    #: charged there too, never to another store where the data would look new
+    budget_store: str | None = None
+    #: the interpreter that wrote the script (``sys.executable``): the re-run starts dpstudio with it, from
+    #: any folder and without the project's environment on PATH
+    python: str | None = None
 
     @property
     def is_histogram(self) -> bool:
@@ -166,6 +172,8 @@ def release_command(s: ReleaseSettings) -> tuple[list[str], list[str]]:
     args += ["--out", "$OUT"]
     if s.dataset_name:
         args += ["--dataset-name", s.dataset_name]
+    if s.budget_store:
+        args += ["--budget-store", s.budget_store]
     return args, notes
 
 
@@ -191,13 +199,19 @@ def _header(s: ReleaseSettings, notes: list, comment: str) -> list[str]:
     return [f"{comment} {ln}" for ln in lines]
 
 
+def _python_command(s: ReleaseSettings) -> str:
+    """How the script starts dpstudio: the interpreter that wrote it (``python -m dpstudio``), else the
+    ``dpstudio`` on PATH."""
+    return f"{shlex.quote(s.python)} -m dpstudio" if s.python else "dpstudio"
+
+
 def shell_script(s: ReleaseSettings, out_name: str) -> str:
     """A POSIX shell script: the public-input files (here-documents) and the ``dpstudio`` command line."""
     args, notes = release_command(s)
     lines = [
         "#!/bin/sh",
         *_header(s, notes, "#"),
-        "# DPSTUDIO=path/to/dpstudio picks the program.",
+        f"# DPSTUDIO=path/to/dpstudio picks the program (default: {_python_command(s)}).",
         "set -eu",
         f'DATA="${{1:-{s.data}}}"',
         f'OUT="${{2:-{out_name}}}"',
@@ -220,9 +234,11 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
                 return (shlex.quote(head) if head else "") + f'"{var}"' + (quoted(tail) if tail else "")
         return shlex.quote(a)
 
-    exe = "${DPSTUDIO:-dpstudio}"
+    lines += [
+        'if [ -n "${DPSTUDIO:-}" ]; then set -- "$DPSTUDIO"; else set -- ' + _python_command(s) + "; fi",
+    ]
     words = [quoted(a) for a in args]
-    command = [f'"{exe}" {words[0]}']
+    command = [f'"$@" {words[0]}']
     for w in words[1:]:  # one option (and its value) per line
         if w.startswith("--"):
             command.append(w)

@@ -59,7 +59,7 @@ def test_table_command_and_script_reproduce_the_settings_and_charge_the_store(qt
     first = json.loads(paths[1].read_text())
     texts = [sh.read_text(), py.read_text()]
     _no_data_no_counts(texts, p, first)
-    assert 'dpstudio}" release' in texts[0] and "--epsilon 1 " in texts[0] and "NOTE" not in texts[0]
+    assert '"$@" release' in texts[0] and "--epsilon 1 " in texts[0] and "NOTE" not in texts[0]
     # the store's lifetime budget of this data is spent: raise it deliberately, as a data owner would
     assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "3"]) == 0
     for i, script in enumerate((sh, py)):
@@ -93,7 +93,7 @@ def test_histogram_command_reproduces_the_settings(qtbot, tmp_path):
     paths = _export(qtbot, p, tmp_path, "hist")
     first = json.loads(paths[1].read_text())
     text = paths[3].read_text()
-    assert 'dpstudio}" histogram' in text
+    assert '"$@" histogram' in text
     _no_data_no_counts([text, paths[4].read_text()], p, {"leaf_partitions": 1})
     assert main(["budget", "set-total", first["dataset_budget"]["dataset"], "2"]) == 0
     out = tmp_path / "again.csv"
@@ -164,7 +164,7 @@ def test_release_files_are_readable_the_script_executes_and_reruns_take_new_name
         "pub.json": 0o644,
         "pub.report.html": 0o644,
         "pub.command.sh": 0o755,
-        "pub.reproduce.py": 0o644,
+        "pub.reproduce.py": 0o755,
     }, modes
     name = json.loads(paths[1].read_text())["dataset_budget"]["dataset"]
     assert main(["budget", "set-total", name, "5"]) == 0
@@ -185,3 +185,39 @@ def test_release_files_are_readable_the_script_executes_and_reruns_take_new_name
     from dpstudio.io.budget_store import open_store
 
     assert len(open_store().dataset(name).spends) == 5  # the studio's release and four re-runs
+
+
+def test_rerun_scripts_run_from_any_folder_without_the_venv_and_charge_the_releases_store(qtbot, tmp_path):
+    """The scripts name the interpreter that wrote them and the store the release was charged to: started
+    from another folder with only the system's PATH, and with another store as the environment's default,
+    each re-run is charged to the release's store (where the data's budget was raised), never to a store
+    where the data looks new and would get a fresh lifetime budget."""
+    from dpstudio.io.budget_store import open_store
+
+    (tmp_path / "out").mkdir()
+    p = table_project(steps=2)
+    paths = _export(qtbot, p, tmp_path, "anywhere")
+    sh, py = paths[3], paths[4]
+    first = json.loads(paths[1].read_text())
+    name = first["dataset_budget"]["dataset"]
+    release_store = p.run_store
+    assert release_store and Path(release_store).is_file()
+    assert py.read_text().splitlines()[0] == f"#!{sys.executable}"
+    assert os.access(sh, os.X_OK) and os.access(py, os.X_OK)
+    assert main(["budget", "--budget-store", release_store, "set-total", name, "3"]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    decoy = tmp_path / "decoy.sqlite"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DPSTUDIO_BUDGET_STORE": str(decoy)}
+    for i, cmd in enumerate((["/bin/sh", str(sh)], [str(py)])):
+        out = elsewhere / f"again{i}.csv"
+        done = subprocess.run(
+            [*cmd, str(tmp_path / "data.csv"), str(out)], cwd=elsewhere, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        again = json.loads(out.with_suffix(".json").read_text())
+        assert again["dataset_budget"]["dataset"] == name
+        assert again["dataset_budget"]["dataset_spent"] == str(2 + i)
+    spent = {d.name: d.spent for d in open_store(release_store).datasets()}
+    assert spent[name] == 3
+    assert not decoy.exists() or not open_store(str(decoy)).datasets()

@@ -246,6 +246,7 @@ class Project:
         self.account = BudgetAccount(self.dataset_print, lambda: self.data_path, lambda: self.has_data)
         self.account.store = store
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
+        self.run_store: str | None = None  # the store the last release was charged to (path, or "none")
         self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
         self._loaded: list[Any] | None = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
         self.load_token = next(_LOADS)  # changes with every load of data (``release.snapshot.question_binding``)
@@ -1026,6 +1027,10 @@ class Project:
         self.release_ledger = setup.ledger
         self._ledger_hash = self.data_hash
         self.run_budget = setup.budget
+        from dpstudio.io.budget_store import OFF, store_location
+
+        where = store_location(self.account.store)
+        self.run_store = OFF if where is None else str(where.resolve())
         return setup
 
     def record_run(

@@ -18,6 +18,7 @@ No exact count is written: the files hold the released (noisy) values and public
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -108,14 +109,20 @@ def write_export(
         ),
         sh_path: shell_script(
             replace(
-                release_settings(snapshot, r, project.run_budget),
+                release_settings(snapshot, r, project.run_budget, project.run_store, sys.executable),
                 expand_records=expand_records,
                 omit_zero_cells=omit_zero_cells,
             ),
             rerun,
         ),
         py_path: python_script(
-            snapshot, rerun, project.run_budget, expand_records=expand_records, omit_zero_cells=omit_zero_cells
+            snapshot,
+            rerun,
+            project.run_budget,
+            expand_records=expand_records,
+            omit_zero_cells=omit_zero_cells,
+            store=project.run_store,
+            python=sys.executable,
         ),
     }
     if is_histogram(r):

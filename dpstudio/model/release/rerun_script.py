@@ -79,11 +79,19 @@ def _declarations(snapshot) -> list[str]:
 
 
 def python_script(
-    snapshot, out_name: str, budget: dict | None = None, expand_records: bool = False, omit_zero_cells: bool = False
+    snapshot,
+    out_name: str,
+    budget: dict | None = None,
+    expand_records: bool = False,
+    omit_zero_cells: bool = False,
+    store: str | None = None,
+    python: str | None = None,
 ) -> str:
     """The script's text (see the module docstring); ``out_name`` is its default output (``NAME.rerun.csv``),
-    ``budget`` the run's budget store record (its dataset name)."""
+    ``budget`` the run's budget store record (its dataset name), ``store`` the store the release was charged
+    to (a path, or "none"), ``python`` the interpreter that wrote it (its first line)."""
     s = snapshot
+    run_with = python or "python3"
     name = (budget or {}).get("dataset") or s.dataset_name
     stem = out_name[:-4] if out_name.lower().endswith(".csv") else out_name
     taxonomies = {a: format_json(t, indent=None) for a, t in s.taxonomies.items()}
@@ -93,12 +101,15 @@ def python_script(
         "(dpstudio.api, docs/api.md): the same public inputs and parameters, fresh noise. It spends epsilon again,",
         "charged to the budget store like any release. It holds public inputs only (no data, no count).",
         "",
-        "    python NAME.reproduce.py [DATA [OUT.csv]]",
+        f"    {run_with} NAME.reproduce.py [DATA [OUT.csv]]",
+        "",
+        f"It is charged to the budget store the release was charged to ({store or 'the default store'}).",
         "",
         f"Without OUT, each run writes new files: {stem}.csv (and .json, .report.html, .command.sh, .reproduce.py),",
         f"then {stem}-2.csv, ...",
     ]
     lines = [
+        f"#!{run_with}",
         '"""' + "\n".join(header) + '\n"""',
         "import sys",
         "from pathlib import Path",
@@ -116,7 +127,7 @@ def python_script(
         "    return parse_json(TAXONOMIES[attribute], attribute)",
         "",
         "",
-        f"study = api.open_table(DATA, dataset_name={name!r})",
+        f"study = api.open_table(DATA, store={store!r}, dataset_name={name!r})",
         *_declarations(s),
         f"study.choose({s.algorithm!r}, **PARAMS)",
         f"question = study.question({str(s.epsilon)!r})",

@@ -13,10 +13,14 @@ from dpstudio.io.reproduce import ReleaseSettings
 from dpstudio.model.release.budget_plan import AUTO_STEPS
 
 
-def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSettings:
+def release_settings(
+    snapshot, result, budget: dict | None = None, store: str | None = None, python: str | None = None
+) -> ReleaseSettings:
     """The settings of the run whose inputs ``snapshot`` froze (``model.release.snapshot.RunSnapshot``) and
-    whose result is ``result``; ``budget`` is its budget store record (the dataset's name)."""
+    whose result is ``result``; ``budget`` is its budget store record (the dataset's name), ``store`` the store
+    it was charged to (a path, or "none"), ``python`` the interpreter the re-run starts dpstudio with."""
     s, r = snapshot, result
+    where = {"budget_store": store, "python": python}
     data = s.data_path or "DATA.csv"
     missing = "keep" if s.missing == "keep" else "drop"
     name = budget.get("dataset") if budget else None
@@ -30,6 +34,7 @@ def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSet
             missing=missing,
             missing_token=s.missing_token,
             dataset_name=name,
+            **where,
         )
     taxonomies = {a: t for a, t in s.taxonomies.items() if a not in s.numeric or t.is_numeric}
     steps = int(s.params.get("steps", AUTO_STEPS))
@@ -46,4 +51,5 @@ def release_settings(snapshot, result, budget: dict | None = None) -> ReleaseSet
         missing=missing,
         missing_token=s.missing_token,
         dataset_name=name,
+        **where,
     )

@@ -282,6 +282,19 @@ def _budget_words(budget: dict | None, ledger) -> str:
     return f"This run spent epsilon = {spent} of its budget of {total}."
 
 
+def _lifetime_rows(budget: dict | None) -> list[tuple[str, str]]:
+    """The Guarantee table's rows on the dataset's lifetime budget (the budget store's charge)."""
+    if not budget or not budget.get("tracked"):
+        return [("dataset's lifetime budget", "not tracked: " + str((budget or {}).get("note", "no budget store")))]
+    return [
+        (
+            f"dataset {budget.get('dataset')}'s lifetime budget",
+            f"{_num(Fraction(budget['dataset_total']))} (spent so far: {_num(Fraction(budget['dataset_spent']))}; "
+            f"remaining: {_num(Fraction(budget['dataset_remaining']))})",
+        )
+    ]
+
+
 def _error_words(facts: ReportFacts) -> str:
     pts = facts.error_by_size
     if not pts:
@@ -378,7 +391,6 @@ def report_html(
     secure, noise_label = _noise(result)
     algo = getattr(getattr(result, "params", None), "algorithm", "")
     spent = float(ledger.spent)
-    total = float(ledger.total)
     out = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
         f"<style>{STYLE}</style></head><body>",
@@ -416,7 +428,8 @@ def report_html(
             ["", ""],
             [
                 ("algorithm", algo),
-                ("epsilon spent", f"{_num(spent)} of a budget of {_num(total)}"),
+                ("epsilon spent by this release", _num(spent)),
+                *_lifetime_rows(facts.budget),
                 ("neighbouring relation", NEIGHBOURING),
                 ("noise", noise_label),
                 ("composition", "sequential (sum) across steps; parallel (max) inside groups of disjoint records"),

@@ -224,10 +224,11 @@ class ExportPanel(QtWidgets.QWidget):
 
     # -- exporting ----------------------------------------------------------------------------------
     def confirm_text(self) -> str:
-        ledger = self.project.run_ledger
+        from dpstudio.model.release.spent_figures import spend_sentence
+
+        sentence = spend_sentence(self.project.run_budget, self.project.run_ledger)
         return (
-            f"This release spent epsilon = {float(ledger.spent):g} of your budget of "
-            f"{float(ledger.total):g} (neighbouring datasets: add/remove one record).\n\n"
+            f"{sentence} (neighbouring datasets: add/remove one record).\n\n"
             "Once published it cannot be taken back, and this data's budget stays spent. Write the release "
             "files now?"
         )

@@ -9,6 +9,8 @@ node of a level). Read from the ledger and the result's shape only: no count.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from dpstudio.algorithms.diffgen_variance import discrete_laplace_variance
 from dpstudio.io.report import is_histogram, spent_levels
 from dpstudio.model.release.budget_plan import Figure
@@ -39,3 +41,22 @@ def spent_figures(result, ledger) -> list[Figure]:
 
 
 __all__ = ["spent_figures"]
+
+
+def spend_sentence(budget: dict | None, ledger) -> str:
+    """What a release spent, in words, from its record: this release's epsilon and, when the budget store
+    charged it, the dataset's lifetime total, what has been spent on it so far and what remains (the
+    figures of the charge, not the ledger's total, which is only this release's epsilon)."""
+    from dpstudio.io.budget_store import fraction_text
+
+    spent = fraction_text(Fraction(ledger.spent))
+    if budget and budget.get("tracked"):
+        return (
+            f"This release spent epsilon = {fraction_text(Fraction(budget['charged']))} of dataset "
+            f"{budget.get('dataset')!r}'s lifetime budget of {fraction_text(Fraction(budget['dataset_total']))} "
+            f"(spent on it so far: {fraction_text(Fraction(budget['dataset_spent']))}; remaining: "
+            f"{fraction_text(Fraction(budget['dataset_remaining']))})"
+        )
+    if budget:
+        return f"This release spent epsilon = {spent}; the budget store did not charge it ({budget.get('note', 'not tracked')})"
+    return f"This release spent epsilon = {spent}"

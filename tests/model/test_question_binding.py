@@ -1,5 +1,5 @@
 """A release question is bound to the data it was asked about and to the inputs frozen when it was asked
-(``release.snapshot.question_binding``): answering it for another study, after loading other data, or after
+(``Project.question_binding``): answering it for another study, after loading other data, or after
 changing an input starts nothing and charges nothing (issue 31, item 2)."""
 
 from __future__ import annotations

@@ -249,7 +249,7 @@ class Project:
         self.run_store: str | None = None  # the store the last release was charged to (path, or "none")
         self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
         self._loaded: list[Any] | None = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
-        self.load_token = next(_LOADS)  # changes with every load of data (``release.snapshot.question_binding``)
+        self.load_token = next(_LOADS)  # changes with every load of data (``question_binding``)
         self.previous_declarations: Any = None  # model.declarations.Declarations of the file opened before
         self.release_in_progress = ""  # while a release run goes on: what it spent, in words ("" otherwise)
         self.dirty: bool = False
@@ -980,14 +980,21 @@ class Project:
                 Fraction(0),
                 refusal or epsilon_refusal(eps),
             )
-        from dpstudio.model.release.snapshot import question_binding
-
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
         request = self.account.request(eps, what)
-        request.binding = question_binding(self)
+        request.binding = self.question_binding()
         return ReleaseService().question(request)
 
     release_confirmation = release_question
+
+    def question_binding(self) -> str:
+        """What a release question is about: the load of data it was asked on (``load_token``, new at every
+        load, unique in the process) and every input a run would use (the saved form: public inputs with their
+        provenance, algorithm, parameters, epsilon). A question answered for another project, or before the
+        data or an input changed, starts no run: nothing is spent."""
+        inputs = {k: v for k, v in self.to_dict().items() if k not in ("mode", "seed", "release_ledger")}
+        text = json.dumps([self.load_token, inputs], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def start_run(self, answer: ReleaseQuestion | None = None) -> RunSetup:
         """Noise and ledger for a new run in the current mode.
@@ -1002,9 +1009,7 @@ class Project:
             return ReleaseService.simulate(self.epsilon, self.seed)
         if answer is None:
             raise ProjectError("a release run needs its question answered first (release_question): nothing was spent")
-        from dpstudio.model.release.snapshot import question_binding
-
-        if answer.request is not None and answer.request.binding != question_binding(self):
+        if answer.request is not None and answer.request.binding != self.question_binding():
             raise ProjectError(
                 f"this question was asked about other data or other inputs (dataset {answer.dataset!r}), not "
                 "about what would run now: ask again; nothing was spent"

@@ -12,8 +12,6 @@ choice). Public inputs only: no record, no count.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -94,22 +92,4 @@ def snapshot_of(project: Project) -> RunSnapshot:
     )
 
 
-def question_binding(project: Project) -> str:
-    """What a release question is about: the load of data it was asked on (``Project.load_token``, new at
-    every load, unique in the process) and every input a run would use (the snapshot, public inputs with
-    their provenance included). A question answered for one study, or before the data or an input changed,
-    does not start another run: nothing is spent."""
-    snap = snapshot_of(project)
-    inputs = {
-        k: getattr(snap, k)
-        for k in snap.__dataclass_fields__
-        if k not in ("teaching", "seed", "taxonomies", "params", "bounds", "numeric_types")
-    }
-    inputs["taxonomies"] = {a: taxonomy_to_dict(t) for a, t in snap.taxonomies.items()}
-    inputs["params"], inputs["bounds"] = dict(snap.params), dict(snap.bounds)
-    inputs["numeric_types"] = dict(snap.numeric_types)
-    text = json.dumps([project.load_token, inputs], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-__all__ = ["RunSnapshot", "question_binding", "snapshot_of"]
+__all__ = ["RunSnapshot", "snapshot_of"]

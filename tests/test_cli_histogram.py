@@ -392,14 +392,15 @@ def test_an_epsilon_whose_noise_variance_is_zero_is_refused_before_anything_is_w
     tmp_path, counts_file, algo, capsys
 ):
     """At epsilon 1e12 the discrete Laplace variance of a count is 0 in double precision: least squares
-    divided by it and stopped with a traceback for every tree (seen with hopt). One line, exit 2."""
+    divided by it and stopped with a traceback for every tree (seen with hopt). One line, exit 2: now the shared
+    range of epsilon (at most 700, ``core.budget.check_usable_epsilon``) refuses it first."""
     out = tmp_path / "o.csv"
     args = ["--counts", counts_file, "--epsilon", "1e12", "--out", out, "--budget-store", "none"]
     if algo is not None:
         args += ["--algorithm", algo]
     assert run_cli(*args) == 2
     err = capsys.readouterr().err
-    assert "too large" in err and "variance is 0" in err and len(err.strip().splitlines()) == 1
+    assert "at most 700" in err and len(err.strip().splitlines()) == 1
     assert not out.exists() and not out.with_suffix(".json").exists()
 
 

@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..core import consistency as cons
-from ..core.budget import Ledger, as_fraction, check_epsilon
+from ..core.budget import Ledger, as_fraction, check_epsilon, check_usable_epsilon
 from ..core.events import (
     BudgetAssigned,
     BudgetSpent,
@@ -99,6 +99,8 @@ NOISY_MAX = "noisy_max"
 LEAST_SQUARES = "least_squares"
 HAY = "hay_generalized"
 NO_CONSISTENCY = "none"
+#: the most specialization steps a run takes: each keeps a budget line and a tree level; far beyond any useful h
+MAX_STEPS = 1000
 #: MAXGDDP's public split grid for a numeric attribute without a taxonomy (``_grid_for``): "equal" =
 #: ``grid_bins`` equal-width bins of the bounds; "log" = the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside
 #: the bounds when they start at 0 or above and span at least three decades (hi >= 1000 max(lo, 1)), the
@@ -195,9 +197,15 @@ class DiffGenParams:
     level_fractions: tuple | None = None
 
     def validate(self) -> DiffGenParams:
-        check_epsilon(self.epsilon)
+        check_usable_epsilon(check_epsilon(self.epsilon))
         if not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
             raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")
+        if self.steps > MAX_STEPS:
+            raise ValueError(
+                f"steps {self.steps} is more than {MAX_STEPS}: every step keeps a budget line and a tree level "
+                f"(at {self.steps} steps the plan alone would take about {self.steps * 100 / 2**30:.3g} GiB), and "
+                "each step's share of epsilon shrinks with their number"
+            )
         choices = dict(
             score=sc.SCORES,
             score_scope=("partition", "pooled"),

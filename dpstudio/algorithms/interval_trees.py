@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpstudio.core.budget import Ledger, check_epsilon
+from dpstudio.core.budget import MAX_EPSILON, Ledger, check_epsilon, check_usable_epsilon
 from dpstudio.core.consistency import least_squares
 from dpstudio.core.coverage import effective_coverage, n_ranges
 from dpstudio.core.events import (
@@ -121,9 +121,10 @@ class IntervalTreeParams:
         except (ValueError, TypeError) as exc:
             msg = str(exc)
             raise HistogramInputError(msg if "epsilon" in msg else f"epsilon: {msg}") from None
-        if not (Fraction(1, 10**12) <= eps <= 10**12):
-            raise HistogramInputError(f"epsilon {self.epsilon} is outside the usable range [1e-12, 1e12]")
-        return eps
+        try:
+            return check_usable_epsilon(eps)
+        except ValueError as exc:
+            raise HistogramInputError(f"{exc} (the usable range is [1e-12, {MAX_EPSILON}])") from None
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpstudio.core.budget import Ledger, check_epsilon, fraction_text
+from dpstudio.core.budget import Ledger, check_epsilon, check_usable_epsilon, fraction_text
 from dpstudio.core.events import Progress, RunFinished
 from dpstudio.core.noise import NoiseSource
 from dpstudio.core.stream_events import WindowReleased
@@ -66,7 +66,7 @@ class StreamParams:
 
     def checked_epsilon(self) -> Fraction:
         try:
-            return check_epsilon(self.epsilon)
+            return check_usable_epsilon(check_epsilon(self.epsilon))
         except ValueError as exc:
             raise StreamInputError(str(exc) if "epsilon" in str(exc) else f"epsilon: {exc}") from None
 
@@ -80,6 +80,15 @@ class StreamParams:
         horizon = length if self.horizon is None else int(self.horizon)
         if horizon < length:
             raise StreamInputError(f"the horizon {horizon} is shorter than the stream ({length} timestamps)")
+        if self.mechanism != "binary":  # user-level over T: a timestamp's share, per unit of the cap K
+            try:
+                check_usable_epsilon(
+                    self.checked_epsilon() / (horizon * int(self.cap)), "epsilon / (horizon T x per-timestamp cap K)"
+                )
+            except ValueError as exc:
+                raise StreamInputError(
+                    f"{exc} (horizon {horizon if horizon < 10**15 else f'about 1e{len(str(horizon)) - 1}'}, cap {self.cap})"
+                ) from None
         w = int(self.window)
         if w < 1:
             raise StreamInputError(f"the window must be at least 1, got {w}")

@@ -66,6 +66,45 @@ def fraction_text(x, approx: bool = False) -> str:
     return f"{x} (~{f:.6g})" if approx else str(x)
 
 
+#: e^700 is about 1e304, the largest power of e a double holds with room to spare: above it no figure (odds,
+#: variances) can show the guarantee
+MAX_EPSILON = 700
+#: below this a count's noise scale (1/epsilon, times the steps a run splits it into) leaves what a float and the
+#: 64-bit noise samples hold
+MIN_EPSILON = Fraction(1, 10**12)
+
+
+def check_usable_epsilon(eps: Fraction, what: str = "epsilon") -> Fraction:
+    """``eps`` if it lies in [``MIN_EPSILON``, ``MAX_EPSILON``], else a one-line ValueError that says why. Every
+    family's parameters check it before a question is asked, so nothing is charged for an epsilon no run can use.
+    ``what`` names the quantity (a per-timestamp or per-unit share of epsilon)."""
+    if eps < MIN_EPSILON:
+        raise ValueError(
+            f"{what} {show_epsilon(eps)} is below {float(MIN_EPSILON):g}: the noise (scale 1/epsilon on every count) "
+            "would be beyond what the released numbers can hold; use a larger epsilon"
+        )
+    if eps > MAX_EPSILON:
+        raise ValueError(
+            f"{what} {show_epsilon(eps)} is beyond what any figure can show (e^epsilon, the guarantee's factor, "
+            f"overflows); at most {MAX_EPSILON}, and above 10 the guarantee means little"
+        )
+    return eps
+
+
+def show_epsilon(eps) -> str:
+    """An epsilon in short form, also where a float would round it to 0 or infinity (1e-400, 1e400)."""
+    from decimal import Decimal
+
+    f = Fraction(eps)
+    try:
+        v = float(f)
+    except OverflowError:
+        v = math.inf
+    if v != 0 and math.isfinite(v):
+        return f"{v:g}"
+    return f"{Decimal(f.numerator) / Decimal(f.denominator):.3g}"
+
+
 def check_epsilon(value) -> Fraction:
     """Parse a user-supplied epsilon: a positive finite number, else a specific ValueError."""
     if value is None or (isinstance(value, str) and not value.strip()):

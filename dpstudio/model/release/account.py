@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from dpstudio.core.budget import check_epsilon
+from dpstudio.core.budget import check_epsilon, check_usable_epsilon
 from dpstudio.io.budget_store import (
     UNTRACKED,
     BudgetStoreError,
@@ -138,7 +138,10 @@ class BudgetAccount:
 
     def set_total(self, total) -> DatasetBudgetInfo:
         """Set the data's lifetime budget deliberately (not below what was spent on it)."""
-        eps = check_epsilon(total)
+        try:
+            eps = check_usable_epsilon(check_epsilon(total))
+        except ValueError as exc:
+            raise AccountError(f"lifetime budget: {exc}") from None
         store = self._open()
         if store is None:
             raise AccountError("budget tracking is off (budget store: none)")

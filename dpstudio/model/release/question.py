@@ -19,21 +19,20 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from dpstudio.core.budget import MAX_EPSILON, MIN_EPSILON, check_usable_epsilon
+
 if TYPE_CHECKING:
     from dpstudio.model.release.service import ReleaseRequest
 
 CAUTION_EPSILON = 10
-#: e^700 is about 1e304, the largest power of e a double holds with room to spare
-MAX_EPSILON = 700
 
 
 def epsilon_refusal(eps) -> str:
-    """Why ``eps`` cannot be used at all ("" when it can)."""
-    if Fraction(eps) > MAX_EPSILON:
-        return (
-            f"epsilon {float(eps):g} is beyond what any figure can show (e^epsilon, the guarantee's factor, "
-            f"overflows); at most {MAX_EPSILON}, and above {CAUTION_EPSILON} the guarantee means little"
-        )
+    """Why ``eps`` cannot be used at all ("" when it can): outside [``MIN_EPSILON``, ``MAX_EPSILON``]."""
+    try:
+        check_usable_epsilon(Fraction(eps))
+    except ValueError as exc:
+        return str(exc)
     return ""
 
 
@@ -103,4 +102,4 @@ class ReleaseQuestion:
         return "\n\n".join(lines)
 
 
-__all__ = ["CAUTION_EPSILON", "MAX_EPSILON", "ReleaseQuestion", "epsilon_caution", "epsilon_refusal"]
+__all__ = ["CAUTION_EPSILON", "MAX_EPSILON", "MIN_EPSILON", "ReleaseQuestion", "epsilon_caution", "epsilon_refusal"]

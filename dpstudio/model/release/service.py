@@ -77,7 +77,7 @@ class ReleaseRequest:
     total: Fraction | None = None
     new_dataset: bool = False
     data_path: str | None = None
-    #: what the question was asked about (``snapshot.question_binding``: the load of data and the frozen
+    #: what the question was asked about (``Project.question_binding``: the load of data and the frozen
     #: inputs); a front end starts a run only when its own binding is still this
     binding: str = ""
     _print: object = field(default=None, repr=False)
@@ -176,6 +176,9 @@ class ReleaseService:
     def simulate(epsilon, seed: int) -> RunSetup:
         """A run that is not a release: seeded simulation noise, a fresh ledger, nothing charged."""
         eps = check_epsilon(epsilon)
+        refusal = epsilon_refusal(eps)
+        if refusal:
+            raise ValueError(refusal)
         return RunSetup(SimulationNoise(seed), Ledger(eps), True, eps, dict(SIMULATION_RECORD))
 
 

@@ -20,7 +20,6 @@ def release_settings(
     whose result is ``result``; ``budget`` is its budget store record (the dataset's name), ``store`` the store
     it was charged to (a path, or "none"), ``python`` the interpreter the re-run starts dpstudio with."""
     s, r = snapshot, result
-    where = {"budget_store": store, "python": python}
     data = s.data_path or "DATA.csv"
     missing = "keep" if s.missing == "keep" else "drop"
     name = budget.get("dataset") if budget else None
@@ -34,7 +33,8 @@ def release_settings(
             missing=missing,
             missing_token=s.missing_token,
             dataset_name=name,
-            **where,
+            budget_store=store,
+            python=python,
         )
     taxonomies = {a: t for a, t in s.taxonomies.items() if a not in s.numeric or t.is_numeric}
     steps = int(s.params.get("steps", AUTO_STEPS))
@@ -51,5 +51,6 @@ def release_settings(
         missing=missing,
         missing_token=s.missing_token,
         dataset_name=name,
-        **where,
+        budget_store=store,
+        python=python,
     )

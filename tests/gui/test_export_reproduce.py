@@ -220,4 +220,9 @@ def test_rerun_scripts_run_from_any_folder_without_the_venv_and_charge_the_relea
         assert again["dataset_budget"]["dataset_spent"] == str(2 + i)
     spent = {d.name: d.spent for d in open_store(release_store).datasets()}
     assert spent[name] == 3
+    # the budget is spent: a third re-run says why in one line, without first printing a question whose
+    # figures ("remaining afterwards: 0") do not hold
+    done = subprocess.run([str(py), str(tmp_path / "data.csv")], cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert done.returncode != 0 and done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert done.stderr.startswith("not released: ") and "does not fit its lifetime budget" in done.stderr
     assert not decoy.exists() or not open_store(str(decoy)).datasets()

@@ -131,9 +131,9 @@ def python_script(
         *_declarations(s),
         f"study.choose({s.algorithm!r}, **PARAMS)",
         f"question = study.question({str(s.epsilon)!r})",
-        "print(question.text(), file=sys.stderr)",
-        "if question.refusal:",
+        "if question.refusal:  # nothing to ask: say why, spend nothing",
         "    sys.exit(f'not released: {question.refusal}')",
+        "print(question.text(), file=sys.stderr)",
         "release = study.release(question)",
         "paths = release.export(OUT.parent, OUT.name"
         + (", expand_records=True" if expand_records else "")

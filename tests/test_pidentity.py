@@ -104,7 +104,7 @@ def test_release_spends_epsilon_once_and_post_processes_like_the_trees():
 
 @pytest.mark.parametrize(
     "kw, msg",
-    [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root"), ({"epsilon": "1e12"}, "too large")],
+    [({"branching": 4}, "no branching"), ({"noise_root": False}, "no-root"), ({"epsilon": "1e12"}, "at most 700")],
 )
 def test_refuses_tree_options_and_vanishing_noise(kw, msg):
     with pytest.raises(HistogramInputError, match=msg):

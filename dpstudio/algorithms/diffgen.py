@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..core import consistency as cons
-from ..core.budget import Ledger, as_fraction, check_epsilon, check_usable_epsilon
+from ..core.budget import Ledger, as_fraction, check_usable_epsilon
 from ..core.events import (
     BudgetAssigned,
     BudgetSpent,
@@ -197,7 +197,7 @@ class DiffGenParams:
     level_fractions: tuple | None = None
 
     def validate(self) -> DiffGenParams:
-        check_usable_epsilon(check_epsilon(self.epsilon))
+        check_usable_epsilon(self.epsilon)
         if not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
             raise ValueError(f"steps must be a whole number >= 0, got {self.steps!r}")
         if self.steps > MAX_STEPS:

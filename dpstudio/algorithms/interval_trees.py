@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpstudio.core.budget import MAX_EPSILON, Ledger, check_epsilon, check_usable_epsilon
+from dpstudio.core.budget import MAX_EPSILON, MIN_EPSILON, Ledger, check_epsilon, check_usable_epsilon
 from dpstudio.core.consistency import least_squares
 from dpstudio.core.coverage import effective_coverage, n_ranges
 from dpstudio.core.events import (
@@ -124,7 +124,7 @@ class IntervalTreeParams:
         try:
             return check_usable_epsilon(eps)
         except ValueError as exc:
-            raise HistogramInputError(f"{exc} (the usable range is [1e-12, {MAX_EPSILON}])") from None
+            raise HistogramInputError(f"{exc} (the usable range is [{float(MIN_EPSILON):g}, {MAX_EPSILON}])") from None
 
     def validate(self) -> None:
         if self.algorithm not in ALGORITHMS:

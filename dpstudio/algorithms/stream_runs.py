@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpstudio.core.budget import Ledger, check_epsilon, check_usable_epsilon, fraction_text
+from dpstudio.core.budget import Ledger, check_usable_epsilon, fraction_text
 from dpstudio.core.events import Progress, RunFinished
 from dpstudio.core.noise import NoiseSource
 from dpstudio.core.stream_events import WindowReleased
@@ -66,13 +66,13 @@ class StreamParams:
 
     def checked_epsilon(self) -> Fraction:
         try:
-            return check_usable_epsilon(check_epsilon(self.epsilon))
+            return check_usable_epsilon(self.epsilon)
         except ValueError as exc:
             raise StreamInputError(str(exc) if "epsilon" in str(exc) else f"epsilon: {exc}") from None
 
     def validate(self, length: int) -> int:
         """Check against a stream of ``length`` timestamps; returns the horizon T."""
-        self.checked_epsilon()
+        eps = self.checked_epsilon()
         if self.mechanism not in MECHANISMS:
             raise StreamInputError(f"unknown mechanism {self.mechanism!r} (one of {', '.join(MECHANISMS)})")
         if self.grouping not in MODES:
@@ -82,9 +82,7 @@ class StreamParams:
             raise StreamInputError(f"the horizon {horizon} is shorter than the stream ({length} timestamps)")
         if self.mechanism != "binary":  # user-level over T: a timestamp's share, per unit of the cap K
             try:
-                check_usable_epsilon(
-                    self.checked_epsilon() / (horizon * int(self.cap)), "epsilon / (horizon T x per-timestamp cap K)"
-                )
+                check_usable_epsilon(eps / (horizon * int(self.cap)), "epsilon / (horizon T x per-timestamp cap K)")
             except ValueError as exc:
                 raise StreamInputError(
                     f"{exc} (horizon {horizon if horizon < 10**15 else f'about 1e{len(str(horizon)) - 1}'}, cap {self.cap})"

@@ -48,14 +48,14 @@ def add_store_options(p) -> None:
 
 def check_store_options(args) -> None:
     """Refuse a bad --dataset-name / --dataset-budget before any work (one line, exit 2)."""
-    from ..core.budget import check_epsilon, check_usable_epsilon
+    from ..core.budget import check_usable_epsilon
     from ..io.budget_store import BudgetStoreError, check_name
 
     try:
         if args.dataset_name is not None:
             check_name(args.dataset_name)
         if args.dataset_budget is not None:
-            check_usable_epsilon(check_epsilon(args.dataset_budget))
+            check_usable_epsilon(args.dataset_budget)
     except BudgetStoreError as exc:
         raise CliError(f"--dataset-name: {exc}") from None
     except ValueError as exc:
@@ -79,7 +79,7 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
     if seed is not None:
         return ReleaseService.simulate(epsilon, seed)
     service = ReleaseService()
-    total = None if args.dataset_budget is None else check_usable_epsilon(check_epsilon(args.dataset_budget))
+    total = None if args.dataset_budget is None else check_usable_epsilon(args.dataset_budget)
     request = ReleaseRequest(
         args.dataset_name or default_dataset_name(source),
         fingerprint,
@@ -165,7 +165,7 @@ def _summary(d) -> list[str]:
 
 
 def run(args) -> int:
-    from ..core.budget import check_epsilon, check_usable_epsilon
+    from ..core.budget import check_usable_epsilon
     from ..io.budget_store import ENV, BudgetStore, BudgetStoreError, fraction_text, store_location
 
     path = store_location(args.budget_store)
@@ -185,7 +185,7 @@ def run(args) -> int:
             return 0
         if verb == "set-total":
             try:
-                total = check_usable_epsilon(check_epsilon(args.epsilon))
+                total = check_usable_epsilon(args.epsilon)
             except ValueError as exc:
                 raise CliError(f"set-total: {exc}") from None
             d = store.set_total(args.name, total)

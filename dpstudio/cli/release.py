@@ -217,12 +217,12 @@ def parse_types(items) -> dict:
 
 
 def _parse_epsilon(text):
-    from ..core.budget import check_epsilon, check_usable_epsilon
+    from ..core.budget import check_usable_epsilon
 
     if text is None:
         raise CliError("--epsilon is missing (give the privacy budget, e.g. --epsilon 1)")
     try:
-        return check_usable_epsilon(check_epsilon(text))
+        return check_usable_epsilon(text)
     except (ValueError, TypeError, ZeroDivisionError) as exc:
         raise CliError(f"--epsilon: {exc}") from None
 

@@ -74,10 +74,12 @@ MAX_EPSILON = 700
 MIN_EPSILON = Fraction(1, 10**12)
 
 
-def check_usable_epsilon(eps: Fraction, what: str = "epsilon") -> Fraction:
-    """``eps`` if it lies in [``MIN_EPSILON``, ``MAX_EPSILON``], else a one-line ValueError that says why. Every
-    family's parameters check it before a question is asked, so nothing is charged for an epsilon no run can use.
-    ``what`` names the quantity (a per-timestamp or per-unit share of epsilon)."""
+def check_usable_epsilon(value, what: str = "epsilon") -> Fraction:
+    """``value`` parsed by ``check_epsilon``, if it lies in [``MIN_EPSILON``, ``MAX_EPSILON``], else a one-line
+    ValueError that says why. Every family's parameters check it before a question is asked, so nothing is
+    charged for an epsilon no run can use. ``what`` names the quantity (a per-timestamp or per-unit share of
+    epsilon)."""
+    eps = check_epsilon(value)
     if eps < MIN_EPSILON:
         raise ValueError(
             f"{what} {show_epsilon(eps)} is below {float(MIN_EPSILON):g}: the noise (scale 1/epsilon on every count) "

@@ -139,7 +139,7 @@ class BudgetAccount:
     def set_total(self, total) -> DatasetBudgetInfo:
         """Set the data's lifetime budget deliberately (not below what was spent on it)."""
         try:
-            eps = check_usable_epsilon(check_epsilon(total))
+            eps = check_usable_epsilon(total)
         except ValueError as exc:
             raise AccountError(f"lifetime budget: {exc}") from None
         store = self._open()

@@ -52,10 +52,11 @@ def spend_sentence(budget: dict | None, ledger) -> str:
     spent = fraction_text(Fraction(ledger.spent))
     if budget and budget.get("tracked"):
         return (
-            f"This release spent epsilon = {fraction_text(Fraction(budget['charged']))} of the lifetime budget "
-            f"of dataset \u201c{budget.get('dataset')}\u201d, {fraction_text(Fraction(budget['dataset_total']))} "
-            f"(spent on it so far, this release included: {fraction_text(Fraction(budget['dataset_spent']))}; "
-            f"remaining: {fraction_text(Fraction(budget['dataset_remaining']))})"
+            f"This release spent epsilon = {fraction_text(Fraction(budget['charged']))}. Dataset "
+            f"\u201c{budget.get('dataset')}\u201d has a lifetime budget of "
+            f"{fraction_text(Fraction(budget['dataset_total']))}: spent on it so far, this release included, "
+            f"{fraction_text(Fraction(budget['dataset_spent']))}; remaining "
+            f"{fraction_text(Fraction(budget['dataset_remaining']))}"
         )
     if budget:
         return f"This release spent epsilon = {spent}; the budget store did not charge it ({budget.get('note', 'not tracked')})"

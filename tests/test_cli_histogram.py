@@ -71,7 +71,8 @@ def test_same_seed_same_output_and_npy_input(tmp_path, counts_file):
 
 def test_secure_release_round_clamp_and_overwrite(tmp_path, counts_file, capsys):
     out = tmp_path / "rel.csv"
-    args = ["--counts", counts_file, "--algorithm", "luedp", "--epsilon", "1", "--out", out, "--round", "--clamp"]
+    args = ["--counts", counts_file, "--algorithm", "luedp", "--epsilon", "1", "--out", out]
+    args += ["--published", "least-squares", "--round", "--clamp"]
     assert run_cli(*args, "--dataset-budget", "2") == 0  # room for the second release below
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["release"] is True and side["not_a_release"] is None
@@ -341,9 +342,10 @@ def test_derived_edges_mark_every_csv_row(tmp_path):
     assert {r[0] for r in rows[1:]} == {"bin edges derived from the data: not private"}
 
 
-def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
-    """Histogram counts are the least-squares estimates, unrounded, by default: the sidecar, the studio's
-    report and --help say so (and say it differently when --round/--clamp are asked for)."""
+def test_what_the_counts_are_is_said_in_sidecar_report_and_help(tmp_path, capsys):
+    """Histogram counts are whole, non-negative and consistent by default; the least-squares estimates on
+    request (--published least-squares), rounded or clamped if asked: the CSV, the sidecar, the studio's
+    report and --help say which."""
     import json
 
     import numpy as np
@@ -351,29 +353,28 @@ def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
     from dpstudio.cli import main
 
     counts = tmp_path / "c.txt"
-    np.savetxt(counts, np.arange(16), fmt="%d")
-    base = [
-        "histogram",
-        "--counts",
-        str(counts),
-        "--algorithm",
-        "hb",
-        "--epsilon",
-        "1",
-        "--seed",
-        "3",
-        "--budget-store",
-        "none",
-    ]
+    np.savetxt(counts, np.r_[np.zeros(12, int), [40, 0, 3, 0]], fmt="%d")
+    base = ["histogram", "--counts", str(counts), "--algorithm", "hb", "--epsilon", "0.2", "--seed", "3"]
+    base += ["--budget-store", "none"]
     assert main([*base, "--out", str(tmp_path / "a.csv")]) == 0
-    note = json.loads((tmp_path / "a.json").read_text())["counts_note"]
-    assert "neither rounded nor clamped (the default)" in note
-    assert main([*base, "--round", "--out", str(tmp_path / "b.csv")]) == 0
+    side = json.loads((tmp_path / "a.json").read_text())
+    assert "whole numbers, never negative, consistent" in side["counts_note"]
+    rel = read_counts(tmp_path / "a.csv")
+    assert np.all(rel >= 0) and np.array_equal(rel, np.round(rel))
+    assert main([*base, "--published", "least-squares", "--out", str(tmp_path / "l.csv")]) == 0
+    note = json.loads((tmp_path / "l.json").read_text())["counts_note"]
+    assert "neither rounded nor clamped" in note
+    assert (read_counts(tmp_path / "l.csv") < 0).any()  # sparse and noisy: some estimates are negative
+    assert main([*base, "--published", "least-squares", "--round", "--out", str(tmp_path / "b.csv")]) == 0
     note = json.loads((tmp_path / "b.json").read_text())["counts_note"]
     assert "rounded to whole numbers (asked for)" in note and "clamped" not in note
+    capsys.readouterr()
+    assert main([*base, "--round", "--out", str(tmp_path / "c.csv")]) == 2  # whole counts need no rounding
+    err = capsys.readouterr().err
+    assert "least-squares" in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "c.csv").exists()
     with pytest.raises(SystemExit):
         main(["histogram", "--help"])
-    assert "by default they are NOT rounded" in " ".join(capsys.readouterr().out.split())
+    assert "whole non-negative counts, consistent" in " ".join(capsys.readouterr().out.split())
 
     from dpstudio.algorithms.interval_trees import run_interval_tree
     from dpstudio.core.budget import Ledger
@@ -384,7 +385,7 @@ def test_unrounded_counts_are_said_in_sidecar_report_and_help(tmp_path, capsys):
     result = list(run_interval_tree(np.arange(16), IntervalTreeParams("hb", 1, 4), SimulationNoise(0), ledger))[
         -1
     ].result
-    assert "neither rounded nor clamped (the default)" in report_html(result, ledger)
+    assert "whole numbers, never negative, consistent" in report_html(result, ledger)
 
 
 @pytest.mark.parametrize("algo", ["flat", "hb", "sc", "luedp", "hopt", "pidentity", None])

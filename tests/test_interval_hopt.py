@@ -90,7 +90,9 @@ def test_no_root_is_kept():
 def test_release_spends_epsilon_once_and_releases_the_least_squares_leaves():
     counts = np.random.default_rng(3).poisson(30, 200)
     ledger = Ledger(Fraction(1, 2))
-    res = release_histogram(counts, IntervalTreeParams("hopt", "0.5"), SimulationNoise(4), ledger)
+    res = release_histogram(
+        counts, IntervalTreeParams("hopt", "0.5", published="least_squares"), SimulationNoise(4), ledger
+    )
     assert ledger.spent == Fraction(1, 2) and len(ledger.to_dict()["entries"]) == 1
     assert res.released.sum() == pytest.approx(res.estimates[0])  # consistent: the leaves add up to the root
     assert res.plan.variances[res.plan.noised].max() > res.plan.variances[res.plan.noised].min()

@@ -90,7 +90,7 @@ def test_beats_the_best_tree_at_1024_bins_and_reaches_the_target():
 def test_release_spends_epsilon_once_and_post_processes_like_the_trees():
     counts = np.random.default_rng(3).poisson(30, 120)
     ledger = Ledger(Fraction(1, 2))
-    params = IntervalTreeParams("pidentity", "0.5", round_counts=True, clamp_negative=True)
+    params = IntervalTreeParams("pidentity", "0.5", round_counts=True, clamp_negative=True, published="least_squares")
     res = release_histogram(counts, params, SimulationNoise(4), ledger)
     assert ledger.spent == Fraction(1, 2) and len(ledger.to_dict()["entries"]) == 1
     plan = res.plan

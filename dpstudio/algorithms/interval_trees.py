@@ -9,14 +9,19 @@ A run is ``run_interval_tree(counts, params, noise, ledger, teaching=False) -> I
 3. one ledger spend of epsilon for the whole tree (``BudgetSpent``) BEFORE any noisy value is produced;
 4. discrete Laplace noise on every noised node (``NodeNoised``);
 5. exact least squares (BLUE) with the per-node variances (``ConsistencyDone``), heteroscedastic for
-   LUEDPTree; the released counts are the consistent leaves, then optional rounding/clamping
-   (``LeavesReleased``).
+   LUEDPTree;
+6. the published counts (``LeavesReleased``, every node of the tree): by default (``published="whole"``)
+   non-negative whole numbers, consistent across levels and summing to the published total (the root's
+   estimate, rounded; as the 2020 US Census's TopDown publishes): ``whole_bins`` projects the least-squares
+   bins top-down over a binary tree of the bins (``core.tree_projection.project_tree``) and rounds by
+   largest remainder; every node publishes the sum of its bins. ``published="least_squares"`` publishes the
+   real-valued estimates of the leaves, then optional rounding/clamping (which breaks consistency).
 
 Privacy (neighbours: add or remove one record): the nodes on one root-to-leaf path are the only counts a
 record changes, each by 1; node x gets discrete Laplace of scale 1/eps_x; every path sums to at most eps
 (uniform trees: eps / L on each of L noised levels, i.e. Lap(L/eps); LUEDPTree: seed 003 algorithm 3.4,
 rounded down). Siblings compose in parallel, a path sequentially: the tree is eps-DP. Consistency,
-rounding and clamping are post-processing (no budget). The bins are public input.
+rounding, clamping and the whole-count projection are post-processing (no budget). The bins are public input.
 
 True counts appear in events only when ``teaching`` is true, which requires simulation noise. Trees with
 more than ``params.node_events_limit`` nodes report progress per phase instead of one event per node.
@@ -54,6 +59,7 @@ from dpstudio.core.range_error import (
     raw_all_range_mse,
 )
 from dpstudio.core.scales import exact_fraction, noise_scale
+from dpstudio.core.tree_projection import project_tree
 
 from .interval_budgets import SAFETY, luedp_budgets, noised_levels, path_sums, round_down_to_grid, uniform_budgets
 from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
@@ -85,6 +91,8 @@ AUTO_HOPT_MAX_BINS = 1 << 16
 AUTO_PIDENTITY_MAX_BINS = 4096
 
 MIN_BINS = 2
+#: What a release publishes: whole non-negative consistent counts (default) or the least-squares estimates.
+PUBLISHED = ("whole", "least_squares")
 
 
 class HistogramInputError(ValueError):
@@ -95,7 +103,9 @@ class HistogramInputError(ValueError):
 class IntervalTreeParams:
     """What the user chooses. ``branching``: H_b / LUEDPTree arity (None: Qardaji's rule); for SC a fixed
     first-step arity k (None: chosen by expected error). ``noise_root``: noise the root (the total) or not.
-    ``round_counts`` / ``clamp_negative``: post-processing after consistency. ``edges``: optional public
+    ``published``: "whole" (default: non-negative whole counts consistent across the tree's levels) or
+    "least_squares" (the real-valued estimates); ``round_counts`` / ``clamp_negative``: post-processing of
+    the least-squares estimates (with ``published="least_squares"`` only). ``edges``: optional public
     bin edges (n + 1 increasing numbers) used for labels only. ``shape``: the tree LUEDPTree runs on,
     "regular" (the b-ary tree) or "sc" (SC's structure; seed 003 says LUEDPTree fits any tree).
     ``level_fractions`` (H_b, SC, flat; None = equal per noised level): relative shares of epsilon for the
@@ -114,6 +124,7 @@ class IntervalTreeParams:
     budget_grid_steps: int = 256
     shape: str = "regular"
     level_fractions: tuple | None = None
+    published: str = "whole"
 
     def checked_epsilon(self) -> Fraction:
         try:
@@ -132,6 +143,13 @@ class IntervalTreeParams:
         self.checked_epsilon()
         if self.branching is not None and (int(self.branching) != self.branching or self.branching < 2):
             raise HistogramInputError(f"branching must be an integer >= 2, got {self.branching!r}")
+        if self.published not in PUBLISHED:
+            raise HistogramInputError(f"published must be one of {', '.join(PUBLISHED)}, got {self.published!r}")
+        if self.published == "whole" and (self.round_counts or self.clamp_negative):
+            raise HistogramInputError(
+                "rounding and clamping apply to the least-squares estimates (published='least_squares'); "
+                "the default whole counts are already whole, non-negative and consistent"
+            )
         if self.shape not in ("regular", "sc"):
             raise HistogramInputError(f"shape must be 'regular' or 'sc', got {self.shape!r}")
         if self.shape == "sc" and self.algorithm != "luedp":
@@ -488,6 +506,70 @@ def post_process(leaves: np.ndarray, round_counts: bool, clamp_negative: bool):
     return out, info
 
 
+WHOLE_STEP = (
+    "non-negative whole counts: the least-squares bins summed over a binary tree of the bins, then from "
+    "the root down each pair of children projected onto {x >= 0, sum x = parent} and rounded by largest "
+    "remainder (the total is the root's estimate, rounded)"
+)
+
+
+def whole_bins(bin_estimates: np.ndarray) -> np.ndarray:
+    """Whole, non-negative bin counts summing to the rounded total of ``bin_estimates`` (>= 0).
+
+    The estimates are summed over the near-equal binary tree of the bins and projected top-down
+    (``project_tree``): a negative estimate takes its deficit from its nearest neighbours first, so every
+    range keeps close to its estimate. Projecting over the algorithm's own tree did worse where families
+    are wide: over p-Identity's flat tree, or H_b's 74-way root on Adult's ages, the all-range error of a
+    sparse histogram doubled; over the binary tree it stayed at or below the least-squares error
+    (``benchmarks/bench_whole_counts.py``)."""
+    est = np.asarray(bin_estimates, dtype=float)
+    tree = regular_tree(est.size, 2)
+    prefix = np.concatenate([[0.0], np.cumsum(est)])
+    nodes = project_tree(tree.parents, prefix[tree.hi] - prefix[tree.lo], integral=True, levels=tree.levels)
+    return nodes[tree.leaf_of_bin]
+
+
+def publish(estimates: np.ndarray, tree, params: IntervalTreeParams) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(published value of every node, published count of every bin, post-processing record) from the
+    consistent estimates of every node. Post-processing of noisy values: no budget, nothing private read.
+
+    ``published="whole"``: every bin is a whole number >= 0 (``whole_bins``), every node of the algorithm's
+    tree publishes the sum of its bins (so a parent is the sum of its children) and the bins sum to the
+    root's rounded estimate. Otherwise the least-squares estimates, with the optional rounding/clamping of
+    the leaves (``post_process``); the interior nodes then publish their estimates (the sums of the leaves
+    before rounding/clamping)."""
+    leaves = tree.leaf_of_bin
+    if params.published == "whole":
+        bins = whole_bins(np.asarray(estimates, dtype=float)[leaves])
+        prefix = np.concatenate([[0.0], np.cumsum(bins)])
+        nodes = prefix[tree.hi] - prefix[tree.lo]
+        info = {
+            "order": ["least squares consistency (exact BLUE)", WHOLE_STEP],
+            "consistency": "least_squares",
+            "published": "whole",
+            "clamped": False,
+            "rounded": False,
+            "note": (
+                "the analytic error describes the least-squares estimate; the whole counts differ from it "
+                "by the projection (benchmarks/RESULTS.md measures both)"
+            ),
+        }
+        return nodes, bins, info
+    released, info = post_process(estimates[leaves], params.round_counts, params.clamp_negative)
+    info["published"] = "least_squares"
+    return np.asarray(estimates, dtype=float), released, info
+
+
+def _published_events(tree, nodes: np.ndarray, released: np.ndarray, params: IntervalTreeParams):
+    """``LeavesReleased`` with what the release publishes: every node for whole counts (the interior nodes
+    are sums of published bins), the leaves only for least-squares estimates (an interior node's estimate
+    is not the sum of the rounded/clamped leaves)."""
+    if params.published == "whole":
+        yield LeavesReleased(tuple(range(tree.n_nodes)), tuple(nodes.tolist()))
+    else:
+        yield LeavesReleased(tuple(tree.leaf_of_bin.tolist()), tuple(released.tolist()))
+
+
 def run_interval_tree(
     counts, params: IntervalTreeParams, noise: NoiseSource, ledger: Ledger, teaching: bool = False
 ) -> Iterator[Event]:
@@ -561,11 +643,10 @@ def run_interval_tree(
     if not per_node:
         yield Progress(3, 5, "least squares done")
     yield ConsistencyDone("least_squares", tuple(est.tolist()), 2)
-    leaves = tree.leaf_of_bin
-    released, info = post_process(est[leaves], params.round_counts, params.clamp_negative)
+    nodes, released, info = publish(est, tree, params)
     if not per_node:
         yield Progress(4, 5, "post-processing done")
-    yield LeavesReleased(tuple(leaves.tolist()), tuple(released.tolist()))
+    yield from _published_events(tree, nodes, released, params)
     yield RunFinished(IntervalTreeResult(params, plan, noisy, est, released, bool(noise.is_secure), noise.label, info))
 
 
@@ -628,9 +709,9 @@ def _run_pidentity(
     est = plan.least_squares(noisy_bins, noisy_rows)
     nodes = np.concatenate([[est.sum()], est])  # the flat tree's order: the total, then the bins
     yield ConsistencyDone("least_squares", tuple(nodes.tolist()), 1)
-    released, info = post_process(est, params.round_counts, params.clamp_negative)
+    published, released, info = publish(nodes, tree, params)
     info["order"][0] = "exact weighted least squares of the bins from the bins and the weighted sums"
-    yield LeavesReleased(tuple(leaf.tolist()), tuple(released.tolist()))
+    yield from _published_events(tree, published, released, params)
     yield RunFinished(
         IntervalTreeResult(
             params,

@@ -70,15 +70,22 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
     p.add_argument(
+        "--published",
+        choices=["whole", "least-squares"],
+        default="whole",
+        help="what the CSV holds: whole non-negative counts, consistent across the tree's levels and "
+        "summing to the published total (default), or the least-squares estimates (decimals that may be "
+        "negative; unbiased)",
+    )
+    p.add_argument(
         "--round",
         action="store_true",
-        help="round released counts to whole numbers (after consistency); by default they are NOT "
-        "rounded: the least-squares estimates, decimals (the sidecar's counts_note says so)",
+        help="with --published least-squares: round the estimates to whole numbers (breaks consistency)",
     )
     p.add_argument(
         "--clamp",
         action="store_true",
-        help="clamp negative released counts to 0 (after consistency); by default negatives are kept",
+        help="with --published least-squares: clamp negative estimates to 0 (breaks consistency)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
@@ -195,6 +202,7 @@ def run(args) -> int:
             round_counts=args.round,
             clamp_negative=args.clamp,
             shape=args.shape,
+            published=args.published.replace("-", "_"),
         )
         params.validate()
         engine_name = chosen_engine(args) if args.data else "numpy"
@@ -214,6 +222,7 @@ def run(args) -> int:
                     clamp_negative=args.clamp,
                     edges=None if edges is None else tuple(float(e) for e in edges),
                     shape=args.shape,
+                    published=args.published.replace("-", "_"),
                 )
             plan_interval_tree(counts.size, params)  # shape and budgets before any noise
             setup = begin_release(

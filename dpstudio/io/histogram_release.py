@@ -2,7 +2,8 @@
 
 CSV columns: ``bin`` (1-based), ``lo`` and ``hi`` (the public edges, when known) or ``category`` (an
 ordinal column's public categories, neutralised against spreadsheet formulas), ``count`` (the released
-value: the consistent estimate, then rounding/clamping if asked); an output that is not a release (simulation
+value: by default a whole non-negative count, consistent across the tree's levels; on request the
+least-squares estimate, then rounding/clamping if asked); an output that is not a release (simulation
 noise, bin edges derived from the data) has a first column ``not_a_release`` whose every row says why, so
 the CSV on its own cannot pass for a release. The sidecar (``OUT.json`` beside
 ``OUT.csv``) holds the algorithm, tree shape, per-node budget summary, the ledger, the post-processing in
@@ -71,13 +72,20 @@ def release_csv(result: IntervalTreeResult, edges=None, labels=None) -> str:
 
 
 def counts_note(post_processing: dict) -> str:
-    """What the released counts are, in words: whether they were rounded and clamped (by default neither)."""
+    """What the released counts are, in words: whole non-negative consistent counts (the default), or the
+    least-squares estimates, rounded and clamped if asked."""
+    if post_processing.get("published", "least_squares") == "whole":
+        return (
+            "the released counts are whole numbers, never negative, consistent with every level of the tree "
+            "and summing to the published total (the default): the least-squares estimates projected "
+            "family by family from the root down, then rounded by largest remainder; the real-valued "
+            "least-squares estimates are published only on request (--published least-squares)"
+        )
     rounded, clamped = bool(post_processing.get("rounded")), bool(post_processing.get("clamped"))
     if not rounded and not clamped:
         return (
-            "the released counts are the least-squares estimates, neither rounded nor clamped (the "
-            "default): decimals that may be negative, unbiased and consistent; rounding (--round) and "
-            "clamping negatives to 0 (--clamp) are optional post-processing"
+            "the released counts are the least-squares estimates, asked for (--published least-squares), "
+            "neither rounded nor clamped: decimals that may be negative, unbiased and consistent"
         )
     done = " and ".join(
         w for w, on in (("rounded to whole numbers", rounded), ("negatives clamped to 0", clamped)) if on

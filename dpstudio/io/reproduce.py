@@ -152,6 +152,8 @@ def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
         args.append("--no-root")
     if s.missing == "drop":
         args.append("--drop-missing")
+    if p.published != "whole":
+        args += ["--published", p.published.replace("_", "-")]
     if p.round_counts:
         args.append("--round")
     if p.clamp_negative:

@@ -62,8 +62,47 @@ def test_event_stream_order_and_contents(algo, teaching):
     internal = ~tree.is_leaf
     assert np.allclose(est[internal], sums[internal])
     rel = next(e for e in events if isinstance(e, LeavesReleased))
-    assert np.allclose(rel.counts, result.released)
+    # whole counts (the default): every node is published, the bins are the leaves' values
+    assert list(rel.nodes) == list(range(tree.n_nodes))
+    published = np.array(rel.counts)
+    assert np.array_equal(published[tree.leaf_of_bin], result.released)
     assert not result.is_release and "simulation" in result.noise_label
+
+
+@pytest.mark.parametrize("algo", ["flat", "hb", "sc", "luedp", "hopt", "pidentity"])
+@pytest.mark.parametrize("dense", [True, False])
+def test_whole_counts_are_non_negative_consistent_and_keep_the_rounded_total(algo, dense):
+    counts = COUNTS if dense else np.where(np.arange(COUNTS.size) % 7 == 0, COUNTS, 0)
+    for seed in range(5):
+        events = list(run_interval_tree(counts, IntervalTreeParams(algo, 0.05), SimulationNoise(seed), Ledger(1)))
+        result = events[-1].result
+        rel = next(e for e in events if isinstance(e, LeavesReleased))
+        nodes = np.array(rel.counts)
+        tree = result.plan.tree
+        assert np.all(nodes >= 0) and np.array_equal(nodes, np.round(nodes))
+        sums = np.bincount(tree.parents[1:], weights=nodes[1:], minlength=tree.n_nodes)
+        assert np.array_equal(nodes[~tree.is_leaf], sums[~tree.is_leaf])
+        assert nodes[0] == max(round(result.estimates[0]), 0) == result.released.sum()
+        assert result.post_processing["published"] == "whole"
+        # the noise at epsilon 0.05 makes some least-squares leaves negative: the projection moved them
+        if seed == 0 and not dense:
+            assert (result.consistent_leaves < 0).any()
+
+
+def test_least_squares_on_request_publishes_the_estimates_of_the_leaves():
+    params = IntervalTreeParams("hb", 0.05, published="least_squares")
+    events = list(run_interval_tree(np.zeros(50, dtype=int), params, SimulationNoise(5), Ledger(1)))
+    result = events[-1].result
+    rel = next(e for e in events if isinstance(e, LeavesReleased))
+    assert list(rel.nodes) == result.plan.tree.leaf_of_bin.tolist()
+    assert np.array_equal(result.released, result.consistent_leaves)
+    assert (result.released < 0).any() and result.post_processing["published"] == "least_squares"
+
+
+@pytest.mark.parametrize("flag", ["round_counts", "clamp_negative"])
+def test_rounding_or_clamping_whole_counts_is_refused(flag):
+    with pytest.raises(HistogramInputError, match="least-squares"):
+        IntervalTreeParams("hb", 1, **{flag: True}).validate()
 
 
 def test_budget_events_match_plan_and_paths_sum_to_epsilon():
@@ -93,7 +132,7 @@ def test_secure_release_small():
 
 
 def test_post_processing_order_round_and_clamp():
-    params = IntervalTreeParams("flat", 0.05, round_counts=True, clamp_negative=True)
+    params = IntervalTreeParams("flat", 0.05, round_counts=True, clamp_negative=True, published="least_squares")
     result = release_histogram(np.zeros(50, dtype=int), params, SimulationNoise(5), Ledger(1))
     assert np.all(result.released >= 0) and np.all(result.released == np.round(result.released))
     assert np.allclose(result.released, np.round(np.maximum(result.consistent_leaves, 0)))

@@ -311,18 +311,23 @@ def _fmt(value) -> str:
             return f"[{', '.join(_fmt(v) for v in vals[:3])}, ...]"
         return "[" + ", ".join(_fmt(v) for v in vals) + "]"
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):.1f}"
+        v = float(value)
+        return f"{int(v):,}" if v.is_integer() else f"{v:,.1f}"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
     return str(value)
 
 
 def node_text(node, show_true: bool = False, compact: bool = False) -> str:
-    """Label of one node: generalized values / interval, noisy count, consistent count (true: teaching).
+    """Label of one node: generalized values / interval, published, consistent and noisy counts (true: teaching).
 
-    ``compact``: two short lines, for crowded views: the label and the consistent count once consistency has
-    run (what the release publishes; the noisy count is in the node's details, on click), else the noisy one.
+    ``compact``: two short lines, for crowded views: the label and the published count once the run released
+    it, else the consistent count once consistency has run, else the noisy one (the others are in the
+    node's details, on click).
     """
     if compact:
-        vals = _fmt(node.consistent) if node.consistent is not None else _fmt(node.noisy)
+        shown = next((v for v in (node.released, node.consistent) if v is not None), node.noisy)
+        vals = _fmt(shown)
         if show_true and node.true_count is not None:
             vals += f" ({_fmt(node.true_count)})"
         if node.epsilon is not None and vals:  # the node's own count budget (interval trees)
@@ -330,6 +335,8 @@ def node_text(node, show_true: bool = False, compact: bool = False) -> str:
         label = node.label if len(node.label) <= 14 else node.label[:12] + ".."
         return label + ("\n" + vals if vals else "")
     lines = [node.label]
+    if node.released is not None:
+        lines.append(f"published {_fmt(node.released)}")
     if node.consistent is not None:
         lines.append(f"consistent {_fmt(node.consistent)}")
     if node.noisy is not None:

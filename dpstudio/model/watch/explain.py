@@ -72,6 +72,7 @@ class CountExplanation:
     half_width: int  # the 95 % interval of the noise is [-half_width, half_width]
     ledger: list[LedgerLine] = field(default_factory=list)
     consistent: tuple | None = None
+    published: tuple | None = None  # the node's published count, once the run released it
     true_count: tuple | None = None  # teaching mode, when asked
     noise: tuple | None = None  # realised noise (noisy - true): teaching mode, when asked
     share_of_counts: float | None = None  # the part of the run's count budget that paid for this count
@@ -80,12 +81,22 @@ class CountExplanation:
     SMALL_SHARE = 0.05
 
     def lines(self) -> list[str]:
-        """The consistent count first (what the release publishes), then the noisy one and how it was made."""
+        """What the release publishes first (or the consistent estimate before it), then the noisy count and
+        how it was made."""
         out = []
-        if self.consistent is not None:
+        if self.published is not None:
+            out.append(f"{self.label}: published count {_fmt(self.published)} (what the release publishes)")
+            if self.consistent is not None and _as_tuple(self.published) != self.consistent:
+                out.append(
+                    f"least-squares estimate {_fmt(self.consistent)}: the noisy counts of the whole tree "
+                    "combined by least squares; the published counts are made whole and non-negative from "
+                    "these estimates (post-processing that costs no budget)"
+                )
+        elif self.consistent is not None:
             out.append(
-                f"{self.label}: consistent count {_fmt(self.consistent)} (what the release publishes: the noisy "
-                "counts of the whole tree combined by least squares, post-processing that costs no budget)"
+                f"{self.label}: consistent count {_fmt(self.consistent)} (the noisy counts of the whole tree "
+                "combined by least squares, post-processing that costs no budget; the release publishes the "
+                "leaves' counts, made whole and non-negative from these estimates)"
             )
         out += [
             f"{self.label}: noisy count {_fmt(self.noisy)}",
@@ -200,6 +211,7 @@ def explain_count(state, node_id: int, teaching: bool = False, show_true: bool =
         half_width=interval_half_width(scale) if scale > 0 else 0,
         ledger=[_line(i, s) for i, s in paid],
         consistent=_as_tuple(nd.consistent),
+        published=_as_tuple(nd.released),
         share_of_counts=_share(paid, spends),
     )
     if teaching and show_true and nd.true_count is not None:

@@ -93,3 +93,12 @@ def assert_no_exact_counts(outputs: Outputs, counts: dict, noisy_column: str = "
         found = integers_in(text)
         leaked = {what: n for what, n in counts.items() if n in found}
         assert not leaked, f"{name} holds exact counts {leaked}"
+
+
+def owner_notes(stderr: str) -> tuple[list[str], str]:
+    """(the 'note: ' lines, the rest of stderr): the notes tell the data owner rounded figures of their data
+    (the share of rows left out for a missing value); they are the console's only lines that may differ between
+    neighbouring tables, and never hold a count."""
+    lines = stderr.splitlines()
+    notes = [x for x in lines if x.startswith("note: ")]
+    return notes, "".join(f"{x}\n" for x in lines if not x.startswith("note: "))

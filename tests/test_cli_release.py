@@ -233,6 +233,31 @@ def test_missing_values_dropped_or_kept_as_category(files, capsys):
     assert "?" in meta["cut"]["country"]["leaf_to_label"]
 
 
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_rows_left_out_for_missing_values_are_stated_never_counted(files, capsys, engine):
+    """Issue 34 item 4: without --missing the rows with a missing value are left out, and the data owner is
+    told on stderr (a rounded share, the columns, the other choice); the sidecar states the rule, the same
+    for a table with and without such rows (no figure)."""
+    tmp, data, tax = files
+    holes = tmp / "holes.csv"
+    body = "".join(f"{c},{a},{h}\n" for c, a, h in ROWS)
+    holes.write_text("country,age,hired\n" + body + "?,30,Y\n?,31,N\n,32,N\n")  # 3 of 43 rows: 7 %
+    assert main(args(holes, tax, tmp / "d.csv", "--seed", "1", "--engine", engine)) == 0
+    err = capsys.readouterr().err
+    assert "note: 7 % of the rows have a missing value in country and were left out" in err
+    assert "--missing category keeps them" in err and " 3 " not in err and "43" not in err
+    rule = json.loads((tmp / "d.json").read_text())["missing"]
+    assert rule == {"rule": "drop", "words": "rows with a missing value in a released column were left out"}
+    assert main(args(data, tax, tmp / "c.csv", "--seed", "1", "--engine", engine)) == 0
+    assert "missing value" not in capsys.readouterr().err  # nothing left out: nothing said
+    assert json.loads((tmp / "c.json").read_text())["missing"] == rule
+    tax2 = tmp / "country2.csv"
+    tax2.write_text(tax.read_text() + "?;Unknown;Any\n")
+    assert main(args(holes, tax2, tmp / "k.csv", "--seed", "1", "--missing", "category", "--engine", engine)) == 0
+    assert "left out" not in capsys.readouterr().err
+    assert json.loads((tmp / "k.json").read_text())["missing"]["rule"] == "category"
+
+
 def test_engine_options_reach_the_sidecar(files):
     tmp, data, tax = files
     a = args(

@@ -17,7 +17,8 @@ with another class is an input error, a declared class no record holds is releas
 ``--type`` declares a numeric attribute's kind (public; without it: whole-number bounds -> integer, else
 continuous with resolution about 1e-4 of the range); DiffGen's split points lie on the lattice
 lo + k * resolution (integer: resolution 1). Rows with a missing value in a used column are dropped by
-default (the Adult protocol); how many is not reported anywhere (it is data). ``--missing category`` keeps
+default (the Adult protocol): stderr tells the data owner the rounded share of rows left out, the sidecar's
+``missing`` states the rule (never how many: that is data). ``--missing category`` keeps
 them with the value "?" (``--missing-token`` another; the taxonomy must then cover it). ``--seed N`` runs on seeded simulation noise:
 the output is marked "not_a_release". ``--report OUT.html`` also writes the HTML report. Without
 ``--steps``, h is chosen from epsilon alone (``algorithms.diffgen_auto``; the sidecar's ``steps_choice``). Bad input: exit 2,
@@ -133,7 +134,13 @@ def add_parser(subparsers) -> None:
         "(h : |A_num| + h), or to MAXGDDP's tree levels",
     )
     p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
-    p.add_argument("--missing", choices=("drop", "category"), default="drop")
+    p.add_argument(
+        "--missing",
+        choices=("drop", "category"),
+        default="drop",
+        help="rows with a missing value in a released column: drop them (default; stderr says what share of "
+        "the rows that is) or keep missing as a category of its own",
+    )
     p.add_argument(
         "--missing-token",
         default="?",
@@ -244,7 +251,7 @@ def run(args) -> int:
     from ..core.budget import as_fraction
     from ..io.atomic import OutputPathError, check_output_path
     from ..io.encoding import EncodingError, check_classes, parse_bounds
-    from ..io.release import sidecar_path, write_release
+    from ..io.release import missing_rule, sidecar_path, write_release
 
     eps = _parse_epsilon(args.epsilon)
     steps = _parse_steps(args.steps)
@@ -305,7 +312,7 @@ def run(args) -> int:
             for a in taxonomies
             if a in bounds or taxonomies[a].is_numeric
         }
-        data, fingerprint = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
+        data, fingerprint, missing_note = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
         params, setup = _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out)
     finally:
         if engine is not None:
@@ -331,7 +338,11 @@ def run(args) -> int:
             expand_records=args.expand_records,
             omit_zero_cells=args.omit_zero_cells,
             simulation=simulation,
-            extra={"dataset_budget": budget, "steps_choice": steps_choice},
+            extra={
+                "dataset_budget": budget,
+                "steps_choice": steps_choice,
+                "missing": missing_rule(args.missing, args.missing_token),  # the rule, never how many
+            },
             also=also,
         )
     except OutputPathError as exc:
@@ -344,6 +355,8 @@ def run(args) -> int:
         f"{result.leaf_values.shape[0]} leaf partitions x {len(result.classes)} classes; "
         f"epsilon spent {float(ledger.spent):g} of {float(ledger.total):g}"
     )
+    if missing_note:
+        print(missing_note, file=sys.stderr)
     print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
     return 0
 
@@ -390,8 +403,27 @@ def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count
     )
 
 
+def _dropped_note(frame, keep, weights) -> str:
+    """For the data owner (stderr, after the release: the figure is data, rounded) the share of the rows the
+    default leaves out; "" when none."""
+    import numpy as np
+
+    from ..model.project.missing import share_words
+
+    drop = ~keep.to_numpy()
+    if not drop.any():
+        return ""
+    w = np.ones(len(frame)) if weights is None else np.asarray(weights, dtype=float)
+    share = float(w[drop].sum() / w.sum())
+    cols = [c for c in frame.columns if frame[c].isna().to_numpy()[drop].any()]
+    return (
+        f"note: {share_words(share)} of the rows have a missing value in {', '.join(cols)} and were left out "
+        "(--missing drop, the default); --missing category keeps them as a value of their own"
+    )
+
+
 def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_sources):
-    """(the coded input, a function giving the data's fingerprint): read by numpy (the whole table in
+    """(the coded input, a function giving the data's fingerprint, the note on rows left out): read by numpy (the whole table in
     memory) or by a SQL engine (its group-by counts of the used columns only; docs/scale.md)."""
     from ..io.dataset_fingerprint import table_print
     from ..io.encoding import EncodingError, encode_table
@@ -428,8 +460,10 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
     if len(frame) == 0:
         raise CliError(f"{args.data}: the table is empty (no rows)")
     frame = frame[used]
+    note = ""
     if args.missing == "drop":
         keep = ~frame.isna().any(axis=1)
+        note = _dropped_note(frame, keep, weights)
         frame = frame.loc[keep].reset_index(drop=True)
         weights = None if weights is None else weights[keep.to_numpy()]
     else:
@@ -453,7 +487,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
         )
     except EncodingError as exc:
         raise CliError(str(exc)) from None
-    return data, fingerprint
+    return data, fingerprint, note
 
 
 def _check_columns(args, columns, used) -> None:

@@ -157,6 +157,17 @@ def sidecar(result, simulation: bool = False, extra: dict | None = None, expand_
     return d
 
 
+def missing_rule(choice: str, token: str = "?") -> dict:
+    """The sidecar's statement of what was done with missing values: the rule only (data-independent; how
+    many rows it concerned is data and is never written)."""
+    if choice == "drop":
+        return {
+            "rule": "drop",
+            "words": "rows with a missing value in a released column were left out",
+        }
+    return {"rule": "category", "token": token, "words": f"a missing value is kept as the value {token!r}"}
+
+
 def write_release(
     result,
     out_csv,

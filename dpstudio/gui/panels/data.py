@@ -787,31 +787,22 @@ class DataPanel(QtWidgets.QWidget):
             self._nunique = {}
         self._refresh_attributes()
 
-    def _missing_mask(self):
-        """``frame.isna()`` of the loaded data, computed once per data frame."""
-        frame = self.project.frame
-        cached = getattr(self, "_na", None)
-        if cached is None or cached[0] is not frame:
-            cached = (frame, None if frame is None else frame.isna())
-            self._na = cached
-        return cached[1]
-
     def _preview_frame(self):
         """The rows the preview shows: the whole table in memory, or the first rows of a table read through
         DuckDB (``EngineTable.preview_frame``)."""
         table = self.project.engine_table
         return self.project.frame if table is None else table.preview_frame()
 
+    def missing_summary(self):
+        """The model's missing-value figures for the columns a release may use (every column not ignored)."""
+        from dpstudio.model.project.missing import missing_summary
+
+        p = self.project
+        return missing_summary(p, [c for c in p.columns if p.roles.get(c) != IGNORE])
+
     def missing_report(self) -> dict[str, int]:
         """Missing cells per attribute of the loaded data (attributes with none are left out)."""
-        table = self.project.engine_table
-        if table is not None:
-            return {c: n for c, n in table.missing_per_column().items() if n}
-        mask = self._missing_mask()
-        if mask is None:
-            return {}
-        counts = mask.sum()
-        return {str(c): int(n) for c, n in counts.items() if n}
+        return self.missing_summary().per_column
 
     def refresh(self) -> None:
         if not self.project.has_data:
@@ -861,7 +852,8 @@ class DataPanel(QtWidgets.QWidget):
         self._updating = True
         try:
             current = self.current_attribute()
-            missing = self.missing_report()
+            summary = self.missing_summary()
+            missing = summary.per_column
             self.attr_table.setRowCount(len(p.columns))
             for r, c in enumerate(p.columns):
                 b = p.bounds.get(c)
@@ -897,20 +889,16 @@ class DataPanel(QtWidgets.QWidget):
                         item.setToolTip(f"{prov.source}: {pv.DERIVED_NOTE}" if derived else "")
                         if derived:
                             item.setForeground(QtGui.QColor("#ef6c00"))
-            total_rows = p.n_rows
-            used = [c for c in p.columns if p.roles.get(c) != IGNORE]
             parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
-            if missing and p.engine_table is not None:  # the rows per used set need a pass over the file
-                rows_any = p.engine_table.missing_report().rows_with_missing
+            if missing and not summary.exact:  # the rows per used set need a pass over the file
                 self.missing_label.setText(
-                    f"{rows_any:,} of {total_rows:,} rows have a missing value in some "
+                    f"{summary.rows_in_used:,} of {summary.rows_total:,} rows have a missing value in some "
                     f"attribute (the run counts those in the used ones as it reads the "
                     f"file). Missing cells: {parts}."
                 )
             elif missing:
-                rows_with = int(self._missing_mask()[used].any(axis=1).sum()) if used else 0
                 self.missing_label.setText(
-                    f"{rows_with:,} of {total_rows:,} rows have a missing value in a used "
+                    f"{summary.rows_in_used:,} of {summary.rows_total:,} rows have a missing value in a used "
                     f"attribute. Missing cells: {parts}."
                 )
             else:

@@ -41,6 +41,7 @@ import json
 import math
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -769,12 +770,7 @@ class Project:
         from dpstudio.model.release import budget_plan as bp
 
         if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
-            attr = (self.params or {}).get("attribute")
-            if attr is None:
-                found = [
-                    a for a in self.attributes(QUASI_IDENTIFIER) if self.types.get(a) == NUMERIC and a in self.bounds
-                ]
-                attr = found[0] if found else None
+            attr = (self.params or {}).get("attribute") or self.histogram_attribute()
             return [] if attr is None else [pv.key(pv.TYPE, attr), pv.key(pv.BOUNDS, attr)]
         out = []
         for a in self.attributes(QUASI_IDENTIFIER):
@@ -787,6 +783,22 @@ class Project:
         if self.class_attribute is not None:
             out.append(pv.key(pv.CLASSES, self.class_attribute))
         return out
+
+    def histogram_attribute(self) -> str | None:
+        """The attribute a histogram bins when none is named: the first numeric quasi-identifier with bounds."""
+        found = [a for a in self.attributes(QUASI_IDENTIFIER) if self.types.get(a) == NUMERIC and a in self.bounds]
+        return found[0] if found else None
+
+    def release_columns(self) -> list[str]:
+        """The columns a release run of the current algorithm reads (and drops rows on, when missing values
+        are dropped): the histogram's attribute, or the quasi-identifiers and the class."""
+        from dpstudio.model.release import budget_plan as bp
+
+        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+            attr = (self.params or {}).get("attribute") or self.histogram_attribute()
+            return [attr] if attr else []
+        cls = self.class_attribute
+        return self.attributes(QUASI_IDENTIFIER) + ([cls] if cls else [])
 
     def unconfirmed_inputs(self) -> list[str]:
         """The release's inputs derived from the data and not confirmed public knowledge (export refuses)."""
@@ -983,7 +995,14 @@ class Project:
         what = f"studio {self.algorithm} on {self.data_path.name if self.data_path is not None else 'data'}"
         request = self.account.request(eps, what)
         request.binding = self.question_binding()
-        return ReleaseService().question(request)
+        question = ReleaseService().question(request)
+        if not question.refusal and self.missing == DROP_MISSING:
+            from dpstudio.model.project.missing import drop_note, missing_summary
+
+            note = drop_note(missing_summary(self, self.release_columns()))
+            if note:
+                question = replace(question, notes=(*question.notes, note))
+        return question
 
     release_confirmation = release_question
 

@@ -85,7 +85,13 @@ def write_export(
     snapshot = project.run_snapshot  # what ran, with the provenance its inputs had then
     public_inputs = [dict(x) for x in snapshot.public_inputs]
     r = project.result
-    extra = {"public_inputs": public_inputs, "dataset_budget": project.run_budget}  # the charge, no fingerprint
+    from dpstudio.io.release import missing_rule
+
+    extra = {
+        "public_inputs": public_inputs,
+        "dataset_budget": project.run_budget,  # the charge, no fingerprint
+        "missing": missing_rule(snapshot.missing, snapshot.missing_token),  # the rule, never how many rows
+    }
     from dpstudio.io.report import report_html
     from dpstudio.io.reproduce import shell_script
     from dpstudio.model.release.report_facts import report_facts

@@ -70,6 +70,7 @@ class ReleaseQuestion:
     related: str = ""
     request: ReleaseRequest | None = field(default=None, compare=False, repr=False)
     total_defaulted: bool = False  # a new dataset with no total set: ``budget`` is this release's epsilon
+    notes: tuple[str, ...] = ()  # what the release does to the data that the owner should know (rows left out)
 
     def text(self) -> str:
         """The question, in plain words."""
@@ -94,6 +95,7 @@ class ReleaseQuestion:
                 )
         else:
             lines.append(f"This spends epsilon = {float(self.epsilon):g}.")
+        lines += list(self.notes)
         caution = epsilon_caution(self.epsilon)
         lines += [
             *(f"WARNING: {w}" for w in ((caution,) if caution else ()) + self.warnings),

@@ -162,15 +162,8 @@ def encode_table(project: Project, progress=None):
 
 
 def histogram_attribute(project: Project) -> str | None:
-    """The attribute a histogram bins when none is named: the first numeric quasi-identifier with bounds."""
-    return next(
-        (
-            a
-            for a in project.columns
-            if project.types.get(a) == NUMERIC and a in project.bounds and project.roles.get(a) == QUASI_IDENTIFIER
-        ),
-        None,
-    )
+    """The attribute a histogram bins when none is named (``Project.histogram_attribute``)."""
+    return project.histogram_attribute()
 
 
 DEFAULT_BINS = 256

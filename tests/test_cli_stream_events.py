@@ -101,9 +101,12 @@ def test_a_cap_of_k_is_counted_and_every_spend_is_for_sensitivity_k(tmp_path):
         )
         side = out.sidecar
         assert side["parameters"]["per_timestamp_cap"] == 3 and side["parameters"]["sensitivity"] == sensitivity
-        assert (
-            side["source"]["per_bucket_cap"] == 3 and "at most 3 events a week" in side["source"]["guarantee_in_people"]
-        )
+        words = side["source"]["guarantee_in_people"]
+        assert side["source"]["per_bucket_cap"] == 3
+        if mechanism == "binary":  # event-level: per week, never per person over the horizon
+            assert "at most 3 events counted" in words and "holds per week, not per person over the horizon" in words
+        else:
+            assert "at most 3 events a week" in words and "holds for each person over the horizon" in words
         assert "3" in side["neighbouring"]
         spends = side["ledger"]["spends"] if "spends" in side["ledger"] else side["ledger"]["entries"]
         assert spends and all(int(float(s["sensitivity"])) == sensitivity for s in spends)

@@ -22,6 +22,10 @@ from dpstudio.core.stream_partition import MODES, default_groups, group_index, p
 from . import stream_baselines as base
 from . import stream_shp as shp
 
+#: At most this many published values, (T - w + 1) windows x w: the windows, their variances and the CSV
+#: hold them several times over (at 20 million, about 0.4 GiB of numbers and a CSV of about 0.5 GB).
+MAX_PUBLISHED_VALUES = 20_000_000
+
 MECHANISMS = {
     "swm": "SHP1: sliding-window mechanism, every window a fresh query (eps/(T-w+1) each)",
     "tpm": "SHP2: time-point mechanism, every count noised once with eps/T",
@@ -77,6 +81,8 @@ class StreamParams:
             raise StreamInputError(f"unknown mechanism {self.mechanism!r} (one of {', '.join(MECHANISMS)})")
         if self.grouping not in MODES:
             raise StreamInputError(f"unknown grouping {self.grouping!r} (one of {', '.join(MODES)})")
+        if int(self.cap) < 1 or int(self.cap) != self.cap:
+            raise StreamInputError(f"the per-timestamp cap K must be a whole number of at least 1, got {self.cap}")
         horizon = length if self.horizon is None else int(self.horizon)
         if horizon < length:
             raise StreamInputError(f"the horizon {horizon} is shorter than the stream ({length} timestamps)")
@@ -92,13 +98,18 @@ class StreamParams:
             raise StreamInputError(f"the window must be at least 1, got {w}")
         if w > length:
             raise StreamInputError(f"the window {w} is larger than the stream ({length} timestamps)")
+        values = (horizon - w + 1) * w
+        if values > MAX_PUBLISHED_VALUES:
+            raise StreamInputError(
+                f"{horizon - w + 1:,} windows of {w} timestamps make {values:,} published values: at most "
+                f"{MAX_PUBLISHED_VALUES:,} (the windows, their variances and the CSV hold each several times); choose a "
+                "shorter window, a longer bucket or a shorter range"
+            )
         if self.groups is not None:
             if self.grouping not in ("seed", "approx"):
                 raise StreamInputError("--groups goes with --grouping seed or approx")
             if not 1 <= int(self.groups) <= w:
                 raise StreamInputError(f"--groups must be between 1 and the window {w}, got {self.groups}")
-        if int(self.cap) < 1 or int(self.cap) != self.cap:
-            raise StreamInputError(f"the per-timestamp cap K must be a whole number of at least 1, got {self.cap}")
         if self.mechanism == "asm" and not 0 < float(self.ratio) <= 1:
             raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
         return horizon

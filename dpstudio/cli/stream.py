@@ -45,6 +45,18 @@ def add_parser(sub) -> None:
         "--end", dest="events_end", metavar="DATE", help="with --events: the end of the range (YYYY-MM-DD, excluded)"
     )
     p.add_argument(
+        "--time-format",
+        choices=["iso", "epoch-seconds", "epoch-milliseconds", "day-number", "week-number"],
+        default="iso",
+        help="with --events: how the time column is written: ISO dates or timestamps (default), epoch seconds or "
+        "milliseconds (UTC), or day or week numbers counted from --time-origin",
+    )
+    p.add_argument(
+        "--time-origin",
+        metavar="DATE",
+        help="with --time-format day-number or week-number: the public date (YYYY-MM-DD) that number 0 stands for",
+    )
+    p.add_argument(
         "--per-bucket-cap",
         type=int,
         default=1,
@@ -96,8 +108,10 @@ def load_stream(args):
 
     if getattr(args, "events", None):
         return _load_events(args)
-    if any(getattr(args, k, None) for k in ("user", "time", "bucket", "events_start", "events_end")):
-        raise CliError("--user/--time/--bucket/--start/--end go with --events")
+    if any(getattr(args, k, None) for k in ("user", "time", "bucket", "events_start", "events_end", "time_origin")):
+        raise CliError("--user/--time/--bucket/--start/--end/--time-origin go with --events")
+    if getattr(args, "time_format", "iso") != "iso":
+        raise CliError("--time-format goes with --events")
     if getattr(args, "per_bucket_cap", 1) != 1:
         raise CliError("--per-bucket-cap goes with --events")
     if bool(args.counts) == bool(args.data):
@@ -133,14 +147,37 @@ def _load_events(args):
     missing += [n for n, v in (("--start", args.events_start), ("--end", args.events_end)) if not v]
     if missing:
         raise CliError(f"--events needs {', '.join(missing)}")
-    settings = (args.events, args.user, args.time, args.bucket, args.events_start, args.events_end)
+    settings = (args.events, args.user, args.time, args.bucket, args.events_start, args.events_end, args.per_bucket_cap)
+    settings += (args.time_format, args.time_origin)
     try:
-        counts, report = bucket_events(*settings, args.per_bucket_cap)
-        source = events_source(*settings, args.per_bucket_cap)
+        source = events_source(*settings, mechanism=args.mechanism)  # the public settings checked first
+        counts, report = bucket_events(*settings)
     except EventStreamError as exc:
         raise CliError(str(exc)) from None
     print(f"dpstudio stream: {report.words()}", file=sys.stderr)
     return counts, source
+
+
+def _check_cap(cap) -> None:
+    from dpstudio.io.event_stream import EventStreamError, check_cap
+
+    try:
+        check_cap(cap)
+    except EventStreamError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _public_horizon(args) -> int | None:
+    """The number of public buckets of an event log's range (its horizon), from the options alone; None
+    while an option is missing (``_load_events`` names it)."""
+    from dpstudio.io.event_stream import EventStreamError, public_buckets
+
+    if not (args.bucket and args.events_start and args.events_end):
+        return None
+    try:
+        return len(public_buckets(args.events_start, args.events_end, args.bucket))
+    except EventStreamError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _events_print(args):
@@ -178,6 +215,11 @@ def run(args) -> int:
             cap=args.per_bucket_cap if args.events else 1,  # K: every mechanism's noise for sensitivity K
         )
         eps = params.checked_epsilon()
+        if args.events:
+            _check_cap(args.per_bucket_cap)
+        horizon = _public_horizon(args) if args.events else None
+        if horizon is not None:  # the public range gives the horizon: checked before the log is read
+            params.validate(horizon)
         counts, source = load_stream(args)
         params.validate(counts.size)  # every check before the store is charged or noise drawn
         setup = begin_release(

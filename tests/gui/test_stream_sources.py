@@ -148,3 +148,60 @@ def test_in_the_window_an_event_log_loads_in_the_worker_with_its_cap(qtbot, wind
     assert "contributes at most 2" in panel.guarantee_label.text()
     assert "K = 2" in panel.recommend_label.text()
     assert panel.params().cap == 2
+
+
+def test_an_epoch_second_log_released_by_clicks_with_binary_said_per_bucket(qtbot, panel, monkeypatch, tmp_path):
+    """Issue 34 item 3 in the studio: the dialog's 'time written as' reads epoch seconds (the counts those of
+    the CLI's reader), a day-number format waits for its origin, a log read as dates says which format it looks
+    like, and binary's guarantee in people's terms is per week."""
+    from dpstudio.gui.widgets.stream_source_dialog import StreamSourceDialog
+
+    rng = np.random.default_rng(4)
+    seconds = 1704067200 + rng.integers(0, 70 * 86400, 3000)
+    path = tmp_path / "logins.csv"
+    pd.DataFrame({"user": rng.integers(0, 150, 3000), "ts": seconds}).to_csv(path, index=False)
+
+    d = StreamSourceDialog(path, ["user", "ts"])
+    qtbot.addWidget(d)
+    d.events_radio.setChecked(True)
+    d.user_combo.setCurrentText("user")
+    d.time_combo.setCurrentText("ts")
+    d.start_edit.setText("2024-01-01")
+    d.end_edit.setText("2024-03-11")
+    assert d.ok_button.isEnabled() and not d.origin_edit.isEnabled()
+    d.format_combo.setCurrentIndex(d.format_combo.findData("day-number"))
+    assert d.origin_edit.isEnabled() and not d.ok_button.isEnabled()  # a day number needs its origin
+    d.origin_edit.setText("2024-01-01")
+    assert d.ok_button.isEnabled() and d.source().origin == "2024-01-01"
+
+    def fill(fmt):
+        def f(dialog):
+            dialog.events_radio.setChecked(True)
+            dialog.user_combo.setCurrentText("user")
+            dialog.time_combo.setCurrentText("ts")
+            dialog.start_edit.setText("2024-01-01")
+            dialog.end_edit.setText("2024-03-11")
+            dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(fmt))
+
+        return f
+
+    messages = []
+    monkeypatch.setattr(panel, "_message", lambda text, *a, **k: messages.append(text), raising=False)
+    before = panel.source
+    _open(panel, monkeypatch, path, fill("iso"))
+    assert panel.source is before  # refused: the stream shown stays
+    assert messages and "set 'time written as' to epoch seconds" in messages[-1] and "--" not in messages[-1]
+    _open(panel, monkeypatch, path, fill("epoch-seconds"))
+    expected, _ = bucket_events(path, "user", "ts", "week", "2024-01-01", "2024-03-11", 1, "epoch-seconds")
+    assert panel.counts.tolist() == expected.tolist() and expected.sum() > 0
+    choose(panel.mechanism_combo, "binary")
+    assert "holds per week, not per person over the horizon" in panel.guarantee_label.text()
+    panel.project.set_mode(RELEASE)
+    panel.window_box.setValue(4)
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
+    run_and_wait(qtbot, panel)
+    assert panel.result.is_release
+    _csv, json_path, _report = panel.export_to(tmp_path / "logins_release.csv")
+    side = json.loads(json_path.read_text())
+    assert side["source"]["time_format"] == "epoch-seconds"
+    assert "holds per week, not per person over the horizon" in side["source"]["guarantee_in_people"]

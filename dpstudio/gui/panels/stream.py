@@ -370,7 +370,8 @@ class StreamPanel(QtWidgets.QWidget):
             else:
                 text = self.playback.guarantee
         if self.source is not None and self.source.kind == EVENTS:
-            text += f". In people's terms: {self.source.record()['guarantee_in_people']}"
+            mechanism = self.mechanism_combo.currentData() if self.playback is None else self.run_params.mechanism
+            text += f". In people's terms: {self.source.record(mechanism)['guarantee_in_people']}"
         self.guarantee_label.setText(f"Guarantee: {text}")
 
     def _on_mode(self, _field) -> None:
@@ -571,7 +572,7 @@ class StreamPanel(QtWidgets.QWidget):
                 path,
                 self.result,
                 self.ledger,
-                self.run_source.record(),
+                self.run_source.record(self.run_params.mechanism),
                 None,
                 overwrite,
                 extra={"dataset_budget": self.budget_record, "recommendation": advice_entry},

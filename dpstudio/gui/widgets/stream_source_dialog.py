@@ -2,7 +2,8 @@
 with one row per timestamp, or an event log with one row per event (a person and a time), bucketed over a
 public range with at most K events per person per bucket counted (``io.event_stream``; K is every mechanism's
 sensitivity). Columns are picked
-from the file's header; the range is typed (public: never read from the data)."""
+from the file's header; the range, how the time is written and a day or week number's origin are typed
+(public: never read from the data)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ from PySide6 import QtWidgets
 from dpstudio.model.stream.session import COUNTS, EVENTS, TABLE, StreamSource
 
 NONE = "(file order)"
+#: (words, io.event_stream's time format), in the order offered
+TIME_FORMAT_CHOICES = (
+    ("dates or timestamps (2024-01-31, 2024-01-31 08:15)", "iso"),
+    ("epoch seconds (1706688900)", "epoch-seconds"),
+    ("epoch milliseconds (1706688900000)", "epoch-milliseconds"),
+    ("day numbers from a date", "day-number"),
+    ("week numbers from a date", "week-number"),
+)
+NUMBERED = ("day-number", "week-number")
 
 
 class StreamSourceDialog(QtWidgets.QDialog):
@@ -40,6 +50,13 @@ class StreamSourceDialog(QtWidgets.QDialog):
         self.start_edit.setPlaceholderText("YYYY-MM-DD")
         self.end_edit = QtWidgets.QLineEdit()
         self.end_edit.setPlaceholderText("YYYY-MM-DD (excluded)")
+        self.format_combo = QtWidgets.QComboBox()
+        for text, fmt in TIME_FORMAT_CHOICES:
+            self.format_combo.addItem(text, fmt)
+        self.format_combo.setAccessibleName("How the time is written")
+        self.origin_edit = QtWidgets.QLineEdit()
+        self.origin_edit.setPlaceholderText("YYYY-MM-DD: the date number 0 stands for")
+        self.origin_edit.setAccessibleName("The date that day or week number 0 stands for")
         self.cap_box = QtWidgets.QSpinBox()
         self.cap_box.setRange(1, 1000)
         self.cap_box.setValue(1)
@@ -50,6 +67,8 @@ class StreamSourceDialog(QtWidgets.QDialog):
         )
         form.addRow("count column", self.column_combo)
         form.addRow("time column", self.time_combo)
+        form.addRow("time written as", self.format_combo)
+        form.addRow("number 0 is the date", self.origin_edit)
         form.addRow("person column", self.user_combo)
         form.addRow("bucket", self.bucket_combo)
         form.addRow("first bucket", self.start_edit)
@@ -78,16 +97,19 @@ class StreamSourceDialog(QtWidgets.QDialog):
             r.toggled.connect(self._update)
         for c in (self.column_combo, self.user_combo, self.time_combo):
             c.currentIndexChanged.connect(self._update)
-        for e in (self.start_edit, self.end_edit):
+        for e in (self.start_edit, self.end_edit, self.origin_edit):
             e.textChanged.connect(self._update)
+        self.format_combo.currentIndexChanged.connect(self._update)
         self._update()
 
     def _update(self, *_) -> None:
         table, events = self.table_radio.isChecked(), self.events_radio.isChecked()
         self.column_combo.setEnabled(table)
         self.time_combo.setEnabled(table or events)
-        for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit, self.cap_box):
+        for w in (self.user_combo, self.bucket_combo, self.start_edit, self.end_edit, self.cap_box, self.format_combo):
             w.setEnabled(events)
+        numbered = self.format_combo.currentData() in NUMBERED
+        self.origin_edit.setEnabled(events and numbered)
         ready = self.counts_radio.isChecked()  # OK only once every choice the kind needs is made
         if table:
             ready = self.column_combo.currentIndex() >= 0
@@ -97,6 +119,7 @@ class StreamSourceDialog(QtWidgets.QDialog):
                 and self.time_combo.currentText() not in ("", NONE)
                 and bool(self.start_edit.text().strip())
                 and bool(self.end_edit.text().strip())
+                and (not numbered or bool(self.origin_edit.text().strip()))
             )
         self.ok_button.setEnabled(ready)
 
@@ -114,6 +137,8 @@ class StreamSourceDialog(QtWidgets.QDialog):
                 bucket=self.bucket_combo.currentText(),
                 end=self.end_edit.text().strip(),
                 cap=self.cap_box.value(),
+                time_format=self.format_combo.currentData(),
+                origin=self.origin_edit.text().strip() if self.format_combo.currentData() in NUMBERED else None,
             )
         if self.table_radio.isChecked():
             return StreamSource(TABLE, self.path, column=self.column_combo.currentText(), time_column=time)

@@ -44,6 +44,34 @@ def bundled_ilinet() -> Path | None:
         return None
 
 
+#: The command line's options for an event log, and the fields of the studio's dialog that set them
+DIALOG_FIELDS = (
+    ("--time-format", "'time written as'"),
+    ("--time-origin", "'number 0 is the date'"),
+    ("--per-bucket-cap", "'events per person per bucket'"),
+    ("--start", "'first bucket'"),
+    ("--end", "'end of the range'"),
+)
+
+
+FORMAT_WORDS = {
+    "epoch-seconds": "epoch seconds",
+    "epoch-milliseconds": "epoch milliseconds",
+    "day-number": "day numbers",
+    "week-number": "week numbers",
+}
+
+
+def studio_words(message: str) -> str:
+    """An event-log message of ``io.event_stream`` (written for the command line) with each option named as
+    the dialog's field that sets it, and the format's value as the dialog words it."""
+    for option, field in DIALOG_FIELDS:
+        message = message.replace(f"give {option} ", f"set {field} to ").replace(option, field)
+    for fmt, words in FORMAT_WORDS.items():
+        message = message.replace(fmt, words)
+    return message
+
+
 @dataclass(frozen=True)
 class StreamSource:
     kind: str  # COUNTS, ILINET, TABLE or EVENTS
@@ -56,6 +84,8 @@ class StreamSource:
     bucket: str = "week"  # events: day, week or month
     end: str | None = None  # events: the end of the public range (excluded)
     cap: int = 1  # events: at most K events per person per bucket counted (the mechanisms' sensitivity K)
+    time_format: str = "iso"  # events: how the time is written (io.event_stream.TIME_FORMATS)
+    origin: str | None = None  # events: the public date that day or week number 0 stands for
 
     def load(self) -> np.ndarray:
         return self.load_with_report()[0]
@@ -75,13 +105,22 @@ class StreamSource:
                 raise StreamInputError("an event log needs its person and time columns and the public range")
             try:
                 return bucket_events(
-                    self.path, self.user, self.time_column, self.bucket, self.start, self.end, self.cap
+                    self.path,
+                    self.user,
+                    self.time_column,
+                    self.bucket,
+                    self.start,
+                    self.end,
+                    self.cap,
+                    self.time_format,
+                    self.origin,
                 )
             except EventStreamError as exc:
-                raise StreamInputError(str(exc)) from None
+                raise StreamInputError(studio_words(str(exc))) from None
         return read_ilinet(self.path, self.region, self.column, self.start), None
 
-    def record(self) -> dict:
+    def record(self, mechanism: str | None = None) -> dict:
+        """The sidecar's ``source``; an event log's guarantee in people's terms depends on the ``mechanism``."""
         if self.kind == COUNTS:
             return {"source": "counts file", "file": str(self.path)}
         if self.kind == TABLE:
@@ -95,7 +134,18 @@ class StreamSource:
             from dpstudio.io.event_stream import events_source
 
             assert self.user is not None and self.time_column is not None  # load() refused the source otherwise
-            return events_source(self.path, self.user, self.time_column, self.bucket, self.start, self.end, self.cap)
+            return events_source(
+                self.path,
+                self.user,
+                self.time_column,
+                self.bucket,
+                self.start,
+                self.end,
+                self.cap,
+                self.time_format,
+                self.origin,
+                mechanism,
+            )
         return {
             "source": "data file",
             "file": str(self.path),

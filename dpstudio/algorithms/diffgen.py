@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..core import consistency as cons
-from ..core.budget import Ledger, as_fraction, check_usable_epsilon
+from ..core.budget import MIN_EPSILON, Ledger, as_fraction, check_usable_epsilon
 from ..core.events import (
     BudgetAssigned,
     BudgetSpent,
@@ -101,6 +101,8 @@ HAY = "hay_generalized"
 NO_CONSISTENCY = "none"
 #: the most specialization steps a run takes: each keeps a budget line and a tree level; far beyond any useful h
 MAX_STEPS = 1000
+#: The finest numeric split grid (candidate split points per numeric attribute).
+MAX_GRID_BINS = 1 << 20
 #: MAXGDDP's public split grid for a numeric attribute without a taxonomy (``_grid_for``): "equal" =
 #: ``grid_bins`` equal-width bins of the bounds; "log" = the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside
 #: the bounds when they start at 0 or above and span at least three decades (hi >= 1000 max(lo, 1)), the
@@ -141,6 +143,16 @@ PRESETS = {
         tree_projection=True,
     ),
 }
+
+
+def _usable_share(name: str, share, eps) -> None:
+    """A share of epsilon that is spent must leave a usable epsilon (``core.budget.MIN_EPSILON``): below it
+    the noise scale is beyond any figure (ValueError naming the share)."""
+    if share > 0 and share * eps < MIN_EPSILON:
+        raise ValueError(
+            f"{name} {float(share):.3g} of epsilon {float(eps):g} leaves {float(share * eps):.3g} for its step: "
+            f"below the smallest usable epsilon, {float(MIN_EPSILON):g}"
+        )
 
 
 @dataclass(frozen=True)
@@ -225,10 +237,14 @@ class DiffGenParams:
         tf = as_fraction(self.tree_fraction)
         if not (0 < tf < 1):
             raise ValueError("tree_fraction must lie strictly between 0 and 1")
+        if self.budget == "geometric" and self.count_fraction is None and self.selection_fractions is None:
+            _usable_share("tree_fraction", tf, as_fraction(self.epsilon))
+            _usable_share("1 - tree_fraction", 1 - tf, as_fraction(self.epsilon))
         if not (self.fanout >= 1 and math.isfinite(self.fanout)):
             raise ValueError("fanout must be >= 1")
-        if self.grid_bins < 2:
-            raise ValueError("grid_bins must be at least 2")
+        if not 2 <= self.grid_bins <= MAX_GRID_BINS:
+            shown = self.grid_bins if self.grid_bins < 10**15 else f"about 1e{len(str(int(self.grid_bins))) - 1}"
+            raise ValueError(f"grid_bins must be from 2 to {MAX_GRID_BINS:,}, got {shown}")
         self._validate_split()
         return self
 
@@ -240,7 +256,10 @@ class DiffGenParams:
                 raise ValueError(f"{name} must be a number, got {value!r}") from None
             if not (0 <= f <= 1) or (lo_open and f == 0):
                 raise ValueError(f"{name} must lie in {'(0' if lo_open else '[0'}, 1], got {value!r}")
+            _usable_share(name, f, eps)
             return f
+
+        eps = as_fraction(self.epsilon)
 
         used = Fraction(0)
         if self.count_fraction is not None:
@@ -249,6 +268,7 @@ class DiffGenParams:
             cf = frac("count_fraction", self.count_fraction)
             if cf >= 1:
                 raise ValueError("count_fraction must be below 1 (the selection steps need budget)")
+            _usable_share("1 - count_fraction", 1 - cf, eps)
         if self.selection_fractions is not None:
             sel = [frac("selection_fractions", f) for f in self.selection_fractions]
             if len(sel) != int(self.steps):

@@ -91,6 +91,8 @@ AUTO_HOPT_MAX_BINS = 1 << 16
 AUTO_PIDENTITY_MAX_BINS = 4096
 
 MIN_BINS = 2
+#: The widest node a tree may have (a flat histogram of up to this many bins is one node's children).
+MAX_BRANCHING = 1 << 24
 #: What a release publishes: whole non-negative consistent counts (default) or the least-squares estimates.
 PUBLISHED = ("whole", "least_squares")
 
@@ -143,6 +145,11 @@ class IntervalTreeParams:
         self.checked_epsilon()
         if self.branching is not None and (int(self.branching) != self.branching or self.branching < 2):
             raise HistogramInputError(f"branching must be an integer >= 2, got {self.branching!r}")
+        if self.branching is not None and self.branching > MAX_BRANCHING:
+            shown = self.branching if self.branching < 10**15 else f"about 1e{len(str(int(self.branching))) - 1}"
+            raise HistogramInputError(
+                f"branching must be at most {MAX_BRANCHING:,} (children of one node), got {shown}"
+            )
         if self.published not in PUBLISHED:
             raise HistogramInputError(f"published must be one of {', '.join(PUBLISHED)}, got {self.published!r}")
         if self.published == "whole" and (self.round_counts or self.clamp_negative):

@@ -110,7 +110,7 @@ class StreamParams:
                 raise StreamInputError("--groups goes with --grouping seed or approx")
             if not 1 <= int(self.groups) <= w:
                 raise StreamInputError(f"--groups must be between 1 and the window {w}, got {self.groups}")
-        if self.mechanism == "asm" and not 0 < float(self.ratio) <= 1:
+        if not 0 < float(self.ratio) <= 1:  # nan fails too
             raise StreamInputError(f"the sampling ratio must be in (0, 1], got {self.ratio}")
         return horizon
 

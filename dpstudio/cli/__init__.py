@@ -26,9 +26,27 @@ class CliError(Exception):
     """Bad input: printed as one line, exit status 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the project's rule for bad input: one line on stderr (not the usage), exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number >= 0 (a seed)."""
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dpstudio", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command")
+    parser = OneLineParser(prog="dpstudio", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
     for module in SUBCOMMANDS.values():
         try:
             mod = importlib.import_module(f"dpstudio.cli.{module}")

@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import CliError
+from . import CliError, non_negative_int
 from .engines import add_engine_options, chosen_engine, open_chosen
 from .release import _progress_printer, add_type_option, parse_types
 
@@ -66,7 +66,7 @@ def add_parser(subparsers) -> None:
         action="store_true",
         help="the grid eps in {0.1,0.25,0.5,1} x h in {4,7,10,13,16} (unless --epsilon/--steps list others)",
     )
-    p.add_argument("--seed", type=int, default=0, help="base seed of the simulation noise (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="base seed of the simulation noise (default 0)")
     p.add_argument("--secure", action="store_true", help="use OpenDP's secure samplers instead of simulation noise")
     p.add_argument(
         "--encoding",

@@ -14,7 +14,7 @@ import functools
 import math
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
-from dpstudio.cli import CliError
+from dpstudio.cli import CliError, non_negative_int
 from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
 
@@ -68,7 +68,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-root", action="store_true", help="do not noise the root (the total)")
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
-    p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
+    p.add_argument("--seed", type=non_negative_int, help="simulation noise with this seed: the output is NOT a release")
     p.add_argument(
         "--published",
         choices=["whole", "least-squares"],

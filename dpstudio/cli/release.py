@@ -30,7 +30,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import CliError
+from . import CliError, non_negative_int
 from .budget import add_store_options, begin_release, check_store_options
 from .engines import add_engine_options, chosen_engine, open_chosen
 
@@ -81,7 +81,12 @@ def add_parser(subparsers) -> None:
         help="number of specializations h (>= 0; default: chosen from epsilon, see docs/release.md)",
     )
     p.add_argument("--out", required=True, help="OUT.csv (the sidecar goes to OUT.json)")
-    p.add_argument("--seed", type=int, default=None, help="seeded simulation noise: the output is marked NOT A RELEASE")
+    p.add_argument(
+        "--seed",
+        type=non_negative_int,
+        default=None,
+        help="seeded simulation noise: the output is marked NOT A RELEASE",
+    )
     p.add_argument("--score", choices=("max", "infogain"), default="max")
     p.add_argument(
         "--score-scope",
@@ -133,7 +138,7 @@ def add_parser(subparsers) -> None:
         "rest goes to the selection steps and split points in DiffGen's proportions "
         "(h : |A_num| + h), or to MAXGDDP's tree levels",
     )
-    p.add_argument("--fanout", type=float, default=3.0, help="maxgddp: f in the level ratio r = f^(1/3)")
+    p.add_argument("--fanout", type=float, default=None, help="maxgddp: f in the level ratio r = f^(1/3) (default 3)")
     p.add_argument(
         "--missing",
         choices=("drop", "category"),
@@ -241,8 +246,12 @@ def _parse_steps(text) -> int | None:
         h = int(str(text).strip())
     except ValueError:
         raise CliError(f"--steps must be a whole number >= 0, got {text!r}") from None
+    from ..algorithms.diffgen import MAX_STEPS
+
     if h < 0:
         raise CliError(f"--steps must be >= 0, got {h}")
+    if h > MAX_STEPS:
+        raise CliError(f"--steps must be at most {MAX_STEPS}, got {h if h < 10**15 else f'about 1e{len(str(h)) - 1}'}")
     return h
 
 
@@ -366,12 +375,15 @@ def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count
     charged) before any noise."""
     from ..algorithms.diffgen import preset
 
+    for option, value in (("--tree-fraction", args.tree_fraction), ("--fanout", args.fanout)):
+        if value is not None and args.algorithm != "maxgddp":
+            raise CliError(f"{option} applies to --algorithm maxgddp only (its geometric budget over the levels)")
     overrides = {
         "score": args.score,
         "score_scope": args.score_scope,
         "grid_bins": args.grid_bins,
         "tree_fraction": tree_fraction,
-        "fanout": args.fanout,
+        "fanout": 3.0 if args.fanout is None else args.fanout,
         "clamp_negative": not args.no_clamp,
         "round_counts": not args.no_round,
     }

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from dpstudio.algorithms.stream_runs import MECHANISMS
-from dpstudio.cli import CliError
+from dpstudio.cli import CliError, non_negative_int
 from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
 from dpstudio.core.stream_partition import MODES
 
@@ -96,7 +96,7 @@ def add_parser(sub) -> None:
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
-    p.add_argument("--seed", type=int, help="simulation noise with this seed: the output is NOT a release")
+    p.add_argument("--seed", type=non_negative_int, help="simulation noise with this seed: the output is NOT a release")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
     p.set_defaults(run=run)

@@ -119,3 +119,65 @@ def test_new_dataset_declares_a_resembling_table_other_people(setup, capsys):
     # once charged, those exact records belong to their own dataset
     assert release(renamed, tax, tmp / "d.csv") == 2
     assert "dataset 'renamed'" in capsys.readouterr().err
+
+
+def histogram(data, out, *extra):
+    argv = ["histogram", "--data", str(data), "--column", "age", "--edges", "15:40:1", "--algorithm", "hb"]
+    return main([*argv, "--epsilon", "1/2", "--out", str(out), *extra])
+
+
+@pytest.mark.parametrize(
+    "columns", [["age"], ["age", "country", "hired"]], ids=["the ages alone", "the released columns"]
+)
+def test_a_file_of_some_of_its_columns_is_the_same_people(setup, capsys, columns):
+    """Issue 34 item 5: a file holding only the released columns was a fresh dataset: a histogram of the same
+    people's ages got a second full budget."""
+    tmp, tax, original = setup
+    assert release(original, tax, tmp / "a.csv", "--dataset-budget", "1") == 0
+    part = tmp / "part.csv"
+    pd.read_csv(original)[columns].to_csv(part, index=False)
+    capsys.readouterr()
+    assert histogram(part, tmp / "h.csv") == 0
+    err = capsys.readouterr().err
+    assert "charged to the known dataset 'people'" in err and "a table of some of its columns" in err, err
+    assert spends() == {"people": (1.0, 1.0)}
+    assert histogram(part, tmp / "h2.csv") == 2  # the lifetime total is spent, whichever file asks
+    assert "dataset 'people'" in capsys.readouterr().err and spends() == {"people": (1.0, 1.0)}
+
+
+def test_a_table_that_adds_columns_is_the_same_people(setup, capsys):
+    tmp, tax, original = setup
+    assert release(original, tax, tmp / "a.csv") == 0
+    wide = tmp / "wide.csv"
+    f = pd.read_csv(original)
+    rng = np.random.default_rng(3)
+    extra = {f"derived_{i}": rng.integers(0, 100, len(f)) for i in range(16)}  # 16 columns added: 4 of 20 shared
+    f.assign(**extra).to_csv(wide, index=False)
+    capsys.readouterr()
+    assert release(wide, tax, tmp / "b.csv") == 2  # recognised: 'people' has spent its total
+    err = capsys.readouterr().err
+    assert "dataset 'people'" in err and spends() == {"people": (0.5, 0.5)}
+
+
+def test_related_records_are_looked_up_inside_the_charge_transaction(tmp_path):
+    """Two first releases of related tables at the same moment: the second's lookup of related records ran
+    before its transaction, so both created a dataset (5 of 15 trials). Here the other charge is made to land
+    between the two steps, deterministically."""
+    from dpstudio.io.dataset_fingerprint import table_print
+
+    store_path = tmp_path / "s.sqlite"
+    a, b = open_store(str(store_path)), open_store(str(store_path))
+    frame = people()
+    first, second = table_print(frame), table_print(frame.rename(columns={"weight": "wt"}))
+    real = a._transaction
+    landed = []
+
+    def transaction_after_the_other_charge():
+        if not landed:  # the other process's first charge lands just before this one's transaction
+            landed.append(b.charge(second, "1/2", "other", "release", name="renamed", total="1"))
+        return real()
+
+    a._transaction = transaction_after_the_other_charge
+    charge = a.charge(first, "1/2", "this", "release", name="people")
+    assert charge.dataset == "renamed" and "hold the same values" in charge.related
+    assert [d.name for d in a.datasets()] == ["renamed"] and float(a.datasets()[0].spent) == 1

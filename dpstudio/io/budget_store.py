@@ -11,13 +11,22 @@ the first release's epsilon: any further release on the same data needs a delibe
 
 Recognising the same people under trivial edits: beside the exact fingerprint, every print charged is kept
 with its per-column prints and its distinct-records print (``dataset_fingerprint``). A table whose exact
-print is new but that matches a known dataset on most of its columns (more than half of the larger table's
-columns, by their values as multisets, names ignored: a renamed, added or dropped column) or on its
-distinct records (every row duplicated; only where one of the two tables has mostly distinct records, since
-two samples of a table of few combinations share them all) is charged there (``related``), unless the caller declares it a new
-dataset deliberately (``new_dataset=True``). Not recognised: a table with most columns' values changed, a
-sample or a subset of the rows, rows added or removed (each changes every column's multiset), or a
-different coding of most columns (ages in years against age groups).
+print is new is charged to a known dataset (``related``) when its columns hold the same values as that
+dataset's columns (by their values as multisets, names ignored) in one of three ways: all of its columns
+(a file of some of the dataset's columns: age alone, or age, sex and the class), all of the dataset's
+columns (the same records with columns added), or more than half of the larger table's columns (a renamed,
+added or dropped column); or when it has the same distinct records (every row duplicated; only where one
+of the two tables has mostly distinct records, since two samples of a table of few combinations share them
+all). The caller may declare it a new dataset deliberately (``new_dataset=True``). The lookup runs inside
+the charge's transaction, so two first releases of related tables at the same moment go to one dataset.
+
+Not recognised (a limit of matching by values, stated in docs/budget.md): a table with most columns' values
+changed, a sample or a subset of the rows, rows added or removed (each changes every column's multiset), a
+different coding of a column (ages in years against age groups), and counts files (``--counts``): a
+histogram's bins are not records, so the same ages binned by 1, 2 or 5 years are three datasets. A column
+of few values that happens to hold the same multiset as a known dataset's (all "yes" in two tables of the
+same size) is charged there: the mistake costs budget, never privacy, and the release question names the
+dataset and why.
 
 ``charge`` checks and records a spend in one SQLite transaction (``BEGIN IMMEDIATE``: concurrent charges
 from several processes are serialised, so they never overspend) with the exact arithmetic of
@@ -292,47 +301,35 @@ class BudgetStore:
 
     def related(self, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
         """A known dataset that ``fp`` matches loosely (see the module docstring), with the reason in
-        words; None when there is none. Callers ask it only for records not known exactly (``match``; the
-        exact lookup inside ``charge``'s transaction comes first)."""
+        words; None when there is none. Callers ask it only for records not known exactly (``match``;
+        ``charge`` asks again inside its transaction, after the exact lookup)."""
         if not fp.column_prints and not fp.distinct:
             return None
         con = self._connect(write=False)
         if con is None:
             return None
         try:
-            best = None
-            for ident, cols, distinct, rows, n_distinct in con.execute(
-                "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"
-            ):
-                theirs = json.loads(cols)
-                if (
-                    fp.distinct
-                    and distinct == fp.distinct
-                    and (
-                        n_distinct >= MOSTLY_DISTINCT * max(rows, 1)
-                        or fp.approx_distinct >= MOSTLY_DISTINCT * max(fp.approx_rows, 1)
-                    )
-                ):
-                    reason = "the same distinct records (rows repeated or not)"
-                    score = (2, 0)
-                else:
-                    shared = _multiset_overlap(fp.column_prints, theirs)
-                    if not shared or shared <= MOST_COLUMNS * max(len(fp.column_prints), len(theirs)):
-                        continue
-                    reason = (
-                        f"{shared} of its {len(fp.column_prints)} columns hold the same values as "
-                        f"{shared} of that dataset's {len(theirs)} (column names are not compared)"
-                    )
-                    score = (1, shared)
-                if best is None or score > best[0]:
-                    best = (score, ident, reason)
-            if best is None:
-                return None
-            rows = self._rows(con, "WHERE id = ?", (best[1],))
+            return self._related(con, fp)
         except sqlite3.DatabaseError as exc:
             raise BudgetStoreError(f"budget store {self.path} is not usable ({exc})") from None
         finally:
             con.close()
+
+    def _related(self, con, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
+        """``related`` on an open connection (inside ``charge``'s transaction, so two first charges of
+        related tables cannot both create a dataset)."""
+        if not fp.column_prints and not fp.distinct:
+            return None
+        best = None
+        for ident, cols, distinct, rows, n_distinct in con.execute(
+            "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"
+        ):
+            found = _related_reason(fp, json.loads(cols), distinct, rows, n_distinct)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = (found[0], ident, found[1])
+        if best is None:
+            return None
+        rows = self._rows(con, "WHERE id = ?", (best[1],))
         return (rows[0], best[2]) if rows else None
 
     def match(self, fp: DatasetPrint, new_dataset: bool = False) -> tuple[DatasetBudget | None, str]:
@@ -396,15 +393,16 @@ class BudgetStore:
         that they are other people) makes a new entry instead. ``Charge.related`` says why."""
         eps = check_epsilon(epsilon)
         new_total = None if total is None else check_epsilon(total)
-        related = None if new_dataset else self.related(fp)
         reason = ""
         with self._transaction() as con:
-            # the exact records are looked up inside the transaction: two first charges race safely
+            # the exact records, then related ones, are looked up inside the transaction: two first charges
+            # of the same or related records race safely
             row = con.execute(
                 "SELECT id, name, total FROM datasets WHERE fingerprint = ? OR id IN "
                 "(SELECT dataset FROM prints WHERE fingerprint = ?)",
                 (fp.fingerprint, fp.fingerprint),
             ).fetchone()
+            related = None if row is not None or new_dataset else self._related(con, fp)
             if row is None and related is not None:
                 row = con.execute("SELECT id, name, total FROM datasets WHERE name = ?", (related[0].name,)).fetchone()
                 reason = related[1] if row is not None else ""
@@ -488,6 +486,47 @@ class BudgetStore:
             if row is None:
                 raise BudgetStoreError(f"no dataset named {label!r} in the budget store {self.path}")
             change(con, row[0], _spends(con, row[0]))
+
+
+def _related_reason(fp: DatasetPrint, theirs: list, distinct: str, rows: int, n_distinct: int):
+    """((rank, shared), reason) when ``fp`` matches a known print loosely, else None: the same distinct
+    records (person-level data), or columns holding the same values: most of the columns, all of its
+    columns (a table of some of that dataset's columns), or all of that dataset's (a table that adds
+    columns to it)."""
+    if (
+        fp.distinct
+        and distinct == fp.distinct
+        and (
+            n_distinct >= MOSTLY_DISTINCT * max(rows, 1)
+            or fp.approx_distinct >= MOSTLY_DISTINCT * max(fp.approx_rows, 1)
+        )
+    ):
+        return (2, 0), "the same distinct records (rows repeated or not)"
+    mine = fp.column_prints
+    shared = _multiset_overlap(mine, theirs)
+    if not shared:
+        return None
+    names = "(column names are not compared)"
+    if shared == len(mine) and shared < len(theirs):
+        return (1, shared), (
+            f"its {_columns(shared)} {'holds' if shared == 1 else 'hold'} the same values as {shared} of that "
+            f"dataset's {len(theirs)}: a table of some of its columns {names}"
+        )
+    if shared == len(theirs) and shared < len(mine):
+        return (1, shared), (
+            f"{shared} of its {len(mine)} columns hold the same values as all of that dataset's {len(theirs)}: "
+            f"the same records with columns added {names}"
+        )
+    if shared > MOST_COLUMNS * max(len(mine), len(theirs)):
+        return (1, shared), (
+            f"{shared} of its {len(mine)} columns hold the same values as {shared} of that dataset's "
+            f"{len(theirs)} {names}"
+        )
+    return None
+
+
+def _columns(n: int) -> str:
+    return "1 column" if n == 1 else f"{n} columns"
 
 
 def _multiset_overlap(a, b) -> int:

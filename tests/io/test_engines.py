@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -443,3 +444,50 @@ def test_duckdb_histogram_metadata_is_the_same_for_neighbouring_tables(tmp_path)
     assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and a.rows[0] == ["bin", "lo", "hi", "count"]
     assert without(a.sidecar, HISTOGRAM_VARYING) == without(b.sidecar, HISTOGRAM_VARYING)
     assert a.stdout == b.stdout and a.stderr == b.stderr
+
+
+# -- the three engines print alike on the values pandas and SQL parse differently (issue 34 item 5) -----------
+ODD_COLUMNS = {
+    "bool": ["true", "false", "true", "?"],
+    "bool_caps": ["True", "FALSE", "true", "false"],
+    "inf": ["inf", "1.5", "-inf", "2"],
+    "Infinity": ["Infinity", "1", "2", "3"],
+    "nan_in_numbers": ["1", "NaN", "2", "3"],
+    "nan_in_text": ["x", "NaN", "y", "z"],
+    "underscore": ["1_000", "2", "3", "4"],
+    "hex": ["0x10", "1", "2", "3"],
+    "exponent": ["1e3", "2", "+3", "4."],
+    "big": ["12345678901234567890", "1", "2", "-0"],
+    "spaces": [" 1", "2 ", " 3 ", "?"],
+    "mixed": ["1", "a", "2", ""],
+}
+
+
+def _odd_files(tmp_path):
+    csv = tmp_path / "odd.csv"
+    pd.DataFrame({"k": ["a", "b", "c", "d"], **ODD_COLUMNS}).to_csv(csv, index=False)
+    parquet = tmp_path / "odd.parquet"
+    pd.DataFrame(
+        {"k": list("abcd"), "b": [True, False, True, None], "f": [1.5, np.inf, 2.0, -np.inf], "g": [1.0, np.nan, 2, 3]}
+    ).to_parquet(parquet)
+    return csv, parquet
+
+
+@pytest.mark.parametrize("column", list(ODD_COLUMNS))
+def test_duckdb_prints_each_odd_column_as_numpy_does(tmp_path, column):
+    """true/false, infinities, NaN and 1_000 used to print differently (or fail) through DuckDB."""
+    path = tmp_path / f"{column}.csv"
+    pd.DataFrame({"k": list("abcd"), column: ODD_COLUMNS[column]}).to_csv(path, index=False)
+    with engines.open_engine("duckdb") as eng:
+        assert eng.table_print(describe(path)) == table_print(load_table(path).frame)
+
+
+def test_duckdb_prints_native_booleans_and_infinities_as_numpy_does(tmp_path):
+    _csv, parquet = _odd_files(tmp_path)
+    with engines.open_engine("duckdb") as eng:
+        assert eng.table_print(describe(parquet)) == table_print(load_table(parquet).frame)
+
+
+def test_spark_prints_the_odd_columns_as_numpy_does(spark_session, tmp_path):
+    for path in _odd_files(tmp_path):
+        assert spark_session.table_print(describe(path)) == table_print(load_table(path).frame), path.name

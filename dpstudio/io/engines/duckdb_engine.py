@@ -36,6 +36,7 @@ class DuckDBEngine(SqlEngine):
         self.con.execute("SET enable_progress_bar = true")  # query_progress() for the progress callback
         self.con.execute("SET enable_progress_bar_print = false")
         self._registered = None
+        self._native: dict[str, str] = {}
 
     def quote(self, name: str) -> str:
         return '"' + str(name).replace('"', '""') + '"'
@@ -59,8 +60,12 @@ class DuckDBEngine(SqlEngine):
         except self._duckdb.Error as exc:
             raise EngineError(f"duckdb cannot read {source.path.name}: {str(exc).splitlines()[0]}") from None
         kinds = {str(name): not _is_number(str(kind)) for name, kind, *_ in types}
+        self._native = {str(name): _native(str(kind)) for name, kind, *_ in types}
         self._registered = (source, kinds)
         return kinds
+
+    def native_type(self, column: str) -> str:
+        return self._native.get(column, "other")
 
     def frame(self, sql: str) -> pd.DataFrame:
         try:
@@ -81,7 +86,7 @@ class DuckDBEngine(SqlEngine):
         self.con.interrupt()
 
     def table_print(self, source: Source, progress: EngineProgress | None = None):
-        sql, numeric = self.print_query(source, progress)
+        sql, read = self.print_query(source, progress)
 
         def run():
             result = self.con.execute(sql)
@@ -93,12 +98,19 @@ class DuckDBEngine(SqlEngine):
                         return
                     yield chunk
 
-            return combine_prints([partial_print(chunks(), numeric)])
+            return combine_prints([partial_print(chunks(), read)])
 
         return self.watched(run, progress, "fingerprinting the table for the budget store")
 
     def close(self) -> None:
         self.con.close()
+
+
+def _native(kind: str) -> str:
+    k = kind.upper()
+    if k == "BOOLEAN":
+        return "bool"
+    return "float" if k.startswith(("DOUBLE", "FLOAT", "REAL")) else "other"
 
 
 def _is_number(kind: str) -> bool:

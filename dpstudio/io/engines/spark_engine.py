@@ -87,8 +87,15 @@ class SparkEngine(SqlEngine):
             raise EngineError(f"spark cannot read {source.path.name}: {str(exc).splitlines()[0]}") from None
         df.createOrReplaceTempView("src")
         kinds = {name: kind == "string" for name, kind in df.dtypes}
+        self._native = {
+            name: "bool" if kind == "boolean" else "float" if kind in ("double", "float") else "other"
+            for name, kind in df.dtypes
+        }
         self._registered = (source, kinds)
         return kinds
+
+    def native_type(self, column: str) -> str:
+        return getattr(self, "_native", {}).get(column, "other")
 
     def frame(self, sql: str) -> pd.DataFrame:
         self.spark.sparkContext.setJobGroup(self.group, "dpstudio", interruptOnCancel=True)
@@ -115,13 +122,13 @@ class SparkEngine(SqlEngine):
         self.spark.sparkContext.cancelJobGroup(self.group)
 
     def table_print(self, source: Source, progress: EngineProgress | None = None):
-        sql, numeric = self.print_query(source, progress)
+        sql, read = self.print_query(source, progress)
         df = self.spark.sql(sql)
         columns = list(df.columns)
 
         def run():
             self.spark.sparkContext.setJobGroup(self.group, "dpstudio", interruptOnCancel=True)
-            parts = df.rdd.mapPartitions(lambda rows: [_partition_sums(rows, columns, numeric)]).collect()
+            parts = df.rdd.mapPartitions(lambda rows: [_partition_sums(rows, columns, read)]).collect()
             return combine_prints((tuple(n) if n else None, [int(s) for s in sums], r) for n, sums, r in parts)
 
         return self.watched(run, progress, "fingerprinting the table for the budget store")
@@ -133,12 +140,12 @@ class SparkEngine(SqlEngine):
             self.spark.stop()
 
 
-def _partition_sums(rows, columns, numeric):
+def _partition_sums(rows, columns, read):
     """On an executor: the row-hash sums of one partition (only these leave it)."""
     chunk = pd.DataFrame([tuple(r) for r in rows], columns=columns)
     if chunk.empty:
         return (None, ["0", "0"], 0)
-    names, sums, n = partial_print(iter([chunk]), numeric)
+    names, sums, n = partial_print(iter([chunk]), read)
     return (list(names), [str(s) for s in sums], n)
 
 

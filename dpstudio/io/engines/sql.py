@@ -29,6 +29,11 @@ from .source import Source
 EngineProgress = Callable[[float, str], object]
 POLL_SECONDS = 0.2
 COUNT = "dpstudio_records"
+#: how load_table reads a column (``SqlEngine.column_kinds``)
+NUMBER, NUMBERS_AS_TEXT, BOOLEAN, TEXT = "number", "numbers as text", "boolean", "text"
+#: the words pandas' CSV parser reads as booleans (load_table then writes them 'True' and 'False')
+BOOL_TOKENS = ("True", "TRUE", "true", "False", "FALSE", "false")
+FLOAT_MAX = "1.7976931348623157e308"
 
 
 def literal(text: str) -> str:
@@ -126,49 +131,107 @@ class SqlEngine:
         return out.reset_index(drop=True), counts
 
     def numeric_columns(self, source: Source, kinds: dict[str, bool]) -> set[str]:
-        """The text columns every present value of which is a number (read as numbers, like load_table)."""
+        """The columns ``load_table`` reads as numbers (``column_kinds``)."""
+        return {c for c, k in self.column_kinds(source, kinds).items() if k == NUMBER}
+
+    def column_kinds(self, source: Source, kinds: dict[str, bool]) -> dict[str, str]:
+        """{column: how ``load_table`` reads it}: ``NUMBER`` (every present value a finite number as pandas
+        parses it: not '1_000', 'nan' or 'inf'), ``NUMBERS_AS_TEXT`` (numbers with an infinity among them:
+        pandas reads them as floats, then the loader writes them as text, 'Infinity' as 'inf'),
+        ``BOOLEAN`` (every present value True/TRUE/true/False/FALSE/false, or a native boolean: text
+        'True'/'False'), else ``TEXT``. One aggregate query over the file."""
         text = [c for c in source.names if kinds[c]]
-        if not text:
-            return {c for c in source.names if not kinds[c]}
+        native = {c: self.native_type(c) for c in source.names if not kinds[c]}
+        floats = [c for c, t in native.items() if t == "float"]
         parts = []
         for i, c in enumerate(text):
             e = self.column(source, c, True)
-            parts.append(f"COUNT({e}) AS p{i}, COUNT(TRY_CAST({e} AS DOUBLE)) AS n{i}")
-        row = self.frame(f"SELECT {', '.join(parts)} FROM src").iloc[0]
-        numeric = {c for i, c in enumerate(text) if row[f"p{i}"] > 0 and row[f"n{i}"] == row[f"p{i}"]}
-        return numeric | {c for c in source.names if not kinds[c]}
+            x = f"(CASE WHEN instr({e}, '_') = 0 THEN TRY_CAST({e} AS DOUBLE) END)"
+            tokens = ", ".join(literal(t) for t in BOOL_TOKENS)
+            parts += [
+                f"COUNT({e}) AS p{i}",
+                f"COUNT(CASE WHEN abs({x}) < {FLOAT_MAX} THEN 1 END) AS n{i}",
+                f"COUNT(CASE WHEN {x} IS NOT NULL AND NOT isnan({x}) THEN 1 END) AS m{i}",  # Spark: isnan(NULL) false
+                f"COUNT(CASE WHEN {e} IN ({tokens}) THEN 1 END) AS b{i}",
+            ]
+        for i, c in enumerate(floats):
+            q = self.quote(c)
+            parts.append(
+                f"COUNT(CASE WHEN {q} IS NOT NULL AND NOT isnan({q}) AND NOT abs({q}) < {FLOAT_MAX} THEN 1 END) AS f{i}"
+            )
+        row = self.frame(f"SELECT {', '.join(parts)} FROM src").iloc[0] if parts else {}
+        out = {}
+        for i, c in enumerate(text):
+            present = int(row[f"p{i}"])
+            if present and int(row[f"n{i}"]) == present:
+                out[c] = NUMBER
+            elif present and int(row[f"m{i}"]) == present:
+                out[c] = NUMBERS_AS_TEXT
+            elif present and int(row[f"b{i}"]) == present:
+                out[c] = BOOLEAN
+            else:
+                out[c] = TEXT
+        for c, t in native.items():
+            if t == "bool":
+                out[c] = BOOLEAN
+            elif c in floats and int(row[f"f{floats.index(c)}"]):
+                out[c] = NUMBERS_AS_TEXT
+            else:
+                out[c] = NUMBER
+        return {c: out[c] for c in source.names}
 
-    def print_query(self, source: Source, progress: EngineProgress | None) -> tuple[str, set[str]]:
+    def native_type(self, column: str) -> str:
+        """'bool', 'float' or 'other' for a column the file types natively (Parquet); engines override."""
+        return "other"
+
+    def print_query(self, source: Source, progress: EngineProgress | None) -> tuple[str, dict[str, str]]:
         kinds = self.register(source)
-        numeric = self.watched(lambda: self.numeric_columns(source, kinds), progress, "reading column kinds")
+        read = self.watched(lambda: self.column_kinds(source, kinds), progress, "reading column kinds")
         exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in source.names]
         keys = ", ".join(str(i + 1) for i in range(len(exprs)))
         # identical rows hashed once and counted: sum of row hashes = sum over distinct rows of hash x count
-        return f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys}", numeric
+        return f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys}", read
 
     def table_print(self, source: Source, progress: EngineProgress | None = None) -> DatasetPrint:
         raise NotImplementedError
 
 
-def as_loaded(chunk: pd.DataFrame, numeric: set[str]) -> pd.DataFrame:
-    """A streamed chunk with the column types ``load_table`` gives: numbers as float64, text as text."""
+def as_loaded(chunk: pd.DataFrame, read: dict[str, str]) -> pd.DataFrame:
+    """A streamed chunk with the values ``load_table`` gives (``SqlEngine.column_kinds``): numbers as
+    float64, numbers with an infinity and booleans as the loader's text, text as text."""
+    from ..datasets import numbers_as_text
+
     out = {}
     for c in chunk.columns:
         col = chunk[c]
-        if c in numeric:
+        kind = read.get(c, TEXT)
+        if kind == NUMBER:
             out[c] = pd.to_numeric(col).astype(np.float64)
+        elif kind == NUMBERS_AS_TEXT:
+            out[c] = numbers_as_text(pd.to_numeric(col).astype(np.float64))
+        elif kind == BOOLEAN:
+            words = col.map(_boolean_word, na_action="ignore")
+            out[c] = words.astype(object).where(col.notna(), np.nan)
         else:
             out[c] = col.astype(object).where(col.notna(), np.nan).astype("str").where(col.notna(), np.nan)
     return pd.DataFrame(out)
 
 
-def partial_print(chunks: Iterator[pd.DataFrame], numeric: set[str]):
+def _boolean_word(value) -> str:
+    """'True' or 'False' for a boolean as an engine returns it: a token, a native bool, or 1.0/0.0 (Spark
+    casts a native boolean column to double)."""
+    if isinstance(value, str):
+        return "True" if value.lower() == "true" else "False"
+    return "True" if bool(value) else "False"
+
+
+def partial_print(chunks: Iterator[pd.DataFrame], read: dict[str, str]):
     """Row-hash sums of chunks of ``print_query``'s distinct rows with their counts (column ``COUNT``)."""
 
     def loaded():
         for chunk in chunks:
             counts = chunk.pop(COUNT).to_numpy(dtype=np.int64)
-            yield as_loaded(chunk, numeric), counts
+            yield as_loaded(chunk, read), counts
 
     return add_row_sums(loaded())
 

@@ -25,6 +25,9 @@ from . import stream_shp as shp
 #: At most this many published values, (T - w + 1) windows x w: the windows, their variances and the CSV
 #: hold them several times over (at 20 million, about 0.4 GiB of numbers and a CSV of about 0.5 GB).
 MAX_PUBLISHED_VALUES = 20_000_000
+#: What a stream release publishes: counts as whole numbers, never negative (default), or the real values.
+PUBLISHED = ("whole", "real")
+WHOLE_NOTE = "every published value rounded to the nearest whole number and negatives set to 0 (counts; no budget)"
 
 MECHANISMS = {
     "swm": "SHP1: sliding-window mechanism, every window a fresh query (eps/(T-w+1) each)",
@@ -67,6 +70,7 @@ class StreamParams:
     asm_budget: str = "gap"  # ASM-DP variant B ("gap") or A ("fixed")
     fit: str = "wls"  # ASM-DP predictor: wls, origin, hold
     cap: int = 1  # K: one person adds at most K to each timestamp's count (every mechanism's sensitivity x K)
+    published: str = "whole"  # "whole": each published value rounded and at least 0; "real": as computed
 
     def checked_epsilon(self) -> Fraction:
         try:
@@ -83,6 +87,8 @@ class StreamParams:
             raise StreamInputError(f"unknown grouping {self.grouping!r} (one of {', '.join(MODES)})")
         if int(self.cap) < 1 or int(self.cap) != self.cap:
             raise StreamInputError(f"the per-timestamp cap K must be a whole number of at least 1, got {self.cap}")
+        if self.published not in PUBLISHED:
+            raise StreamInputError(f"published must be one of {', '.join(PUBLISHED)}, got {self.published!r}")
         horizon = length if self.horizon is None else int(self.horizon)
         if horizon < length:
             raise StreamInputError(f"the horizon {horizon} is shorter than the stream ({length} timestamps)")
@@ -251,19 +257,31 @@ def estimated_window_error(y: np.ndarray, v: np.ndarray, part, p: StreamParams, 
     on the published windows plus fresh simulated noise of the same variance, and its squared distance
     to the published windows is measured; this keeps what the Laplace term alone misses, the groups being
     chosen from the noise itself. (2) The signal's variation inside the groups that ran
-    (``group_approximation_error``). Both read only the mechanism's noisy output and public variances:
+    (``group_approximation_error``). Whole counts (the default) are simulated as published: the re-run's
+    values rounded and clamped at 0, against the published counts (clamping at 0 pulls a noisy value toward
+    a count, so the error falls where counts are small). Both read only the mechanism's noisy output and
+    public variances:
     post-processing, no budget; the simulation's seed is fixed. Measured on ILINet against the true error
     (``benchmarks/bench_stream_error.py``, RESULTS.md)."""
     if p.mechanism in PREDICTING:
         return None
     v = np.broadcast_to(v, y.shape)
-    if p.grouping == "none":
+    whole = p.published == "whole"
+    if p.grouping == "none" and not whole:
         return float(v.sum(axis=1).mean())
     z = part.values
     rng = np.random.default_rng(ESTIMATE_SEED)
-    again = partition_windows(z + rng.laplace(0.0, np.sqrt(v / 2.0)), v, p.grouping, p.groups, lap)
-    noise_part = ((again.values - z) ** 2).sum(axis=1).mean()
+    again = partition_windows(z + rng.laplace(0.0, np.sqrt(v / 2.0)), v, p.grouping, p.groups, lap).values
+    if whole:  # the published counts: rounded, never negative (clamping pulls a noisy value toward a count)
+        again, z = whole_counts(again), whole_counts(z)
+    noise_part = ((again - z) ** 2).sum(axis=1).mean()
     return float(noise_part + group_approximation_error(y, v, part.ends).mean())
+
+
+def whole_counts(values: np.ndarray) -> np.ndarray:
+    """Counts as a release publishes them: the nearest whole number, at least 0 (post-processing: a count is
+    never negative; the values of one group stay equal)."""
+    return np.maximum(np.rint(values), 0.0)
 
 
 def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
@@ -275,13 +293,14 @@ def run_stream(counts, p: StreamParams, noise: NoiseSource, ledger: Ledger):
     lap = float(np.nanmean(v)) if np.isfinite(np.nanmean(v)) else 0.0
     y_arr, v_filled = np.asarray(y, dtype=float), np.nan_to_num(np.asarray(v, dtype=float), nan=lap)
     part = partition_windows(y_arr, v_filled, p.grouping, p.groups, lap)
-    for i in range(part.values.shape[0]):
-        yield WindowReleased(p.window + i, part.values[i], tuple(part.bounds(i)))
+    windows = whole_counts(part.values) if p.published == "whole" else part.values
+    for i in range(windows.shape[0]):
+        yield WindowReleased(p.window + i, windows[i], tuple(part.bounds(i)))
     yield Progress(2, 3, f"{part.values.shape[0]} windows released; estimating their error (no budget)")
     result = StreamResult(
         p,
         horizon,
-        part.values,
+        windows,
         part.group_counts,
         np.asarray(v),
         bool(noise.is_secure),

@@ -96,6 +96,13 @@ def add_parser(sub) -> None:
     p.add_argument("--epsilon", required=True, metavar="E", help="privacy budget (a positive number)")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="output CSV; the sidecar is OUT.json")
     p.add_argument("--report", metavar="OUT.html", help="also write the HTML report of the release")
+    p.add_argument(
+        "--published",
+        choices=["whole", "real"],
+        default="whole",
+        help="what the CSV holds: counts as whole numbers, never negative (default), or the values as computed "
+        "(decimals that may be negative)",
+    )
     p.add_argument("--seed", type=non_negative_int, help="simulation noise with this seed: the output is NOT a release")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     add_store_options(p)
@@ -213,6 +220,7 @@ def run(args) -> int:
             args.ratio,
             args.asm_budget,
             cap=args.per_bucket_cap if args.events else 1,  # K: every mechanism's noise for sensitivity K
+            published=args.published,
         )
         eps = params.checked_epsilon()
         if args.events:

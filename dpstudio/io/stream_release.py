@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpstudio.algorithms.stream_runs import MECHANISMS, StreamResult
+from dpstudio.algorithms.stream_runs import MECHANISMS, WHOLE_NOTE, StreamResult
 from dpstudio.core.budget import Ledger
 from dpstudio.core.stream_partition import default_groups
 from dpstudio.io.atomic import atomic_write_many, check_output_path
@@ -89,7 +89,8 @@ def release_sidecar(
         "noise": result.noise_label,
         "ledger": ledger.to_dict(),
         "unspent": str(ledger.remaining),
-        "post_processing": [f"grouping '{p.grouping}' of every window's released values (no budget)"],
+        "post_processing": [f"grouping '{p.grouping}' of every window's released values (no budget)"]
+        + ([WHOLE_NOTE] if p.published == "whole" else []),
         "groups_per_window_mean": float(np.mean(result.group_counts)),
         **result.error,
         "source": source,

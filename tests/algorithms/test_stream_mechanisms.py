@@ -71,7 +71,8 @@ def _window_errors(mech, x, w, eps, runs, grouping="none"):
     truth = sliding_window_view(x, w)
     work, mae = [], []
     for r in range(runs):
-        res = release_stream(x, StreamParams(mech, eps, w, grouping=grouping), SimulationNoise(r), Ledger(eps))
+        p = StreamParams(mech, eps, w, grouping=grouping, published="real")  # the values the analytics describe
+        res = release_stream(x, p, SimulationNoise(r), Ledger(eps))
         err = res.windows - truth
         work.append((err**2).sum(axis=1).mean())
         mae.append(np.abs(err).mean())
@@ -194,3 +195,19 @@ def test_literal_asm_refuses_secure_noise_and_reads_the_truth():
 def test_bad_parameters_are_refused(params, length, message):
     with pytest.raises(StreamInputError, match=message):
         params.validate(length)
+
+
+@pytest.mark.parametrize("mech,grouping", [("tpm", "none"), ("swm", "noisefirst"), ("binary", "seed")])
+def test_a_release_publishes_whole_non_negative_counts_by_default(mech, grouping):
+    """Issue 34 item 1 for streams: the published windows are the computed values rounded and clamped at 0
+    (the same noise: the computed values are recovered with ``published="real"``), and being counts they are
+    never further from the true counts than the computed values by more than the rounding."""
+    x = np.r_[np.zeros(20, int), np.arange(20) * 3]  # small counts: the noise makes many values negative
+    truth = sliding_window_view(x.astype(float), 6)
+    real = release_stream(
+        x, StreamParams(mech, 0.5, 6, grouping=grouping, published="real"), SimulationNoise(4), Ledger(1)
+    )
+    whole = release_stream(x, StreamParams(mech, 0.5, 6, grouping=grouping), SimulationNoise(4), Ledger(1))
+    assert (real.windows < 0).any()
+    assert np.array_equal(whole.windows, np.maximum(np.rint(real.windows), 0))
+    assert np.all(np.abs(whole.windows - truth) <= np.abs(real.windows - truth) + 0.5)

@@ -83,12 +83,14 @@ def analytic_errors(measure: str, horizon: int, points, cap: int = 1, mechanisms
 
 
 def measured_point(counts, mechanism: str, window: int, epsilon, seeds, cap: int = 1) -> dict:
-    """Simulation (reads true counts): {"workload": ..., "mae": ...} averaged over ``seeds``, ungrouped."""
+    """Simulation (reads true counts): {"workload": ..., "mae": ...} averaged over ``seeds``, ungrouped, of the
+    mechanism's values as computed (``published="real"``: the analytic figures beside them describe those;
+    a release's whole counts, clamped at 0, are at most as far from small counts)."""
     x = np.asarray(counts)
     truth = np.lib.stride_tricks.sliding_window_view(x.astype(float), window)
     sq, ab = [], []
     for seed in seeds:
-        p = StreamParams(mechanism, epsilon, window, grouping="none", cap=cap)
+        p = StreamParams(mechanism, epsilon, window, grouping="none", cap=cap, published="real")
         res = next(
             e.result
             for e in run_stream(x, p, SimulationNoise(seed), Ledger(p.checked_epsilon()))

@@ -554,8 +554,8 @@ def publish(estimates: np.ndarray, tree, params: IntervalTreeParams) -> tuple[np
             "order": ["least squares consistency (exact BLUE)", WHOLE_STEP],
             "consistency": "least_squares",
             "published": "whole",
-            "clamped": False,
-            "rounded": False,
+            "clamped": True,  # never negative: by the projection, not by clamping each bin
+            "rounded": True,  # whole: by largest remainder within each family
             "note": (
                 "the analytic error describes the least-squares estimate; the whole counts differ from it "
                 "by the projection (benchmarks/RESULTS.md measures both)"

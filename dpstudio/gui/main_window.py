@@ -86,11 +86,20 @@ class MainWindow(QtWidgets.QMainWindow):
         mlay.setContentsMargins(4, 0, 0, 0)
         self.message_label = ElidedLabel()
         self.message_label.setAccessibleName("Message")
+        # a message refuses, advises or explains: one that does not fit is read in full on a click, not hovered
+        self.message_more = QtWidgets.QToolButton()
+        self.message_more.setText("Read all")
+        self.message_more.setAccessibleName("Read the whole message")
+        self.message_more.clicked.connect(self.show_whole_message)
+        policy = self.message_more.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # showing it moves nothing
+        self.message_more.setSizePolicy(policy)
         self.message_close = QtWidgets.QToolButton()
         self.message_close.setText("\u2715")
         self.message_close.setToolTip("Dismiss")
         self.message_close.clicked.connect(self.clear_message)
         mlay.addWidget(self.message_label, 1)
+        mlay.addWidget(self.message_more)
         mlay.addWidget(self.message_close)
         self.message_bar.hide()
         self.tabs = QtWidgets.QTabWidget()
@@ -351,6 +360,24 @@ class MainWindow(QtWidgets.QMainWindow):
         self.message_bar.show()
         self.status_label.setText(status)
         self.status_label.hide()  # the message says it; the job's words come back when it is dismissed
+        QtCore.QTimer.singleShot(0, self._update_message_more)  # once laid out: is the message cut?
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._update_message_more()
+
+    def _update_message_more(self) -> None:
+        self.message_more.setVisible(self.message_bar.isVisible() and self.message_label.is_elided())
+
+    def show_whole_message(self) -> None:
+        """The message bar's text in full, wrapped, in a dialog (for a message cut to one line)."""
+        box = QtWidgets.QMessageBox(self)
+        box.setIcon(QtWidgets.QMessageBox.Warning if self.message_is_error else QtWidgets.QMessageBox.Information)
+        box.setWindowTitle("Message")
+        box.setText(self.message_label.text())
+        box.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        self.message_box = box
+        box.open()
 
     def show_error(self, message: str) -> None:
         self.last_error = message
@@ -365,6 +392,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.message_is_error = False
         self.message_bar.hide()
         self.message_label.clear()
+        self.message_more.hide()
         self.status_label.show()
         if shown and self.status_label.text() in (shown, "error: " + shown):
             self.status_label.clear()

@@ -238,11 +238,20 @@ class ExportPanel(QtWidgets.QWidget):
         reason = self.refusal_reason()
         if reason:
             raise ExportRefused(reason)
+        made = None
         if not Path(folder).exists() and Path(folder).parent.is_dir():
-            try:  # the folder typed for this release: made for it
+            try:  # the folder typed for this release: made for it, and removed again if nothing is written
                 Path(folder).mkdir()
+                made = Path(folder)
             except OSError as exc:
                 raise OutputPathError(f"could not create the folder {folder}: {exc.strerror or exc}") from None
+        try:
+            return self._export_into(folder, name, confirm)
+        finally:
+            if made is not None and made.is_dir() and not any(made.iterdir()):
+                made.rmdir()
+
+    def _export_into(self, folder, name: str, confirm: bool) -> list[Path]:
         paths = self.paths(folder, name)
         try:
             check_release_paths(paths)  # before asking or writing anything

@@ -576,6 +576,11 @@ class WatchPanel(QtWidgets.QWidget):
             and type(self.replay.events[-1]).__name__ == "RunFinished"
         )
 
+    def _run_over(self) -> bool:
+        """The step shown is the end of a finished run (a node without a noisy count will not get one)."""
+        events = self.replay.events if self.replay is not None else []
+        return bool(events) and type(events[-1]).__name__ == "RunFinished" and self.position >= len(events)
+
     def open_step_neighbour_view(self):
         """The neighbour view of the selection step shown (teaching mode only): returns the dialog, shown."""
         from dpstudio.gui.widgets.selection_neighbour_dialog import SelectionNeighbourDialog
@@ -630,7 +635,8 @@ class WatchPanel(QtWidgets.QWidget):
         self.noise_chart.setVisible(self.explanation is not None)
         if self.explanation is None:
             text = node_text(nd, show_true=show_true)
-            self.details.setText(f"node {nid} (depth {nd.depth})\n{text}\nno noisy count yet")
+            why = "not noised: its count is the sum of its children's" if self._run_over() else "no noisy count yet"
+            self.details.setText(f"node {nid} (depth {nd.depth})\n{text}\n{why}")
             return
         self.details.setText(f"node {nid} (depth {nd.depth})\n" + "\n".join(self.explanation.lines()))
 

@@ -93,6 +93,10 @@ class StreamPlot(pg.PlotWidget):
             self.setTitle(TEACHING_INPUT, size="9pt")
         else:
             self.setTitle(RELEASE_INPUT, size="9pt")
+            # nothing drawn leaves the previous view's axes, read from the true counts: public ones instead
+            # (the timestamps 1..T, and a count axis that says nothing)
+            self.setRange(xRange=(1, max(2, len(counts))), yRange=(0, 1), padding=0.02)
+            self.enableAutoRange()  # Run's values set the axes again
 
     @staticmethod
     def _group_steps(win, window: int):

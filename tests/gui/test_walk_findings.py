@@ -1,0 +1,75 @@
+"""What a real-window walk found after the whole counts (issue 34): the Stream chart's axes in release mode
+came from the true counts shown before; a Watch node that is not noised said "no noisy count yet" after the
+run; the Export panel left the folder it made when the question was answered No; the histogram sidecar said
+"rounded: false" of whole counts."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from PySide6 import QtWidgets
+
+from dpstudio.model.project.project import Project
+from tests.gui.export_fixtures import histogram_data_project, release_and_export, run
+
+
+def test_release_mode_axes_say_nothing_of_the_true_counts(qtbot, tmp_path, monkeypatch):
+    from dpstudio.gui.panels.stream import StreamPanel
+    from dpstudio.model.stream.session import COUNTS, StreamSource
+
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "s.sqlite"))
+    path = tmp_path / "c.txt"
+    path.write_text("\n".join(str(v) for v in range(1260, 1310)) + "\n")
+    project = Project()
+    project.set_mode("teaching")
+    panel = StreamPanel(project)
+    qtbot.addWidget(panel)
+    panel.resize(1200, 700)
+    panel.show()
+    assert panel.set_source(StreamSource(COUNTS, path))
+    qtbot.wait(20)
+    y = panel.plot.getViewBox().viewRange()[1]
+    assert y[0] > 1000  # teaching: the true counts are drawn
+    project.set_mode("release")
+    qtbot.wait(20)
+    x, y = panel.plot.getViewBox().viewRange()
+    assert y[1] < 2 and x[0] < 2 and 49 < x[1] < 52  # public: the timestamps, and a count axis of nothing
+    panel.shutdown()
+
+
+def test_an_unnoised_node_says_so_after_the_run_and_the_sidecar_says_whole(qtbot, tmp_path, monkeypatch):
+    from dpstudio.gui.panels.watch import WatchPanel
+
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "s.sqlite"))
+    p = histogram_data_project(n_rows=400, bins=16)
+    p.set_algorithm("hb", {"bins": 16, "branching": 4, "noise_root": False})
+    paths = release_and_export(qtbot, p, tmp_path / "out", "age")
+    side = json.loads(paths[1].read_text())
+    assert side["post_processing"]["published"] == "whole"
+    assert side["post_processing"]["rounded"] and side["post_processing"]["clamped"]
+    watch = WatchPanel(p)
+    qtbot.addWidget(watch)
+    watch._load_from_project()
+    watch._show_node(0)
+    text = watch.details.text()
+    assert "not noised: its count is the sum of its children's" in text and "no noisy count yet" not in text
+    assert f"published {int(np.sum(p.result.released)):,}" in text
+
+
+def test_a_folder_made_for_an_export_answered_no_is_removed(qtbot, tmp_path, monkeypatch):
+    from dpstudio.gui.panels.export import ExportPanel, ExportRefused
+
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "s.sqlite"))
+    p = histogram_data_project(n_rows=400, bins=16)
+    p.set_mode("release")
+    run(p)
+    panel = ExportPanel(p)
+    qtbot.addWidget(panel)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", lambda *a, **k: QtWidgets.QMessageBox.No)
+    folder = tmp_path / "new_folder"
+    try:
+        panel.export_to(folder, "age")
+    except ExportRefused as exc:
+        assert "nothing was written" in str(exc)
+    assert not folder.exists()

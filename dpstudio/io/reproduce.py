@@ -210,12 +210,19 @@ def _python_command(s: ReleaseSettings) -> str:
 def shell_script(s: ReleaseSettings, out_name: str) -> str:
     """A POSIX shell script: the public-input files (here-documents) and the ``dpstudio`` command line."""
     args, notes = release_command(s)
+    return script_text(_header(s, notes, "#"), s.data, out_name, input_files(s), args, _python_command(s))
+
+
+def script_text(header: list[str], data, out_name: str, files: dict[str, str], args: list[str], python: str) -> str:
+    """The re-run shell script of any release: ``header`` (comment lines), DATA and OUT from the arguments
+    (a new OUT name on every run), the public-input ``files`` as here-documents in $TAX, then ``args``
+    (``$DATA``, ``$OUT`` and ``$TAX`` expanded, everything else literal) run by ``python`` or $DPSTUDIO."""
     lines = [
         "#!/bin/sh",
-        *_header(s, notes, "#"),
-        f"# DPSTUDIO=path/to/dpstudio picks the program (default: {_python_command(s)}).",
+        *header,
+        f"# DPSTUDIO=path/to/dpstudio picks the program (default: {python}).",
         "set -eu",
-        f'DATA="${{1:-{s.data}}}"',
+        f'DATA="${{1:-{data}}}"',
         f'OUT="${{2:-{out_name}}}"',
         "if [ $# -lt 2 ]; then  # a new output name on every run: OUT, then OUT-2, OUT-3, ...",
         '    stem="${OUT%.csv}"; n=1',
@@ -224,7 +231,7 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
         'TAX="$(mktemp -d)"',
         "trap 'rm -rf \"$TAX\"' EXIT",
     ]
-    for name, text in input_files(s).items():
+    for name, text in files.items():
         marker = "DPSTUDIO_END_OF_FILE"
         lines += [f"cat > \"$TAX/{name}\" <<'{marker}'", text.rstrip("\n"), marker]
 
@@ -237,7 +244,7 @@ def shell_script(s: ReleaseSettings, out_name: str) -> str:
         return shlex.quote(a)
 
     lines += [
-        'if [ -n "${DPSTUDIO:-}" ]; then set -- "$DPSTUDIO"; else set -- ' + _python_command(s) + "; fi",
+        'if [ -n "${DPSTUDIO:-}" ]; then set -- "$DPSTUDIO"; else set -- ' + python + "; fi",
     ]
     words = [quoted(a) for a in args]
     command = [f'"$@" {words[0]}']

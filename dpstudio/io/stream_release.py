@@ -33,14 +33,28 @@ def check_release_paths(out_csv, overwrite: bool = False) -> tuple[Path, Path]:
     return check_output_path(out_csv, overwrite), check_output_path(sidecar_path(out_csv), overwrite)
 
 
-def release_csv(result: StreamResult) -> str:
+def release_csv(result: StreamResult, buckets: list[str] | None = None) -> str:
+    """``window,t,value``; with the public ``buckets`` of an event log (each timestamp's first day),
+    ``window,t,bucket,value``."""
     w = result.params.window
     n_win = result.windows.shape[0]
     ends = np.repeat(result.window_ends, w)
     ts = (ends - w + 1) + np.tile(np.arange(w), n_win)
     vals = [format(v, ".10g") for v in result.windows.ravel().tolist()]
+    if buckets is not None:
+        body = "\n".join(f"{e},{t},{buckets[t - 1]},{v}" for e, t, v in zip(ends.tolist(), ts.tolist(), vals))
+        return "window,t,bucket,value\n" + body + "\n"
     body = "\n".join(f"{e},{t},{v}" for e, t, v in zip(ends.tolist(), ts.tolist(), vals))
     return "window,t,value\n" + body + "\n"
+
+
+def source_buckets(source: dict) -> list[str] | None:
+    """The public buckets of an event log's stream (their first days, from the typed range), else None."""
+    if source.get("source") != "event log":
+        return None
+    from dpstudio.io.event_stream import public_buckets
+
+    return public_buckets(source["start"], source["end"], source["bucket"])
 
 
 def release_sidecar(
@@ -118,18 +132,21 @@ def write_stream_release(
     overwrite: bool = False,
     extra: dict | None = None,
     report=None,
+    also: dict | None = None,
 ) -> tuple[Path, ...]:
     """Write OUT.csv and OUT.json (and, given ``report``, the HTML report written from the same sidecar:
-    ``io.stream_report``) in one all-or-nothing step; returns their paths."""
+    ``io.stream_report``; ``also``: more files, path -> text, such as the re-run script) in one
+    all-or-nothing step; returns their paths."""
     from dpstudio.io.stream_report import stream_report_html
 
     side = release_sidecar(result, ledger, source, not_a_release, extra)
-    text = release_csv(result)
+    text = release_csv(result, source_buckets(source))
     if side["not_a_release"]:
         text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)
     files = {csv_path: text, json_path: json.dumps(side, indent=2) + "\n"}
     if report is not None:
         files[Path(report)] = stream_report_html(side)
+    files.update({Path(k): v for k, v in (also or {}).items()})
     atomic_write_many(files, overwrite)
     return tuple(files)

@@ -37,6 +37,32 @@ def _rows(pairs) -> str:
     return f"<table>{body}</table>"
 
 
+#: the budget store's charge, in words (the sidecar's ``dataset_budget`` keys)
+BUDGET_WORDS = {
+    "dataset": "dataset",
+    "charged": "epsilon charged by this release",
+    "dataset_total": "the dataset's lifetime budget",
+    "dataset_spent": "spent on the dataset so far, this release included",
+    "dataset_remaining": "remaining on the dataset",
+    "store": "budget store",
+    "related": "charged to this dataset because",
+    "note": "note",
+}
+
+
+def _budget_rows(budget: dict) -> list[tuple[str, str]]:
+    """The charge as rows a person reads: named in words, exact fractions as decimals, no raw keys."""
+    if not budget.get("tracked", True):
+        return [("budget store", _e(budget.get("note") or "not tracked: this spend is recorded in no budget store"))]
+    rows = []
+    for key, value in budget.items():
+        if key == "tracked" or value in (None, ""):
+            continue
+        shown = _num(value) if key in ("charged", "dataset_total", "dataset_spent", "dataset_remaining") else value
+        rows.append((BUDGET_WORDS.get(key, key.replace("_", " ")), _e(shown)))
+    return rows
+
+
 def stream_report_html(side: dict, title: str = "dpstudio stream release report") -> str:
     """The report of the stream release described by ``side`` (``io.stream_release.release_sidecar``)."""
     p = side.get("parameters", {})
@@ -86,7 +112,7 @@ def stream_report_html(side: dict, title: str = "dpstudio stream release report"
     budget = side.get("dataset_budget") or {}
     if budget:
         out.append("<h2>Budget</h2>")
-        out.append(_rows([(k, _e(_num(v) if isinstance(v, (int, float)) else v)) for k, v in budget.items()]))
+        out.append(_rows(_budget_rows(budget)))
 
     ledger = side.get("ledger", {}) or {}
     entries = ledger.get("entries", []) or []

@@ -127,7 +127,7 @@ def test_release_run_charges_the_store_first_shows_no_truth_and_exports(qtbot, p
     assert np.array_equal(panel.plot.shown["published"][1], panel.result.windows[-1])  # the release itself
     assert panel.ledger_list.count() == COUNTS_T - 10 + 1  # SWM: one line per window
     assert panel.export_button.isEnabled()
-    csv_path, json_path, report_path = panel.export_to(tmp_path / "out.csv")
+    csv_path, json_path, report_path, _script = panel.export_to(tmp_path / "out.csv")
     side = json.loads(json_path.read_text())
     assert side["release"] is True and side["parameters"]["mechanism"] == "swm"
     assert side["dataset_budget"]["tracked"] is True
@@ -217,7 +217,7 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
         p.window_box.setValue(4)
         choose(p.mechanism_combo, mechanism)
         run_and_wait(qtbot, p)
-        csv_path, json_path, _report = p.export_to(folder / "out.csv")
+        csv_path, json_path, _report, _script = p.export_to(folder / "out.csv")
         side = json.loads(json_path.read_text())
         assert side["release"] is True and side["source"]["file"].endswith(f"{tag}/s.csv")
         side["source"]["file"] = "s.csv"

@@ -20,6 +20,7 @@ Privacy facts:
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -425,6 +426,10 @@ class StreamPanel(QtWidgets.QWidget):
                     return None
                 setup = ReleaseService().begin(question, True)
                 self.project.release_in_progress = f"epsilon {float(eps):g} on dataset {question.dataset!r}"
+                from dpstudio.io.budget_store import OFF, store_location
+
+                where = store_location(self.project.budget_store)
+                self.pending_store = OFF if where is None else str(where.resolve())
         except (StreamInputError, ReleaseRefused, ValueError) as exc:
             self._message(str(exc))
             return None
@@ -455,6 +460,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.result = None if literal else next((e.result for e in out if isinstance(e, RunFinished)), None)
         self.ledger, self.budget_record = (None, None) if literal else (ledger, budget)
         self.run_params, self.run_source = p, source
+        self.run_store = getattr(self, "pending_store", None) if budget else None
         self._show_error_figure()
         self._update_guarantee()
         self.slider.setRange(0, len(self.playback.events))
@@ -553,36 +559,78 @@ class StreamPanel(QtWidgets.QWidget):
         else:
             self.export_note.setText("export needs a run in release mode (teaching runs are not releases)")
 
-    def export_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export the stream release", "stream.csv", "CSV (*.csv)")
-        if path:
-            self.export_to(path)
+    def default_export_path(self) -> Path:
+        """Beside the data, named after it and the mechanism: ``visits_tpm.csv``."""
+        src = self.run_source
+        folder = src.path.parent if src is not None and src.path.parent.is_dir() else Path.home()
+        stem = src.path.name.split(".")[0] if src is not None else "stream"
+        return folder / f"{stem}_{self.run_params.mechanism if self.run_params else 'stream'}.csv"
 
-    def export_to(self, path, overwrite: bool = False):
-        """Write the release (OUT.csv and OUT.json, atomically); None (and a message) when refused."""
-        from dpstudio.io.atomic import OutputPathError
+    def export_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export the stream release", str(self.default_export_path()), "CSV (*.csv)"
+        )
+        if path:
+            self.export_to(path, confirm=True)
+
+    def export_paths(self, path) -> list[Path]:
+        """The files an export writes: the CSV, its sidecar, the report and the re-run script."""
+        csv = Path(path)
+        return [csv, csv.with_suffix(".json"), csv.with_suffix(".report.html"), csv.with_suffix(".command.sh")]
+
+    def confirm_text(self) -> str:
+        from dpstudio.io.stream_release import neighbouring
+        from dpstudio.model.release.spent_figures import spend_sentence
+
+        return (
+            f"{spend_sentence(self.budget_record, self.ledger)} (neighbouring streams: "
+            f"{neighbouring(self.run_params)}).\n\nOnce published it cannot be taken back, and this data's "
+            "budget stays spent. Write the release files now?"
+        )
+
+    def export_to(self, path, overwrite: bool = False, confirm: bool = False):
+        """Write the release (OUT.csv, OUT.json, OUT.report.html and the re-run script OUT.command.sh,
+        atomically) after the question when ``confirm``; None (and a message) when refused or answered No."""
+        from dpstudio.io.atomic import OutputPathError, check_output_path
         from dpstudio.io.stream_release import write_stream_release
+        from dpstudio.io.stream_reproduce import stream_shell_script
 
         if not self.can_export():
             self._message("nothing to export: only a release-mode run of a private mechanism can be exported")
             return None
-        _rec, advice_entry = advice(self.run_params, self.result.horizon)
+        paths = self.export_paths(path)
         try:
-            paths = write_stream_release(
+            for x in paths:
+                check_output_path(x, overwrite)  # before asking or writing anything
+        except OutputPathError as exc:
+            self._message(str(exc))
+            return None
+        if confirm and not ask_yes_no(
+            self, "Publish this release?", self.confirm_text(), self.exec_dialog, "export_box"
+        ):
+            self._message("export cancelled: nothing was written")
+            return None
+        _rec, advice_entry = advice(self.run_params, self.result.horizon)
+        source = self.run_source.record(self.run_params.mechanism)
+        rerun = paths[0].with_name(paths[0].stem + ".rerun.csv").name
+        script = stream_shell_script(source, self.run_params, rerun, self.run_store, sys.executable)
+        try:
+            written = write_stream_release(
                 path,
                 self.result,
                 self.ledger,
-                self.run_source.record(self.run_params.mechanism),
+                source,
                 None,
                 overwrite,
                 extra={"dataset_budget": self.budget_record, "recommendation": advice_entry},
-                report=Path(path).with_suffix(".report.html"),
+                report=paths[2],
+                also={paths[3]: script},
             )
         except OutputPathError as exc:
             self._message(str(exc))
             return None
-        self.export_note.setText(f"wrote {', '.join(x.name for x in paths)} in {paths[0].parent}")
-        return paths
+        self.export_note.setText(f"wrote {', '.join(x.name for x in written)} in {written[0].parent}")
+        return written
 
     # -- compare --------------------------------------------------------------------------------------------
     def compare_points(self) -> list[tuple]:

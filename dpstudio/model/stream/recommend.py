@@ -55,16 +55,17 @@ def recommend(horizon: int, window: int, epsilon, cap: int = 1, guarantee: str =
         reason = (
             f"{head}: the only event-level mechanism (its guarantee protects one record at one timestamp, "
             f"weaker than the user-level mechanisms', so it is not compared with them); expected squared "
-            f"error of one window {figures[best]:.3g}."
+            f"error of one window {_figure(figures[best])}."
         )
         return Recommendation(best, guarantee, figures, reason)
+
     others = [
-        f"{m.upper()} {figures[m]:.3g} ({figures[m] / figures[best]:.3g} times)"
+        f"{m.upper()} {_figure(figures[m])} ({_times(figures[m] / figures[best])})"
         for m in sorted(figures, key=figures.__getitem__)
         if m != best and m != "uniform"
     ]
     reason = (
-        f"{head}: the smallest expected squared error of one window ({figures[best]:.3g}) among the "
+        f"{head}: the smallest expected squared error of one window ({_figure(figures[best])}) among the "
         f"user-level mechanisms with a figure from public inputs"
         + (f"; {', '.join(others)}" if others else "")
         + ". ASM-DP, FAST, BD and BA publish predictions whose error depends on the data (not judged from "
@@ -72,6 +73,17 @@ def recommend(horizon: int, window: int, epsilon, cap: int = 1, guarantee: str =
         "not compared with these."
     )
     return Recommendation(best, guarantee, figures, reason)
+
+
+def _figure(value: float) -> str:
+    """A figure for people: three significant digits, written out with separators (13,800; 348,000,000), never
+    in e-notation."""
+    rounded = float(f"{value:.3g}")
+    return f"{rounded:,.0f}" if rounded >= 100 else f"{rounded:g}"
+
+
+def _times(ratio: float) -> str:
+    return "the same" if abs(ratio - 1) < 5e-4 else f"{_figure(ratio)} times as large"
 
 
 def advice(params, horizon: int) -> tuple[Recommendation, dict]:

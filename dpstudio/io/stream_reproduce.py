@@ -1,0 +1,67 @@
+"""The re-run script of a stream release: the ``dpstudio stream`` command that runs the same public settings
+(the source's columns, buckets and range, the mechanism and its parameters, epsilon) on fresh noise, charged
+to the same budget store. It holds public settings only: no count, no data.
+
+``stream_command(source, params, store)``: the arguments (``$DATA`` and ``$OUT`` stand for the data file
+and the output CSV); ``stream_shell_script(...)``: the POSIX script around them (``io.reproduce.script_text``).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from dpstudio.algorithms.stream_runs import StreamParams
+from dpstudio.io.reproduce import script_text
+
+
+def _source_args(source: dict) -> list[str]:
+    kind = source.get("source")
+    if kind == "event log":
+        args = ["--events", "$DATA", "--user", source["user_column"], "--time", source["time_column"]]
+        args += ["--time-format", source.get("time_format", "iso")]
+        if source.get("time_origin"):
+            args += ["--time-origin", str(source["time_origin"])]
+        args += ["--bucket", source["bucket"], "--start", str(source["start"]), "--end", str(source["end"])]
+        return args + ["--per-bucket-cap", str(int(source.get("per_bucket_cap", 1)))]
+    if kind == "counts file":
+        return ["--counts", "$DATA"]
+    args = ["--data", "$DATA", "--column", str(source.get("column", "ILITOTAL"))]
+    if source.get("layout") == "ILINet":
+        args += ["--region", str(source.get("region", "national"))]
+        if source.get("from"):
+            args += ["--from", str(source["from"])]
+    elif source.get("time_column"):
+        args += ["--time-column", str(source["time_column"])]
+    return args
+
+
+def stream_command(source: dict, p: StreamParams, store: str | None) -> list[str]:
+    """``dpstudio stream`` arguments that re-run the release described by ``source`` (its sidecar's
+    ``source``) and ``p``, charged to ``store`` (a path, or "none")."""
+    args = ["stream", *_source_args(source), "--window", str(int(p.window)), "--mechanism", p.mechanism]
+    args += ["--grouping", p.grouping]
+    if p.groups is not None:
+        args += ["--groups", str(int(p.groups))]
+    if p.horizon is not None:
+        args += ["--horizon", str(int(p.horizon))]
+    if p.mechanism == "asm":
+        args += ["--ratio", str(p.ratio), "--asm-budget", p.asm_budget]
+    args += ["--epsilon", str(p.epsilon), "--published", p.published, "--out", "$OUT"]
+    if store:
+        args += ["--budget-store", str(store)]
+    return args
+
+
+def stream_shell_script(source: dict, p: StreamParams, out_name: str, store: str | None, python: str | None) -> str:
+    """The POSIX re-run script (arguments: [DATA [OUT.csv]]; a new OUT name on every run without OUT)."""
+    header = [
+        "# Re-runs this stream release's settings with `dpstudio stream`: the same public settings, fresh noise.",
+        f"# It spends epsilon = {p.epsilon} again, charged to the budget store like any release.",
+        "# It holds public settings only (no data, no count). Arguments: [DATA [OUT.csv]] (without OUT, each run",
+        "# writes a new file: NAME.rerun.csv, then NAME.rerun-2.csv, ...).",
+    ]
+    program = f"{shlex.quote(python)} -m dpstudio" if python else "dpstudio"
+    return script_text(header, source["file"], out_name, {}, stream_command(source, p, store), program)
+
+
+__all__ = ["stream_command", "stream_shell_script"]

@@ -504,6 +504,7 @@ def _read_sample(p: Path, encoding: str) -> tuple[str, bool]:
             raise DatasetError(f"{p.name} looks gzip-compressed but cannot be decompressed: {exc}") from exc
     whole = len(raw) <= SAMPLE_BYTES
     raw = raw[:SAMPLE_BYTES]
+    _check_text_bytes(p, raw, encoding)
     if not whole and b"\n" in raw:
         raw = raw[: raw.rindex(b"\n") + 1]
     decoder = codecs.getincrementaldecoder(encoding)()
@@ -512,6 +513,35 @@ def _read_sample(p: Path, encoding: str) -> tuple[str, bool]:
     except UnicodeDecodeError as exc:
         raise _decode_error(p, encoding) from exc
     return text, whole
+
+
+#: the leading bytes of binary formats people open by mistake, and what they are
+BINARY_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive (an .xlsx or .docx workbook renamed, or a .zip)",
+    b"\xd0\xcf\x11\xe0": "an old Office file (.xls or .doc)",
+    b"PAR1": "a Parquet file",
+    b"%PDF": "a PDF document",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"SQLite format 3": "an SQLite database",
+}
+
+
+def _check_text_bytes(p: Path, raw: bytes, encoding: str) -> None:
+    """Refuse a file that is not text at all, in plain words (before any advice about text encodings): a
+    known binary format by its first bytes, else NUL bytes in text that is not UTF-16 or UTF-32."""
+    wide = codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")) or raw[:2] in (
+        codecs.BOM_UTF16_LE,
+        codecs.BOM_UTF16_BE,
+    )
+    what = next((name for magic, name in BINARY_MAGIC.items() if raw.startswith(magic)), None)
+    if what is None and not wide and b"\x00" in raw:
+        what = "binary data"
+    if what is not None:
+        raise DatasetError(
+            f"{p.name} is not a text file: it holds {what}. Open a CSV or TSV text file, an .xlsx workbook "
+            "(with that name) or a .parquet file"
+        )
 
 
 def _decode_error(p: Path, encoding: str) -> DatasetError:

@@ -384,7 +384,9 @@ class DataPanel(QtWidgets.QWidget):
         return self.encoding_combo.currentText().strip() or "utf-8"
 
     def set_encoding(self, name: str) -> None:
-        """The text encoding CSV/TSV files are opened with (both pages show the same choice)."""
+        """The text encoding CSV/TSV files are opened with (both pages show the same choice). A choice holds for
+        the next file opened and for that file after (not for another file, which starts from UTF-8)."""
+        self._encoding_chosen = True
         for combo in (self.start_page.encoding_combo, self.encoding_combo):
             if combo.currentText() != name:
                 combo.blockSignals(True)
@@ -397,6 +399,11 @@ class DataPanel(QtWidgets.QWidget):
         from dpstudio.model.project.data import load_dataset
 
         path = Path(path)
+        chosen, self._encoding_chosen = getattr(self, "_encoding_chosen", False), False
+        if not chosen and getattr(self, "_encoding_path", path) != path and self.encoding != "utf-8":
+            self.set_encoding("utf-8")  # the encoding chosen for another file does not carry over
+            self._encoding_chosen = False
+        self._encoding_path = path
         encoding = self.encoding
         worker = Worker(
             lambda progress: load_dataset(path, progress, encoding), function=True, name=f"loading {path.name}"
@@ -420,11 +427,15 @@ class DataPanel(QtWidgets.QWidget):
         return self._start(worker, "loading the bundled Adult sample")
 
     def _load_failed(self, path: Path, message: str) -> None:
-        text = message if str(path.name) in message else f"{path.name}: {message}"
-        text = text.replace(
+        detail = message.replace(
             "or load it with its encoding, e.g. encoding='latin-1'",
             f"or choose its text encoding (e.g. latin-1; now {self.encoding}) beside the Open button and open it again",
         )
+        if detail.startswith(f"{path.name} "):  # "empty.csv is empty" -> "could not open empty.csv: it is empty"
+            detail = "it " + detail[len(path.name) + 1 :]
+        elif detail.startswith(f"{path.name}: "):
+            detail = detail[len(path.name) + 2 :]
+        text = f"{path.name}: {detail}"
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 

@@ -330,13 +330,13 @@ def run(args) -> int:
     result = run_to_result(data, params, setup.noise, ledger)
     also = None
     if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
+        from dataclasses import replace
+
         from ..io.report import report_html
         from ..model.release.report_facts import report_facts
 
-        facts = report_facts(result, budget)
+        facts = replace(report_facts(result, budget), missing=missing_rule(args.missing, args.missing_token))
         if args.omit_zero_cells and not args.expand_records:
-            from dataclasses import replace
-
             facts = replace(facts, csv_note=f"{out.name} leaves out the cells whose count is 0 (the sidecar says so).")
         also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name], facts=facts)}
     try:

@@ -69,6 +69,7 @@ class ReportFacts:
     error_how: str = ""
     budget: dict | None = None
     csv_note: str = ""  # how the CSV writes the cells (e.g. zero cells left out)
+    missing: dict | None = None  # the sidecar's ``missing`` rule (io.release.missing_rule): never how many rows
 
 
 def _e(x) -> str:
@@ -244,12 +245,20 @@ def _error_section(result, facts: ReportFacts) -> str:
 
 
 def _post_processing(result) -> list[str]:
+    """The post-processing steps in words: a table run's steps (step: method), a histogram's order of steps
+    and its note; never a Python dict."""
     pp = getattr(result, "post_processing", None)
     if isinstance(pp, dict):
-        return [f"{k}: {v}" for k, v in pp.items()]
-    if pp:
-        return [str(x) for x in pp]
-    return []
+        steps = [str(x) for x in pp.get("order", [])]
+        return steps + ([str(pp["note"])] if pp.get("note") else [])
+    out = []
+    for x in pp or []:
+        if isinstance(x, dict) and "step" in x:
+            method = str(x.get("method", "")).replace("_", " ")
+            out.append(f"{x['step']}: {method}" if method else str(x["step"]))
+        else:
+            out.append(str(x))
+    return out
 
 
 def _what_was_released(result) -> str:
@@ -481,6 +490,8 @@ def report_html(
         "rounding or clamping.</p>"
     )
     out.append("<ol>" + "".join(f"<li>{_e(x)}</li>" for x in pp) + "</ol>" if pp else "<p>None.</p>")
+    if facts.missing:
+        out.append(f"<p>Missing values: {_e(facts.missing.get('words', ''))}.</p>")
     if is_histogram(result):
         from dpstudio.io.histogram_release import counts_note
 

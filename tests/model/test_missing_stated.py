@@ -66,3 +66,16 @@ def test_the_sidecar_states_the_rule_alike_for_neighbouring_tables(tmp_path, hol
         "rule": "drop",
         "words": "rows with a missing value in a released column were left out",
     }
+
+
+def test_the_report_states_the_rule_and_its_post_processing_in_words(tmp_path):
+    """Issue 32 item 6: the report printed Python dicts ("{'step': 'consistency', ...}") and never said that
+    rows with a missing value were left out."""
+    study = _study(tmp_path, holes=3)
+    study.choose("diffgen_consistency", steps=2)
+    release = study.release(study.question(1))
+    out = tmp_path / "rep"
+    out.mkdir()
+    report = release.export(out, "survey")[2].read_text()
+    assert "Missing values: rows with a missing value in a released column were left out." in report
+    assert "{'step'" not in report and "consistency: least squares" in report

@@ -101,7 +101,7 @@ def write_export(
     # the report and the re-run scripts are rendered first and written with the CSV and the sidecar: all five
     # or none
     rerun = f"{csv_path.stem}.rerun.csv"
-    facts = report_facts(r, project.run_budget)
+    facts = replace(report_facts(r, project.run_budget), missing=extra["missing"])
     if omit_zero_cells and not is_histogram(r) and not expand_records:
         facts = replace(facts, csv_note=f"{csv_path.name} leaves out the cells whose count is 0 (the sidecar says so).")
     also = {

@@ -52,10 +52,11 @@ def test_interface_counts_file(tmp_path, counts_file, algo, extra, capsys):
     assert side["expected_all_range_mse"] == pytest.approx(plan.expected_consistent_mse)
     assert side["ledger"]["spent"] == "1/2" and side["ledger"]["total"] == "1/2"
     assert side["release"] is False and "simulation" in side["not_a_release"][0]
-    assert side["post_processing"]["rounded"] is False and side["post_processing"]["clamped"] is False
+    pp = side["post_processing"]
+    assert pp["published"] == "whole" and pp["rounded"] is True and pp["clamped"] is True
     assert "wrote" in capsys.readouterr().out
-    # the released counts are the consistent estimate: with flat, their sum is the noisy total of the bins
-    assert np.all(np.isfinite(released))
+    # the released counts are whole, never negative
+    assert np.all(released >= 0) and np.array_equal(released, np.round(released))
 
 
 def test_same_seed_same_output_and_npy_input(tmp_path, counts_file):

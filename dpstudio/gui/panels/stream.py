@@ -553,7 +553,7 @@ class StreamPanel(QtWidgets.QWidget):
         ok = self.can_export()
         self.export_button.setEnabled(ok)
         if ok:
-            self.export_note.setText("a release: export writes OUT.csv, OUT.json and OUT.report.html")
+            self.export_note.setText("a release: export writes OUT.csv, OUT.json, OUT.report.html and OUT.command.sh")
         elif self.playback is not None and not self.playback.exportable:
             self.export_note.setText(f"the literal ASM is {NOT_DP}: it is never exported")
         else:

@@ -37,3 +37,20 @@ def test_the_panel_shows_the_spent_levels_after_a_run(qtbot, mode):
         assert shown == pytest.approx(discrete_laplace_variance(1 / float(eps)), rel=1e-3)
     # the levels did not run at the plan's equal split: the ledger's shares differ from one another
     assert len({eps for _, eps in levels}) > 1
+
+
+def test_the_last_runs_rows_go_when_another_algorithm_is_chosen(qtbot):
+    """Issue 32 item 6: after switching to p-Identity, the error table kept DiffGen's last-run rows."""
+    p = table_project(n=400, steps=3)
+    p.set_mode("teaching")
+    panel = AlgorithmPanel(p)
+    qtbot.addWidget(panel)
+    run(p)
+    assert any(k.startswith("last run") for k in _rows(panel))
+    p.set_bounds("age", 17, 90)
+    p.set_algorithm("pidentity", {"bins": 16})
+    qtbot.wait(10)
+    assert not any(k.startswith("last run") for k in _rows(panel))
+    p.set_algorithm("diffgen_consistency", {"steps": 3})
+    qtbot.wait(10)
+    assert any(k.startswith("last run") for k in _rows(panel))  # back beside the algorithm that ran

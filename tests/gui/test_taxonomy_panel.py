@@ -265,3 +265,25 @@ def test_import_folder_matches_attribute_names(panel, tmp_path, workclass_file):
     assert isinstance(panel.project.taxonomies["income"], Taxonomy)
     QtWidgets.QApplication.processEvents()
     shot(panel, "taxonomy_panel")
+
+
+def test_the_first_add_on_an_empty_tree_says_it_adds_the_root(panel, monkeypatch):
+    """Issue 32 item 6: the first 'Add child' on an empty tree made the typed label the root, unannounced."""
+    from PySide6 import QtWidgets
+
+    ed = panel.editor("workclass")
+    assert ed.root is None and ed.act_add.text() == "Add root"
+    asked = []
+
+    def answer(parent, title, prompt, *a, **k):
+        asked.append((title, prompt))
+        return ("*" if len(asked) == 1 else "Private", True)
+
+    monkeypatch.setattr(QtWidgets.QInputDialog, "getText", answer)
+    ed.act_add.trigger()
+    assert ed.root is not None and ed.root.label == "*" and asked[0][0] == "Add root"
+    assert "top node" in asked[0][1]
+    ed.select(())  # the root
+    assert ed.act_add.text() == "Add child"
+    ed.act_add.trigger()
+    assert asked[1][0] == "Add child" and [c.label for c in ed.root.children] == ["Private"]

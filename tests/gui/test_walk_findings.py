@@ -73,3 +73,16 @@ def test_a_folder_made_for_an_export_answered_no_is_removed(qtbot, tmp_path, mon
     except ExportRefused as exc:
         assert "nothing was written" in str(exc)
     assert not folder.exists()
+
+
+def test_the_export_name_starts_again_on_a_new_dataset(qtbot, tmp_path):
+    """Issue 32 item 6: the file name typed for one dataset ('age_hb') stayed on the next."""
+    from dpstudio.gui.panels.export import ExportPanel
+    from tests.gui.export_fixtures import table_project
+
+    p = table_project(n=50, path=tmp_path / "survey.csv")
+    panel = ExportPanel(p)
+    qtbot.addWidget(panel)
+    panel.name_edit.setText("age_hb")
+    table_project(n=60, project=p, path=tmp_path / "visits.csv.gz")
+    assert panel.name_edit.text() == "visits_release"

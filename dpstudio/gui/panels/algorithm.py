@@ -649,7 +649,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         from dpstudio.model.release.spent_figures import spent_figures
 
         self._figures = bp.expected_error(self.plan, self.params())
-        self._figures += spent_figures(getattr(self.project, "result", None), getattr(self.project, "run_ledger", None))
+        result = getattr(self.project, "result", None)
+        if result is not None and getattr(result.params, "algorithm", None) == bp.TABLE_PRESETS.get(self.algorithm):
+            # the last run's rows belong beside the plan of the algorithm that ran, not another one
+            self._figures += spent_figures(result, getattr(self.project, "run_ledger", None))
         self.figures.setRowCount(len(self._figures))
         for r, f in enumerate(self._figures):
             val = f"{f.value:.4g}" if not float(f.value).is_integer() else f"{int(f.value)}"

@@ -120,7 +120,14 @@ class ExportPanel(QtWidgets.QWidget):
         self.name_edit.textChanged.connect(lambda _t: self._update_files())
         self.folder_edit.textChanged.connect(lambda _t: self._update_files())
         project.subscribe(lambda _f: self.refresh(), "run", "mode", "ledger", "provenance", "roles", "algorithm")
+        project.subscribe(lambda _f: self._name_for_data(), "data")
         self.refresh()
+
+    def _name_for_data(self) -> None:
+        """A new dataset: the file name starts again from its own name (one typed for the last data would
+        name this release after other records)."""
+        path = getattr(self.project, "data_path", None)
+        self.name_edit.setText(f"{Path(path).name.split('.')[0]}_release" if path else "release")
 
     # -- state --------------------------------------------------------------------------------------
     def refusal_reason(self) -> str:

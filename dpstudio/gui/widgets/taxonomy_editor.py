@@ -410,6 +410,11 @@ class TaxonomyEditor(QtWidgets.QWidget):
     def _update_actions(self) -> None:
         has = self.selected_path() is not None
         self.act_add.setEnabled(has or self.root is None)
+        # an empty tree gets its root first: the first label typed is the top of the tree, and says so
+        self.act_add.setText("Add root" if self.root is None else "Add child")
+        self.act_add.setToolTip(
+            "Add the top node of the tree" if self.root is None else "Add a child under the selected node"
+        )
         self.act_rename.setEnabled(has)
         self.act_delete.setEnabled(has)
 
@@ -428,7 +433,11 @@ class TaxonomyEditor(QtWidgets.QWidget):
         path = self.selected_path()
         numeric = is_numeric_tree(self.root)
         hint = "an interval [lo,hi), e.g. [17,30)" if numeric else "a value or a group name"
-        label, ok = QtWidgets.QInputDialog.getText(self, "Add child", f"Label ({hint}):")
+        if self.root is None:
+            title, prompt = "Add root", "Label of the top node, which holds every value (e.g. * or Any):"
+        else:
+            title, prompt = "Add child", f"Label ({hint}):"
+        label, ok = QtWidgets.QInputDialog.getText(self, title, prompt)
         if not ok:
             return
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -55,4 +56,9 @@ def run_app(args) -> int:
         window.open_data(Path(data))
     else:
         window.open_sample()
-    return app.exec()
+    code = app.exec()
+    if getattr(window, "job_left_running", False):  # closed during a job that did not stop in time
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

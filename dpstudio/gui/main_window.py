@@ -53,6 +53,10 @@ class UnavailablePanel(QtWidgets.QLabel):
         self.setObjectName(f"unavailable-{title.lower()}")
 
 
+#: how long closing waits for a cancelled job to stop before the process ends without it
+CLOSE_WAIT_MS = 2000
+
+
 class MainWindow(QtWidgets.QMainWindow):
     """See the module docstring. ``panels`` maps tab title -> panel widget."""
 
@@ -711,11 +715,28 @@ class MainWindow(QtWidgets.QMainWindow):
             if answer != QtWidgets.QMessageBox.Yes:
                 event.ignore()
                 return
+        elif self.runner.busy:
+            name = getattr(self.runner.current, "name", "a job")
+            answer = QtWidgets.QMessageBox.question(
+                self,
+                "A job is going on",
+                f"{name[0].upper() + name[1:]} is going on. It spends no budget; closing now stops it and "
+                "keeps nothing of it. Close anyway?",
+                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No,
+                QtWidgets.QMessageBox.No,
+            )
+            if answer != QtWidgets.QMessageBox.Yes:
+                event.ignore()
+                return
         if not self.maybe_save():
             event.ignore()
             return
         self.save_layout()
-        self.runner.shutdown()
+        # a job that does not stop within the wait (a long step between its checks) must not keep the process
+        # alive after the window: the application ends it (``gui.app.run_app``); its files are written
+        # atomically, so nothing is left half-written
+        self.runner.shutdown(CLOSE_WAIT_MS)
+        self.job_left_running = self.runner.busy  # (waitForDone's answer is not reliable here: the job's own flag)
         for panel in self.panels.values():
             close = getattr(panel, "shutdown", None)
             if callable(close):

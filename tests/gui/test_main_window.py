@@ -304,3 +304,47 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     window.release_exported = True  # what the Export panel's `exported` signal sets
     window.close()
     assert "has not been exported" not in texts[-1]
+
+
+def test_closing_during_a_job_asks_stops_it_and_does_not_wait_for_it(qtbot, monkeypatch):
+    """Issue 32 item 5: closing during a (teaching) run asked only about unsaved changes, and the process lived
+    on for 27 s with the job. Now the question names the job, and a job that does not stop within the wait is
+    left to end with the process (``job_left_running``: gui.app.run_app then exits without waiting)."""
+    import threading
+    import time
+
+    from dpstudio.gui import main_window as mw
+    from dpstudio.gui.main_window import MainWindow
+    from dpstudio.gui.worker import Worker
+
+    monkeypatch.setattr(mw, "CLOSE_WAIT_MS", 200)
+    win = MainWindow()
+    win.show()
+    release = threading.Event()
+
+    started = threading.Event()
+
+    def stubborn(progress):  # one long step that never looks at Cancel
+        started.set()
+        release.wait(10)
+        return None
+
+    win.runner.start(Worker(stubborn, function=True, name="a teaching run of hb"))
+    qtbot.waitUntil(started.is_set, timeout=10000)
+    asked = []
+
+    def question(parent, title, text, *a, **k):
+        asked.append((title, text))
+        return QtWidgets.QMessageBox.No if len(asked) == 1 else QtWidgets.QMessageBox.Yes
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", question)
+    win.project.dirty = False
+    win.close()
+    assert win.isVisible() and asked[0][0] == "A job is going on"  # No: the window stays, the job goes on
+    assert "A teaching run of hb is going on" in asked[0][1] and "spends no budget" in asked[0][1]
+    start = time.monotonic()
+    win.close()
+    assert not win.isVisible(), asked
+    assert win.job_left_running and time.monotonic() - start < 5, (asked, win.runner.busy)
+    release.set()
+    win.deleteLater()

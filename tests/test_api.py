@@ -155,3 +155,29 @@ def test_the_exported_python_script_reruns_through_the_api_twice(tmp_path, store
         assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.glob("survey*.csv")) == ["survey.csv", "survey.rerun-2.csv", "survey.rerun.csv"]
     assert len(open_store(str(store)).dataset(name).spends) == 3
+
+
+def test_the_cli_and_the_api_write_the_same_public_inputs_for_the_same_release(tmp_path, store):
+    """Issue 31 item 3: the CLI's sidecar had no ``public_inputs``; the studio's and the API's had them. Now
+    the same release names the same inputs, in the same order, none derived from the data."""
+    from dpstudio.cli import main
+
+    study = _declared(tmp_path, store)
+    out = tmp_path / "api"
+    out.mkdir()
+    api_side = json.loads(study.release(study.question(1)).export(out, "survey")[1].read_text())
+    data, tax = tmp_path / "survey.csv", tmp_path / "region.csv"
+    argv = ["release", "--data", str(data), "--class", "answer", "--classes", "yes,no"]
+    argv += ["--taxonomy", f"region={tax}", "--bounds", "age=18:90", "--type", "age=integer"]
+    argv += ["--algorithm", "diffgen", "--steps", "3", "--epsilon", "1", "--seed", "1"]
+    argv += ["--out", str(tmp_path / "cli.csv"), "--budget-store", "none"]
+    assert main(argv) == 0
+    cli_side = json.loads((tmp_path / "cli.json").read_text())
+    keys = [x["key"] for x in cli_side["public_inputs"]]
+    assert sorted(keys) == sorted(x["key"] for x in api_side["public_inputs"])
+    assert all(not x["derived"] for x in cli_side["public_inputs"])
+    by_key = {x["key"]: x for x in cli_side["public_inputs"]}
+    assert by_key["bounds:age"]["source"] == "declared on the command line: --bounds age=18:90"
+    assert by_key["kind:age"]["source"] == "declared on the command line: --type age=integer"
+    assert by_key["taxonomy:region"]["source"].endswith("the taxonomy file region.csv")
+    assert [x["input"] for x in cli_side["public_inputs"]][-1] == "class values of answer"

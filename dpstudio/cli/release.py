@@ -228,6 +228,36 @@ def parse_types(items) -> dict:
     return out
 
 
+def public_inputs(args, taxonomies: dict, bounds: dict, types: dict, tax_files: dict) -> list[dict]:
+    """The sidecar's ``public_inputs`` in the studio's and the API's form (``Project.public_inputs_record``):
+    each input the release depends on, in their order (per quasi-identifier its type, bounds, numeric kind
+    and taxonomy; then the class values), and where it came from: every one declared on the command line,
+    none derived from the data."""
+    from ..model.project import provenance as pv
+
+    def entry(kind: str, attribute: str, source: str) -> dict:
+        k = pv.key(kind, attribute)
+        return {"input": pv.describe(k), "key": k, "source": source, "derived": False, "confirmed": None}
+
+    out = []
+    for a in [*taxonomies, *[b for b in bounds if b not in taxonomies]]:
+        numeric = a in bounds or taxonomies[a].is_numeric
+        out.append(entry(pv.TYPE, a, f"declared on the command line ({'numeric' if numeric else 'categorical'})"))
+        if numeric:
+            if a in bounds:
+                lo, hi = bounds[a]
+                out.append(entry(pv.BOUNDS, a, f"declared on the command line: --bounds {a}={lo:g}:{hi:g}"))
+            kind = f"--type {a}={types[a]}" if a in types else "the default kind (--type not given)"
+            out.append(entry(pv.KIND, a, f"declared on the command line: {kind}"))
+        if a in taxonomies:
+            out.append(
+                entry(pv.TAXONOMY, a, f"declared on the command line: the taxonomy file {Path(tax_files[a]).name}")
+            )
+    given = "--classes-file " + Path(args.classes_file).name if args.classes_file else "--classes"
+    out.append(entry(pv.CLASSES, args.class_attr, f"declared on the command line: {given}"))
+    return out
+
+
 def _parse_epsilon(text):
     from ..core.budget import check_usable_epsilon
 
@@ -348,6 +378,7 @@ def run(args) -> int:
             omit_zero_cells=args.omit_zero_cells,
             simulation=simulation,
             extra={
+                "public_inputs": public_inputs(args, taxonomies, bounds, types, tax_files),
                 "dataset_budget": budget,
                 "steps_choice": steps_choice,
                 "missing": missing_rule(args.missing, args.missing_token),  # the rule, never how many

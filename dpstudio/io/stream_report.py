@@ -50,6 +50,27 @@ BUDGET_WORDS = {
 }
 
 
+#: where the stream came from (the sidecar's ``source`` keys), in words
+SOURCE_WORDS = {
+    "source": "kind of source",
+    "file": "file",
+    "user_column": "the person's column",
+    "time_column": "the time's column",
+    "time_format": "time written as",
+    "time_origin": "number 0 is the date",
+    "bucket": "bucket",
+    "start": "first bucket",
+    "end": "end of the range (excluded)",
+    "buckets": "buckets",
+    "per_bucket_cap": "events counted per person per bucket, at most",
+    "guarantee_in_people": "the guarantee in people's terms",
+}
+
+
+def _source_value(key: str, value):
+    return str(value).replace("-", " ") if key == "time_format" else value
+
+
 def _budget_rows(budget: dict) -> list[tuple[str, str]]:
     """The charge as rows a person reads: named in words, exact fractions as decimals, no raw keys."""
     if not budget.get("tracked", True):
@@ -139,18 +160,21 @@ def stream_report_html(side: dict, title: str = "dpstudio stream release report"
     out.append(
         _rows(
             [
-                ("estimated_window_error", _num(est)),
+                ("expected squared error of one window, estimated from the release", _num(est)),
                 (
-                    "expected_window_laplace_error (the Laplace noise term)",
+                    "the Laplace noise term alone (expected, from public inputs)",
                     _num(side.get("expected_window_laplace_error")),
                 ),
-                ("laplace_term_only", _e(side.get("laplace_term_only", ""))),
+                (
+                    "the published figure is the Laplace term only",
+                    "yes" if side.get("laplace_term_only") else "no",
+                ),
                 ("note on the Laplace term", _e(side.get("error_note", ""))),
             ]
         )
     )
     out.append("<h2>Source (public settings)</h2>")
-    out.append(_rows([(k, _e(v)) for k, v in src.items()]))
+    out.append(_rows([(SOURCE_WORDS.get(k, k.replace("_", " ")), _e(_source_value(k, v))) for k, v in src.items()]))
     win = side.get("windows", {})
     out.append(
         f"<h2>Released</h2><p>{_num(win.get('count'))} windows, ending at t = {_num(win.get('first'))} to "

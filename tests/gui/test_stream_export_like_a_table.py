@@ -103,3 +103,25 @@ def test_the_report_names_the_charge_in_words_and_the_advice_reads_as_figures(re
     for horizon, window in ((1163, 52), (10, 1), (60, 12)):
         reason = recommend(horizon, window, 1).reason
         assert "(1 times)" not in reason and "e+" not in reason, reason
+
+
+def test_a_cancel_is_information_and_a_written_export_clears_it(qtbot, released, tmp_path):
+    """From the walk: after No then Yes, a red 'export cancelled: nothing was written' stayed beside the files
+    written; and the report's error and source rows were raw keys."""
+    from dpstudio.gui.main_window import MainWindow
+
+    panel, _log, _store = released
+    win = MainWindow()
+    qtbot.addWidget(win)
+    panel.setParent(win)  # the panel's host: the window's message bar
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.No)
+    panel.export_to(tmp_path / "c.csv", confirm=True)
+    assert win.message_bar.isVisibleTo(win) and not win.message_is_error
+    assert "nothing was written" in win.message_label.text()
+    panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
+    written = panel.export_to(tmp_path / "c.csv", confirm=True)
+    assert written and not win.message_bar.isVisibleTo(win) and win.message_label.text() == ""
+    report = written[2].read_text()
+    for raw in ("estimated_window_error<", "laplace_term_only", "user_column", "per_bucket_cap<", "time_format<"):
+        assert raw not in report
+    assert "time written as</th><td>epoch seconds" in report

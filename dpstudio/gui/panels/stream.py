@@ -233,15 +233,31 @@ class StreamPanel(QtWidgets.QWidget):
         self.compare_plot.setMinimumHeight(180)
         self.compare_plot.legend.setLabelTextSize("7pt")
         clay.addWidget(self.compare_plot, 1)
-        self.compare_note = ElidedLabel(
+        # the chart's key and the advice are read, not hovered: wrapped, in a details area that scrolls when
+        # the advice is longer than its lines (never cut to one line)
+        self.compare_note = QtWidgets.QLabel(
             "Solid: analytic (public inputs only). Dashed: measured with "
             "simulation noise against the true counts: simulation, not a release "
             "(teaching mode only)."
         )
-        clay.addWidget(self.compare_note)
-        self.recommend_label = ElidedLabel()  # one line; the whole reason in its tooltip
+        self.recommend_label = QtWidgets.QLabel()
         self.recommend_label.setAccessibleName("Recommended mechanism and why")
-        clay.addWidget(self.recommend_label)
+        words = QtWidgets.QWidget()
+        wlay = QtWidgets.QVBoxLayout(words)
+        wlay.setContentsMargins(0, 0, 4, 0)
+        for label in (self.compare_note, self.recommend_label):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+            wlay.addWidget(label)
+        wlay.addStretch(1)
+        self.compare_words = QtWidgets.QScrollArea()
+        self.compare_words.setWidget(words)
+        self.compare_words.setWidgetResizable(True)
+        self.compare_words.setFrameShape(QtWidgets.QFrame.NoFrame)
+        self.compare_words.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)
+        self.compare_words.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 4)
+        self.compare_words.setAccessibleName("The chart's key and the recommended mechanism")
+        clay.addWidget(self.compare_words)
         self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
         self.measure_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
         self.axis_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
@@ -262,6 +278,13 @@ class StreamPanel(QtWidgets.QWidget):
         self._update_export()
 
     # -- inputs ---------------------------------------------------------------------------------------------
+    def _note(self, text: str) -> None:
+        """Information (not an error): the window's message bar in its plain style."""
+        h = host(self)
+        if h is not None:
+            h.show_info(text)
+        self.last_message = text
+
     def _message(self, text: str) -> None:
         h = host(self)
         if h is not None:
@@ -608,7 +631,7 @@ class StreamPanel(QtWidgets.QWidget):
         if confirm and not ask_yes_no(
             self, "Publish this release?", self.confirm_text(), self.exec_dialog, "export_box"
         ):
-            self._message("export cancelled: nothing was written")
+            self._note("export cancelled: nothing was written")  # the user's choice, not an error
             return None
         _rec, advice_entry = advice(self.run_params, self.result.horizon)
         source = self.run_source.record(self.run_params.mechanism)
@@ -630,6 +653,10 @@ class StreamPanel(QtWidgets.QWidget):
             self._message(str(exc))
             return None
         self.export_note.setText(f"wrote {', '.join(x.name for x in written)} in {written[0].parent}")
+        h = host(self)
+        if h is not None and hasattr(h, "clear_message"):  # an earlier refusal or cancel no longer holds
+            h.clear_message()
+        self.last_message = ""
         return written
 
     # -- compare --------------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ def test_export_question_and_report_name_the_lifetime_total(qtbot, tmp_path):
     panel = ExportPanel(p)
     qtbot.addWidget(panel)
     text = panel.confirm_text()
-    assert "\u201d has a lifetime budget of 5:" in text, text
-    assert "spent on it so far, this release included, 1; remaining 4" in text, text
+    assert "\u201d has a lifetime budget of 5," in text, text
+    assert "a lifetime budget of 5, of which 1 is spent now (this release included) and 4 remains" in text, text
     assert "''s" not in text
     assert "of your budget of 1" not in text
     report = paths[2].read_text()

@@ -54,9 +54,9 @@ def spend_sentence(budget: dict | None, ledger) -> str:
         return (
             f"This release spent epsilon = {fraction_text(Fraction(budget['charged']))}. Dataset "
             f"\u201c{budget.get('dataset')}\u201d has a lifetime budget of "
-            f"{fraction_text(Fraction(budget['dataset_total']))}: spent on it so far, this release included, "
-            f"{fraction_text(Fraction(budget['dataset_spent']))}; remaining "
-            f"{fraction_text(Fraction(budget['dataset_remaining']))}"
+            f"{fraction_text(Fraction(budget['dataset_total']))}, of which "
+            f"{fraction_text(Fraction(budget['dataset_spent']))} is spent now (this release included) and "
+            f"{fraction_text(Fraction(budget['dataset_remaining']))} remains"
         )
     if budget:
         return f"This release spent epsilon = {spent}; the budget store did not charge it ({budget.get('note', 'not tracked')})"

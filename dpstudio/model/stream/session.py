@@ -163,7 +163,8 @@ class StreamSource:
         if self.kind == EVENTS:
             cap = f", at most {self.cap} events a {self.bucket} each" if self.cap != 1 else ""
             return (
-                f"event log {self.path.name}: people {self.user}, {self.bucket}s from {self.start} to {self.end}{cap}"
+                f"event log {self.path.name}: each person by {self.user}, {self.bucket}s from {self.start} to "
+                f"{self.end}{cap}"
             )
         return f"{self.path.name} (ILINet), {self.region}, {self.column}" + (
             f", from {self.start}" if self.start else ""

@@ -414,18 +414,59 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     def compare_with_dp(self, test=None) -> tuple:
         """Fill the side-by-side table; ``test``: a DataFrame, a path, or None for the test file last scored
-        (``project.test_path``, Compare's) or else the bundled Adult test sample. Returns (anonymization
-        figures, DP figures, accuracies). Post-processing only: no budget."""
-        from dpstudio.model.compare.comparison import prepare_test_table
-        from dpstudio.model.project.project import NUMERIC
-
+        (``project.test_path``, Compare's), else the bundled Adult test sample when the data is the bundled
+        Adult sample. Cells, classes, C_DM and C_AVG need no test file and are always filled; the accuracy
+        row needs one, and without one (or with one that lacks the run's columns) it says so and names the
+        file. Returns (anonymization figures, DP figures, accuracies or None). Post-processing only: no budget."""
         p, out, result = self.project, self.outcome, self.project.result
         if out is None:
             raise AnonymizeError("run an anonymization first")
         if result is None or not hasattr(result, "leaf_values"):
             raise AnonymizeError("run a DiffGen-family DP release on the data first (Algorithm panel)")
+        an, dp = ac.side_by_side(out, result, p.taxonomies)
+        rows = [
+            (f"{an.cells:,}", f"{dp.cells:,}"),
+            (f"{an.classes:,}", f"{dp.classes:,}"),
+            (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"),
+            (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}"),
+        ]
+        for i, pair in enumerate(rows, start=1):  # row 0 is the accuracy
+            for j, text in enumerate(pair):
+                self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
+        accuracy, about_test = self._side_accuracy(test, out, result)
+        acc_cells = (f"{accuracy[0]:.2%}", f"{accuracy[1]:.2%}") if accuracy else ("needs a test file",) * 2
+        for j, text in enumerate(acc_cells):
+            self.side_table.setItem(0, j, QtWidgets.QTableWidgetItem(text))
+        mode = "release" if not p.teaching else "teaching"
+        self.side_note.setText(
+            f"{about_test} Attributes: the anonymization's {', '.join(out.settings.qi)}; the DP "
+            f"run's {', '.join(result.attributes)}. Cells count every combination of generalized values, empty ones included "
+            f"(the DP run's {dp.cells:,} leaf partitions, as Compare and Export count them); classes are the "
+            f"non-empty cells. DP run ({mode} mode): a class is a leaf partition whose size from the noisy counts "
+            f"(clamped at 0) is above 0; C_AVG with the anonymization's k = {out.settings.k}. "
+            f"The anonymization's figures are exact: it has no differential-privacy guarantee."
+        )
+        self.clear_error()
+        self.side = (an, dp, *(accuracy or (None, None)))
+        self._side_run = result
+        return self.side
+
+    def _side_accuracy(self, test, out, result) -> tuple[tuple[float, float] | None, str]:
+        """((anonymization accuracy, DP accuracy) or None, the sentence about the test file used or needed)."""
+        from dpstudio.model.compare.comparison import prepare_test_table
+        from dpstudio.model.compare.held_out_table import read_test_table
+        from dpstudio.model.project.data import bundled_sample_path
+        from dpstudio.model.project.project import NUMERIC
+
+        p = self.project
         if test is None and p.test_path is not None:
             test = p.test_path
+        on_sample = p.data_path is not None and Path(p.data_path).resolve() == Path(bundled_sample_path()).resolve()
+        if test is None and not on_sample:
+            return None, (
+                "Accuracy needs a test file of the same kind of records as your data (“Test file...”, or "
+                "the one scored in Compare); the other figures need none."
+            )
         source = (
             "the bundled Adult test sample"
             if test is None
@@ -439,40 +480,17 @@ class AnonymizePanel(QtWidgets.QWidget):
             test = load_bundled_adult()[1]
         cls = result.class_name
         cols = list(dict.fromkeys([*result.attributes, *out.settings.qi, cls]))
-        from dpstudio.model.compare.held_out_table import read_test_table
-
-        test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
-        test, note = prepare_test_table(test, cols, cls, result.classes)
+        try:
+            table = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
+            table, note = prepare_test_table(table, cols, cls, result.classes)
+        except Exception as exc:  # a test file that does not fit: the other figures stand, the file is named
+            return None, f"Accuracy: {source} cannot be used ({user_message(exc)}); choose another test file."
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
-        dp_acc = ac.dp_accuracy(result, test, cls, numeric)
+        dp_acc = ac.dp_accuracy(result, table, cls, numeric)
         an_acc = ac.anonymization_accuracy(
-            out, p.taxonomies, test, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
+            out, p.taxonomies, table, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
         )
-        an, dp = ac.side_by_side(out, result, p.taxonomies)
-        cells = [
-            (f"{an_acc:.2%}", f"{dp_acc:.2%}"),
-            (f"{an.cells:,}", f"{dp.cells:,}"),
-            (f"{an.classes:,}", f"{dp.classes:,}"),
-            (f"{an.c_dm:,.0f}", f"{dp.c_dm:,.0f}"),
-            (f"{an.c_avg:.3g}", f"{dp.c_avg:.3g}"),
-        ]
-        for i, pair in enumerate(cells):
-            for j, text in enumerate(pair):
-                self.side_table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
-        mode = "release" if not p.teaching else "teaching"
-        self.side_note.setText(
-            f"{len(test):,} test rows ({source}). Attributes: the anonymization's {', '.join(out.settings.qi)}; the DP "
-            f"run's {', '.join(result.attributes)}. Cells count every combination of generalized values, empty ones included "
-            f"(the DP run's {dp.cells:,} leaf partitions, as Compare and Export count them); classes are the "
-            f"non-empty cells. DP run ({mode} mode): a class is a leaf partition whose size from the noisy counts "
-            f"(clamped at 0) is above 0; C_AVG with the anonymization's k = {out.settings.k}. "
-            f"The anonymization's figures are exact: it has no differential-privacy guarantee."
-            + (f"\n{note}" if note else "")
-        )
-        self.clear_error()
-        self.side = (an, dp, an_acc, dp_acc)
-        self._side_run = result
-        return self.side
+        return (an_acc, dp_acc), f"Accuracy on {len(table):,} test rows ({source})." + (f" {note}" if note else "")
 
     def _on_run(self, _field: str) -> None:
         """The side by side describes one DP run: another run, or none (a new file, a mode change), clears it."""

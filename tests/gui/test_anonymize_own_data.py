@@ -67,3 +67,39 @@ def test_the_figures_need_no_test_file_and_accuracy_asks_for_one(qtbot, window, 
     _, _, an_acc, dp_acc = panel.compare_with_dp(good)
     assert 0 <= an_acc <= 1 and 0 <= dp_acc <= 1 and panel.side_table.item(0, 1).text() == f"{dp_acc:.2%}"
     assert "held_out.csv" in panel.side_note.text()
+
+
+def test_a_numeric_quasi_identifier_without_a_taxonomy_is_generalised_on_its_public_grid(qtbot, window, tmp_path):
+    """Issue 32 item 2: ticking age asked for an age taxonomy the DP run did not need (only its bounds)."""
+    p = window.project
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, 500).astype(float),
+            "region": rng.choice(["north", "south"], 500),
+            "class": rng.choice(["yes", "no"], 500),
+        }
+    )
+    df.to_csv(tmp_path / "people.csv", index=False)
+    p.set_data(df, tmp_path / "people.csv", types={"age": "numeric", "region": "categorical", "class": "categorical"})
+    p.set_bounds("age", 18, 90)
+    p.set_taxonomy("region", tg.flat_categorical(["north", "south"], "region"))
+    assert "age" not in p.taxonomies
+    panel = window.show_panel("Anonymize")
+    panel.refresh()
+    item = next(panel.qi_list.item(i) for i in range(panel.qi_list.count()) if panel.qi_list.item(i).text() == "age")
+    assert "equal-width intervals over the public bounds [18, 90)" in item.toolTip()  # tickable, said how
+    panel.set_qi(("age", "region"))
+    panel.k_spin.setValue(10)
+    panel.algorithm_combo.setCurrentText("optimal")
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        QTest.mouseClick(panel.run_button, Qt.LeftButton)
+    assert panel.outcome is not None, panel.last_error
+    grids = panel.outcome.sidecar["parameters"]["public_grids"]
+    assert list(grids) == ["age"] and "16 equal-width intervals over the public bounds [18, 90)" in grids["age"]
+    released = set(panel.outcome.table["age"].astype(str))
+    allowed = {
+        "[18,90)",
+        *(f"[{18 + 4.5 * i:g},{18 + 4.5 * (i + w):g})" for w in (1, 2, 4, 8) for i in range(0, 16, w)),
+    }
+    assert released <= allowed, released - allowed

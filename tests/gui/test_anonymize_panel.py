@@ -203,7 +203,8 @@ def test_bad_settings_say_one_line_and_run_nothing(panel, qtbot):
     with qtbot.waitSignal(panel.finished, timeout=5000):
         QTest.mouseClick(panel.run_button, Qt.LeftButton)
     assert panel.outcome is None and "quasi-identifier" in panel.last_error and "\n" not in panel.last_error
-    panel.set_qi(("age",))  # numeric, no taxonomy: a lattice search cannot use it
+    panel.project.clear_bounds("age")  # numeric, no taxonomy and no public bounds for a grid: nothing to use
+    panel.set_qi(("age",))
     with qtbot.waitSignal(panel.finished, timeout=5000):
         QTest.mouseClick(panel.run_button, Qt.LeftButton)
     assert "'age' has no taxonomy" in panel.last_error and panel.outcome is None

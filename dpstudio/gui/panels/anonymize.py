@@ -96,7 +96,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.tabs.addTab(self._build_run_tab(), "Anonymize")
         self.tabs.addTab(self._build_teaching_tab(), "What it does not promise")
         self.tabs.addTab(self._build_side_tab(), "Side by side with DP")
-        project.subscribe(self._on_project, "data", "roles", "taxonomies", "types")
+        project.subscribe(self._on_project, "data", "roles", "taxonomies", "types", "bounds")
         project.subscribe(self._on_run, "run")
         self.refresh()
 
@@ -423,7 +423,8 @@ class AnonymizePanel(QtWidgets.QWidget):
             raise AnonymizeError("run an anonymization first")
         if result is None or not hasattr(result, "leaf_values"):
             raise AnonymizeError("run a DiffGen-family DP release on the data first (Algorithm panel)")
-        an, dp = ac.side_by_side(out, result, p.taxonomies)
+        taxonomies = self.run_taxonomies(out.settings.qi)
+        an, dp = ac.side_by_side(out, result, taxonomies)
         rows = [
             (f"{an.cells:,}", f"{dp.cells:,}"),
             (f"{an.classes:,}", f"{dp.classes:,}"),
@@ -488,7 +489,7 @@ class AnonymizePanel(QtWidgets.QWidget):
         numeric = [a for a in result.attributes if p.types.get(a) == NUMERIC]
         dp_acc = ac.dp_accuracy(result, table, cls, numeric)
         an_acc = ac.anonymization_accuracy(
-            out, p.taxonomies, table, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
+            out, self.run_taxonomies(out.settings.qi), table, cls, ac.kept_class_labels(p.frame, out, cls, p.missing)
         )
         return (an_acc, dp_acc), f"Accuracy on {len(table):,} test rows ({source})." + (f" {note}" if note else "")
 
@@ -508,7 +509,10 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """Quasi-identifiers (checked: those with a taxonomy, as before) and the sensitive attribute choices."""
+        """Quasi-identifiers (checked: those with a taxonomy; a numeric one with public bounds can be ticked and
+        is generalised on a public grid) and the sensitive attribute choices."""
+        from dpstudio.model.anonymize.public_grid import grid_words
+
         p = self.project
         # a choice is kept while the attribute's taxonomy status stays as it was when the choice was made
         before = {}
@@ -518,13 +522,16 @@ class AnonymizePanel(QtWidgets.QWidget):
         self.qi_list.clear()
         for a in p.attributes(QUASI_IDENTIFIER):
             item = QtWidgets.QListWidgetItem(a)
-            has = a in p.taxonomies
+            grid = "" if a in p.taxonomies else grid_words(p, a)
+            has = a in p.taxonomies  # checked at first: a drawn taxonomy; a public grid is there when ticked
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setData(Qt.UserRole, has)
             state, had = before.get(a, (None, None))
             item.setCheckState(state if had == has else (Qt.Checked if has else Qt.Unchecked))
             item.setToolTip(
-                "has a taxonomy" if has else "no taxonomy: Mondrian only (numeric), or add one in the Taxonomy panel"
+                "has a taxonomy"
+                if a in p.taxonomies
+                else grid or "no taxonomy: Mondrian only (numeric), or add one in the Taxonomy panel"
             )
             self.qi_list.addItem(item)
         current = self.sensitive_combo.currentText()
@@ -615,13 +622,21 @@ class AnonymizePanel(QtWidgets.QWidget):
             if frame is None:
                 raise AnonymizeError("open data first (Data panel)")
             settings = self.settings()
-            settings.check(frame, dict(self.project.taxonomies))
+            taxonomies = self.run_taxonomies(settings.qi)
+            settings.check(frame, taxonomies)
         except AnonymizeError as exc:
             self.show_error(str(exc))
             done.emit()
             return None
         self.clear_error()
-        return frame, dict(self.project.taxonomies), self.project.missing, settings
+        return frame, taxonomies, self.project.missing, settings
+
+    def run_taxonomies(self, qi) -> dict:
+        """The drawn taxonomies, and a public grid over the bounds for a numeric quasi-identifier without one
+        (``model.anonymize.public_grid``: a DP run needs only the bounds)."""
+        from dpstudio.model.anonymize.public_grid import grid_taxonomies
+
+        return {**grid_taxonomies(self.project, qi), **self.project.taxonomies}
 
     def run(self) -> Worker | None:
         """Run the settings in the worker; the result arrives in ``outcome`` (``finished`` is emitted)."""

@@ -218,7 +218,7 @@ def run_anonymize(
     table_in, dropped = prepare(frame, settings, missing)
     if len(table_in) < settings.k:
         raise AnonymizeError(f"the table has fewer rows than k = {settings.k}: no k-anonymous output exists")
-    params = {
+    params: dict = {
         "data": source,
         "qi": list(settings.qi),
         "k": settings.k,
@@ -233,6 +233,9 @@ def run_anonymize(
         "tie": settings.tie,
         "missing": missing,
     }
+    grids = {a: getattr(taxonomies[a], "public_grid", "") for a in settings.qi if a in taxonomies}
+    if any(grids.values()):  # numeric quasi-identifiers generalised on a public grid (model.anonymize.public_grid)
+        params["public_grids"] = {a: words for a, words in grids.items() if words}
     yield from anonymize_table(
         table_in,
         taxonomies,

@@ -366,6 +366,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status_label.hide()  # the message says it; the job's words come back when it is dismissed
         QtCore.QTimer.singleShot(0, self._update_message_more)  # once laid out: is the message cut?
 
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.ActivationChange and self.isActiveWindow():
+            # the budget store may have been charged while the window was in the background (a re-run
+            # script, a command on the same data): show what it holds now
+            algorithm = self.panels.get("Algorithm")
+            if algorithm is not None and hasattr(algorithm, "refresh_budget"):
+                algorithm.refresh_budget()
+
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._update_message_more()

@@ -348,3 +348,35 @@ def test_closing_during_a_job_asks_stops_it_and_does_not_wait_for_it(qtbot, monk
     assert win.job_left_running and time.monotonic() - start < 5, (asked, win.runner.busy)
     release.set()
     win.deleteLater()
+
+
+def test_the_budget_shown_follows_a_spend_made_outside_the_window(qtbot, tmp_path, monkeypatch):
+    """Issue 32 item 6: after a re-run script spent from the same store, the Algorithm panel still showed the
+    old figures. The window reads the store again when it becomes active."""
+    from PySide6 import QtCore
+
+    from dpstudio.cli import main
+    from dpstudio.gui.main_window import MainWindow
+    from tests.gui.export_fixtures import table_project
+
+    store = tmp_path / "store.sqlite"
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(store))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    data = tmp_path / "people.csv"
+    p = table_project(n=300, project=win.project, path=data)
+    p.frame.to_csv(data, index=False)
+    algorithm = win.panels["Algorithm"]
+    algorithm.refresh_budget()
+    before = algorithm.budget_label.text()
+    tax = tmp_path / "work.csv"
+    tax.write_text("A;*\nB;*\nC;*\n")
+    argv = ["release", "--data", str(data), "--class", "income", "--classes", "<=50K,>50K", "--taxonomy"]
+    argv += [f"work={tax}", "--algorithm", "diffgen", "--steps", "1", "--epsilon", "1/2", "--dataset-budget", "3"]
+    argv += ["--out", str(tmp_path / "o.csv"), "--dataset-name", "people"]
+    assert main(argv) == 0
+    monkeypatch.setattr(win, "isActiveWindow", lambda: True)  # offscreen: no window manager activates it
+    QtWidgets.QApplication.sendEvent(win, QtCore.QEvent(QtCore.QEvent.ActivationChange))
+    after = algorithm.budget_label.text()
+    assert "no release yet" in before and "2.5 of 3 epsilon left" in after, (before, after)
+    win.project.dirty = False

@@ -95,6 +95,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.message_more.setText("Read all")
         self.message_more.setAccessibleName("Read the whole message")
         self.message_more.clicked.connect(self.show_whole_message)
+        self.message_label.read_all = self.message_more  # the layout check: this label is read in full on a click
         policy = self.message_more.sizePolicy()
         policy.setRetainSizeWhenHidden(True)  # showing it moves nothing
         self.message_more.setSizePolicy(policy)

@@ -3,6 +3,8 @@ test and by anyone looking at a panel.
 
 - a visible single-line label (or a line of a multi-line one) whose text is wider than the label, unless it
   is an ``ElidedLabel`` (drawn with an ellipsis, all of it in its tooltip) or its tooltip holds the text;
+- an ``ElidedLabel`` that shows less than half of its text (issue 32: a sentence is read, not hovered),
+  unless it only names something (``names_only``);
 - a visible button, check box or radio button narrower than its text needs (its size hint), or a combo
   box whose chosen text does not fit (unless its tooltip holds it);
 - a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
@@ -47,6 +49,18 @@ def _visible(w: QtWidgets.QWidget, top: QtWidgets.QWidget) -> bool:
 
 def problems(top: QtWidgets.QWidget) -> list[str]:
     out = []
+    for label in top.findChildren(ElidedLabel):
+        # a sentence that advises, refuses or explains is read, not hovered: an elided label showing less than
+        # half of its text is cut (one that only names something, ``names_only``, may be elided)
+        if not _visible(label, top) or getattr(label, "names_only", False) or not label.text().strip():
+            continue
+        more = getattr(label, "read_all", None)  # a "Read all" button beside it shows the whole text
+        if more is not None and more.isVisibleTo(top):
+            continue
+        need = label.fontMetrics().horizontalAdvance(label.text().replace("\n", " "))
+        room = label.contentsRect().width()
+        if need > 2 * room + SLACK:
+            out.append(f"sentence cut: {label.text()[:60]!r} needs {need} px, shows {room} ({_where(label)})")
     for label in top.findChildren(QtWidgets.QLabel):
         if not _visible(label, top) or isinstance(label, ElidedLabel) or not label.pixmap().isNull():
             continue

@@ -46,6 +46,11 @@ def test_the_checker_sees_cut_and_squashed_controls(qtbot):
     cut.setMinimumWidth(10)
     cut.setSizePolicy(QtWidgets.QSizePolicy.Ignored, QtWidgets.QSizePolicy.Preferred)
     elided = ElidedLabel("an elided label far too long for the narrow box it sits in")
+    elided.names_only = True  # a name (a file, a column) may be elided
+    sentence = ElidedLabel("a refusal that says what to do, cut to a few words of its whole sentence")
+    read = ElidedLabel("a long message with a button beside it that shows all of it in a dialog")
+    read.read_all = QtWidgets.QToolButton()
+    read.read_all.setText("Read all")
     button = QtWidgets.QPushButton("A button with a long text")
     button.setFixedWidth(40)
     edit = QtWidgets.QLineEdit("x")
@@ -62,7 +67,7 @@ def test_the_checker_sees_cut_and_squashed_controls(qtbot):
     plot = pg.PlotWidget()
     plot.setFixedHeight(120)
     plot.setLabel("left", "an axis title far too long for a plot this low")
-    for w in (cut, elided, button, edit, table, plot):
+    for w in (cut, elided, sentence, read, read.read_all, button, edit, table, plot):
         lay.addWidget(w)
     box.setFixedWidth(80)
     box.show()
@@ -71,6 +76,8 @@ def test_the_checker_sees_cut_and_squashed_controls(qtbot):
     assert any("label cut" in p and "a label far" in p for p in found)
     assert any("button cut" in p for p in found) and any("squashed" in p for p in found)
     assert not any("an elided label" in p for p in found)
+    assert any("sentence cut" in p and "a refusal that says" in p for p in found)  # issue 32: read, not hovered
+    assert not any("a long message with a button" in p for p in found)
     assert any("cell cut" in p and "a cell far too long for" in p for p in found)
     assert not any("all of it in its tooltip" in p for p in found)
     assert any("axis title cut" in p and "an axis title" in p for p in found)

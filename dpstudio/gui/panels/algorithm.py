@@ -79,7 +79,7 @@ def epsilon_to_slider(eps: float) -> int:
 
 def not_ready_line(n: int) -> str:
     """The line beside Run when it refuses for ``n`` readiness problems (the checklist lists them)."""
-    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''}, listed under \u201cBefore you run\u201d."
+    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''} (see \u201cBefore you run\u201d)"
 
 
 class AlgorithmPanel(QtWidgets.QWidget):
@@ -686,7 +686,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.preview_table.setRowCount(0)
             self.preview_table.hide()
         if self.project.teaching:
-            self.mode_label.setText("teaching: not a release - seeded simulation noise, re-run freely")
+            self.mode_label.setText("teaching: not a release (simulation noise)")
             self.mode_label.setStyleSheet("color:#8a5a00;")
         else:
             self.mode_label.setText("release - secure noise; running spends the budget once")

@@ -276,11 +276,18 @@ class Study:
 
     # -- the algorithm and the budget ----------------------------------------------------------------------
     def choose(self, algorithm: str, **params) -> None:
-        """The algorithm (one of ``ALGORITHMS``) and its parameters (as the Algorithm panel sets them, e.g.
+        """The algorithm (one of ``ALGORITHMS``, or the command line's name of one: ``diffgen-consistent``,
+        ``luedp``) and its parameters (as the Algorithm panel sets them, e.g.
         ``steps=6`` for the table algorithms; ``attribute=..., bins=...`` for histograms)."""
-        if algorithm not in ALGORITHMS:
-            raise StudyError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
-        self._do(self.project.set_algorithm, algorithm, params or None)
+        from dpstudio.model.release.budget_plan import COMMAND_NAMES, algorithm_id
+
+        if algorithm_id(algorithm) not in ALGORITHMS:
+            names = ", ".join(ALGORITHMS)
+            raise StudyError(
+                f"unknown algorithm {algorithm!r}: choose one of {names} (the command line's "
+                f"{', '.join(COMMAND_NAMES)} are accepted too)"
+            )
+        self._do(self.project.set_algorithm, algorithm_id(algorithm), params or None)
 
     def _ready_account(self) -> None:
         """The name and lifetime budget given for data the store does not know yet (as the CLI's

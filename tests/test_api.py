@@ -181,3 +181,12 @@ def test_the_cli_and_the_api_write_the_same_public_inputs_for_the_same_release(t
     assert by_key["kind:age"]["source"] == "declared on the command line: --type age=integer"
     assert by_key["taxonomy:region"]["source"].endswith("the taxonomy file region.csv")
     assert [x["input"] for x in cli_side["public_inputs"]][-1] == "class values of answer"
+
+
+def test_the_command_lines_algorithm_names_are_accepted(tmp_path, store):
+    """Issue 31: the API said 'unknown algorithm diffgen-consistent' for the name every command uses."""
+    study = _declared(tmp_path, store)
+    study.choose("diffgen-consistent", steps=2)
+    assert study.project.algorithm == "diffgen_consistency"
+    with pytest.raises(api.StudyError, match="diffgen-consistent, luedp are accepted too"):
+        study.choose("nope")

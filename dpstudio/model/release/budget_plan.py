@@ -50,6 +50,16 @@ OPTIMIZED_SHARES_NOTE = (
     "ran)."
 )
 HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt", "pidentity")
+#: the command line's names of the same algorithms (``dpstudio release --algorithm``, ``histogram --algorithm``)
+COMMAND_NAMES = {"diffgen-consistent": "diffgen_consistency", "luedp": "luedptree"}
+
+
+def algorithm_id(name: str) -> str:
+    """The studio's id of an algorithm named the studio's or the command line's way (``diffgen-consistent``
+    is ``diffgen_consistency``); unknown names come back unchanged."""
+    return COMMAND_NAMES.get(str(name), str(name))
+
+
 #: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
 LOCKED_SPLIT = ("luedptree", "hopt", "pidentity")
 #: p-Identity's one segment of the split (its one spend; the ledger calls it "p-Identity strategy")

@@ -713,27 +713,23 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         running = self.spending_run()
+        question = None
         if running:
-            answer = QtWidgets.QMessageBox.question(
-                self,
+            question = (
                 "A release run is going on",
                 f"A release run is going on. Its budget is already spent ({running}) and stays spent whether "
                 "or not you close: closing now stops the run and loses its result. Close anyway?",
-                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No,
-                QtWidgets.QMessageBox.No,
             )
-            if answer != QtWidgets.QMessageBox.Yes:
-                event.ignore()
-                return
         elif self.runner.busy:
-            name = getattr(self.runner.current, "name", "a job")
-            answer = QtWidgets.QMessageBox.question(
-                self,
+            name = getattr(self.runner.current, "name", "") or "a job"
+            question = (
                 "A job is going on",
                 f"{name[0].upper() + name[1:]} is going on. It spends no budget; closing now stops it and "
                 "keeps nothing of it. Close anyway?",
-                QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No,
-                QtWidgets.QMessageBox.No,
+            )
+        if question is not None:
+            answer = QtWidgets.QMessageBox.question(
+                self, *question, QtWidgets.QMessageBox.Yes | QtWidgets.QMessageBox.No, QtWidgets.QMessageBox.No
             )
             if answer != QtWidgets.QMessageBox.Yes:
                 event.ignore()

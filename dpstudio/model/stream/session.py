@@ -104,24 +104,24 @@ class StreamSource:
             if not (self.user and self.time_column and self.start and self.end):
                 raise StreamInputError("an event log needs its person and time columns and the public range")
             try:
-                return bucket_events(*self._event_settings())
+                return bucket_events(**self._event_settings())
             except EventStreamError as exc:
                 raise StreamInputError(studio_words(str(exc))) from None
         return read_ilinet(self.path, self.region, self.column, self.start), None
 
-    def _event_settings(self) -> tuple:
-        """An event log's public settings, in ``io.event_stream.bucket_events``'s order."""
-        return (
-            self.path,
-            self.user,
-            self.time_column,
-            self.bucket,
-            self.start,
-            self.end,
-            self.cap,
-            self.time_format,
-            self.origin,
-        )
+    def _event_settings(self) -> dict:
+        """An event log's public settings, as ``io.event_stream.bucket_events`` and ``events_source`` name them."""
+        return {
+            "path": self.path,
+            "user": self.user,
+            "time": self.time_column,
+            "bucket": self.bucket,
+            "start": self.start,
+            "end": self.end,
+            "cap": self.cap,
+            "time_format": self.time_format,
+            "origin": self.origin,
+        }
 
     def record(self, mechanism: str | None = None) -> dict:
         """The sidecar's ``source``; an event log's guarantee in people's terms depends on the ``mechanism``."""
@@ -138,7 +138,7 @@ class StreamSource:
             from dpstudio.io.event_stream import events_source
 
             assert self.user is not None and self.time_column is not None  # load() refused the source otherwise
-            return events_source(*self._event_settings(), mechanism=mechanism)
+            return events_source(**self._event_settings(), mechanism=mechanism)
         return {
             "source": "data file",
             "file": str(self.path),

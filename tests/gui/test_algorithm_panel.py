@@ -155,7 +155,7 @@ def test_run_input_error_is_reported_without_spending(qtbot):
     panel = AlgorithmPanel(project)
     qtbot.addWidget(panel)
     assert panel.run() is None  # refused before anything is asked or started
-    assert "data" in panel.last_error.lower() and "Not ready to run: 1 problem (see" in panel.eps_error.text()
+    assert "data" in panel.last_error.lower() and "Not ready: 1 problem to fix first" in panel.eps_error.text()
     assert project.release_ledger is None or project.release_ledger.spent == 0
 
 

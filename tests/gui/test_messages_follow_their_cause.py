@@ -50,13 +50,13 @@ def test_a_refusal_goes_when_its_cause_does_and_moves_nothing(qtbot, window, tmp
     qtbot.wait(30)
     assert window.message_is_error and "taxonomy" in window.message_label.text()
     n = len(algorithm.checklist.problems)
-    assert algorithm.eps_error.text().startswith(f"Not ready to run: {n} problem")
+    assert algorithm.eps_error.text().startswith(f"Not ready: {n} problem")
     assert {w: _y(w) for w in before} == before  # the refusal line took no new room
 
     # one cause fixed: the count beside Run follows, and the window's error (about the old inputs) goes
     p.set_taxonomy("region", flat("region", ["north", "south", "east"]))
     assert not window.message_is_error and window.message_label.text() == ""
-    assert algorithm.eps_error.text().startswith(f"Not ready to run: {len(algorithm.checklist.problems)} problem")
+    assert algorithm.eps_error.text().startswith(f"Not ready: {len(algorithm.checklist.problems)} problem")
     assert len(algorithm.checklist.problems) < n
     p.set_taxonomy("plan", flat("plan", ["basic", "plus"]))
     assert algorithm.checklist.problems == [] and algorithm.eps_error.text() == ""

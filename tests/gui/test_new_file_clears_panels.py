@@ -66,7 +66,7 @@ def test_a_new_file_leaves_nothing_of_the_previous_run(qtbot, window, tmp_path):
 def test_a_refusal_beside_run_goes_with_its_file(qtbot, window, tmp_path):
     """The real window showed the previous file's "1 problem" beside Run after another file was opened."""
     algorithm = window.panels["Algorithm"]
-    algorithm.eps_error.setText("Not ready to run: 1 problem, listed under “Before you run”.")
+    algorithm.eps_error.setText("Not ready: 1 problem to fix first")
     pd.DataFrame({"a": np.arange(30) % 5, "b": ["x", "y", "z"] * 10}).to_csv(tmp_path / "f.csv", index=False)
     window.panels["Data"].open_file(tmp_path / "f.csv")
     qtbot.waitUntil(lambda: window.project.frame is not None, timeout=60000)

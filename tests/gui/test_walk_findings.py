@@ -86,3 +86,23 @@ def test_the_export_name_starts_again_on_a_new_dataset(qtbot, tmp_path):
     panel.name_edit.setText("age_hb")
     table_project(n=60, project=p, path=tmp_path / "visits.csv.gz")
     assert panel.name_edit.text() == "visits_release"
+
+
+def test_runs_refusal_goes_from_the_window_when_its_problems_are_fixed(qtbot, window):
+    """From the walk: the red 'not ready to run: ...' bar stayed after the problems were fixed, until a run."""
+    from tests.gui.export_fixtures import table_project
+
+    p = table_project(n=200, project=window.project)
+    p.classes = None  # undeclared class values: Run is refused
+    p.set_mode("release")
+    algorithm = window.show_panel("Algorithm")
+    algorithm.refresh_readiness()
+    algorithm.run()
+    qtbot.wait(20)
+    assert window.message_label.text().startswith("not ready to run")
+    p.set_classes(["<=50K", ">50K"])
+    qtbot.wait(20)
+    algorithm.refresh_readiness()
+    assert not window.message_bar.isVisibleTo(window) and window.message_label.text() == ""
+    assert algorithm.eps_error.text() == ""
+    p.dirty = False

@@ -46,7 +46,7 @@ from dpstudio.model.release.runs import default_bins
 
 SLIDER_MIN, SLIDER_MAX = math.log10(0.01), math.log10(10.0)
 SLIDER_STEPS = 1000
-NOT_READY = "Not ready to run"
+NOT_READY = "Not ready"
 SPLIT_TITLE = "Split of epsilon (drag the dark handles)"
 LOCKED_SPLIT_TITLE = "Split of epsilon (chosen by the algorithm itself: it cannot be dragged)"
 #: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
@@ -79,7 +79,7 @@ def epsilon_to_slider(eps: float) -> int:
 
 def not_ready_line(n: int) -> str:
     """The line beside Run when it refuses for ``n`` readiness problems (the checklist lists them)."""
-    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''} (see \u201cBefore you run\u201d)"
+    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''} to fix first"
 
 
 class AlgorithmPanel(QtWidgets.QWidget):
@@ -266,6 +266,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.checklist.set_problems(problems)
         if self.eps_error.text().startswith(NOT_READY):
             self.eps_error.setText(not_ready_line(len(problems)) if problems else "")
+        win = host(self)
+        if not problems and win is not None and hasattr(win, "message_label"):
+            if win.message_label.text().startswith("not ready to run"):  # Run's refusal no longer holds
+                win.clear_message()
 
     def go_to_problem(self, problem) -> None:
         """Show the place where ``problem`` is fixed (the window switches panel and selects the control)."""

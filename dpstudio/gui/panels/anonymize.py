@@ -361,8 +361,9 @@ class AnonymizePanel(QtWidgets.QWidget):
         intro = QtWidgets.QLabel(
             "The last anonymization next to the project's last DP run on the same data. Accuracy: a tree "
             "trained on each output, tested on the test file you choose (\u201cTest file...\u201d; \u201cCompare with "
-            "the last DP run\u201d uses the test file last scored here or in Compare, else the bundled Adult test "
-            "sample), as the Compare panel does. " + ac.DP_NOTE
+            "the last DP run\u201d uses the test file last scored here or in Compare; on the bundled Adult data, "
+            "its test sample), as the Compare panel does. Cells, classes, C_DM and C_AVG need no test file. "
+            + ac.DP_NOTE
         )
         intro.setWordWrap(True)
         lay.addWidget(intro)

@@ -38,7 +38,9 @@ def main() -> None:
     r = p.result
     dom = cmp.public_domain(r, p.taxonomies)
     data = encode_table(p, None)
-    print(f"{len(r.tree.parents)} nodes, {len(r.leaf_nodes)} leaves; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"{len(r.tree.parents)} nodes, {len(r.leaf_nodes)} leaves; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
+    )
     times: dict[str, list[float]] = {"release (noise only)": [], "teaching (error by size)": []}
     for rep in range(a.repeat + 1):
         t = time.perf_counter()
@@ -55,7 +57,9 @@ def main() -> None:
         times["release (noise only)"].append(t1)
         times["teaching (error by size)"].append(t2)
     for name, ts in times.items():
-        print(f"{name}, {a.runs} runs: median {statistics.median(ts):.2f} s (runs: {', '.join(f'{x:.2f}' for x in ts)})")
+        print(
+            f"{name}, {a.runs} runs: median {statistics.median(ts):.2f} s (runs: {', '.join(f'{x:.2f}' for x in ts)})"
+        )
 
 
 if __name__ == "__main__":

@@ -80,7 +80,7 @@ def test_derived_bounds_refuse_the_run_and_the_export_describes_what_ran(qtbot, 
     click_run(qtbot, panel)
     qtbot.wait(50)
     assert p.result is None and "public bounds of age was derived from the data" in panel.last_error
-    assert "Before you run" in panel.eps_error.text()
+    assert panel.eps_error.text() == "Not ready: 1 problem to fix first"  # the checklist beside Run lists it
     assert spent() == {} or "people" not in spent()
     export = window.panel("Export")
     assert not export.export_button.isEnabled()
@@ -213,7 +213,7 @@ def test_release_raise_the_total_and_release_again_in_the_same_project(qtbot, wi
     click_run(qtbot, panel)  # refused: the lifetime total is spent
     qtbot.wait(50)
     assert p.result is first and "does not fit its lifetime budget" in panel.last_error
-    assert "Algorithm panel (dataset budget)" in panel.last_error and "Before you run" in panel.eps_error.text()
+    assert "Algorithm panel (dataset budget)" in panel.last_error and panel.eps_error.text().startswith("Not ready: 1 problem")
     assert panel.apply_dataset_budget(total="2")  # the deliberate raise (asked, answered Yes)
     click_run(qtbot, panel)
     qtbot.waitUntil(lambda: p.result is not first and p.result is not None, timeout=60000)

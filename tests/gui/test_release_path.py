@@ -213,7 +213,9 @@ def test_release_raise_the_total_and_release_again_in_the_same_project(qtbot, wi
     click_run(qtbot, panel)  # refused: the lifetime total is spent
     qtbot.wait(50)
     assert p.result is first and "does not fit its lifetime budget" in panel.last_error
-    assert "Algorithm panel (dataset budget)" in panel.last_error and panel.eps_error.text().startswith("Not ready: 1 problem")
+    assert "Algorithm panel (dataset budget)" in panel.last_error and panel.eps_error.text().startswith(
+        "Not ready: 1 problem"
+    )
     assert panel.apply_dataset_budget(total="2")  # the deliberate raise (asked, answered Yes)
     click_run(qtbot, panel)
     qtbot.waitUntil(lambda: p.result is not first and p.result is not None, timeout=60000)

@@ -10,6 +10,7 @@ from PySide6 import QtWidgets
 
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.model.project.project import CLASS, QUASI_IDENTIFIER, RELEASE, TEACHING
+from tests.gui.test_run_epsilon import click_run
 
 
 def _open(qtbot, window, tmp_path):
@@ -46,7 +47,7 @@ def test_a_refusal_goes_when_its_cause_does_and_moves_nothing(qtbot, window, tmp
     algorithm = window.show_panel("Algorithm")
     qtbot.wait(30)
     before = {w: _y(w) for w in (algorithm.run_button, algorithm.mode_label, algorithm.split_box)}
-    algorithm.run_button.click()
+    click_run(None, algorithm)
     qtbot.wait(30)
     assert window.message_is_error and "taxonomy" in window.message_label.text()
     n = len(algorithm.checklist.problems)

@@ -44,7 +44,7 @@ def test_stream_release_asks_and_no_spends_nothing(qtbot, tmp_path):
     panel.eps_edit.setText("0.5")
     no = Answer(key=Qt.Key_Return)  # Enter: the default answer, No
     panel.exec_dialog = no
-    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    click_run(qtbot, panel)
     assert len(no.boxes) == 1
     text, default_no = no.boxes[0]
     assert default_no and "dataset 'visits'" in text and "epsilon = 0.5" in text and "cannot be undone" in text
@@ -52,12 +52,12 @@ def test_stream_release_asks_and_no_spends_nothing(qtbot, tmp_path):
     assert spent(project.budget_store) == {}
     yes = Answer(button=QtWidgets.QMessageBox.Yes)
     panel.exec_dialog = yes
-    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    click_run(qtbot, panel)
     qtbot.waitUntil(lambda: panel.playback is not None, timeout=20000)
     assert spent(project.budget_store) == {"visits": Fraction(1, 2)}
     assert panel.result.is_release and panel.ledger.spent == Fraction(1, 2)
     # the lifetime total was this release's epsilon: a second run is refused before anything is asked
-    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    click_run(qtbot, panel)
     assert len(yes.boxes) == 1 and "does not fit its lifetime budget" in panel.last_message
     assert spent(project.budget_store) == {"visits": Fraction(1, 2)}
     panel.shutdown()

@@ -24,7 +24,13 @@ def type_epsilon(qtbot, panel, text):
 
 
 def click_run(qtbot, panel):
-    qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+    """Press Run. While the checklist lists problems Run is off (its tooltip says why): the refusal is then
+    what ``run()`` says when a script or the keyboard asks for a run anyway."""
+    if panel.run_button.isEnabled():
+        qtbot.mouseClick(panel.run_button, Qt.LeftButton)
+        return
+    assert "Run is off" in panel.run_button.toolTip() or "not valid" in panel.run_button.toolTip()
+    panel.run()
 
 
 class Answer:

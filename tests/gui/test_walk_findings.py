@@ -106,3 +106,24 @@ def test_runs_refusal_goes_from_the_window_when_its_problems_are_fixed(qtbot, wi
     assert not window.message_bar.isVisibleTo(window) and window.message_label.text() == ""
     assert algorithm.eps_error.text() == ""
     p.dirty = False
+
+
+def test_run_is_off_while_the_checklist_lists_problems(qtbot, window, tmp_path):
+    """Issue 32 item 5: a one-column file left Run enabled beside '2 things to fix'."""
+    import pandas as pd
+
+    path = tmp_path / "one.csv"
+    pd.DataFrame({"only": ["a", "b", "c"] * 10}).to_csv(path, index=False)
+    p = window.project
+    p.set_data(pd.read_csv(path), path, types={"only": "categorical"})
+    algorithm = window.show_panel("Algorithm")
+    algorithm.refresh_readiness()
+    n = len(algorithm.checklist.problems)
+    assert n >= 1 and not algorithm.run_button.isEnabled()
+    assert f"Run is off until the {n} problem" in algorithm.run_button.toolTip()
+    from tests.gui.export_fixtures import table_project
+
+    table_project(n=100, project=p)  # a table with everything declared: the checklist empties, Run comes on
+    algorithm.refresh_readiness()
+    assert not algorithm.checklist.problems and algorithm.run_button.isEnabled()
+    p.dirty = False

@@ -266,10 +266,25 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.checklist.set_problems(problems)
         if self.eps_error.text().startswith(NOT_READY):
             self.eps_error.setText(not_ready_line(len(problems)) if problems else "")
+        self._problems = len(problems)
+        self._update_run_button()
         win = host(self)
         if not problems and win is not None and hasattr(win, "message_label"):
             if win.message_label.text().startswith("not ready to run"):  # Run's refusal no longer holds
                 win.clear_message()
+
+    def _update_run_button(self) -> None:
+        """Run is on only while epsilon is valid and the checklist beside it is empty (it says what to fix)."""
+        if not getattr(self, "_eps_valid", True):
+            return  # _check_eps_text said why
+        n = getattr(self, "_problems", 0)
+        self.run_button.setEnabled(n == 0)
+        self.run_button.setToolTip(
+            f"Run is off until the {n} problem{'s' if n != 1 else ''} in \u201cBefore you run\u201d "
+            f"{'are' if n != 1 else 'is'} fixed"
+            if n
+            else "Run the algorithm on the loaded data (spends the budget in release mode)"
+        )
 
     def go_to_problem(self, problem) -> None:
         """Show the place where ``problem`` is fixed (the window switches panel and selects the control)."""
@@ -730,6 +745,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         try:
             eps = parse_epsilon_text(text)
         except ValueError as exc:
+            self._eps_valid = False
             self.run_button.setEnabled(False)
             self.run_button.setToolTip(f"epsilon is not valid: {exc}")
             self.eps_understood.setText("")
@@ -740,8 +756,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return
         self.figures.setEnabled(True)
         self.figures.setToolTip("")
-        self.run_button.setEnabled(True)
-        self.run_button.setToolTip("Run the algorithm on the loaded data (spends the budget in release mode)")
+        self._eps_valid = True
+        self._update_run_button()
         shown = understood_text(eps)
         words = [] if text.strip() == shown else [f"understood as epsilon = {shown}"]
         caution = epsilon_caution(eps)

@@ -95,8 +95,12 @@ class IntervalTree:
 
     def node_counts(self, bin_counts) -> np.ndarray:
         """True count of every node (sum of its bins), exact int64. Private: never release these."""
-        c = np.asarray(bin_counts, dtype=np.int64)
-        pref = np.concatenate([[0], np.cumsum(c)])
+        return self.node_sums(np.asarray(bin_counts, dtype=np.int64))
+
+    def node_sums(self, bin_values) -> np.ndarray:
+        """Every node's sum of its bins' values (in their dtype), by prefix sums."""
+        v = np.asarray(bin_values)
+        pref = np.concatenate([np.zeros(1, dtype=v.dtype), np.cumsum(v)])
         return pref[self.hi] - pref[self.lo]
 
     def arity_summary(self) -> dict:

@@ -531,8 +531,7 @@ def whole_bins(bin_estimates: np.ndarray) -> np.ndarray:
     (``benchmarks/bench_whole_counts.py``)."""
     est = np.asarray(bin_estimates, dtype=float)
     tree = regular_tree(est.size, 2)
-    prefix = np.concatenate([[0.0], np.cumsum(est)])
-    nodes = project_tree(tree.parents, prefix[tree.hi] - prefix[tree.lo], integral=True, levels=tree.levels)
+    nodes = project_tree(tree.parents, tree.node_sums(est), integral=True, levels=tree.levels)
     return nodes[tree.leaf_of_bin]
 
 
@@ -548,8 +547,7 @@ def publish(estimates: np.ndarray, tree, params: IntervalTreeParams) -> tuple[np
     leaves = tree.leaf_of_bin
     if params.published == "whole":
         bins = whole_bins(np.asarray(estimates, dtype=float)[leaves])
-        prefix = np.concatenate([[0.0], np.cumsum(bins)])
-        nodes = prefix[tree.hi] - prefix[tree.lo]
+        nodes = tree.node_sums(bins)
         info = {
             "order": ["least squares consistency (exact BLUE)", WHOLE_STEP],
             "consistency": "least_squares",

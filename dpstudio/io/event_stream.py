@@ -8,7 +8,7 @@ release needs one count per time bucket in which one person changes each count b
 - reads the time as the data owner's machines write it (``TIME_FORMATS``): ISO dates and timestamps, epoch
   seconds or milliseconds (UTC), or day or week numbers counted from a public origin (``--time-origin``);
   a column of numbers read as ISO text is refused with the option it looks like;
-- reads the person as every other reader does (``PERSON_SQL``): surrounding spaces are not part of an id, and
+- reads the person as every other reader does (``person_sql``): surrounding spaces are not part of an id, and
   a number is one id however it is written (``1``, ``1.0``, ``01``); a split id would give one person two caps;
 - keeps at most ``cap`` events per person per bucket (the rest are dropped) and counts what is kept, in one
   SQL pass over the file (CSV or Parquet, through DuckDB, in bounded memory);
@@ -146,7 +146,8 @@ def check_cap(cap) -> int:
         k = int(cap)
     except (TypeError, ValueError):
         raise EventStreamError(f"--per-bucket-cap must be a whole number, got {cap!r}") from None
-    if k != cap and not isinstance(cap, str) or not 1 <= k <= MAX_CAP:
+    whole = isinstance(cap, str) or k == cap  # int("1.5") already failed; a float must be whole
+    if not whole or not 1 <= k <= MAX_CAP:
         raise EventStreamError(
             f"--per-bucket-cap must be a whole number from 1 to {MAX_CAP:,}, got {cap} (every count's noise "
             "grows with it: a larger cap drowns the counts)"

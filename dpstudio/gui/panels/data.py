@@ -387,6 +387,9 @@ class DataPanel(QtWidgets.QWidget):
         """The text encoding CSV/TSV files are opened with (both pages show the same choice). A choice holds for
         the next file opened and for that file after (not for another file, which starts from UTF-8)."""
         self._encoding_chosen = True
+        self._show_encoding(name)
+
+    def _show_encoding(self, name: str) -> None:
         for combo in (self.start_page.encoding_combo, self.encoding_combo):
             if combo.currentText() != name:
                 combo.blockSignals(True)
@@ -400,9 +403,8 @@ class DataPanel(QtWidgets.QWidget):
 
         path = Path(path)
         chosen, self._encoding_chosen = getattr(self, "_encoding_chosen", False), False
-        if not chosen and getattr(self, "_encoding_path", path) != path and self.encoding != "utf-8":
-            self.set_encoding("utf-8")  # the encoding chosen for another file does not carry over
-            self._encoding_chosen = False
+        if not chosen and getattr(self, "_encoding_path", path) != path:
+            self._show_encoding("utf-8")  # the encoding chosen for another file does not carry over
         self._encoding_path = path
         encoding = self.encoding
         worker = Worker(

@@ -449,10 +449,6 @@ class StreamPanel(QtWidgets.QWidget):
                     return None
                 setup = ReleaseService().begin(question, True)
                 self.project.release_in_progress = f"epsilon {float(eps):g} on dataset {question.dataset!r}"
-                from dpstudio.io.budget_store import OFF, store_location
-
-                where = store_location(self.project.budget_store)
-                self.pending_store = OFF if where is None else str(where.resolve())
         except (StreamInputError, ReleaseRefused, ValueError) as exc:
             self._message(str(exc))
             return None
@@ -470,7 +466,8 @@ class StreamPanel(QtWidgets.QWidget):
             worker = Worker(
                 lambda: run_stream(counts, p, setup.noise, ledger), name=f"stream {p.mechanism}", pause_gc=True
             )
-        worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal))
+        store = setup.store  # where the release was charged: its re-run script charges the same store
+        worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal, store))
         worker.signals.failed.connect(self._message)
         for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             signal.connect(lambda *_: setattr(self.project, "release_in_progress", ""))
@@ -478,12 +475,12 @@ class StreamPanel(QtWidgets.QWidget):
         h = host(self)
         return h.start_worker(worker, f"stream {p.mechanism}") if h is not None else self.runner.start(worker)
 
-    def _finished(self, out, p, ledger, budget, source, literal) -> None:
+    def _finished(self, out, p, ledger, budget, source, literal, store: str = "") -> None:
         self.playback = out if literal else playback_of(out, p)
         self.result = None if literal else next((e.result for e in out if isinstance(e, RunFinished)), None)
         self.ledger, self.budget_record = (None, None) if literal else (ledger, budget)
         self.run_params, self.run_source = p, source
-        self.run_store = getattr(self, "pending_store", None) if budget else None
+        self.run_store = store or None
         self._show_error_figure()
         self._update_guarantee()
         self.slider.setRange(0, len(self.playback.events))

@@ -1051,10 +1051,7 @@ class Project:
         self.release_ledger = setup.ledger
         self._ledger_hash = self.data_hash
         self.run_budget = setup.budget
-        from dpstudio.io.budget_store import OFF, store_location
-
-        where = store_location(self.account.store)
-        self.run_store = OFF if where is None else str(where.resolve())
+        self.run_store = setup.store
         return setup
 
     def record_run(

@@ -26,6 +26,7 @@ from fractions import Fraction
 from dpstudio.core.budget import BudgetExceededError, Ledger, check_epsilon
 from dpstudio.core.noise import NoiseSource, SecureNoise, SimulationNoise
 from dpstudio.io.budget_store import (
+    OFF,
     UNTRACKED,
     BudgetStoreError,
     check_name,
@@ -57,6 +58,9 @@ class RunSetup:
     epsilon: Fraction
     budget: dict | None = None
     recognised: str = ""  # for the data owner only (never in a release): why a known dataset was charged
+    #: the budget store the release was charged to (its resolved path, or "none" when tracking was off; ""
+    #: for a run that is not a release): a re-run script charges the same one
+    store: str = ""
 
 
 @dataclass
@@ -155,6 +159,7 @@ class ReleaseService:
         try:
             store = open_store(request.store)
             recognised = ""
+            where = OFF if store is None else str(store.path.resolve())
             if store is None:
                 record = untracked_record(request.name)
             else:
@@ -170,7 +175,7 @@ class ReleaseService:
                 record, recognised = charge.to_dict(), charge.related
         except (BudgetStoreError, BudgetExceededError) as exc:
             raise ReleaseRefused(str(exc)) from None
-        return RunSetup(SecureNoise(), Ledger(question.epsilon), False, question.epsilon, record, recognised)
+        return RunSetup(SecureNoise(), Ledger(question.epsilon), False, question.epsilon, record, recognised, where)
 
     @staticmethod
     def simulate(epsilon, seed: int) -> RunSetup:

@@ -317,9 +317,7 @@ class BudgetStore:
 
     def _related(self, con, fp: DatasetPrint) -> tuple[DatasetBudget, str] | None:
         """``related`` on an open connection (inside ``charge``'s transaction, so two first charges of
-        related tables cannot both create a dataset)."""
-        if not fp.column_prints and not fp.distinct:
-            return None
+        related tables cannot both create a dataset); a print without looser prints matches nothing."""
         best = None
         for ident, cols, distinct, rows, n_distinct in con.execute(
             "SELECT dataset, column_prints, distinct_print, approx_rows, approx_distinct FROM prints"

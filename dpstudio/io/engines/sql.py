@@ -130,10 +130,6 @@ class SqlEngine:
                 out[c] = out[c].astype(object).where(out[c].notna(), np.nan)
         return out.reset_index(drop=True), counts
 
-    def numeric_columns(self, source: Source, kinds: dict[str, bool]) -> set[str]:
-        """The columns ``load_table`` reads as numbers (``column_kinds``)."""
-        return {c for c, k in self.column_kinds(source, kinds).items() if k == NUMBER}
-
     def column_kinds(self, source: Source, kinds: dict[str, bool]) -> dict[str, str]:
         """{column: how ``load_table`` reads it}: ``NUMBER`` (every present value a finite number as pandas
         parses it: not '1_000', 'nan' or 'inf'), ``NUMBERS_AS_TEXT`` (numbers with an infinity among them:

@@ -491,3 +491,24 @@ def test_duckdb_prints_native_booleans_and_infinities_as_numpy_does(tmp_path):
 def test_spark_prints_the_odd_columns_as_numpy_does(spark_session, tmp_path):
     for path in _odd_files(tmp_path):
         assert spark_session.table_print(describe(path)) == table_print(load_table(path).frame), path.name
+
+
+def test_rows_that_differ_only_in_spaces_or_missing_tokens_are_one_row_to_every_engine(tmp_path):
+    """The engines group the raw values first and clean them after (``sql.distinct_rows``): rows that
+    differ only in spaces or in which missing token they hold must still merge into one distinct row, as
+    pandas reads them, in the print (its distinct-rows part too) and in the release's counts."""
+    path = tmp_path / "spaces.csv"
+    path.write_text("k,v\na,1\n a,1\na , 1\nb,?\nb,\nb, ?\nc,2\n")
+    loaded = load_table(path).frame
+    with engines.open_engine("duckdb") as eng:
+        assert eng.table_print(describe(path)) == table_print(loaded)
+        rows, counts = eng.group_counts(describe(path), ["k", "v"])
+    merged = {(r.k, None if pd.isna(r.v) else r.v): int(n) for r, n in zip(rows.itertuples(), counts)}
+    assert merged == {("a", "1"): 3, ("b", None): 3, ("c", "2"): 1}
+
+
+def test_a_column_named_like_the_engines_weight_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "weight.csv"
+    path.write_text("k,dpstudio_weight\na,1\n")
+    with engines.open_engine("duckdb") as eng, pytest.raises(engines.EngineError, match="cannot be read"):
+        eng.table_print(describe(path))

@@ -10,11 +10,12 @@ import pandas as pd
 from .. import datasets as ds
 from . import EngineError
 from .source import Source
-from .sql import EngineProgress, SqlEngine, combine_prints, literal, partial_print
+from .sql import EngineProgress, SqlEngine, combine_prints, distinct_rows, literal, partial_print
 
 #: DuckDB's own memory limit (it spills beyond it); $DPSTUDIO_DUCKDB_MEMORY overrides
 MEMORY_LIMIT = "2GB"
 CHUNK_VECTORS = 512  # x 2048 rows per streamed chunk
+PRINT_ROWS = "dpstudio_print_rows"
 
 
 class DuckDBEngine(SqlEngine):
@@ -85,22 +86,36 @@ class DuckDBEngine(SqlEngine):
     def interrupt(self) -> None:
         self.con.interrupt()
 
+    def print_rows(self, source: Source, progress: EngineProgress | None) -> str:
+        """The file's distinct raw rows in a temporary table (spilled to disk beyond the memory limit): the
+        column kinds and the print both read it, so the file is read once."""
+        rows = distinct_rows(self.quote, source.names)
+        self.watched(
+            lambda: self.con.execute(f"CREATE OR REPLACE TEMP TABLE {PRINT_ROWS} AS {rows}"),
+            progress,
+            "reading the table's rows for the budget store",
+        )
+        return PRINT_ROWS
+
     def table_print(self, source: Source, progress: EngineProgress | None = None):
-        sql, read = self.print_query(source, progress)
+        try:
+            sql, read = self.print_query(source, progress)
 
-        def run():
-            result = self.con.execute(sql)
+            def run():
+                result = self.con.execute(sql)
 
-            def chunks():
-                while True:
-                    chunk = result.fetch_df_chunk(CHUNK_VECTORS)
-                    if chunk.empty:
-                        return
-                    yield chunk
+                def chunks():
+                    while True:
+                        chunk = result.fetch_df_chunk(CHUNK_VECTORS)
+                        if chunk.empty:
+                            return
+                        yield chunk
 
-            return combine_prints([partial_print(chunks(), read)])
+                return combine_prints([partial_print(chunks(), read)])
 
-        return self.watched(run, progress, "fingerprinting the table for the budget store")
+            return self.watched(run, progress, "fingerprinting the table for the budget store")
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS {PRINT_ROWS}")
 
     def close(self) -> None:
         self.con.close()

@@ -1,7 +1,8 @@
 """The SQL the DuckDB and Spark engines run, and what comes back from it: aggregates only.
 
-- ``group_counts``: ``SELECT <used columns>, COUNT(*) ... GROUP BY`` them: the distinct combinations of the
-  release's columns with how many records hold each (text trimmed, the missing tokens as NULL, as
+- ``group_counts``: ``SELECT <used columns>, COUNT(*) ... GROUP BY`` them (the raw values first, then the
+  cleaned ones: ``distinct_rows``): the distinct combinations of the release's columns with how many
+  records hold each (text trimmed, the missing tokens as NULL, as
   ``io.datasets.load_table`` reads them). The driver maps them to taxonomy leaves, checks them against the
   public domains and runs the algorithms on them as weighted records.
 - ``table_print``: the budget store's fingerprint of the whole table (``io.dataset_fingerprint``): the
@@ -34,6 +35,18 @@ NUMBER, NUMBERS_AS_TEXT, BOOLEAN, TEXT = "number", "numbers as text", "boolean",
 #: the words pandas' CSV parser reads as booleans (load_table then writes them 'True' and 'False')
 BOOL_TOKENS = ("True", "TRUE", "true", "False", "FALSE", "false")
 FLOAT_MAX = "1.7976931348623157e308"
+#: the weight of a distinct raw row (``distinct_rows``); a file's own column of this name is refused
+WEIGHT = "dpstudio_weight"
+
+
+def distinct_rows(quote: Callable[[str], str], columns) -> str:
+    """``SELECT <columns>, COUNT(*) AS WEIGHT ... GROUP BY`` them, as the file holds them: grouping the raw
+    values first and trimming and mapping the missing tokens on the distinct rows only (a second GROUP BY
+    merges rows that differ in spaces alone) reads each record once, through the cheapest aggregate."""
+    names = [quote(c) for c in columns]
+    if any(str(c) in (WEIGHT, COUNT) for c in columns):
+        raise EngineError(f"a column named {WEIGHT!r} or {COUNT!r} cannot be read by the data engines")
+    return f"SELECT {', '.join(names)}, COUNT(*) AS {WEIGHT} FROM src GROUP BY {', '.join(names)}"
 
 
 def literal(text: str) -> str:
@@ -122,7 +135,8 @@ class SqlEngine:
         kinds = self.register(source)
         exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in columns]
         keys = ", ".join(str(i + 1) for i in range(len(columns)))
-        sql = f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys} ORDER BY {keys}"
+        rows = distinct_rows(self.quote, columns)
+        sql = f"SELECT {', '.join(exprs)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM ({rows}) AS r GROUP BY {keys} ORDER BY {keys}"
         out = self.watched(lambda: self.frame(sql), progress, "counting records per distinct value")
         counts = out.pop(COUNT).to_numpy(dtype=np.int64)
         for c in columns:
@@ -130,12 +144,13 @@ class SqlEngine:
                 out[c] = out[c].astype(object).where(out[c].notna(), np.nan)
         return out.reset_index(drop=True), counts
 
-    def column_kinds(self, source: Source, kinds: dict[str, bool]) -> dict[str, str]:
+    def column_kinds(self, source: Source, kinds: dict[str, bool], relation: str = "src") -> dict[str, str]:
         """{column: how ``load_table`` reads it}: ``NUMBER`` (every present value a finite number as pandas
         parses it: not '1_000', 'nan' or 'inf'), ``NUMBERS_AS_TEXT`` (numbers with an infinity among them:
         pandas reads them as floats, then the loader writes them as text, 'Infinity' as 'inf'),
         ``BOOLEAN`` (every present value True/TRUE/true/False/FALSE/false, or a native boolean: text
-        'True'/'False'), else ``TEXT``. One aggregate query over the file."""
+        'True'/'False'), else ``TEXT``. One aggregate query over ``relation``: the file, or its distinct rows
+        (each test holds for every value exactly when it holds for every distinct value)."""
         text = [c for c in source.names if kinds[c]]
         native = {c: self.native_type(c) for c in source.names if not kinds[c]}
         floats = [c for c, t in native.items() if t == "float"]
@@ -155,7 +170,7 @@ class SqlEngine:
             parts.append(
                 f"COUNT(CASE WHEN {q} IS NOT NULL AND NOT isnan({q}) AND NOT abs({q}) < {FLOAT_MAX} THEN 1 END) AS f{i}"
             )
-        row = self.frame(f"SELECT {', '.join(parts)} FROM src").iloc[0] if parts else {}
+        row = self.frame(f"SELECT {', '.join(parts)} FROM {relation}").iloc[0] if parts else {}
         out = {}
         for i, c in enumerate(text):
             present = int(row[f"p{i}"])
@@ -180,13 +195,19 @@ class SqlEngine:
         """'bool', 'float' or 'other' for a column the file types natively (Parquet); engines override."""
         return "other"
 
+    def print_rows(self, source: Source, progress: EngineProgress | None) -> str:
+        """The relation of the file's distinct raw rows with their weights (column ``WEIGHT``) that the
+        print reads: a subquery here; DuckDB materialises it so that the file is read once."""
+        return f"({distinct_rows(self.quote, source.names)}) AS r"
+
     def print_query(self, source: Source, progress: EngineProgress | None) -> tuple[str, dict[str, str]]:
         kinds = self.register(source)
-        read = self.watched(lambda: self.column_kinds(source, kinds), progress, "reading column kinds")
+        rows = self.print_rows(source, progress)
+        read = self.watched(lambda: self.column_kinds(source, kinds, rows), progress, "reading column kinds")
         exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in source.names]
         keys = ", ".join(str(i + 1) for i in range(len(exprs)))
         # identical rows hashed once and counted: sum of row hashes = sum over distinct rows of hash x count
-        return f"SELECT {', '.join(exprs)}, COUNT(*) AS {COUNT} FROM src GROUP BY {keys}", read
+        return f"SELECT {', '.join(exprs)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM {rows} GROUP BY {keys}", read
 
     def table_print(self, source: Source, progress: EngineProgress | None = None) -> DatasetPrint:
         raise NotImplementedError

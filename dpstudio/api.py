@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from dpstudio.algorithms.registry import HISTOGRAM_ALGORITHMS, TABLE_ALGORITHMS
 from dpstudio.core.budget import Ledger
 from dpstudio.core.taxonomy import Taxonomy
 from dpstudio.model.project import provenance as pv
@@ -46,7 +47,6 @@ from dpstudio.model.project.project import (
     ProjectError,
 )
 from dpstudio.model.release import ReleaseQuestion
-from dpstudio.model.release.budget_plan import HISTOGRAM_ALGORITHMS, TABLE_ALGORITHMS
 from dpstudio.model.release.export import export_refusal, write_export
 from dpstudio.model.release.runs import RunInputError, make_job
 from dpstudio.model.release.snapshot import RunSnapshot, snapshot_of
@@ -279,7 +279,7 @@ class Study:
         """The algorithm (one of ``ALGORITHMS``, or the command line's name of one: ``diffgen-consistent``,
         ``luedp``) and its parameters (as the Algorithm panel sets them, e.g.
         ``steps=6`` for the table algorithms; ``attribute=..., bins=...`` for histograms)."""
-        from dpstudio.model.release.budget_plan import COMMAND_NAMES, algorithm_id
+        from dpstudio.algorithms.registry import COMMAND_NAMES, algorithm_id
 
         if algorithm_id(algorithm) not in ALGORITHMS:
             names = ", ".join(ALGORITHMS)

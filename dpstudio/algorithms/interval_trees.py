@@ -65,21 +65,10 @@ from .interval_budgets import SAFETY, luedp_budgets, noised_levels, path_sums, r
 from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
 from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
 from .pidentity import PIdentityPlan, plan_pidentity
+from .registry import REGISTRY
 
-ALGORITHMS = {
-    "flat": "Flat (Dwork): Lap(1/eps) on every bin",
-    "hb": "H_b (Hay et al.): b-ary tree, Lap(L/eps) on every noised level, least squares",
-    "sc": "SC (seed 003, 3.3): arity by expected error, selective partition, Lap(Delta/eps), least squares",
-    "luedp": "LUEDPTree (seed 003, 3.4): per-node budgets by coverage probability, weighted least squares",
-    "hopt": (
-        "H_opt: b-ary tree with per-level budgets optimised for the error after least squares (levels, "
-        "the root included, may be left un-noised), weighted least squares"
-    ),
-    "pidentity": (
-        "p-Identity (HDMM, McKenna et al. 2018): the bins plus p optimised weighted sums on integer "
-        "queries (from 1,024 bins: smooth sums at two scales), exact weighted least squares"
-    ),
-}
+#: the interval-tree engine's algorithm names -> one line on each (declared in ``registry``)
+ALGORITHMS = {a.engine: a.summary for a in REGISTRY.values() if a.is_histogram}
 
 #: What ``choose_algorithm`` compares (SC is left out: its greedy partition is slow at large n and it never
 #: beat H_b without root after least squares in benchmarks/RESULTS.md).

@@ -19,11 +19,12 @@ import json
 import sys
 from pathlib import Path
 
+from ..algorithms import registry
 from . import CliError, non_negative_int
 from .engines import add_engine_options, chosen_engine, open_chosen
 from .release import _progress_printer, add_type_option, parse_types
 
-ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
+ALGORITHMS = registry.commands(registry.TABLE)
 
 
 def add_parser(subparsers) -> None:

@@ -30,11 +30,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..algorithms import registry
 from . import CliError, non_negative_int
 from .budget import add_store_options, begin_release, check_store_options
 from .engines import add_engine_options, chosen_engine, open_chosen
 
-ALGORITHMS = ("diffgen", "diffgen-consistent", "maxgddp")
+ALGORITHMS = registry.commands(registry.TABLE)
 CONSISTENCY = {
     "ls": "least_squares",
     "least_squares": "least_squares",

@@ -2,6 +2,7 @@
 
 import pytest
 
+from dpstudio.algorithms import registry
 from dpstudio.algorithms.diffgen_auto import automatic_steps
 from dpstudio.model.release import budget_plan as bp
 
@@ -9,9 +10,9 @@ from dpstudio.model.release import budget_plan as bp
 @pytest.mark.parametrize("algorithm", ["diffgen", "diffgen_consistency", "maxgddp"])
 @pytest.mark.parametrize("epsilon", ["0.1", "0.25", "1"])
 def test_default_steps_are_chosen_from_epsilon(algorithm, epsilon):
-    assert bp.default_params(algorithm)["steps"] == bp.AUTO_STEPS
+    assert registry.default_params(algorithm)["steps"] == registry.AUTO_STEPS
     engine = bp.engine_params(algorithm, {}, epsilon)
-    assert engine.steps == automatic_steps(bp.TABLE_PRESETS[algorithm], epsilon)[0] >= 4
+    assert engine.steps == automatic_steps(registry.TABLE_PRESETS[algorithm], epsilon)[0] >= 4
     # an explicit h is kept
     assert bp.engine_params(algorithm, {"steps": 3}, epsilon).steps == 3
 

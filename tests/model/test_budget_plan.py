@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from dpstudio.algorithms.registry import ALGORITHMS
 from dpstudio.model.release import budget_plan as bp
 from dpstudio.model.release.budget_plan import (
-    ALGORITHMS,
     bary_tree,
     coverage,
     default_plan,

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pytest
 
+from dpstudio.algorithms import registry
 from dpstudio.model.release import budget_plan as bp
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1, 1.5, 2, 3])
 @pytest.mark.parametrize("algorithm", ["hb", "sc", "luedptree", "hopt", "pidentity"])
 def test_the_defaults_release_less_error_than_a_flat_histogram(algorithm, eps):
-    params = bp.default_params(algorithm)
+    params = registry.default_params(algorithm)
     figures = {f.label: f for f in bp.expected_error(bp.default_plan(algorithm, params, eps), params)}
     released = figures["all-range MSE, consistent release"].value
     flat = figures["flat histogram, same epsilon"]
@@ -29,7 +30,7 @@ def test_the_defaults_release_less_error_than_a_flat_histogram(algorithm, eps):
 @pytest.mark.parametrize("algorithm", ["hb", "sc"])
 def test_noising_the_root_is_what_made_the_defaults_lose_to_flat(algorithm):
     """At epsilon 2.5 the same tree with its root noised releases more error than flat; the default does not."""
-    params = {**bp.default_params(algorithm), "root_noised": True}
+    params = {**registry.default_params(algorithm), "root_noised": True}
     figures = {f.label: f for f in bp.expected_error(bp.default_plan(algorithm, params, 2.5), params)}
     assert figures["all-range MSE, consistent release"].value > figures["flat histogram, same epsilon"].value
 
@@ -37,7 +38,7 @@ def test_noising_the_root_is_what_made_the_defaults_lose_to_flat(algorithm):
 def test_at_a_large_epsilon_the_table_says_flat_wins():
     """With discrete noise a flat histogram at epsilon 10 is almost exact (variance 0.0078 per bin), while a
     tree divides epsilon between its levels: the trees then lose, and the table says by how much."""
-    params = bp.default_params("hb")
+    params = registry.default_params("hb")
     figures = {f.label: f for f in bp.expected_error(bp.default_plan("hb", params, 10), params)}
     flat = figures["flat histogram, same epsilon"]
     assert figures["all-range MSE, consistent release"].value > 10 * flat.value

@@ -32,6 +32,7 @@ from fractions import Fraction
 
 from PySide6 import QtCore, QtWidgets
 
+from dpstudio.algorithms import registry
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
@@ -104,7 +105,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         box = QtWidgets.QGroupBox("Algorithm")
         form = QtWidgets.QFormLayout(box)
         self.combo = QtWidgets.QComboBox()
-        for key, name in bp.ALGORITHMS.items():
+        for key, name in registry.ALGORITHMS.items():
             self.combo.addItem(name, key)
         form.addRow("algorithm", self.combo)
         self.params_form = QtWidgets.QFormLayout()
@@ -414,8 +415,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             win.show_error(message)
 
     def set_algorithm(self, name: str) -> None:
-        if name not in bp.ALGORITHMS:
-            raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(bp.ALGORITHMS)}")
+        if name not in registry.ALGORITHMS:
+            raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(registry.ALGORITHMS)}")
         self.combo.setCurrentIndex(self.combo.findData(name))
 
     def set_param(self, key: str, value) -> None:
@@ -461,7 +462,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         return list(self._figures)
 
     def params(self) -> dict:
-        return {**bp.default_params(self.algorithm), **self._user_params()}
+        return {**registry.default_params(self.algorithm), **self._user_params()}
 
     # -- accuracy in words -----------------------------------------------------------------------------
     def _build_words_box(self) -> QtWidgets.QWidget:
@@ -540,7 +541,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         w = self.param_widgets.get("attribute")
         if w is not None and w.currentData():
             out["attribute"] = w.currentData()
-        for spec in bp.PARAMS[self.algorithm]:
+        for spec in registry.PARAMS[self.algorithm]:
             w = self.param_widgets.get(spec.key)
             if isinstance(w, QtWidgets.QSpinBox):
                 out[spec.key] = w.value()
@@ -584,7 +585,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         while self.params_form.rowCount():
             self.params_form.removeRow(0)
         self.param_widgets = {}
-        for spec in bp.PARAMS[self.algorithm]:
+        for spec in registry.PARAMS[self.algorithm]:
             v = values.get(spec.key, spec.default)
             if spec.key == "bins":  # one bin per whole number of small integer bounds
                 self._bins_default = default_bins(self.project, values.get("attribute"))
@@ -599,7 +600,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             elif spec.kind == "choice":
                 w = QtWidgets.QComboBox()
                 for c in spec.choices:
-                    w.addItem(bp.CHOICE_NAMES.get(c, c), c)
+                    w.addItem(registry.CHOICE_NAMES.get(c, c), c)
                 w.setCurrentIndex(max(0, w.findData(v)))
                 w.currentIndexChanged.connect(self._on_param)
             else:
@@ -611,7 +612,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             w.setAccessibleName(spec.label)
             self.param_widgets[spec.key] = w
             self.params_form.addRow(spec.label, w)
-        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+        if self.algorithm in registry.HISTOGRAM_ALGORITHMS:
             # the histogram's attribute: a numeric column with public bounds (its bins split the bounds)
             w = QtWidgets.QComboBox()
             choices = self._histogram_attributes()
@@ -633,7 +634,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def _load_from_project(self, rebuild_plan: bool) -> None:
         self._updating = True
         try:
-            alg = self.project.algorithm if self.project.algorithm in bp.ALGORITHMS else "diffgen_consistency"
+            alg = self.project.algorithm if self.project.algorithm in registry.ALGORITHMS else "diffgen_consistency"
             self.combo.setCurrentIndex(self.combo.findData(alg))
             self._build_param_widgets(self.project.params or {})
             eps = float(self.project.epsilon)
@@ -669,7 +670,9 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
         self._figures = bp.expected_error(self.plan, self.params())
         result = getattr(self.project, "result", None)
-        if result is not None and getattr(result.params, "algorithm", None) == bp.TABLE_PRESETS.get(self.algorithm):
+        if result is not None and getattr(result.params, "algorithm", None) == registry.TABLE_PRESETS.get(
+            self.algorithm
+        ):
             # the last run's rows belong beside the plan of the algorithm that ran, not another one
             self._figures += spent_figures(result, getattr(self.project, "run_ledger", None))
         self.figures.setRowCount(len(self._figures))
@@ -918,7 +921,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             return True
 
         # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
-        worker = Worker(job, name=bp.ALGORITHMS[self.algorithm], pause_gc=True)
+        worker = Worker(job, name=registry.ALGORITHMS[self.algorithm], pause_gc=True)
         events: list = []
         if watch is None and win is not None and hasattr(win, "panels"):
             watch = win.panels.get("Watch")
@@ -965,7 +968,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         worker.signals.failed.connect(on_failed)
         self.worker = worker
         if win is not None:
-            return win.start_worker(worker, f"running {bp.ALGORITHMS[self.algorithm]}")
+            return win.start_worker(worker, f"running {registry.ALGORITHMS[self.algorithm]}")
         if self._runner is None:
             self._runner = TaskRunner(self)
         try:

@@ -29,11 +29,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from dpstudio.algorithms import registry
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.model.compare import comparison as cmp
 from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, verdict
-from dpstudio.model.release import budget_plan as bp
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
 
@@ -255,7 +255,7 @@ class ComparePanel(QtWidgets.QWidget):
                 else f"{plan.tree.n_bins} bins, {plan.tree.n_nodes} nodes"
             )
             self.source.setText(
-                f"{bp.histogram_name(plan.algorithm)}: {shape}, "
+                f"{registry.histogram_name(plan.algorithm)}: {shape}, "
                 f"epsilon {plan.epsilon:g}. {cmp.NOISE_ONLY_LABEL}. Dashed: analytic; "
                 "solid with band: Monte-Carlo"
             )

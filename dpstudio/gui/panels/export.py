@@ -27,11 +27,11 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from dpstudio.algorithms import registry
 from dpstudio.gui.panels import host
 from dpstudio.io.atomic import OutputPathError
 from dpstudio.io.report import is_histogram
 from dpstudio.model.project import provenance as pv
-from dpstudio.model.release import budget_plan as bp
 from dpstudio.model.release.export import check_release_paths, export_refusal, release_paths, write_export
 
 
@@ -168,7 +168,7 @@ class ExportPanel(QtWidgets.QWidget):
         ledger = p.run_ledger
         spent = float(ledger.spent) if ledger is not None else float("nan")
         if self._is_histogram(r):
-            what = f"histogram of {r.plan.tree.n_bins} bins ({bp.histogram_name(r.plan.algorithm)})"
+            what = f"histogram of {r.plan.tree.n_bins} bins ({registry.histogram_name(r.plan.algorithm)})"
         else:
             what = (
                 f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes "

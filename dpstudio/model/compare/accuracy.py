@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dpstudio.algorithms import registry
 from dpstudio.core.range_error import discrete_laplace_half_width
 from dpstudio.core.scales import noise_scale
-from dpstudio.model.release.budget_plan import HISTOGRAM_ALGORITHMS, OPTIMIZED_SHARES_NOTE, BudgetPlan
+from dpstudio.model.release.budget_plan import OPTIMIZED_SHARES_NOTE, BudgetPlan
 
 LEVEL = 0.95
 
@@ -68,12 +69,13 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000, params: dict | None = 
                 " at worst (the bin with the least budget); least squares with the weighted sums narrows it",
             )
         ]
-    if alg in ("diffgen", "maxgddp"):
+    spec = registry.REGISTRY[alg]
+    if spec.is_table and spec.noised == registry.LEAVES:
         return [_line("released leaf counts", plan.share("count"), example)]
     levels = plan.level_shares()
     if not levels:
         return []
-    typical = " (typical node: per-node budgets vary)" if alg in ("luedptree", "hopt") else ""
+    typical = " (typical node: per-node budgets vary)" if spec.locked_split else ""
     out = (
         []
         if len(levels) == 1
@@ -81,7 +83,7 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000, params: dict | None = 
             _line(name, e, example, typical) for name, e, k in zip(plan.names, plan.shares, plan.kinds) if k == "level"
         ]
     )
-    leaf = "released bins" if alg in HISTOGRAM_ALGORITHMS else "released leaf counts"
+    leaf = "released bins" if spec.is_histogram else "released leaf counts"
     note = "" if len(levels) == 1 else " before consistency (combining the levels usually narrows it)"
     out.append(_line(leaf, levels[-1], example, note))
     if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # not after a drag of the bar
@@ -108,7 +110,7 @@ def simulated_preview(project, plan: BudgetPlan, cells: int = 5) -> list[tuple[s
         raise ValueError("the simulated preview shows true counts: teaching mode only, never in a release")
     if not project.has_data:
         raise ValueError("no data is loaded")
-    if plan.algorithm in HISTOGRAM_ALGORITHMS:
+    if plan.algorithm in registry.HISTOGRAM_ALGORITHMS:
         from dpstudio.model.release.runs import histogram_counts
 
         counts, edges, attr = histogram_counts(

@@ -8,9 +8,9 @@ than let an imported tree look accepted and be ignored.
 
 from __future__ import annotations
 
+from dpstudio.algorithms import registry
 from dpstudio.core.split_grid import SplitGridError, taxonomy_cut_points
 from dpstudio.model.project.project import NUMERIC, Project
-from dpstudio.model.release import budget_plan as bp
 
 
 def _points(values) -> str:
@@ -36,9 +36,9 @@ def grid_note(project: Project, attribute: str) -> tuple[bool, str]:
     cuts = cuts[(cuts > b[0]) & (cuts < b[1])]
     if not cuts.size:
         return False, "No cut point of this taxonomy lies inside the public bounds: the attribute cannot be split."
-    name = bp.ALGORITHMS.get(project.algorithm, project.algorithm)
+    name = registry.ALGORITHMS.get(project.algorithm, project.algorithm)
     grid = f"{cuts.size} cut point{'s' if cuts.size != 1 else ''} ({_points(cuts)})"
-    if project.algorithm in bp.HISTOGRAM_ALGORITHMS:
+    if project.algorithm in registry.HISTOGRAM_ALGORITHMS:
         return False, (
             f"{name} does not use this taxonomy: its bins are equal-width over the public bounds. "
             f"DiffGen, DiffGen with consistency and MAXGDDP would split only at its {grid}."

@@ -46,6 +46,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from dpstudio.algorithms import registry
 from dpstudio.core.budget import Ledger, check_epsilon
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.model.project import provenance as pv
@@ -767,9 +768,7 @@ class Project:
     def release_inputs(self) -> list[str]:
         """Keys of the public inputs the current algorithm's release depends on (bin edges: the bounds
         they divide; split grids: the numeric taxonomy they come from)."""
-        from dpstudio.model.release import budget_plan as bp
-
-        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+        if self.algorithm in registry.HISTOGRAM_ALGORITHMS:
             attr = (self.params or {}).get("attribute") or self.histogram_attribute()
             return [] if attr is None else [pv.key(pv.TYPE, attr), pv.key(pv.BOUNDS, attr)]
         out = []
@@ -792,9 +791,7 @@ class Project:
     def release_columns(self) -> list[str]:
         """The columns a release run of the current algorithm reads (and drops rows on, when missing values
         are dropped): the histogram's attribute, or the quasi-identifiers and the class."""
-        from dpstudio.model.release import budget_plan as bp
-
-        if self.algorithm in bp.HISTOGRAM_ALGORITHMS:
+        if self.algorithm in registry.HISTOGRAM_ALGORITHMS:
             attr = (self.params or {}).get("attribute") or self.histogram_attribute()
             return [attr] if attr else []
         cls = self.class_attribute
@@ -970,14 +967,13 @@ class Project:
         persistent budget store (every project and command on the same records). ``refusal`` is non-empty
         when the run would be refused (no data, undeclared classes, epsilon beyond what the figures show or
         more than what remains on the dataset, an unusable store): nothing is to be asked then."""
-        from dpstudio.model.release import budget_plan as bp
         from dpstudio.model.release.question import epsilon_refusal
 
         eps = check_epsilon(self.epsilon if epsilon is None else epsilon)
         refusal = ""
         if not self.has_data:
             refusal = "no data is loaded: open a file in the Data panel"
-        elif self.algorithm in bp.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
+        elif self.algorithm in registry.TABLE_ALGORITHMS and self.classes is None and self.class_attribute is not None:
             refusal = (
                 f"the class values of {self.class_attribute} are not declared: a release lists exactly the "
                 "public classes; declare them in the Data panel (Class values)"

@@ -29,59 +29,26 @@ from typing import Any
 
 import numpy as np
 
+from dpstudio.algorithms.registry import (
+    AUTO_STEPS,
+    ENGINE_NAMES,
+    EXPONENTIAL,
+    LEVELS,
+    LOCKED_SPLIT,
+    REGISTRY,
+    TABLE_ALGORITHMS,
+    TABLE_PRESETS,
+    default_params,
+)
 from dpstudio.core.budget import as_fraction
 
-#: algorithm id -> display name
-ALGORITHMS = {
-    "diffgen": "DiffGen",
-    "diffgen_consistency": "DiffGen with consistency",
-    "maxgddp": "MAXGDDP",
-    "flat": "Flat histogram (Dwork)",
-    "hb": "H_b interval tree",
-    "sc": "SC interval tree",
-    "luedptree": "LUEDPTree",
-    "hopt": "H_opt interval tree (level budgets optimised)",
-    "pidentity": "p-Identity (bins plus weighted sums, HDMM)",
-}
-TABLE_ALGORITHMS = ("diffgen", "diffgen_consistency", "maxgddp")
 OPTIMIZED_SHARES_NOTE = (
     "The count budget's per-level shares are chosen after the selection steps, for the "
     "released tree's shape (the bar shows an equal split; the ledger shows the shares that "
     "ran)."
 )
-HISTOGRAM_ALGORITHMS = ("flat", "hb", "sc", "luedptree", "hopt", "pidentity")
-#: the command line's names of the same algorithms (``dpstudio release --algorithm``, ``histogram --algorithm``)
-COMMAND_NAMES = {"diffgen-consistent": "diffgen_consistency", "luedp": "luedptree"}
-
-
-def algorithm_id(name: str) -> str:
-    """The studio's id of an algorithm named the studio's or the command line's way (``diffgen-consistent``
-    is ``diffgen_consistency``); unknown names come back unchanged."""
-    return COMMAND_NAMES.get(str(name), str(name))
-
-
-#: histogram algorithms whose per-level (or per-node) budgets the engine chooses: the bar is not draggable
-LOCKED_SPLIT = ("luedptree", "hopt", "pidentity")
 #: p-Identity's one segment of the split (its one spend; the ledger calls it "p-Identity strategy")
 PIDENTITY_SEGMENT = "bins and weighted sums"
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    key: str
-    label: str
-    kind: str  # "int", "choice", "bool"
-    default: object
-    choices: tuple = ()
-    lo: int = 0
-    hi: int = 0
-    help: str = ""
-    special: str = ""  # the spin box's text for its lowest value (``lo``), e.g. "auto"
-
-
-#: the value of the "steps" parameter that means "choose h from epsilon" (``diffgen_auto``; the studio's
-#: default). The spin boxes start at 1 otherwise, so 0 specializations cannot be asked for in the studio.
-AUTO_STEPS = 0
 
 
 def steps_for(algorithm: str, params: dict, epsilon) -> int:
@@ -93,151 +60,6 @@ def steps_for(algorithm: str, params: dict, epsilon) -> int:
 
         return automatic_steps(TABLE_PRESETS[algorithm], epsilon)[0]
     return h
-
-
-#: why H_b and SC leave the root (the total) un-noised by default: a noised root takes a whole level's share of
-#: epsilon for one count, which least squares barely uses. With it noised, the released error of H_b at the
-#: default 256 bins passes a flat histogram's near epsilon 1.9; without, near 3.8
-#: (tests/model/test_histogram_defaults_vs_flat.py).
-ROOT_HELP = (
-    "give the total of all bins a noisy count of its own; off by default: it takes a whole level's share of "
-    "epsilon for one count, and the released bins are then noisier (the total is still the sum of the bins)"
-)
-
-
-def _bins(hi: int = 1 << 20, why_at_most: str = "") -> ParamSpec:
-    """A histogram's number of bins (at most ``hi``; ``why_at_most`` says why when it is small)."""
-    note = f" ({why_at_most})" if why_at_most else ""
-    return ParamSpec("bins", "bins", "int", 256, lo=2, hi=hi, help=f"equal-width bins over the public bounds, n{note}")
-
-
-PARAMS: dict[str, list[ParamSpec]] = {
-    "diffgen": [
-        ParamSpec(
-            "steps",
-            "refinement steps",
-            "int",
-            AUTO_STEPS,
-            lo=AUTO_STEPS,
-            hi=60,
-            help="how many times the table is split into finer groups, each split chosen privately "
-            "(h, the exponential-mechanism selections of DiffGen; auto: chosen from epsilon)",
-            special="auto",
-        ),
-        ParamSpec(
-            "score",
-            "score",
-            "choice",
-            "max",
-            ("max", "infogain"),
-            help="how a candidate split is scored: Max (sensitivity 1) or normalised information gain "
-            "(sensitivity log2 of the number of classes)",
-        ),
-        ParamSpec(
-            "numeric_attributes",
-            "how many attributes are numbers",
-            "int",
-            1,
-            lo=0,
-            hi=20,
-            help="how many quasi-identifiers are numeric (|A_num| in the DiffGen paper); filled from the "
-            "Data panel's roles and types",
-        ),
-    ],
-    "maxgddp": [
-        ParamSpec(
-            "steps",
-            "levels",
-            "int",
-            AUTO_STEPS,
-            lo=AUTO_STEPS,
-            hi=30,
-            help="levels of the tree, h (auto: chosen from epsilon)",
-            special="auto",
-        ),
-        ParamSpec(
-            "fanout",
-            "fan-out",
-            "int",
-            3,
-            lo=2,
-            hi=20,
-            help="children per node, f; the level budgets grow by r = f^(1/3) per level (MAXGDDP)",
-        ),
-    ],
-    "flat": [
-        _bins(),
-    ],
-    "hb": [
-        _bins(),
-        ParamSpec(
-            "branching",
-            "branching",
-            "int",
-            0,
-            lo=0,
-            hi=64,
-            special="automatic",
-            help="children per node; automatic: the value with the least expected error for ranges "
-            "(Qardaji, Yang and Li 2013)",
-        ),
-        ParamSpec("root_noised", "noise the root", "bool", False, help=ROOT_HELP),
-    ],
-    "sc": [
-        _bins(),
-        ParamSpec("root_noised", "noise the root", "bool", False, help=ROOT_HELP),
-    ],
-    "hopt": [
-        _bins(4096, "the search over branchings and level budgets takes seconds above a few thousand bins"),
-        ParamSpec(
-            "root_noised",
-            "noise the root",
-            "bool",
-            True,
-            help="let the optimiser noise the root (it may still leave it out when that pays)",
-        ),
-    ],
-    "luedptree": [
-        _bins(),
-        ParamSpec(
-            "branching",
-            "branching",
-            "int",
-            0,
-            lo=0,
-            hi=64,
-            special="SC's shape",
-            help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)",
-        ),
-    ],
-    "pidentity": [
-        _bins(4096, "its plan takes seconds above a few thousand bins"),
-    ],
-}
-PARAMS["diffgen_consistency"] = PARAMS["diffgen"] + [
-    ParamSpec(
-        "consistency",
-        "consistency",
-        "choice",
-        "least_squares",
-        ("least_squares", "hay_generalized"),
-        help="least_squares: the exact best linear unbiased estimate; hay_generalized: two-pass "
-        "averaging (Hay, Rastogi, Miklau and Suciu 2010, generalized in seed 000)",
-    ),
-]
-
-
-#: plain names shown for choice values (the value itself is what projects and the CLI store)
-CHOICE_NAMES = {
-    "max": "Max (records of the majority class)",
-    "infogain": "information gain",
-    "least_squares": "least squares (the most accurate)",
-    "hay_generalized": "two-pass averaging",
-}
-
-
-def default_params(algorithm: str) -> dict:
-    return {p.key: p.default for p in PARAMS[algorithm]}
 
 
 @dataclass
@@ -312,9 +134,6 @@ def qardaji_branching(n: int) -> int:
     from dpstudio.algorithms.interval_shapes import qardaji_branching as engine_rule
 
     return engine_rule(n)
-
-
-TABLE_PRESETS = {"diffgen": "diffgen", "diffgen_consistency": "diffgen-consistent", "maxgddp": "maxgddp"}
 
 
 def engine_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None):
@@ -399,7 +218,7 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
                 "engine's plan: public, from the number of bins and epsilon only)"
             ],
         )
-    if algorithm in ("hb", "sc", "luedptree", "hopt"):
+    if REGISTRY[algorithm].is_histogram and REGISTRY[algorithm].noised == LEVELS:  # the interval trees
         from dpstudio.algorithms.interval_trees import noised_depths
 
         tp = engine_plan(algorithm, p, eps)
@@ -449,22 +268,6 @@ def saved_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
 
 # -- interval trees -----------------------------------------------------------------------------------
 
-#: the studio's histogram ids -> the interval-tree engine's algorithm names
-ENGINE_NAMES = {
-    "flat": "flat",
-    "hb": "hb",
-    "sc": "sc",
-    "luedptree": "luedp",
-    "hopt": "hopt",
-    "pidentity": "pidentity",
-}
-
-
-def histogram_name(engine_name: str) -> str:
-    """The display name of a histogram run from its engine's algorithm name ("luedp": "LUEDPTree")."""
-    ids = {v: k for k, v in ENGINE_NAMES.items()}
-    return ALGORITHMS.get(ids.get(engine_name, engine_name), engine_name)
-
 
 def tree_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None, edges=None):
     """The interval-tree engine's parameters (``IntervalTreeParams``), with ``split``'s level shares when
@@ -474,7 +277,7 @@ def tree_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None 
     p = {**default_params(algorithm), **(params or {})}
     b = int(p.get("branching") or 0) or None
     levels = None
-    if split is not None and algorithm in ("hb", "sc") and len(set(split.shares)) > 1:
+    if split is not None and not REGISTRY[algorithm].locked_split and len(set(split.shares)) > 1:
         levels = tuple(s / split.epsilon for s in split.shares)
     return IntervalTreeParams(
         algorithm=ENGINE_NAMES[algorithm],
@@ -590,7 +393,7 @@ def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
     p = {**default_params(plan.algorithm), **(params or {})}
     alg = plan.algorithm
     out: list[Figure] = []
-    if alg in ("diffgen", "diffgen_consistency"):
+    if REGISTRY[alg].selection == EXPONENTIAL:
         h, a = steps_for(alg, p, plan.epsilon), int(p["numeric_attributes"])
         sel = float(plan.share("selection"))
         split = float(plan.share("split"))

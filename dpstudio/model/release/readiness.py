@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dpstudio.algorithms import registry
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.project.project import NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, ProjectError
-from dpstudio.model.release import budget_plan as bp
 
 #: place -> (panel title, what is there): where each kind of problem is fixed
 PLACES = {
@@ -171,7 +171,7 @@ def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem
     p = project
     if not p.has_data:
         return [Problem("no data is loaded: open a file, or the bundled Adult sample", "data.open")]
-    if p.algorithm in bp.HISTOGRAM_ALGORITHMS:
+    if p.algorithm in registry.HISTOGRAM_ALGORITHMS:
         out = _histogram_problems(p)
     else:
         out = _table_problems(p)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpstudio.algorithms.registry import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
 from dpstudio.io.datasets import missing_as_token
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
-from dpstudio.model.release.budget_plan import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
 from dpstudio.model.release.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
 
 
@@ -217,10 +217,11 @@ def histogram_counts(
 def run_plan(project: Project):
     """The budget split the run will use: the one drawn in the Algorithm panel (``budget_split`` in the
     project's parameters) when it fits the algorithm, else the algorithm's default."""
+    from dpstudio.algorithms import registry
     from dpstudio.model.release import budget_plan as bp
 
     params = dict(project.params or {})
-    if project.algorithm in bp.TABLE_ALGORITHMS and "numeric_attributes" not in params:
+    if project.algorithm in registry.TABLE_ALGORITHMS and "numeric_attributes" not in params:
         params["numeric_attributes"] = sum(
             1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC
         )

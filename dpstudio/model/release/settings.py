@@ -9,8 +9,8 @@ bounds). Nothing read from the records.
 
 from __future__ import annotations
 
+from dpstudio.algorithms.registry import AUTO_STEPS
 from dpstudio.io.reproduce import ReleaseSettings
-from dpstudio.model.release.budget_plan import AUTO_STEPS
 
 
 def release_settings(

@@ -36,6 +36,14 @@ EXCLUDES = [
 ]
 
 
+#: data files the bundle leaves out (destination prefixes): Qt's translations of its own dialogs
+DROPPED_DATA = ("PySide6/Qt/translations",)
+
+
+def is_dropped_data(destination: str) -> bool:
+    return str(destination).replace("\\", "/").startswith(DROPPED_DATA)
+
+
 def resource_datas() -> list[tuple[str, str]]:
     """The package data folder ``dpstudio/resources/``, copied whole to ``<root>/dpstudio/resources``."""
     return [(str(RESOURCES), "dpstudio/resources")]

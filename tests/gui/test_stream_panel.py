@@ -104,23 +104,23 @@ def test_play_button_slides_the_window_to_the_end(qtbot, panel):
 
 
 def test_release_run_charges_the_store_first_shows_no_truth_and_exports(qtbot, panel, tmp_path):
-    from dpstudio.gui.panels import stream as stream_panel
+    from dpstudio.model.stream import run as stream_run  # the run session the panel drives
 
     panel.project.set_mode(RELEASE)
     choose(panel.mechanism_combo, "swm")
     panel.eps_edit.setText("0.5")
     seen = []
-    real = stream_panel.run_stream
+    real = stream_run.run_stream
 
     def spy(*args):  # the store must be charged before the first noisy value is drawn
         seen.append(list(spent_in_store(panel)))
         return real(*args)
 
-    stream_panel.run_stream = spy
+    stream_run.run_stream = spy
     try:
         run_and_wait(qtbot, panel)
     finally:
-        stream_panel.run_stream = real
+        stream_run.run_stream = real
     assert seen == [[0.5]]
     assert panel.result.is_release
     assert panel.plot.shown["truth"] is None and panel.plot.shown["groups"] is None

@@ -346,16 +346,16 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
     def dataset_budget_question(self, info, name: str | None, total) -> str:
         """The confirmation asked before naming the dataset or setting its lifetime total."""
-        from dpstudio.io.budget_store import fraction_text
+        from dpstudio.core.budget import fraction_text
 
         parts = []
         if name and name != info.name:
             parts.append(f"Name this dataset {name!r} (was {info.name!r}) in the budget store.")
         if total is not None:
-            now = "not set yet" if info.total is None else fraction_text(info.total)
+            now = "not set yet" if info.total is None else fraction_text(info.total, True)
             parts.append(
-                f"Set the lifetime budget of {name or info.name!r} to epsilon = {fraction_text(total)} "
-                f"(now: {now}; spent so far: {fraction_text(info.spent)})."
+                f"Set the lifetime budget of {name or info.name!r} to epsilon = {fraction_text(total, True)} "
+                f"(now: {now}; spent so far: {fraction_text(info.spent, True)})."
             )
         parts.append(
             "Budgets add up: every release on these records, from any project or command, spends from "

@@ -20,15 +20,13 @@ Privacy facts:
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams, run_stream
-from dpstudio.core.budget import Ledger, fraction_text
-from dpstudio.core.events import RunFinished
+from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams
+from dpstudio.core.budget import fraction_text
 from dpstudio.core.stream_partition import MODES
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.elided_label import ElidedLabel
@@ -36,11 +34,12 @@ from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
-from dpstudio.model.release import ReleaseRefused, ReleaseService
+from dpstudio.model.release import ReleaseRefused
 from dpstudio.model.stream.compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
-from dpstudio.model.stream.recommend import GUARANTEE, advice, recommend, same_guarantee
-from dpstudio.model.stream.session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet, stream_request
-from dpstudio.model.stream.view import NOT_DP, literal_asm_playback, playback_of
+from dpstudio.model.stream.recommend import GUARANTEE, recommend, same_guarantee
+from dpstudio.model.stream.run import StreamRecord, StreamRun
+from dpstudio.model.stream.session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet
+from dpstudio.model.stream.view import NOT_DP
 
 LITERAL_ASM = "asm-literal"
 # the mechanisms and groupings in words (the command line's names in brackets; the tooltips say more)
@@ -83,12 +82,7 @@ class StreamPanel(QtWidgets.QWidget):
         self.exec_dialog = exec_modal  # how the release question is shown (gui.widgets.yes_no)
         self.source: StreamSource | None = None
         self.counts: np.ndarray | None = None
-        self.playback = None
-        self.result = None
-        self.ledger: Ledger | None = None
-        self.budget_record: dict | None = None
-        self.run_params: StreamParams | None = None
-        self.run_source: StreamSource | None = None
+        self.record: StreamRecord | None = None  # what the last run produced: every figure after it
         self.worker: Worker | None = None
         self._shown_ledger = 0
         self.last_message = ""
@@ -407,7 +401,7 @@ class StreamPanel(QtWidgets.QWidget):
         self._update_export()
 
     def _clear_run(self) -> None:
-        self.playback = self.result = self.ledger = self.budget_record = None
+        self.record = None
         self.slider.setRange(0, 0)
         self.ledger_list.clear()
         self._shown_ledger = 0
@@ -429,26 +423,24 @@ class StreamPanel(QtWidgets.QWidget):
             self._message(f"the literal ASM is {NOT_DP}: it runs in teaching mode only and is never released")
             return None
         p = self.params()
-        seed = self.project.seed
+        run = StreamRun(
+            self.source, self.counts, p, teaching, self.project.seed, self.project.budget_store, literal=literal
+        )
         try:
-            eps = p.checked_epsilon()
-            p.validate(self.counts.size)
-            if teaching:
-                setup = ReleaseService.simulate(eps, seed)
-            else:
-                question = ReleaseService().question(
-                    stream_request(
-                        self.source, self.counts, eps, self.project.budget_store, what=f"studio stream {p.mechanism}"
-                    )
-                )
+            question = run.question()
+            if question is not None:
                 if question.refusal:
                     self._message(f"not run: {question.refusal}")
                     return None
                 if not ask_yes_no(self, RELEASE_TITLE, question.text(), self.exec_dialog, "release_box"):
                     self._message("release run not started: nothing was spent")
                     return None
-                setup = ReleaseService().begin(question, True)
-                self.project.release_in_progress = f"epsilon {float(eps):g} on dataset {question.dataset!r}"
+            if not literal:
+                run.begin(question, True)
+            if question is not None:
+                self.project.release_in_progress = (
+                    f"epsilon {float(question.epsilon):g} on dataset {question.dataset!r}"
+                )
         except (StreamInputError, ReleaseRefused, ValueError) as exc:
             self._message(str(exc))
             return None
@@ -458,16 +450,11 @@ class StreamPanel(QtWidgets.QWidget):
         if h is not None and hasattr(h, "clear_message"):  # an earlier refusal no longer holds
             h.clear_message()
         self.last_message = ""
-        counts, source = self.counts, self.source
-        ledger, budget = setup.ledger, setup.budget
         if literal:
-            worker = Worker(lambda progress: literal_asm_playback(counts, eps, seed), function=True, name="literal ASM")
+            worker = Worker(lambda progress: run.literal_playback(), function=True, name="literal ASM")
         else:
-            worker = Worker(
-                lambda: run_stream(counts, p, setup.noise, ledger), name=f"stream {p.mechanism}", pause_gc=True
-            )
-        store = setup.store  # where the release was charged: its re-run script charges the same store
-        worker.signals.finished.connect(lambda out: self._finished(out, p, ledger, budget, source, literal, store))
+            worker = Worker(run.events, name=f"stream {p.mechanism}", pause_gc=True)
+        worker.signals.finished.connect(lambda out: self._finished(run.finish(out)))
         worker.signals.failed.connect(self._message)
         for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             signal.connect(lambda *_: setattr(self.project, "release_in_progress", ""))
@@ -475,12 +462,33 @@ class StreamPanel(QtWidgets.QWidget):
         h = host(self)
         return h.start_worker(worker, f"stream {p.mechanism}") if h is not None else self.runner.start(worker)
 
-    def _finished(self, out, p, ledger, budget, source, literal, store: str = "") -> None:
-        self.playback = out if literal else playback_of(out, p)
-        self.result = None if literal else next((e.result for e in out if isinstance(e, RunFinished)), None)
-        self.ledger, self.budget_record = (None, None) if literal else (ledger, budget)
-        self.run_params, self.run_source = p, source
-        self.run_store = store or None
+    # -- the last run, read from its record ---------------------------------------------------------------
+    @property
+    def playback(self):
+        return None if self.record is None else self.record.playback
+
+    @property
+    def result(self):
+        return None if self.record is None else self.record.result
+
+    @property
+    def ledger(self):
+        return None if self.record is None else self.record.ledger
+
+    @property
+    def budget_record(self):
+        return None if self.record is None else self.record.budget
+
+    @property
+    def run_params(self):
+        return None if self.record is None else self.record.params
+
+    @property
+    def run_source(self):
+        return None if self.record is None else self.record.source
+
+    def _finished(self, record: StreamRecord) -> None:
+        self.record = record
         self._show_error_figure()
         self._update_guarantee()
         self.slider.setRange(0, len(self.playback.events))
@@ -561,13 +569,7 @@ class StreamPanel(QtWidgets.QWidget):
 
     # -- export ---------------------------------------------------------------------------------------------
     def can_export(self) -> bool:
-        return (
-            self.result is not None
-            and self.result.is_release
-            and self.playback is not None
-            and self.playback.exportable
-            and not self.project.teaching
-        )
+        return self.record is not None and self.record.exportable and not self.project.teaching
 
     def _update_export(self) -> None:
         ok = self.can_export()
@@ -581,10 +583,7 @@ class StreamPanel(QtWidgets.QWidget):
 
     def default_export_path(self) -> Path:
         """Beside the data, named after it and the mechanism: ``visits_tpm.csv``."""
-        src = self.run_source
-        folder = src.path.parent if src is not None and src.path.parent.is_dir() else Path.home()
-        stem = src.path.name.split(".")[0] if src is not None else "stream"
-        return folder / f"{stem}_{self.run_params.mechanism if self.run_params else 'stream'}.csv"
+        return self.record.default_export_path() if self.record is not None else Path.home() / "stream.csv"
 
     def export_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
@@ -595,25 +594,15 @@ class StreamPanel(QtWidgets.QWidget):
 
     def export_paths(self, path) -> list[Path]:
         """The files an export writes: the CSV, its sidecar, the report and the re-run script."""
-        csv = Path(path)
-        return [csv, csv.with_suffix(".json"), csv.with_suffix(".report.html"), csv.with_suffix(".command.sh")]
+        return StreamRecord.export_paths(path)
 
     def confirm_text(self) -> str:
-        from dpstudio.io.stream_release import neighbouring
-        from dpstudio.model.release.spent_figures import spend_sentence
-
-        return (
-            f"{spend_sentence(self.budget_record, self.ledger)} (neighbouring streams: "
-            f"{neighbouring(self.run_params)}).\n\nOnce published it cannot be taken back, and this data's "
-            "budget stays spent. Write the release files now?"
-        )
+        return self.record.confirm_text() if self.record is not None else ""
 
     def export_to(self, path, overwrite: bool = False, confirm: bool = False):
         """Write the release (OUT.csv, OUT.json, OUT.report.html and the re-run script OUT.command.sh,
         atomically) after the question when ``confirm``; None (and a message) when refused or answered No."""
         from dpstudio.io.atomic import OutputPathError, check_output_path
-        from dpstudio.io.stream_release import write_stream_release
-        from dpstudio.io.stream_reproduce import stream_shell_script
 
         if not self.can_export():
             self._message("nothing to export: only a release-mode run of a private mechanism can be exported")
@@ -630,22 +619,8 @@ class StreamPanel(QtWidgets.QWidget):
         ):
             self._note("export cancelled: nothing was written")  # the user's choice, not an error
             return None
-        _rec, advice_entry = advice(self.run_params, self.result.horizon)
-        source = self.run_source.record(self.run_params.mechanism)
-        rerun = paths[0].with_name(paths[0].stem + ".rerun.csv").name
-        script = stream_shell_script(source, self.run_params, rerun, self.run_store, sys.executable)
         try:
-            written = write_stream_release(
-                path,
-                self.result,
-                self.ledger,
-                source,
-                None,
-                overwrite,
-                extra={"dataset_budget": self.budget_record, "recommendation": advice_entry},
-                report=paths[2],
-                also={paths[3]: script},
-            )
+            written = self.record.export(path, overwrite)
         except OutputPathError as exc:
             self._message(str(exc))
             return None

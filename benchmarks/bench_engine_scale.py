@@ -1,7 +1,7 @@
 """DuckDB out of core: a release (maxgddp, h = 10) of an N-row Adult-shaped Parquet file (rows of
 ../shared/data/adult/adult.data resampled), wall time and peak memory of the whole CLI process.
 
-    .venv/bin/python benchmarks/bench_engine_scale.py [rows] [repeats] [--tracked] [--keep DIR]
+    .venv/bin/python benchmarks/bench_engine_scale.py [rows] [repeats] [--tracked] [--keep DIR] [--distinct]
 
 Target (issue 14): 20,000,000 rows, peak <= 4 GB, wall <= 180 s on 2 cores. The file is written once to a
 temporary folder (or DIR with --keep, reused when present). ``--tracked`` also runs with a budget store, so
@@ -9,6 +9,11 @@ the fingerprint of the whole table is computed by DuckDB too (a tracked run uses
 untracked runs use --seed and skip the fingerprint). Each run is a fresh
 ``dpstudio release`` process; peak = its maximum resident set (ru_maxrss of the child, DuckDB included).
 Prints the machine's load average before and after (the machine may be shared).
+
+Resampled Adult rows repeat: a file of any size holds at most 32,561 distinct records, so the fingerprint's
+GROUP BY of every column stays small. ``--distinct`` adds a record number to every row (file
+``adult_N_distinct.parquet``): every row is distinct, the fingerprint's worst case (DuckDB spills its
+aggregate to disk beyond its memory limit).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ TAX = ROOT / "dpstudio" / "resources" / "taxonomies" / "adult"
 CHUNK = 1_000_000
 
 
-def write_parquet(out: Path, rows: int, seed: int = 0) -> None:
+def write_parquet(out: Path, rows: int, seed: int = 0, distinct: bool = False) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -38,22 +43,26 @@ def write_parquet(out: Path, rows: int, seed: int = 0) -> None:
     table = pa.Table.from_pandas(load_table(ADULT).frame, preserve_index=False)
     rng = np.random.default_rng(seed)
     tmp = out.with_suffix(".part")
-    with pq.ParquetWriter(tmp, table.schema) as writer:
+    schema = table.schema.append(pa.field("record", pa.int64())) if distinct else table.schema
+    with pq.ParquetWriter(tmp, schema) as writer:
         for start in range(0, rows, CHUNK):
             picks = rng.integers(0, table.num_rows, min(CHUNK, rows - start))
-            writer.write_table(table.take(pa.array(picks)), row_group_size=CHUNK)
+            chunk = table.take(pa.array(picks))
+            if distinct:  # a record number: every row distinct (the fingerprint's worst case)
+                chunk = chunk.append_column("record", pa.array(np.arange(start, start + len(picks))))
+            writer.write_table(chunk.cast(schema) if distinct else chunk, row_group_size=CHUNK)
     tmp.rename(out)
 
 
-def bench_data(rows: int, keep: str | None) -> tuple[Path, Path]:
+def bench_data(rows: int, keep: str | None, distinct: bool = False) -> tuple[Path, Path]:
     """(folder, file): the ``rows``-row Parquet file in ``keep`` (reused when present) or in a new temporary
     folder, written if missing."""
     folder = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="dpstudio-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
-    data = folder / f"adult_{rows}.parquet"
+    data = folder / f"adult_{rows}{'_distinct' if distinct else ''}.parquet"
     if not data.exists():
         t = time.perf_counter()
-        write_parquet(data, rows)
+        write_parquet(data, rows, distinct=distinct)
         print(f"wrote {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.0f} s")
     return folder, data
 
@@ -133,7 +142,7 @@ def main(argv: list[str]) -> int:
     repeats = int(args[1]) if len(args) > 1 else 1
     keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
     print(f"load average before: {os.getloadavg()}")
-    folder, data = bench_data(rows, keep)
+    folder, data = bench_data(rows, keep, "--distinct" in argv)
     cases = [("untracked (--budget-store none)", "none")]
     if "--tracked" in argv:
         cases.append(("tracked (fingerprint of the whole table by DuckDB)", str(folder / "store.sqlite")))

@@ -473,16 +473,25 @@ def _odd_files(tmp_path):
     return csv, parquet
 
 
+#: DuckDB's two ways to the print (``DuckDBEngine.print_rows``): the raw distinct rows grouped first (a file
+#: that repeats its records), or the file itself (every row distinct); both must give the numpy print
+BOTH_PATHS = pytest.mark.parametrize("repeats", [1, 10**9], ids=["grouped-first", "direct"])
+
+
+@BOTH_PATHS
 @pytest.mark.parametrize("column", list(ODD_COLUMNS))
-def test_duckdb_prints_each_odd_column_as_numpy_does(tmp_path, column):
+def test_duckdb_prints_each_odd_column_as_numpy_does(tmp_path, column, repeats, monkeypatch):
     """true/false, infinities, NaN and 1_000 used to print differently (or fail) through DuckDB."""
+    monkeypatch.setattr("dpstudio.io.engines.duckdb_engine.REPEATS", repeats)
     path = tmp_path / f"{column}.csv"
     pd.DataFrame({"k": list("abcd"), column: ODD_COLUMNS[column]}).to_csv(path, index=False)
     with engines.open_engine("duckdb") as eng:
         assert eng.table_print(describe(path)) == table_print(load_table(path).frame)
 
 
-def test_duckdb_prints_native_booleans_and_infinities_as_numpy_does(tmp_path):
+@BOTH_PATHS
+def test_duckdb_prints_native_booleans_and_infinities_as_numpy_does(tmp_path, repeats, monkeypatch):
+    monkeypatch.setattr("dpstudio.io.engines.duckdb_engine.REPEATS", repeats)
     _csv, parquet = _odd_files(tmp_path)
     with engines.open_engine("duckdb") as eng:
         assert eng.table_print(describe(parquet)) == table_print(load_table(parquet).frame)
@@ -493,10 +502,12 @@ def test_spark_prints_the_odd_columns_as_numpy_does(spark_session, tmp_path):
         assert spark_session.table_print(describe(path)) == table_print(load_table(path).frame), path.name
 
 
-def test_rows_that_differ_only_in_spaces_or_missing_tokens_are_one_row_to_every_engine(tmp_path):
+@BOTH_PATHS
+def test_rows_that_differ_only_in_spaces_or_missing_tokens_are_one_row_to_every_engine(tmp_path, repeats, monkeypatch):
     """The engines group the raw values first and clean them after (``sql.distinct_rows``): rows that
     differ only in spaces or in which missing token they hold must still merge into one distinct row, as
     pandas reads them, in the print (its distinct-rows part too) and in the release's counts."""
+    monkeypatch.setattr("dpstudio.io.engines.duckdb_engine.REPEATS", repeats)
     path = tmp_path / "spaces.csv"
     path.write_text("k,v\na,1\n a,1\na , 1\nb,?\nb,\nb, ?\nc,2\n")
     loaded = load_table(path).frame

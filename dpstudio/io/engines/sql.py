@@ -39,13 +39,18 @@ FLOAT_MAX = "1.7976931348623157e308"
 WEIGHT = "dpstudio_weight"
 
 
+def check_reserved(columns):
+    """``columns``, or EngineError when one has a name the engines' queries use for their own counts."""
+    if any(str(c) in (WEIGHT, COUNT) for c in columns):
+        raise EngineError(f"a column named {WEIGHT!r} or {COUNT!r} cannot be read by the data engines")
+    return columns
+
+
 def distinct_rows(quote: Callable[[str], str], columns) -> str:
     """``SELECT <columns>, COUNT(*) AS WEIGHT ... GROUP BY`` them, as the file holds them: grouping the raw
     values first and trimming and mapping the missing tokens on the distinct rows only (a second GROUP BY
     merges rows that differ in spaces alone) reads each record once, through the cheapest aggregate."""
-    names = [quote(c) for c in columns]
-    if any(str(c) in (WEIGHT, COUNT) for c in columns):
-        raise EngineError(f"a column named {WEIGHT!r} or {COUNT!r} cannot be read by the data engines")
+    names = [quote(c) for c in check_reserved(columns)]
     return f"SELECT {', '.join(names)}, COUNT(*) AS {WEIGHT} FROM src GROUP BY {', '.join(names)}"
 
 
@@ -196,9 +201,11 @@ class SqlEngine:
         return "other"
 
     def print_rows(self, source: Source, progress: EngineProgress | None) -> str:
-        """The relation of the file's distinct raw rows with their weights (column ``WEIGHT``) that the
-        print reads: a subquery here; DuckDB materialises it so that the file is read once."""
-        return f"({distinct_rows(self.quote, source.names)}) AS r"
+        """The relation the column kinds and the print read: the file's rows, each of weight 1 (column
+        ``WEIGHT``). DuckDB's engine may give the distinct raw rows with their counts instead (the same
+        print: a row's hash times its count)."""
+        names = ", ".join(self.quote(c) for c in check_reserved(source.names))
+        return f"(SELECT {names}, 1 AS {WEIGHT} FROM src) AS r"
 
     def print_query(self, source: Source, progress: EngineProgress | None) -> tuple[str, dict[str, str]]:
         kinds = self.register(source)

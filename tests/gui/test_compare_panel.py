@@ -238,6 +238,7 @@ def test_release_mode_table_is_noise_only_and_never_reads_the_data(qtbot, monkey
     ticks = [t for _, t in w.acc_plot.getAxis("bottom")._tickLevels[0]]
     assert "raw data" not in ticks and "majority (test)" in ticks
     assert "teaching mode only" in w.class_label.text()
+    assert s.gain_share is None and "raw-data tree's gain" not in w.class_label.text()  # no raw baseline
     from tests.gui.conftest import shot
 
     qtbot.wait(100)  # let the layout settle (wrapped labels) before the picture
@@ -403,3 +404,73 @@ def test_a_large_tree_gets_its_exact_variances_without_pressing_monte_carlo(qtbo
             pass
     assert w.curves is not None and any(k.endswith("(analytic)") for k in w.plot.series)
     assert w.verdict.text() and "being computed" not in w.source.text()
+
+
+def _with_signal(n, seed):
+    """Rows whose class follows age (older: >50K, with 10 % of the labels flipped)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    age = rng.integers(17, 90, n).astype(float)
+    rich = (age > 50) ^ (rng.random(n) < 0.1)
+    return pd.DataFrame(
+        {
+            "age": age,
+            "sex": rng.choice(["Male", "Female"], n),
+            "work": rng.choice(["A", "B", "C"], n),
+            "income": np.where(rich, ">50K", "<=50K"),
+        }
+    )
+
+
+def test_teaching_compare_states_the_share_of_the_raw_trees_gain(qtbot, tmp_path, monkeypatch):
+    """Issue 33: beside its accuracies, teaching mode's Compare says what share of the raw-data tree's gain
+    over the majority class the release keeps, computed here independently from the evaluation module; the
+    test file is chosen through the real button (the file dialog answered by the test)."""
+    from PySide6 import QtCore, QtWidgets
+
+    from dpstudio.core import taxonomy_generators as tg
+    from dpstudio.evaluation.classification import majority_accuracy, raw_accuracy, release_accuracy
+    from dpstudio.io.release import release_frame
+    from dpstudio.model.release.runs import used_frame
+    from tests.gui.export_fixtures import run
+
+    p = Project()
+    p.set_data(
+        _with_signal(3000, 1),
+        None,
+        types={"age": "numeric", "sex": "categorical", "work": "categorical", "income": "categorical"},
+    )
+    p.set_bounds("age", 17, 90)
+    p.set_taxonomy("age", tg.numeric_equal_width(17, 90, 2, 3, "age"))
+    p.set_taxonomy("sex", tg.flat_categorical(["Male", "Female"], "sex"))
+    p.set_taxonomy("work", tg.flat_categorical(["A", "B", "C"], "work"))
+    p.set_classes(["<=50K", ">50K"])
+    p.set_algorithm("diffgen_consistency", {"steps": 3})
+    p = run(p)
+    w = ComparePanel(p)
+    qtbot.addWidget(w)
+    w.show()
+    path = tmp_path / "held_out.csv"
+    test = _with_signal(1000, 2)
+    test.to_csv(path, index=False)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+    qtbot.mouseClick(w.test_button, QtCore.Qt.LeftButton)
+    train = used_frame(p, ["age", "sex", "work", "income"])
+    rel = release_accuracy(release_frame(p.result), p.result.cut, test, "income").accuracy
+    maj = majority_accuracy(train["income"], test["income"])
+    raw = raw_accuracy(train, test, ["age", "sex", "work"], ["age"], "income").accuracy
+    assert raw > maj + 0.1  # the premise: the raw tree gains something to keep
+    text = w.class_label.text()
+    assert f"keeps {(rel - maj) / (raw - maj):.0%} of the raw-data tree's gain" in text, text
+    assert w.scores.gain_share == pytest.approx((rel - maj) / (raw - maj))
+
+
+def test_the_share_of_the_gain_is_none_without_a_raw_baseline_or_a_gain():
+    from dpstudio.model.compare.comparison import ClassificationScores
+
+    assert ClassificationScores(0.8, 0.75, None, 10).gain_share is None  # release mode
+    assert ClassificationScores(0.8, 0.75, 0.74, 10).gain_share is None  # the raw tree gains nothing
+    s = ClassificationScores(0.83, 0.75, 0.85, 10)
+    assert s.gain_share == pytest.approx(0.8) and "keeps 80% of the raw-data tree's gain" in s.gain_words()
+    assert ClassificationScores(0.8, 0.75, None, 10).gain_words() == ""

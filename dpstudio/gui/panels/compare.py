@@ -598,7 +598,7 @@ class ComparePanel(QtWidgets.QWidget):
             heights, brushes = [s.majority, s.release, s.raw], ["#7f7f7f", "#2e9e5b", "#4a7fc1"]
             text = (
                 f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
-                f"{s.raw:.2%} (teaching mode: the raw baseline is not private)"
+                f"{s.raw:.2%} (teaching mode: the raw baseline is not private). In words: {s.gain_words()}"
             )
         self.acc_bars.setOpts(
             x=list(range(len(heights))), height=heights, width=0.6, brushes=[pg.mkBrush(b) for b in brushes]

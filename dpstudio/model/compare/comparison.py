@@ -553,6 +553,27 @@ class ClassificationScores:
     n_test: int
     majority_from: str = "test file"
 
+    @property
+    def gain_share(self) -> float | None:
+        """The share of the raw tree's gain over the majority class that the release keeps:
+        (release - majority) / (raw - majority). None without the raw baseline (release mode) or when the
+        raw tree gains nothing over the majority class (there is no gain to share)."""
+        if self.raw is None or not self.raw > self.majority:
+            return None
+        return (self.release - self.majority) / (self.raw - self.majority)
+
+    def gain_words(self) -> str:
+        """The share in words, for the Compare panel (teaching mode)."""
+        if self.raw is None:
+            return ""
+        share = self.gain_share
+        if share is None:
+            return "the raw-data tree does no better than the majority class here: there is no gain to keep"
+        return (
+            f"the release keeps {share:.0%} of the raw-data tree's gain over the majority class "
+            f"({self.release - self.majority:+.2%} of {self.raw - self.majority:+.2%})"
+        )
+
 
 def classification_scores(result, test, class_column: str, numeric=(), train=None) -> ClassificationScores:
     """Accuracy of a tree trained on the release (test generalized by the released cut).

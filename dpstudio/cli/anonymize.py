@@ -81,7 +81,7 @@ def parse_models(args) -> tuple[list, list[str]]:
     """The l-diversity / t-closeness models (without their trees) and the sensitive attributes."""
     from ..core.syntactic_models import LDiversity, TCloseness
 
-    models = []
+    models: list[LDiversity | TCloseness] = []
     if args.l_diversity:
         kind, value, attr = _model_spec(args.l_diversity, "--l-diversity", ("distinct", "entropy", "recursive"))
         l_value = _number(value, "--l-diversity L", int if kind != "entropy" else float)
@@ -109,7 +109,7 @@ def run(args) -> int:
     from ..core.syntactic_models import TCloseness
     from ..io.anonymize import LABEL, AnonymizeError, sidecar_path, write_outputs
     from ..io.atomic import OutputPathError, check_output_path
-    from ..model.anonymize.job import anonymize_table
+    from ..model.anonymize.job import AnonymizeOutcome, anonymize_table
     from .release import _load, _parse_pairs, read_taxonomies
 
     k = _number(args.k, "--k", int)
@@ -191,7 +191,7 @@ def run(args) -> int:
         "missing": args.missing,
     }
     try:
-        outcome = run_to_result(
+        outcome: AnonymizeOutcome = run_to_result(  # type: ignore[assignment]  # the generator's return value
             anonymize_table(
                 frame,
                 taxonomies,

@@ -113,12 +113,12 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
         setup = service.begin(question, True)
     except ReleaseRefused as exc:
         raise CliError(str(exc)) from None
-    b = setup.budget
+    b = setup.budget or {}
     if b.get("tracked"):
-        spent, total, left = (
-            fraction_text(Fraction(b[k])) for k in ("dataset_spent", "dataset_total", "dataset_remaining")
+        spent, left, lifetime = (
+            fraction_text(Fraction(b[k])) for k in ("dataset_spent", "dataset_remaining", "dataset_total")
         )
-        print(f"budget store: dataset {b['dataset']!r}: spent {spent} of {total}, {left} left", file=sys.stderr)
+        print(f"budget store: dataset {b['dataset']!r}: spent {spent} of {lifetime}, {left} left", file=sys.stderr)
     return setup
 
 

@@ -363,7 +363,7 @@ def _query_release(args) -> int:
     frame = frame.drop(columns=[NOT_A_RELEASE_COLUMN], errors="ignore")  # the mark of a simulation's CSV
     for c in frame.columns:  # undo the spreadsheet-formula guard of the writer
         frame[c] = frame[c].map(lambda v: v[1:] if len(v) > 1 and v[0] == "'" and v[1] in "=+-@\t\r" else v)
-    taxonomies = {}
+    taxonomies: dict = {}
     if args.taxonomies:
         from ..evaluation.sweeps import SweepError, read_taxonomy_folder
 

@@ -186,6 +186,7 @@ def run(args) -> int:
         plan_interval_tree,
         release_histogram,
     )
+    from dpstudio.algorithms.pidentity import PIdentityPlan
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
     from dpstudio.io.histogram_release import check_release_paths, write_histogram_release
@@ -257,7 +258,7 @@ def run(args) -> int:
         f"b={plan.branching}"
         if plan.branching
         else f"p={plan.n_rows}"
-        if params.algorithm == "pidentity"
+        if isinstance(plan, PIdentityPlan)
         else plan.tree.name
     )
     status = "release" if (result.is_release and not reasons) else "NOT a release"

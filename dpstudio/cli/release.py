@@ -295,7 +295,7 @@ def run(args) -> int:
 
     eps = _parse_epsilon(args.epsilon)
     steps = _parse_steps(args.steps)
-    steps_choice = {"steps": steps, "automatic": False}
+    steps_choice: dict[str, object] = {"steps": steps, "automatic": False}
     if steps is None:
         from ..algorithms.diffgen_auto import automatic_steps
 

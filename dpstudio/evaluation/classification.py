@@ -80,11 +80,12 @@ class AttributeCut:
                 shown = ", ".join(map(repr, sorted(bad.astype(str).unique())[:5]))
                 raise EvaluationError(f"{self.name}: {len(bad)} row(s) have values the cut does not cover: {shown}")
             return out
+        intervals = self.intervals or []  # a numeric cut (``is_numeric``)
         x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
         if np.isnan(x).any():
             raise EvaluationError(f"{self.name}: {int(np.isnan(x).sum())} row(s) are not numbers")
-        los = np.array([lo for lo, _, _ in self.intervals])
-        his = np.array([hi for _, hi, _ in self.intervals])
+        los = np.array([lo for lo, _, _ in intervals])
+        his = np.array([hi for _, hi, _ in intervals])
         # values outside the public bounds fall in the nearest end interval (the bounds are public; the
         # test set is not released)
         k = np.clip(np.searchsorted(los, x, side="right") - 1, 0, len(los) - 1)
@@ -92,7 +93,7 @@ class AttributeCut:
         gaps = ~inside & (x >= los[0]) & (x < his[-1])
         if gaps.any():
             raise EvaluationError(f"{self.name}: the cut's intervals leave gaps (value {x[gaps][0]:g})")
-        labels = np.array([lab for _, _, lab in self.intervals], dtype=object)
+        labels = np.asarray([lab for _, _, lab in intervals], dtype=object)
         return pd.Series(labels[k], index=values.index)
 
     def midpoints(self) -> dict[str, float]:

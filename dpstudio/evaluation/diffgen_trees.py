@@ -17,7 +17,7 @@ from .range_error import PartitionTree, count_records
 
 
 def domain_of(data: DiffGenInput) -> Domain:
-    axes = []
+    axes: list[CategoricalAxis | NumericAxis] = []
     for attr in data.attributes:
         if isinstance(attr, CategoricalAttribute):
             axes.append(CategoricalAxis(attr.taxonomy, attr.name))

@@ -29,7 +29,16 @@ import numpy as np
 
 from ..core.consistency import hay_generalized, least_squares
 from ..core.noise import SimulationNoise
-from ..core.range_queries import Domain, Workload, answer, cell_weights, node_depths, tree_weights
+from ..core.range_queries import (
+    CategoricalAxis,
+    Domain,
+    NumericAxis,
+    Workload,
+    answer,
+    cell_weights,
+    node_depths,
+    tree_weights,
+)
 from ..core.scales import noise_scale
 
 LEAF_ONLY = "leaf-only"
@@ -80,6 +89,7 @@ def count_records(
         if ax.is_numeric:
             pos.append(v.astype(float))
         else:
+            assert isinstance(ax, CategoricalAxis)
             tax_leaves = np.asarray(ax.taxonomy.leaves)
             p = np.clip(np.searchsorted(tax_leaves, v.astype(np.int64)), 0, tax_leaves.size - 1)
             if np.any(tax_leaves[p] != v):
@@ -105,7 +115,7 @@ def count_records(
             child = order[ptr[cur[has]] + k]
             inside = np.ones(r.size, dtype=bool)
             for ax, c, v in zip(domain.axes, cells, pos):
-                if ax.is_numeric:
+                if isinstance(ax, NumericAxis):
                     lo, hi, x = c[child, 0], c[child, 1], v[r]
                     inside &= (x >= lo) & ((x < hi) | ((x == ax.hi) & (hi == ax.hi)))
                 else:
@@ -258,7 +268,7 @@ def error_by_query_size(
                 for b in np.unique(tree_scales[np.isfinite(tree_scales)]):  # not noised (inf): left at 0
                     at = tree_scales == b
                     noisy[at] = noise.laplace_counts(counts[at], float(b))
-                if RAW_TREE in methods:
+                if W_tree is not None:  # RAW_TREE is among the methods
                     sq[RAW_TREE][idx] += (answer(W_tree, noisy, wl.classes) - truth) ** 2
                     est_nodes[RAW_TREE] = noisy
                 for m, fn in (

@@ -59,7 +59,8 @@ def release_cells(
         if len(others) != 1:
             raise ReleaseQueryError(f"cannot tell the class column among {others}: name it")
         class_column = others[0]
-    axes, per_attr = [], []
+    axes: list[CategoricalAxis | NumericAxis] = []
+    per_attr: list[list] = []
     for a in attrs:
         spec = cut[a]
         labels = frame[a].astype(str)
@@ -82,8 +83,10 @@ def release_cells(
             axes.append(ax)
     domain = Domain(axes)
     classes = sorted(frame[class_column].astype(str).unique())
-    key = pd.MultiIndex.from_arrays([frame[a].astype(str) for a in attrs]) if attrs else None
-    codes, uniques = pd.factorize(key)
+    if attrs:
+        codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([frame[a].astype(str) for a in attrs]))
+    else:
+        codes, uniques = pd.factorize(pd.Index([0] * len(frame)))
     counts = np.zeros((len(uniques), len(classes)))
     k = pd.Categorical(frame[class_column].astype(str), categories=classes).codes
     np.add.at(counts, (codes, k), pd.to_numeric(frame[count_column]).to_numpy(dtype=float))
@@ -98,7 +101,7 @@ _INTERVAL = re.compile(r"^\s*\[\s*([^,\]]+)\s*,\s*([^)\]]+)\s*\)\s*$")
 
 def parse_box(text: str, domain: Domain) -> dict:
     """'age=[20,40);sex=Female' -> {attribute: interval or node label}. Separators ';' between terms."""
-    box = {}
+    box: dict[str, tuple[float, float] | str] = {}
     for term in filter(None, (t.strip() for t in str(text).split(";"))):
         if "=" not in term:
             raise ReleaseQueryError(f"query term {term!r} must look like attribute=value")

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..algorithms.diffgen import PRESETS, preset, run_to_result
+from ..algorithms.diffgen import PRESETS, DiffGenResult, preset, run_to_result
 from ..algorithms.diffgen_input import DiffGenInput
 from ..core.budget import Ledger
 from ..core.noise import SecureNoise, SimulationNoise
@@ -171,7 +171,7 @@ def run_seed(seed: int, algorithm: str, epsilon: float, steps: int, run: int) ->
 
 def one_run(
     setup: Setup, algorithm: str, epsilon: float, steps: int, noise, encoding: str = "onehot", **overrides
-) -> tuple[float, object]:
+) -> tuple[float, DiffGenResult]:
     """Run the engine once on the training table and return (test accuracy, result)."""
     from ..io.release import release_frame
 
@@ -191,7 +191,8 @@ def _key(rec: dict) -> tuple:
 
 def read_results(path) -> tuple[list[dict], dict]:
     """(finished run records, {key: claim record}) from a results file (missing file: empty)."""
-    done, claims = [], {}
+    done: list[dict] = []
+    claims: dict[tuple, dict] = {}
     p = Path(path)
     if not p.exists():
         return done, claims

@@ -2,7 +2,7 @@
 decision tree trained on the released counts keeps, on five public tables (``quality_tables.py``).
 
     .venv/bin/python benchmarks/bench_quality.py [--tables flights,credit] [--algorithms diffgen,maxgddp]
-        [--epsilons 1,0.25,0.1] [--runs 5] [--ceiling] [--results FILE] [--summary]
+        [--epsilons 1,0.25,0.1] [--runs 5] [--ceiling] [--steps H] [--results FILE] [--summary]
 
 For each table: a fixed split (two thirds to train, one third to test, seed 0), the table's declared
 taxonomies, bounds and kinds (as a release would take them), the algorithm's automatic h for epsilon
@@ -17,7 +17,8 @@ taxonomies, bounds and kinds (as a release would take them), the algorithm's aut
 
 Share of the gain = (accuracy - majority) / (raw - majority), where raw is the compare tree trained on the
 raw training rows and majority is the training set's majority class; both evaluated on the same test rows.
-``--ceiling`` adds one run at epsilon 100 per table and algorithm (the method's noise-free ceiling).
+``--ceiling`` adds one run at epsilon 100 per table and algorithm (the method's noise-free ceiling);
+``--steps H`` runs an explicit h instead of the automatic one (the ceiling against the height).
 Results are appended to a JSON-lines file (default /tmp/quality.jsonl) and runs already there are skipped,
 so an interrupted sweep resumes; ``--summary`` prints the table from the file only.
 """
@@ -116,8 +117,9 @@ def prepare(name: str):
     return spec, train, test, data, base
 
 
-def one(spec, test, data, algorithm: str, epsilon: float, run: int) -> dict:
-    steps, _rule = automatic_steps(algorithm, epsilon)
+def one(spec, test, data, algorithm: str, epsilon: float, run: int, steps: int | None = None) -> dict:
+    if steps is None:
+        steps, _rule = automatic_steps(algorithm, epsilon)
     params = preset(algorithm, epsilon, steps)
     t = time.perf_counter()
     result = run_to_result(data, params, SecureNoise(), Ledger(epsilon))
@@ -169,10 +171,12 @@ def summary(path: Path) -> str:
         "compare: mean (min to max) | share, tuned leaf size: mean (min to max) | runs |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    keys = sorted({(r["table"], r["algorithm"], r["epsilon"]) for r in runs}, key=lambda k: (k[0], k[1], -k[2]))
-    for table, alg, eps in keys:
+    keys = sorted(
+        {(r["table"], r["algorithm"], r["epsilon"], r["steps"]) for r in runs}, key=lambda k: (k[0], k[1], -k[2], k[3])
+    )
+    for table, alg, eps, h in keys:
         b = bases[table]
-        rs = [r for r in runs if (r["table"], r["algorithm"], r["epsilon"]) == (table, alg, eps)]
+        rs = [r for r in runs if (r["table"], r["algorithm"], r["epsilon"], r["steps"]) == (table, alg, eps, h)]
         c = [share(r["compare"], b) for r in rs]
         t = [share(r["tuned"], b, "raw_tuned") for r in rs]
         lines.append(
@@ -198,7 +202,8 @@ def main(argv: list[str]) -> int:
     if "--ceiling" in argv:
         epsilons = [*epsilons, 100.0]
     done, bases = read(path)
-    seen = {(r["table"], r["algorithm"], r["epsilon"], r["run"]) for r in done}
+    fixed = int(_option(argv, "--steps", "0")) or None  # an explicit h instead of the automatic one
+    seen = {(r["table"], r["algorithm"], r["epsilon"], r["run"], r["steps"] if fixed else None) for r in done}
     for name in tables:
         t = time.perf_counter()
         spec, _train, test, data, base = prepare(name)
@@ -215,9 +220,9 @@ def main(argv: list[str]) -> int:
         for alg in algorithms:
             for eps in epsilons:
                 for run in range(1 if eps >= 100 else runs):
-                    if (name, alg, eps, run) in seen:
+                    if (name, alg, eps, run, fixed) in seen:
                         continue
-                    rec = one(spec, test, data, alg, eps, run)
+                    rec = one(spec, test, data, alg, eps, run, fixed)
                     with path.open("a") as f:
                         f.write(json.dumps(rec) + "\n")
                     print(

@@ -126,6 +126,8 @@ def test_release_run_charges_the_store_first_shows_no_truth_and_exports(qtbot, p
     assert panel.plot.shown["truth"] is None and panel.plot.shown["groups"] is None
     assert np.array_equal(panel.plot.shown["published"][1], panel.result.windows[-1])  # the release itself
     assert panel.ledger_list.count() == COUNTS_T - 10 + 1  # SWM: one line per window
+    # the error figure and its Laplace term are read whole (a walk found it cut at the panel's edge)
+    assert "Estimated squared error of one window" in panel.error_label.text() and panel.error_label.wordWrap()
     assert panel.export_button.isEnabled()
     csv_path, json_path, report_path, _script = panel.export_to(tmp_path / "out.csv")
     side = json.loads(json_path.read_text())

@@ -201,7 +201,8 @@ class StreamPanel(QtWidgets.QWidget):
         self.export_note = QtWidgets.QLabel()
         self.export_note.setWordWrap(True)
         rlay.addWidget(self.export_note)
-        self.error_label = ElidedLabel()
+        self.error_label = QtWidgets.QLabel()  # a figure with its explanation: wrapped, never cut
+        self.error_label.setWordWrap(True)
         self.error_label.setAccessibleName("Estimated error of one window")
         rlay.addWidget(self.error_label)
 

@@ -571,7 +571,8 @@ class ClassificationScores:
             return "the raw-data tree does no better than the majority class here: there is no gain to keep"
         return (
             f"the release keeps {share:.0%} of the raw-data tree's gain over the majority class "
-            f"({self.release - self.majority:+.2%} of {self.raw - self.majority:+.2%})"
+            f"({100 * (self.release - self.majority):+.2f} of {100 * (self.raw - self.majority):+.2f} percentage "
+            "points of accuracy)"
         )
 
 

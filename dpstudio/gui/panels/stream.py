@@ -29,7 +29,6 @@ from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, Stream
 from dpstudio.core.budget import fraction_text
 from dpstudio.core.stream_partition import MODES
 from dpstudio.gui.panels import host
-from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.gui.widgets.stream_plot import StreamPlot
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal

@@ -76,9 +76,11 @@ def read_test_table(project: Project, source, columns: list[str]):
 
 
 def folder_for_test_file(project: Project) -> str:
-    """Where the test file dialog opens: beside the data ("" without a data file)."""
-    path = project.data_path
-    return "" if path is None else str(path.parent)
+    """Where the test file dialog opens: beside the data (the home folder without a data file, or for a
+    sample shipped inside dpstudio: ``folders.beside``)."""
+    from dpstudio.model.project.folders import beside
+
+    return str(beside(project.data_path))
 
 
 __all__ = ["HeldOutTableError", "read_test_table", "folder_for_test_file"]

@@ -58,8 +58,9 @@ class StreamRecord:
 
     def default_export_path(self) -> Path:
         """Beside the data, named after it and the mechanism: ``visits_tpm.csv``."""
-        folder = self.source.path.parent if self.source.path.parent.is_dir() else Path.home()
-        return folder / f"{self.source.path.name.split('.')[0]}_{self.params.mechanism}.csv"
+        from dpstudio.model.project.folders import beside
+
+        return beside(self.source.path) / f"{self.source.path.name.split('.')[0]}_{self.params.mechanism}.csv"
 
     @staticmethod
     def export_paths(path) -> list[Path]:

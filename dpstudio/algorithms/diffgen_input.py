@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.lattice import CONTINUOUS, INTEGER, Lattice
+from ..core.split_grid import GridLattice
 from ..core.taxonomy import Taxonomy
 
 
@@ -44,12 +45,12 @@ class NumericAttribute:
     hi: float
     grid: np.ndarray | None = None
     integer: bool = False
-    lattice: Lattice | None = None
+    lattice: Lattice | GridLattice | None = None
 
     kind = "numeric"
 
     @property
-    def split_lattice(self) -> Lattice:
+    def split_lattice(self) -> Lattice | GridLattice:
         if self.lattice is not None:
             return self.lattice
         return Lattice.for_bounds(self.lo, self.hi, INTEGER if self.integer else CONTINUOUS)

@@ -57,7 +57,7 @@ def encode(
     frame: pd.DataFrame,
     qi: list[str],
     taxonomies: dict[str, Taxonomy],
-    extras: list[str] = (),
+    extras: tuple[str, ...] | list[str] = (),
     hierarchical: tuple[str, ...] = (),
 ) -> tuple[Microdata, dict]:
     """A ``Microdata`` for the lattice searches: every QI needs a taxonomy (AnonymizeError otherwise) that

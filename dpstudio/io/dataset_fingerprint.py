@@ -134,13 +134,15 @@ def add_row_sums(chunks) -> tuple[tuple | None, list[int], int]:
     such query never repeat a row, so the distinct records' sum adds up across them). Frames of raw rows
     are deduplicated within themselves only: pass the table as one frame. ``sums``: the row-hash sums
     under each key, the distinct rows' sum and number, and one sum per column in sorted-name order."""
-    names, sums, rows = None, None, 0
+    names: tuple | None = None
+    sums: list[int] = []
+    rows = 0
     for chunk in chunks:
         frame, weights = chunk if isinstance(chunk, tuple) else (chunk, None)
         canon = _canonical(frame)
         names = tuple(canon.columns)
         part = _chunk_sums(canon, weights)
-        sums = part if sums is None else combine_sums(sums, part)
+        sums = combine_sums(sums, part) if sums else part
         rows += len(canon) if weights is None else int(np.sum(weights))
     return names, sums, rows
 

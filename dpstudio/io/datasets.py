@@ -83,7 +83,10 @@ class ColumnKinds:
     a table read through an engine (``io.engine_table.EngineTable``) both keep them."""
 
     _types: dict[str, str]
-    columns: list[str]
+
+    @property
+    def columns(self) -> list[str]:
+        raise NotImplementedError
 
     @property
     def types(self) -> dict[str, str]:
@@ -214,7 +217,7 @@ class Dataset(ColumnKinds):
 
     def missing_report(self) -> MissingReport:
         mask = self.frame.isna()
-        per_column = {c: int(n) for c, n in mask.sum().items()}
+        per_column = {str(c): int(n) for c, n in mask.sum().items()}
         rows = int(mask.any(axis=1).sum()) if len(self.columns) else 0
         return MissingReport(per_column, rows, self.n_rows)
 
@@ -624,7 +627,7 @@ def _load_text(p, sep, header, missing, progress, encoding, types) -> Dataset:
         source.report()
         stream = source.stream
         if _is_gzip(p):
-            stream = gzip.GzipFile(fileobj=io.BufferedReader(stream, READ_BLOCK), mode="rb")
+            stream = gzip.GzipFile(fileobj=io.BufferedReader(stream, READ_BLOCK), mode="rb")  # type: ignore[assignment]  # a readable binary stream as the tap reads it
         counted = io.BufferedReader(_Tap(stream, counter.feed), READ_BLOCK)
         frame = pd.read_csv(
             counted,

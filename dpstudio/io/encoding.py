@@ -245,7 +245,7 @@ def encode_table(
     position = {c: i for i, c in enumerate(classes)}
     y = np.asarray([position[t] for t in texts], dtype=np.int64)[codes]
 
-    attrs = []
+    attrs: list[CategoricalAttribute | NumericAttribute] = []
     names = [c for c in frame.columns if c in taxonomies or c in bounds]
     for name in names:
         tax: Taxonomy | None = taxonomies.get(name)
@@ -263,7 +263,8 @@ def encode_table(
         grid = None
         if name in bounds:
             lo, hi = bounds[name]
-        else:
+        else:  # a name without bounds has a numeric taxonomy (``names``): its root gives them
+            assert tax is not None
             lo, hi = float(tax.lo[0]), float(tax.hi[0])
         if tax is not None:
             try:
@@ -272,14 +273,15 @@ def encode_table(
                 raise EncodingError(str(exc)) from None
             grid = ends[(ends > lo) & (ends < hi)]
         _check_bounds(name, x, lo, hi, weights)
-        lattice = numeric_lattice(name, float(lo), float(hi), types.get(name))
+        base = numeric_lattice(name, float(lo), float(hi), types.get(name))
+        lattice: Lattice | GridLattice = base
         try:
-            lattice.check_values(name, x)
+            base.check_values(name, x)
         except LatticeError as exc:
             raise EncodingError(str(exc)) from None
         if grid is not None:
             source = (grid_sources or {}).get(name) or f"the cut points of the taxonomy of {name}"
-            lattice = GridLattice(lattice, tuple(grid), source)
+            lattice = GridLattice(base, tuple(grid), source)
         attrs.append(NumericAttribute(name, x, float(lo), float(hi), grid, lattice.kind == INTEGER, lattice))
     data = DiffGenInput(tuple(attrs), class_attribute, tuple(classes), y, dict(info or {}), weights)
     try:

@@ -207,7 +207,7 @@ class EngineTable(ds.ColumnKinds):
             raise ds.DatasetError(f"column {column!r} is categorical")
         if not self.is_listed(column):
             st = self._wide[column]
-            return None if st.lo is None else (st.lo, st.hi, st.fractional == 0)
+            return None if st.lo is None or st.hi is None else (st.lo, st.hi, st.fractional == 0)
         return ds.value_range(self.value_counts(column)[0])
 
     def missing_report(self) -> ds.MissingReport:
@@ -365,6 +365,7 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
         raise ds.DatasetError(f"{source.path.name} has no data rows")
     marginals = {}
     for c in listed:
+        assert out is not None  # the GROUPING SETS query ran: ``listed`` is not empty
         part = out[out[f"g{names.index(c)}"] == 0].sort_values(c, na_position="last")  # as group_counts orders
         marginals[c] = (_raw_values(part[c]), part["n"].to_numpy(np.int64))
     wide = {

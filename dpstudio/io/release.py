@@ -246,5 +246,7 @@ def generalize_table(frame: pd.DataFrame, cut: dict) -> pd.DataFrame:
             inside = (pos >= 0) & (
                 (x < his[safe]) | ((x == his[safe]) & (safe == len(los) - 1) & bool(spec.get("closed_top", False)))
             )
-            out[name] = np.where(inside, labels[safe], None)
+            generalized = labels[safe]  # a new object array: values outside every interval become None
+            generalized[~inside] = None
+            out[name] = generalized
     return out

@@ -138,7 +138,7 @@ _COUNT_LEVEL = re.compile(r"^counts: level (\d+)\b")
 
 def spent_levels(ledger) -> list[tuple[int, Fraction]]:
     """(level, epsilon) of each count level the ledger paid for, in level order (DiffGen with consistency)."""
-    out = {}
+    out: dict[int, Fraction] = {}
     for e in getattr(ledger, "entries", ()) or ():
         m = _COUNT_LEVEL.match(str(getattr(e, "step", "")))
         if m:

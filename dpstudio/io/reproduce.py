@@ -19,8 +19,13 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 from dpstudio.io.taxonomy_formats import format_json
+
+if TYPE_CHECKING:
+    from dpstudio.algorithms.diffgen import DiffGenParams
+    from dpstudio.algorithms.interval_trees import IntervalTreeParams
 
 
 @dataclass
@@ -33,7 +38,7 @@ class ReleaseSettings:
     ``missing``: "drop" or "keep" (kept cells written as ``missing_token``); ``dataset_name``: the budget store's name for the data."""
 
     data: str
-    params: object
+    params: DiffGenParams | IntervalTreeParams
     class_attribute: str | None = None
     classes: list = field(default_factory=list)
     taxonomies: dict = field(default_factory=dict)
@@ -82,8 +87,8 @@ def _default_split(params, n_numeric: int) -> bool:
 
 
 def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
-    p = s.params
-    args = ["release", "--data", "$DATA", "--class", s.class_attribute, "--classes-file", "$TAX/classes.txt"]
+    p = cast("DiffGenParams", s.params)  # a table release (not ``is_histogram``)
+    args = ["release", "--data", "$DATA", "--class", str(s.class_attribute), "--classes-file", "$TAX/classes.txt"]
     for i, a in enumerate(s.taxonomies):
         args += ["--taxonomy", f"{a}=$TAX/taxonomy{i}.json"]
     for a, (lo, hi) in s.bounds.items():
@@ -130,13 +135,13 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
 
 
 def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
-    p = s.params
+    p = cast("IntervalTreeParams", s.params)  # ``is_histogram``
     args = [
         "histogram",
         "--data",
         "$DATA",
         "--column",
-        s.column,
+        str(s.column),
         "--edges",
         "@$TAX/edges.txt",
         "--algorithm",
@@ -182,7 +187,7 @@ def release_command(s: ReleaseSettings) -> tuple[list[str], list[str]]:
 def input_files(s: ReleaseSettings) -> dict[str, str]:
     """{file name in $TAX: text}: the public inputs the command reads."""
     if s.is_histogram:
-        return {"edges.txt": "\n".join(repr(float(e)) for e in s.edges) + "\n"}
+        return {"edges.txt": "\n".join(repr(float(e)) for e in s.edges or ()) + "\n"}
     files = {"classes.txt": "".join(f"{c}\n" for c in s.classes)}
     for i, tax in enumerate(s.taxonomies.values()):
         files[f"taxonomy{i}.json"] = format_json(tax, indent=None) + "\n"

@@ -68,7 +68,7 @@ def release_sidecar(
     reasons = list(not_a_release or [])
     if not result.is_release:
         reasons.insert(0, f"simulation noise ({result.noise_label})")
-    grouping = {"mode": p.grouping}
+    grouping: dict[str, object] = {"mode": p.grouping}
     if p.grouping in ("seed", "approx"):
         grouping["groups"] = p.groups or default_groups(p.window)
         grouping["groups_declared"] = p.groups is not None

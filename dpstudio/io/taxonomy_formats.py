@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from dpstudio.core.taxonomy import (
@@ -65,13 +66,14 @@ def _finish(root: Node, line_of: dict[int, int], source, attribute: str, kind: s
     if kind not in (None, CATEGORICAL, NUMERIC):
         raise TaxonomyError(f"unknown kind {kind!r} (expected {CATEGORICAL!r} or {NUMERIC!r})", source)
     if kind != CATEGORICAL:
-        intervals = [parse_interval(n.label, dash=dash) for n in nodes]
-        if all(iv is not None for iv in intervals):
+        parsed = [parse_interval(n.label, dash=dash) for n in nodes]
+        intervals = [iv for iv in parsed if iv is not None]
+        if len(intervals) == len(parsed):
             kind = NUMERIC
             for n, (lo, hi) in zip(nodes, intervals):
                 n.lo, n.hi, n.label = lo, hi, interval_label(lo, hi)
         elif kind == NUMERIC:
-            bad = next(n for n, iv in zip(nodes, intervals) if iv is None)
+            bad = next(n for n, iv in zip(nodes, parsed) if iv is None)
             form = "[lo,hi) or lo-hi" if dash else "[lo,hi)"
             raise TaxonomyError(
                 f"label {bad.label!r} is not an interval ({form}) in a numeric taxonomy", source, line_of.get(id(bad))
@@ -406,7 +408,7 @@ def parse_json(text: str, attribute: str = "", source: str | None = None, kind: 
             raise TaxonomyError(f"bad JSON: label {label!r} must be text", source, parent_line)
         no = line_for(label)
         node = Node(str(label))
-        line_of[id(node)] = no
+        line_of[id(node)] = no or 0
         if ("lo" in obj) != ("hi" in obj):
             raise TaxonomyError(f'bad JSON: node {node.label!r} has only one of "lo" and "hi"', source, no)
         if "lo" in obj:
@@ -562,7 +564,12 @@ def detect_format(text: str, filename: str | Path | None = None) -> str:
     return "indented"
 
 
-_PARSERS = {"arx": parse_arx, "brace": parse_brace, "json": parse_json, "indented": parse_indented}
+_PARSERS: dict[str, Callable[..., Taxonomy]] = {
+    "arx": parse_arx,
+    "brace": parse_brace,
+    "json": parse_json,
+    "indented": parse_indented,
+}
 
 
 def parse_taxonomy(
@@ -577,7 +584,12 @@ def parse_taxonomy(
 
 def format_taxonomy(tax: Taxonomy, format: str, **options) -> str:
     """Text of ``tax`` in ``format`` (``sep`` for arx, ``multiline`` for brace, ``indent`` for json/indented)."""
-    writers = {"arx": format_arx, "brace": format_brace, "json": format_json, "indented": format_indented}
+    writers: dict[str, Callable[..., str]] = {
+        "arx": format_arx,
+        "brace": format_brace,
+        "json": format_json,
+        "indented": format_indented,
+    }
     if format not in writers:
         raise TaxonomyError(f"unknown taxonomy format {format!r} (expected one of {', '.join(FORMATS)})")
     return writers[format](tax, **options)

@@ -50,7 +50,7 @@ class SparkEngine(SqlEngine):
             raise EngineError(f"spark did not start: {str(exc).splitlines()[0] if str(exc) else exc}") from None
         self.spark.sparkContext.setLogLevel("ERROR")
         self.group = f"dpstudio-{uuid.uuid4().hex[:8]}"
-        self._registered = None
+        self._registered: tuple[Source, dict[str, bool]] | None = None
 
     def quote(self, name: str) -> str:
         return "`" + str(name).replace("`", "``") + "`"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -175,7 +176,7 @@ class SqlEngine:
             parts.append(
                 f"COUNT(CASE WHEN {q} IS NOT NULL AND NOT isnan({q}) AND NOT abs({q}) < {FLOAT_MAX} THEN 1 END) AS f{i}"
             )
-        row = self.frame(f"SELECT {', '.join(parts)} FROM {relation}").iloc[0] if parts else {}
+        row: Any = self.frame(f"SELECT {', '.join(parts)} FROM {relation}").iloc[0] if parts else {}
         out = {}
         for i, c in enumerate(text):
             present = int(row[f"p{i}"])

@@ -398,6 +398,21 @@ def _number(value) -> float | None:
     return None if value is None or value != value else float(value)
 
 
+def first_rows(path, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
+    """The first ``rows`` rows of a large file as the Data panel previews them (text trimmed, the missing
+    tokens as missing), read at once: DuckDB stops after them, so the data owner sees the file while its
+    counts are computed (``open_engine_table`` reads every row). Private, for the data owner's eyes;
+    ``ds.DatasetError`` when the file cannot be read."""
+    source = describe(path)
+    try:
+        with open_engine("duckdb") as engine:
+            native = engine.register(source)
+            exprs = [f"{engine.column(source, c, native[c])} AS {engine.quote(c)}" for c in source.names]
+            return engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {int(rows)}")
+    except EngineError as exc:
+        raise ds.DatasetError(str(exc)) from None
+
+
 def opens_with_engine(path, encoding: str = "utf-8") -> bool:
     """Whether the studio opens ``path`` through DuckDB rather than into memory: a CSV/TSV (.gz) or Parquet
     file larger than ``engines.AUTO_BYTES`` (the CLI's ``--engine auto`` rule), in UTF-8, with DuckDB

@@ -125,3 +125,63 @@ def test_a_project_on_a_large_file_saves_and_reopens_through_duckdb(qtbot, windo
     assert q.value_counts("education-num")[0].tolist() == p.value_counts("education-num")[0].tolist()
     other.project.dirty = False
     other.close()
+
+
+def _held_open(monkeypatch):
+    """``open_engine_table`` held back (polling its progress, so Cancel stops it) until the event is set:
+    the counts of a billion rows take minutes; here the test decides when they are done."""
+    import threading
+    import time
+
+    from dpstudio.io import engine_table
+    from dpstudio.io.datasets import Cancelled
+
+    go, real = threading.Event(), engine_table.open_engine_table
+
+    def held(path, progress=None, fingerprint=True):
+        while not go.is_set():
+            if progress is not None and progress(0, 1000, "counting each column's values") is False:
+                raise Cancelled("cancelled")
+            time.sleep(0.01)
+        return real(path, progress, fingerprint)
+
+    monkeypatch.setattr(engine_table, "open_engine_table", held)
+    return go
+
+
+def test_a_large_files_first_rows_show_at_once_and_cancel_brings_back_the_data(qtbot, window, tmp_path, monkeypatch):
+    """A walk opened a billion-row file and saw no preview in 8 minutes: the first rows now show as soon
+    as Open is chosen, with a line saying the counts are being read; the loaded data stays the project's
+    until the file is adopted, and comes back on Cancel."""
+    from tests.io.test_engines import adult_files
+
+    first = tmp_path / "first.csv"
+    first.write_text("a,b\n1,x\n2,y\n")
+    open_in(qtbot, window, first)
+    csv, _ = adult_files(tmp_path, rows=1500)
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
+    go = _held_open(monkeypatch)
+    data = window.panels["Data"]
+    try:
+        worker = data.open_file(csv)
+        assert worker is not None
+        loaded = load_table(csv).frame
+        model = data.preview_model
+        assert model.rowCount() == 1000 and "reading the whole file" in data.file_label.text()
+        col = model._columns.index("age")
+        shown = [float(model.data(model.index(r, col))) for r in range(5)]
+        assert shown == [float(v) for v in loaded["age"].tolist()[:5]]
+        assert window.project.data_path == first  # not adopted yet: every figure is still the loaded data's
+        shot(window, "data_engine_first_look")
+        with qtbot.waitSignal(worker.signals.cancelled, timeout=10000):
+            worker.cancel()
+        qtbot.wait(50)
+        assert window.project.data_path == first and model.rowCount() == 2
+        assert "first.csv" in data.file_label.text()
+
+        worker = data.open_file(csv)  # again, this time to the end
+        assert "reading the whole file" in data.file_label.text()
+    finally:
+        go.set()
+    qtbot.waitUntil(lambda: window.project.data_path == csv, timeout=30000)
+    assert "1,500 rows" in data.file_label.text() and "DuckDB" in data.file_label.text()

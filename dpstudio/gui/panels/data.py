@@ -412,7 +412,33 @@ class DataPanel(QtWidgets.QWidget):
         )
         worker.signals.finished.connect(lambda ds: self._adopt(ds, path, encoding=encoding))
         worker.signals.failed.connect(lambda msg: self._load_failed(path, msg))
-        return self._start(worker, f"loading {path.name}")
+        started = self._start(worker, f"loading {path.name}")
+        if started is not None:
+            worker.signals.cancelled.connect(lambda *_: self.refresh())  # back to the data still loaded
+            self._first_look(path, encoding)
+        return started
+
+    def _first_look(self, path: Path, encoding: str) -> None:
+        """While a large file's counts are computed (minutes for a billion rows), its first rows in the
+        preview at once, with a line saying what is still being read; the panel's figures stay those of the
+        data still loaded until the file is adopted (``refresh`` then), and come back if it is cancelled."""
+        from dpstudio.io.engine_table import PREVIEW_ROWS, first_rows, opens_with_engine
+
+        if not opens_with_engine(path, encoding):
+            return  # a file read into memory opens in seconds: its preview comes with it
+        try:
+            frame = first_rows(path)
+        except Exception:  # the worker reports why the file cannot be read
+            return
+        self.stack.setCurrentIndex(1)
+        self.preview_model.set_frame(frame)
+        self.file_label.setText(
+            f"<b>{path.name}</b> — its first {min(PREVIEW_ROWS, len(frame)):,} rows; reading the whole file"
+        )
+        self.file_label.setToolTip(
+            f"{path}\nThe counts of every row come when the whole file is read (the progress bar below); the "
+            "attributes on the right stay those of the data loaded before until then, and Cancel keeps that data."
+        )
 
     def open_sample(self) -> Worker | None:
         """Load the bundled Adult sample (and its public bounds) in the worker."""
@@ -438,6 +464,7 @@ class DataPanel(QtWidgets.QWidget):
         elif detail.startswith(f"{path.name}: "):
             detail = detail[len(path.name) + 2 :]
         text = f"{path.name}: {detail}"
+        self.refresh()  # a large file's first rows may be showing: back to the data still loaded
         self.show_error(f"could not open {text}")
         self.load_failed.emit(text)
 

@@ -354,6 +354,8 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         self.progress.setRange(0, 0)
         self.progress.setFormat(title or worker.name)
+        if self.message_bar.isVisible() and not self.message_is_error:
+            self.clear_message()  # an earlier note would hide the job's words (which pass of a large file)
         self._set_job_status(title or worker.name)
         return worker
 

@@ -222,3 +222,32 @@ def test_a_live_release_runs_gauge_says_the_budget_was_charged_first(qtbot, wind
     watch._ledger_key = None
     watch._refresh()
     assert "charged" not in watch.ledger.gauge.format()
+
+
+def test_a_job_started_after_a_note_shows_its_own_words_but_an_error_stays(qtbot, window):
+    """A walk saw the billion-row open's progress bar with no words: the 'opened adult.csv.gz' note hid the
+    job's status (which pass of the file). A note gives way to the job; an error is kept."""
+    import threading
+
+    from dpstudio.gui.worker import Worker
+
+    go = threading.Event()
+
+    def job(progress):
+        progress(1, 4, "counting each column's values")
+        go.wait(5)
+
+    window.show_info("opened adult.csv.gz: 30,162 rows, 15 attributes")
+    worker = window.start_worker(Worker(job, function=True, name="loading big.parquet"))
+    assert worker is not None and not window.message_bar.isVisible()
+    qtbot.waitUntil(lambda: window.status_label.text() == "counting each column's values", timeout=5000)
+    assert window.status_label.isVisible()
+    go.set()
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=5000)
+
+    go.clear()
+    window.show_error("could not open broken.csv: it is empty")
+    worker = window.start_worker(Worker(job, function=True, name="loading other.parquet"))
+    assert window.message_bar.isVisible() and "broken.csv" in window.message_label.text()
+    go.set()
+    qtbot.waitUntil(lambda: worker.outcome is not None, timeout=5000)

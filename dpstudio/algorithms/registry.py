@@ -56,6 +56,20 @@ def _bins(hi: int = 1 << 20, why_at_most: str = "") -> ParamSpec:
     return ParamSpec("bins", "bins", "int", 256, lo=2, hi=hi, help=f"equal-width bins over the public bounds, n{note}")
 
 
+def _branching(special: str, meaning: str) -> ParamSpec:
+    """An interval tree's children per node; 0 (shown as ``special``) leaves the choice to the engine."""
+    return ParamSpec(
+        "branching",
+        "branching",
+        "int",
+        0,
+        lo=0,
+        hi=64,
+        special=special,
+        help=f"children per node; {special}: {meaning}",
+    )
+
+
 _PARAMS: dict[str, list[ParamSpec]] = {
     "diffgen": [
         ParamSpec(
@@ -115,17 +129,7 @@ _PARAMS: dict[str, list[ParamSpec]] = {
     ],
     "hb": [
         _bins(),
-        ParamSpec(
-            "branching",
-            "branching",
-            "int",
-            0,
-            lo=0,
-            hi=64,
-            special="automatic",
-            help="children per node; automatic: the value with the least expected error for ranges "
-            "(Qardaji, Yang and Li 2013)",
-        ),
+        _branching("automatic", "the value with the least expected error for ranges (Qardaji, Yang and Li 2013)"),
         ParamSpec("root_noised", "noise the root", "bool", False, help=ROOT_HELP),
     ],
     "sc": [
@@ -144,16 +148,7 @@ _PARAMS: dict[str, list[ParamSpec]] = {
     ],
     "luedptree": [
         _bins(),
-        ParamSpec(
-            "branching",
-            "branching",
-            "int",
-            0,
-            lo=0,
-            hi=64,
-            special="SC's shape",
-            help="children per node; SC's shape: the tree SC builds (seed 003 section 3.3)",
-        ),
+        _branching("SC's shape", "the tree SC builds (seed 003 section 3.3)"),
     ],
     "pidentity": [
         _bins(4096, "its plan takes seconds above a few thousand bins"),

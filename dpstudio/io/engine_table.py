@@ -325,9 +325,9 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
     q = engine.quote
     try:
         native = engine.register(source)
-        exprs = [f"{engine.column(source, c, native[c])} AS {q(c)}" for c in names]
+        cleaned = engine.cleaned(source, names, native)
         any_missing = " OR ".join(f"{q(c)} IS NULL" for c in names)
-        rows = f"SELECT *, ({any_missing}) AS dpstudio_any_missing FROM (SELECT {', '.join(exprs)} FROM src)"
+        rows = f"SELECT *, ({any_missing}) AS dpstudio_any_missing FROM (SELECT {cleaned} FROM src)"
         parts = ["COUNT(*) AS n_rows", "COUNT(*) FILTER (WHERE dpstudio_any_missing) AS n_missing"]
         for i, c in enumerate(names):
             d = f"TRY_CAST({q(c)} AS DOUBLE)"
@@ -350,10 +350,10 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
             flags = ", ".join(f"GROUPING({q(c)}) AS g{names.index(c)}" for c in listed)
             sql = (
                 f"SELECT {', '.join(q(c) for c in listed)}, {flags}, COUNT(*) AS n FROM "
-                f"(SELECT {', '.join(exprs)} FROM src) GROUP BY GROUPING SETS ({sets})"
+                f"(SELECT {cleaned} FROM src) GROUP BY GROUPING SETS ({sets})"
             )
             out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "listing each column's values")
-        preview = engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {PREVIEW_ROWS}")
+        preview = engine.first_rows(source, PREVIEW_ROWS)
     except ds.Cancelled:
         raise
     except EngineError as exc:
@@ -406,9 +406,7 @@ def first_rows(path, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
     source = describe(path)
     try:
         with open_engine("duckdb") as engine:
-            native = engine.register(source)
-            exprs = [f"{engine.column(source, c, native[c])} AS {engine.quote(c)}" for c in source.names]
-            return engine.frame(f"SELECT {', '.join(exprs)} FROM src LIMIT {int(rows)}")
+            return engine.first_rows(source, rows)
     except EngineError as exc:
         raise ds.DatasetError(str(exc)) from None
 

@@ -279,6 +279,12 @@ class StreamPanel(QtWidgets.QWidget):
             h.show_info(text)
         self.last_message = text
 
+    def _clear_message(self) -> None:
+        h = host(self)
+        if h is not None and hasattr(h, "clear_message"):
+            h.clear_message()
+        self.last_message = ""
+
     def _message(self, text: str) -> None:
         h = host(self)
         if h is not None:
@@ -419,9 +425,6 @@ class StreamPanel(QtWidgets.QWidget):
             return None
         literal = self.mechanism_combo.currentData() == LITERAL_ASM
         teaching = self.project.teaching
-        if literal and not teaching:
-            self._message(f"the literal ASM is {NOT_DP}: it runs in teaching mode only and is never released")
-            return None
         p = self.params()
         run = StreamRun(
             self.source, self.counts, p, teaching, self.project.seed, self.project.budget_store, literal=literal
@@ -446,10 +449,7 @@ class StreamPanel(QtWidgets.QWidget):
             return None
         self.stop()
         self._clear_run()
-        h = host(self)
-        if h is not None and hasattr(h, "clear_message"):  # an earlier refusal no longer holds
-            h.clear_message()
-        self.last_message = ""
+        self._clear_message()  # an earlier refusal no longer holds
         if literal:
             worker = Worker(lambda progress: run.literal_playback(), function=True, name="literal ASM")
         else:
@@ -625,10 +625,7 @@ class StreamPanel(QtWidgets.QWidget):
             self._message(str(exc))
             return None
         self.export_note.setText(f"wrote {', '.join(x.name for x in written)} in {written[0].parent}")
-        h = host(self)
-        if h is not None and hasattr(h, "clear_message"):  # an earlier refusal or cancel no longer holds
-            h.clear_message()
-        self.last_message = ""
+        self._clear_message()  # an earlier refusal or cancel no longer holds
         return written
 
     # -- compare --------------------------------------------------------------------------------------------

@@ -101,6 +101,15 @@ class SqlEngine:
         tokens = ", ".join(literal(m) for m in sorted(source.missing))
         return f"CASE WHEN {t} IN ({tokens}) THEN NULL ELSE {t} END" if tokens else t
 
+    def cleaned(self, source: Source, columns, kinds: dict[str, bool]) -> str:
+        """The select list of ``columns`` as ``load_table`` reads them (``column``), each under its own name."""
+        return ", ".join(f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in columns)
+
+    def first_rows(self, source: Source, rows: int) -> pd.DataFrame:
+        """The file's first ``rows`` rows, cleaned: the engine stops after them (no scan of the file)."""
+        kinds = self.register(source)
+        return self.frame(f"SELECT {self.cleaned(source, source.names, kinds)} FROM src LIMIT {int(rows)}")
+
     def watched(self, run: Callable[[], object], progress: EngineProgress | None, what: str):
         """Run ``run()`` in a thread, reporting progress and interrupting it when progress says False."""
         if progress is None:
@@ -139,10 +148,9 @@ class SqlEngine:
         if missing:
             raise EngineError(f"{', '.join(map(repr, missing))} not a column of {source.path}")
         kinds = self.register(source)
-        exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in columns]
         keys = ", ".join(str(i + 1) for i in range(len(columns)))
         rows = distinct_rows(self.quote, columns)
-        sql = f"SELECT {', '.join(exprs)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM ({rows}) AS r GROUP BY {keys} ORDER BY {keys}"
+        sql = f"SELECT {self.cleaned(source, columns, kinds)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM ({rows}) AS r GROUP BY {keys} ORDER BY {keys}"
         out = self.watched(lambda: self.frame(sql), progress, "counting records per distinct value")
         counts = out.pop(COUNT).to_numpy(dtype=np.int64)
         for c in columns:
@@ -212,10 +220,12 @@ class SqlEngine:
         kinds = self.register(source)
         rows = self.print_rows(source, progress)
         read = self.watched(lambda: self.column_kinds(source, kinds, rows), progress, "reading column kinds")
-        exprs = [f"{self.column(source, c, kinds[c])} AS {self.quote(c)}" for c in source.names]
-        keys = ", ".join(str(i + 1) for i in range(len(exprs)))
+        keys = ", ".join(str(i + 1) for i in range(len(source.names)))
         # identical rows hashed once and counted: sum of row hashes = sum over distinct rows of hash x count
-        return f"SELECT {', '.join(exprs)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM {rows} GROUP BY {keys}", read
+        return (
+            f"SELECT {self.cleaned(source, source.names, kinds)}, CAST(SUM({WEIGHT}) AS BIGINT) AS {COUNT} FROM {rows} GROUP BY {keys}",
+            read,
+        )
 
     def table_print(self, source: Source, progress: EngineProgress | None = None) -> DatasetPrint:
         raise NotImplementedError

@@ -48,7 +48,8 @@ from dpstudio.model.project.project import (
 )
 from dpstudio.model.release import ReleaseQuestion
 from dpstudio.model.release.export import export_refusal, write_export
-from dpstudio.model.release.runs import RunInputError, make_job
+from dpstudio.model.release.runs import RunInputError
+from dpstudio.model.release.session import RunSession
 from dpstudio.model.release.snapshot import RunSnapshot, snapshot_of
 
 __all__ = [
@@ -347,20 +348,20 @@ class Study:
                 "these inputs were derived from the data and are not confirmed as public knowledge: "
                 f"{', '.join(pv.describe(k) for k in unconfirmed)} (confirm_public, or declare them); nothing spent"
             )
-        snapshot = snapshot_of(p)
         try:
-            job, setup = make_job(p, answer=answer)
+            session = RunSession.of_project(p, snapshot=snapshot_of(p))
+            session.begin(answer)
         except (RunInputError, ProjectError) as exc:
             raise StudyError(str(exc)) from None
         events = []
-        for ev in job():
+        for ev in session.events():
             events.append(ev)
             if progress is not None:
                 progress(ev)
-        p.record_run(events, setup.ledger, setup.teaching, snapshot=snapshot)
-        if p.result is None:
+        record = session.finish(events)
+        if record.result is None:
             raise StudyError("the run ended without a result")
-        return Release(self, p.result, setup.ledger, snapshot, dict(setup.budget or {}))
+        return Release(self, record.result, record.ledger, record.snapshot, dict(record.budget or {}))
 
 
 @dataclass

@@ -17,3 +17,14 @@ def write_data(path, rows, newline="\n", trailing=True):
     lines = ["country,age,hired"] + [f"{c},{a},{h}" for c, a, h in rows]
     path.write_bytes((newline.join(lines) + (newline if trailing else "")).encode())
     return path
+
+
+def spent_epsilons(store) -> list[float]:
+    """Every spend recorded in the budget store file ``store`` (none when it does not exist yet)."""
+    import sqlite3
+    from fractions import Fraction
+
+    if not store.exists():
+        return []
+    with sqlite3.connect(store) as con:
+        return [float(Fraction(str(e))) for (e,) in con.execute("SELECT epsilon FROM spends")]

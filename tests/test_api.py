@@ -177,8 +177,8 @@ def test_the_cli_and_the_api_write_the_same_public_inputs_for_the_same_release(t
     assert sorted(keys) == sorted(x["key"] for x in api_side["public_inputs"])
     assert all(not x["derived"] for x in cli_side["public_inputs"])
     by_key = {x["key"]: x for x in cli_side["public_inputs"]}
-    assert by_key["bounds:age"]["source"] == "declared on the command line: --bounds age=18:90"
-    assert by_key["kind:age"]["source"] == "declared on the command line: --type age=integer"
+    said = "declared on the command line: --bounds age=18:90 --type age=integer"
+    assert by_key["bounds:age"]["source"] == by_key["kind:age"]["source"] == by_key["type:age"]["source"] == said
     assert by_key["taxonomy:region"]["source"].endswith("the taxonomy file region.csv")
     assert [x["input"] for x in cli_side["public_inputs"]][-1] == "class values of answer"
 

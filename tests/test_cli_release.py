@@ -325,7 +325,10 @@ def test_count_share_flag_sets_the_counts_budget(files, algorithm):
     a[a.index("--algorithm") + 1] = algorithm
     assert main(a) == 0
     meta = json.loads((tmp / "cs.json").read_text())
-    assert meta["parameters"]["count_fraction"] == "3/4"
+    # the sidecar states the split that ran as explicit shares, as the studio's and the API's do
+    shares = meta["parameters"]
+    given = sum(Fraction(f) for f in shares["selection_fractions"]) + Fraction(shares.get("split_fraction") or 0)
+    assert 1 - given == Fraction(3, 4)
     entries = meta["ledger"]["entries"]
     counts = [Fraction(e["epsilon"]) for e in entries if e["step"].startswith("counts")]
     assert meta["ledger"]["spent"] == "2"

@@ -176,6 +176,12 @@ CHOICE_NAMES = {
 }
 
 
+#: the DiffGen engine's options that every table algorithm takes beyond its parameters (the command line sets
+#: them; ``budget_plan.engine_params`` passes them on): how candidates are scored over partitions, the
+#: share of epsilon for the counts, post-processing
+TABLE_OPTIONS = ("score_scope", "grid_bins", "count_fraction", "clamp_negative", "round_counts", "tree_projection")
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """One release algorithm, as every front end names it."""
@@ -191,6 +197,9 @@ class Algorithm:
     selection: str = ""  # table algorithms: EXPONENTIAL or NOISY_MAX
     #: the engine chooses the per-level (or per-node) budgets: the Algorithm panel's bar cannot be dragged
     locked_split: bool = False
+    #: engine options beyond ``params`` that apply to this algorithm only (the command line's options, such as
+    #: MAXGDDP's ``tree_fraction``); the options every table algorithm takes are ``TABLE_OPTIONS``
+    options: tuple[str, ...] = ()
 
     @property
     def is_table(self) -> bool:
@@ -203,6 +212,10 @@ class Algorithm:
     def takes(self, key: str) -> bool:
         """Whether ``key`` is one of this algorithm's parameters."""
         return any(p.key == key for p in self.params)
+
+    def accepts(self, key: str) -> bool:
+        """Whether the engine option or parameter ``key`` applies to this algorithm."""
+        return self.takes(key) or key in self.options or (self.is_table and key in TABLE_OPTIONS)
 
     def defaults(self) -> dict:
         return {p.key: p.default for p in self.params}
@@ -230,6 +243,7 @@ _ALL = (
         tuple(_PARAMS["diffgen_consistency"]),
         LEVELS,
         EXPONENTIAL,
+        options=("node_budget",),
     ),
     Algorithm(
         "maxgddp",
@@ -241,6 +255,7 @@ _ALL = (
         tuple(_PARAMS["maxgddp"]),
         LEAVES,
         NOISY_MAX,
+        options=("tree_fraction", "numeric_grid"),
     ),
     Algorithm(
         "flat",

@@ -6,8 +6,9 @@
     dpstudio budget rename NAME NEW        give a dataset another name
     [--budget-store PATH|none]             default $DPSTUDIO_BUDGET_STORE, else the user data directory
 
-Also the helpers the release commands use (``add_store_options``, ``check_store_options``, and
-``begin_release``, which settles the spend through the release service before any noise is drawn).
+Also the helpers the release commands use (``add_store_options``, ``check_store_options``,
+``release_request``, and ``begin_session``, which drives a run session's question and spend through the
+release service before any noise is drawn).
 """
 
 from __future__ import annotations
@@ -62,25 +63,17 @@ def check_store_options(args) -> None:
         raise CliError(f"--dataset-budget: {exc}") from None
 
 
-def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
-    """Settle a command's spend through the release service (``model.release``) before any noise and
-    return its ``RunSetup`` (noise, ledger, the sidecar's budget entry). The command line is the answer to
-    the release question: its warnings are printed, its refusal is a CliError (nothing charged).
-
-    ``seed`` given: seeded simulation noise, not a release, nothing charged. ``fingerprint()`` computes the
-    data's ``DatasetPrint`` (called only when a store is open: an untracked run does not hash the data),
-    ``source`` is the data file (its stem names new data unless --dataset-name)."""
-    from fractions import Fraction
-
+def release_request(args, fingerprint, epsilon, what: str, source):
+    """The release service's ``ReleaseRequest`` for a command's spend: the store options (``--budget-store``,
+    ``--dataset-name``, ``--dataset-budget``, ``--new-dataset``), ``fingerprint()`` computing the data's
+    ``DatasetPrint`` (called only when a store is open: an untracked run does not hash the data), and
+    ``source``, the data file (its stem names new data unless --dataset-name)."""
     from ..core.budget import check_epsilon, check_usable_epsilon
-    from ..io.budget_store import default_dataset_name, fraction_text
-    from ..model.release import ReleaseRefused, ReleaseRequest, ReleaseService, epsilon_caution
+    from ..io.budget_store import default_dataset_name
+    from ..model.release import ReleaseRequest
 
-    if seed is not None:
-        return ReleaseService.simulate(epsilon, seed)
-    service = ReleaseService()
     total = None if args.dataset_budget is None else check_usable_epsilon(args.dataset_budget)
-    request = ReleaseRequest(
+    return ReleaseRequest(
         args.dataset_name or default_dataset_name(source),
         fingerprint,
         check_epsilon(epsilon),
@@ -91,26 +84,42 @@ def begin_release(args, fingerprint, epsilon, what: str, source, seed=None):
         bool(getattr(args, "new_dataset", False)),
         str(source),
     )
-    question = service.question(request)
-    caution = epsilon_caution(question.epsilon)
-    for warning in ((caution,) if caution else ()) + question.warnings:
-        print(f"WARNING: {warning}", file=sys.stderr)
-    if question.refusal:
-        raise CliError(question.refusal)
-    if args.dataset_name and question.tracked and question.dataset != args.dataset_name:
-        print(
-            f"note: this data is already tracked as {question.dataset!r}; charging it there "
-            "(dpstudio budget rename changes the name)",
-            file=sys.stderr,
-        )
-    if question.related:
-        print(
-            f"note: charged to the known dataset {question.dataset!r}: {question.related} "
-            "(--new-dataset declares these records other people)",
-            file=sys.stderr,
-        )
+
+
+def begin_session(args, session):
+    """Drive a run session (``model.release.session.RunSession``, or the stream's ``StreamRun``) through its
+    question and spend, and return its ``RunSetup``. The command line is the answer to the release question:
+    its warnings are printed, its refusal is a CliError (nothing charged). A session without a question
+    (seeded simulation noise) is not a release: nothing is charged."""
+    from fractions import Fraction
+
+    from ..io.budget_store import fraction_text
+    from ..model.release import ReleaseRefused, epsilon_caution
+
     try:
-        setup = service.begin(question, True)
+        question = session.question()
+    except ReleaseRefused as exc:
+        raise CliError(str(exc)) from None
+    if question is not None:
+        caution = epsilon_caution(question.epsilon)
+        for warning in ((caution,) if caution else ()) + question.warnings:
+            print(f"WARNING: {warning}", file=sys.stderr)
+        if question.refusal:
+            raise CliError(question.refusal)
+        if args.dataset_name and question.tracked and question.dataset != args.dataset_name:
+            print(
+                f"note: this data is already tracked as {question.dataset!r}; charging it there "
+                "(dpstudio budget rename changes the name)",
+                file=sys.stderr,
+            )
+        if question.related:
+            print(
+                f"note: charged to the known dataset {question.dataset!r}: {question.related} "
+                "(--new-dataset declares these records other people)",
+                file=sys.stderr,
+            )
+    try:
+        setup = session.begin(question)
     except ReleaseRefused as exc:
         raise CliError(str(exc)) from None
     b = setup.budget or {}

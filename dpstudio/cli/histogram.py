@@ -15,7 +15,7 @@ import math
 
 from dpstudio.algorithms.interval_trees import ALGORITHMS
 from dpstudio.cli import CliError, non_negative_int
-from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
+from dpstudio.cli.budget import add_store_options, check_store_options
 from dpstudio.cli.engines import add_engine_options, chosen_engine, open_chosen
 
 MISSING_DROPPED = "rows with a missing value in the column were dropped; how many is not reported (it is data)"
@@ -177,6 +177,52 @@ def _dataset_print(args, counts, engine=None):
         )
 
 
+def _snapshot(args, params, bins: int, domain: dict):
+    """The frozen inputs of the run (``model.release.snapshot.RunSnapshot``): the column and its public bins
+    as declared on the command line (a counts file's bins are the file's own), the missing-value rule."""
+    from types import MappingProxyType
+
+    from dpstudio.algorithms.registry import algorithm_id
+    from dpstudio.io.budget_store import default_dataset_name
+    from dpstudio.model.project import provenance as pv
+    from dpstudio.model.release.snapshot import RunSnapshot
+
+    inputs = []
+    if args.data:
+        given = (
+            f"--edges {args.edges}"
+            if args.edges
+            else f"--categories {args.categories}"
+            if args.categories
+            else f"--derive-edges {args.derive_edges}"
+        )
+        keys = [pv.key(pv.TYPE, args.column)] + ([pv.key(pv.BOUNDS, args.column)] if not args.categories else [])
+        for k in keys:
+            inputs.append(
+                {
+                    "input": pv.describe(k),
+                    "key": k,
+                    "source": f"declared on the command line: {given}" if not args.derive_edges else domain["source"],
+                    "derived": bool(args.derive_edges),
+                    "confirmed": None,
+                }
+            )
+    source = args.counts or args.data
+    return RunSnapshot(
+        teaching=args.seed is not None,
+        epsilon=params.checked_epsilon(),
+        seed=0 if args.seed is None else int(args.seed),
+        algorithm=algorithm_id(params.algorithm),
+        params=MappingProxyType({"bins": int(bins), "attribute": args.column}),
+        data_path=str(source),
+        data_sha256=None,
+        dataset_name=args.dataset_name or default_dataset_name(source),
+        public_inputs=tuple(inputs),
+        missing="drop" if args.drop_missing else "",
+        histogram_attribute=args.column,
+    )
+
+
 def run(args) -> int:
     from dpstudio.algorithms.interval_trees import (
         HistogramInputError,
@@ -184,12 +230,16 @@ def run(args) -> int:
         check_counts,
         choose_algorithm,
         plan_interval_tree,
-        release_histogram,
+        run_interval_tree,
     )
     from dpstudio.algorithms.pidentity import PIdentityPlan
+    from dpstudio.cli.budget import begin_session, release_request
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError
-    from dpstudio.io.histogram_release import check_release_paths, write_histogram_release
+    from dpstudio.io.histogram_release import check_release_paths
+    from dpstudio.model.release.record import CSV, SIDECAR
+    from dpstudio.model.release.runs import PreparedRun
+    from dpstudio.model.release.session import RunSession
 
     check_store_options(args)
     try:
@@ -226,29 +276,35 @@ def run(args) -> int:
                     published=args.published.replace("-", "_"),
                 )
             plan_interval_tree(counts.size, params)  # shape and budgets before any noise
-            setup = begin_release(
-                args,
-                functools.partial(_dataset_print, args, counts, engine),
-                params.checked_epsilon(),
-                f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
-                args.counts or args.data,
-                args.seed,
-            )
+            request = None
+            if args.seed is None:
+                request = release_request(
+                    args,
+                    functools.partial(_dataset_print, args, counts, engine),
+                    params.checked_epsilon(),
+                    f"dpstudio histogram --algorithm {args.algorithm} -> {args.out}",
+                    args.counts or args.data,
+                )
+            snapshot = _snapshot(args, params, counts.size, domain)
+            session = RunSession(PreparedRun(run_interval_tree, (counts, params), 0), snapshot, request, seed=args.seed)
+            begin_session(args, session)
         finally:
             if engine is not None:
                 engine.close()
-        ledger, budget = setup.ledger, setup.budget
-        result = release_histogram(counts, params, setup.noise, ledger)
-        csv_path, json_path = write_histogram_release(
+        record = session.finish(list(session.events()))
+        result = record.result
+        csv_path, json_path = record.write(
             args.out,
-            result,
-            ledger,
-            edges,
-            domain,
-            reasons,
-            args.overwrite,
-            labels=domain.get("categories"),
-            extra={"dataset_budget": budget, "algorithm_choice": choice or "given by the user"},
+            overwrite=args.overwrite,
+            files=(CSV, SIDECAR),
+            simulation=args.seed is not None,
+            extra={"algorithm_choice": choice or "given by the user"},
+            writer_options={
+                "edges": edges,
+                "domain": domain,
+                "not_a_release": reasons,
+                "labels": domain.get("categories"),
+            },
         )
     except (HistogramInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None

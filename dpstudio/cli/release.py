@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..algorithms import registry
 from . import CliError, non_negative_int
-from .budget import add_store_options, begin_release, check_store_options
+from .budget import add_store_options, check_store_options
 from .engines import add_engine_options, chosen_engine, open_chosen
 
 ALGORITHMS = registry.commands(registry.TABLE)
@@ -229,11 +229,13 @@ def parse_types(items) -> dict:
     return out
 
 
-def public_inputs(args, taxonomies: dict, bounds: dict, types: dict, tax_files: dict) -> list[dict]:
-    """The sidecar's ``public_inputs`` in the studio's and the API's form (``Project.public_inputs_record``):
-    each input the release depends on, in their order (per quasi-identifier its type, bounds, numeric kind
-    and taxonomy; then the class values), and where it came from: every one declared on the command line,
-    none derived from the data."""
+def public_inputs(args, qis: list, taxonomies: dict, bounds: dict, types: dict, tax_files: dict) -> list[dict]:
+    """The sidecar's ``public_inputs`` in the studio's and the API's form and order
+    (``Project.public_inputs_record``): per quasi-identifier, in the data's column order, its type, bounds,
+    numeric kind and taxonomy, then the class values; each with where it came from, in the words
+    ``api.Study`` records for the same declaration: every one declared on the command line, none derived
+    from the data."""
+    from ..core.lattice import Lattice, LatticeError, NumericType
     from ..model.project import provenance as pv
 
     def entry(kind: str, attribute: str, source: str) -> dict:
@@ -241,22 +243,64 @@ def public_inputs(args, taxonomies: dict, bounds: dict, types: dict, tax_files: 
         return {"input": pv.describe(k), "key": k, "source": source, "derived": False, "confirmed": None}
 
     out = []
-    for a in [*taxonomies, *[b for b in bounds if b not in taxonomies]]:
+    for a in qis:
         numeric = a in bounds or taxonomies[a].is_numeric
-        out.append(entry(pv.TYPE, a, f"declared on the command line ({'numeric' if numeric else 'categorical'})"))
-        if numeric:
-            if a in bounds:
-                lo, hi = bounds[a]
-                out.append(entry(pv.BOUNDS, a, f"declared on the command line: --bounds {a}={lo:g}:{hi:g}"))
-            kind = f"--type {a}={types[a]}" if a in types else "the default kind (--type not given)"
-            out.append(entry(pv.KIND, a, f"declared on the command line: {kind}"))
-        if a in taxonomies:
+        if a in bounds:
+            lo, hi = bounds[a]
+            said = f"declared on the command line: --bounds {a}={lo:g}:{hi:g}"
+            if a in types:
+                said += f" --type {a}={types[a]}"
+            out.append(entry(pv.TYPE, a, said))
+            out.append(entry(pv.BOUNDS, a, said))
+            if a in types:
+                kind = said
+            else:
+                try:
+                    lat = Lattice.for_bounds(lo, hi)
+                    kind = f"default from the bounds: {NumericType(lat.kind, None if lat.kind == 'integer' else lat.resolution)}"
+                except LatticeError:
+                    kind = "default from the bounds: no bounds yet"
+            out.append(entry(pv.KIND, a, kind))
+        else:
             out.append(
-                entry(pv.TAXONOMY, a, f"declared on the command line: the taxonomy file {Path(tax_files[a]).name}")
+                entry(pv.TYPE, a, "declared with its taxonomy" if not numeric else "declared on the command line")
             )
+        if a in taxonomies:
+            out.append(entry(pv.TAXONOMY, a, f"the taxonomy file {Path(tax_files[a]).name}"))
     given = "--classes-file " + Path(args.classes_file).name if args.classes_file else "--classes"
     out.append(entry(pv.CLASSES, args.class_attr, f"declared on the command line: {given}"))
     return out
+
+
+def run_snapshot(args, algorithm: str, params: dict, eps, qis, taxonomies, bounds, types, tax_files, classes):
+    """The frozen inputs of the run (``model.release.snapshot.RunSnapshot``), as a project's run freezes them:
+    what the files and the report describe. Public inputs only."""
+    from types import MappingProxyType
+
+    from ..io.budget_store import default_dataset_name
+    from ..model.release.snapshot import RunSnapshot
+
+    numeric = tuple(a for a in qis if a in bounds or taxonomies[a].is_numeric)
+    return RunSnapshot(
+        teaching=args.seed is not None,
+        epsilon=eps,
+        seed=0 if args.seed is None else int(args.seed),
+        algorithm=algorithm,
+        params=MappingProxyType(dict(params)),
+        data_path=str(Path(args.data).resolve()),
+        data_sha256=None,
+        dataset_name=args.dataset_name or default_dataset_name(args.data),
+        public_inputs=tuple(public_inputs(args, qis, taxonomies, bounds, types, tax_files)),
+        class_attribute=args.class_attr,
+        classes=tuple(classes),
+        quasi_identifiers=tuple(qis),
+        numeric=numeric,
+        taxonomies=MappingProxyType({a: taxonomies[a] for a in qis if a in taxonomies}),
+        bounds=MappingProxyType({a: bounds[a] for a in qis if a in bounds}),
+        numeric_types=MappingProxyType({a: str(types[a]) for a in qis if a in types}),
+        missing="drop" if args.missing == "drop" else "keep",
+        missing_token=args.missing_token,
+    )
 
 
 def _parse_epsilon(text):
@@ -287,20 +331,19 @@ def _parse_steps(text) -> int | None:
 
 
 def run(args) -> int:
-    from ..algorithms.diffgen import run_to_result
+    from ..algorithms.diffgen import run_diffgen
     from ..core.budget import as_fraction
     from ..io.atomic import OutputPathError, check_output_path
     from ..io.encoding import EncodingError, check_classes, parse_bounds
-    from ..io.release import missing_rule, sidecar_path, write_release
+    from ..io.release import sidecar_path
+    from ..model.release import ReleaseRefused
+    from ..model.release.record import CSV, REPORT, SIDECAR
+    from ..model.release.runs import PreparedRun, RunInputError, table_engine_params
+    from ..model.release.session import RunSession
+    from .budget import begin_session, release_request
 
     eps = _parse_epsilon(args.epsilon)
     steps = _parse_steps(args.steps)
-    steps_choice: dict[str, object] = {"steps": steps, "automatic": False}
-    if steps is None:
-        from ..algorithms.diffgen_auto import automatic_steps
-
-        steps, reason = automatic_steps(args.algorithm, eps)
-        steps_choice = {"steps": steps, "automatic": True, "reason": reason}
     check_store_options(args)
     out = Path(args.out)
     try:
@@ -323,10 +366,11 @@ def run(args) -> int:
     except EncodingError as exc:
         raise CliError(str(exc)) from None
     types = parse_types(args.types)
-    try:
-        tree_fraction = as_fraction(args.tree_fraction if args.tree_fraction is not None else "1/2")
-    except (ValueError, TypeError, ZeroDivisionError):
-        raise CliError(f"--tree-fraction must be a number between 0 and 1, got {args.tree_fraction!r}") from None
+    if args.tree_fraction is not None:
+        try:
+            as_fraction(args.tree_fraction)
+        except (ValueError, TypeError, ZeroDivisionError):
+            raise CliError(f"--tree-fraction must be a number between 0 and 1, got {args.tree_fraction!r}") from None
     count_share = None
     if args.count_share is not None:
         if args.tree_fraction is not None:
@@ -339,11 +383,11 @@ def run(args) -> int:
             count_share = None
         if count_share is None or not (0 < count_share < 1):
             raise CliError(f"--count-share must be a number strictly between 0 and 1, got {args.count_share!r}")
-
+    algorithm = registry.lookup(args.algorithm)
+    params = _params(args, algorithm, steps, count_share)
     taxonomies = read_taxonomies(tax_files)
 
     simulation = args.seed is not None
-    used = [args.class_attr, *taxonomies, *[b for b in bounds if b not in taxonomies]]
     engine_name = chosen_engine(args)
     engine = None if engine_name == "numpy" else open_chosen(args, engine_name)
     try:
@@ -352,39 +396,33 @@ def run(args) -> int:
             for a in taxonomies
             if a in bounds or taxonomies[a].is_numeric
         }
-        data, fingerprint, missing_note = _coded_input(args, engine, used, taxonomies, bounds, classes, types, sources)
-        params, setup = _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out)
+        data, fingerprint, missing_note, qis = _coded_input(args, engine, taxonomies, bounds, classes, types, sources)
+        try:
+            dg = table_engine_params(algorithm.id, params, eps, len([a for a in qis if a in bounds]))
+        except RunInputError as exc:
+            raise CliError(str(exc)) from None
+        snapshot = run_snapshot(args, algorithm.id, params, eps, qis, taxonomies, bounds, types, tax_files, classes)
+        what = f"dpstudio release --algorithm {args.algorithm} -> {out}"
+        request = None if simulation else release_request(args, fingerprint, eps, what, args.data)
+        session = RunSession(PreparedRun(run_diffgen, (data, dg), 0), snapshot, request, seed=args.seed)
+        setup = begin_session(args, session)
     finally:
         if engine is not None:
             engine.close()
-    ledger, budget = setup.ledger, setup.budget
-    result = run_to_result(data, params, setup.noise, ledger)
-    also = None
-    if args.report:  # rendered first, written with the CSV and the sidecar: all three or none
-        from dataclasses import replace
-
-        from ..io.report import report_html
-        from ..model.release.report_facts import report_facts
-
-        facts = replace(report_facts(result, budget), missing=missing_rule(args.missing, args.missing_token))
-        if args.omit_zero_cells and not args.expand_records:
-            facts = replace(facts, csv_note=f"{out.name} leaves out the cells whose count is 0 (the sidecar says so).")
-        also = {Path(args.report): report_html(result, ledger, files=[out.name, sidecar_path(out).name], facts=facts)}
     try:
-        csv_path, json_path = write_release(
-            result,
+        record = session.finish(list(session.events()))
+    except ReleaseRefused as exc:
+        raise CliError(str(exc)) from None
+    result, ledger = record.result, setup.ledger
+    try:
+        written = record.write(
             out,
-            overwrite=args.overwrite,
+            (CSV, SIDECAR, REPORT) if args.report else (CSV, SIDECAR),
+            report_path=args.report,
             expand_records=args.expand_records,
             omit_zero_cells=args.omit_zero_cells,
+            overwrite=args.overwrite,
             simulation=simulation,
-            extra={
-                "public_inputs": public_inputs(args, taxonomies, bounds, types, tax_files),
-                "dataset_budget": budget,
-                "steps_choice": steps_choice,
-                "missing": missing_rule(args.missing, args.missing_token),  # the rule, never how many
-            },
-            also=also,
         )
     except OutputPathError as exc:
         raise CliError(str(exc)) from None
@@ -398,53 +436,51 @@ def run(args) -> int:
     )
     if missing_note:
         print(missing_note, file=sys.stderr)
-    print(f"wrote {csv_path} and {json_path}{' and ' + str(args.report) if args.report else ''}")
+    print(f"wrote {written[0]} and {written[1]}{' and ' + str(args.report) if args.report else ''}")
     return 0
 
 
-def _prepare_and_begin(args, data, fingerprint, eps, steps, tree_fraction, count_share, out):
-    """(params, RunSetup): the parameters checked, then the spend settled by the release service (the store
-    charged) before any noise."""
-    from ..algorithms.diffgen import preset
+#: the command line's options that apply to some table algorithms only: (option, engine key)
+ALGORITHM_OPTIONS = (
+    ("--tree-fraction", "tree_fraction"),
+    ("--fanout", "fanout"),
+    ("--node-budget", "node_budget"),
+    ("--numeric-grid", "numeric_grid"),
+)
 
-    for option, value in (("--tree-fraction", args.tree_fraction), ("--fanout", args.fanout)):
-        if value is not None and args.algorithm != "maxgddp":
-            raise CliError(f"{option} applies to --algorithm maxgddp only (its geometric budget over the levels)")
-    overrides = {
+
+def _params(args, algorithm, steps, count_share) -> dict:
+    """The run's parameters (the registry's and the engine options the command line sets), each option
+    checked against the algorithm it applies to (``Algorithm.accepts``) before anything is read."""
+    for option, key in ALGORITHM_OPTIONS:
+        if getattr(args, key) is not None and not algorithm.accepts(key):
+            takers = ", ".join(a.command for a in registry.REGISTRY.values() if a.is_table and a.accepts(key))
+            raise CliError(f"{option} applies to --algorithm {takers} only")
+    if (
+        args.consistency is not None
+        and CONSISTENCY[args.consistency] != "none"
+        and not algorithm.accepts("consistency")
+    ):
+        raise CliError("--consistency applies to --algorithm diffgen-consistent only")
+    params: dict = {
+        "steps": registry.AUTO_STEPS if steps is None else steps,
+        "automatic_steps": steps is None,
         "score": args.score,
         "score_scope": args.score_scope,
         "grid_bins": args.grid_bins,
-        "tree_fraction": tree_fraction,
-        "fanout": 3.0 if args.fanout is None else args.fanout,
         "clamp_negative": not args.no_clamp,
         "round_counts": not args.no_round,
     }
+    for _option, key in ALGORITHM_OPTIONS:
+        if getattr(args, key) is not None:
+            params[key] = str(getattr(args, key)) if key == "tree_fraction" else getattr(args, key)
     if count_share is not None:
-        overrides["count_fraction"] = count_share
-    if args.node_budget and args.algorithm != "diffgen-consistent":
-        raise CliError("--node-budget applies to --algorithm diffgen-consistent only")
-    if args.node_budget is not None:
-        overrides["node_budget"] = args.node_budget
-    if args.numeric_grid is not None:
-        if args.algorithm != "maxgddp":
-            raise CliError(
-                "--numeric-grid applies to --algorithm maxgddp only (DiffGen's split points lie on the "
-                "attribute's lattice or taxonomy)"
-            )
-        overrides["numeric_grid"] = args.numeric_grid
+        params["count_fraction"] = str(count_share)
     if args.post_processing is not None:
-        overrides["tree_projection"] = args.post_processing == "projection"
-    if args.consistency is not None:
-        if args.algorithm != "diffgen-consistent" and CONSISTENCY[args.consistency] != "none":
-            raise CliError("--consistency applies to --algorithm diffgen-consistent only")
-        overrides["consistency"] = CONSISTENCY[args.consistency]
-    try:
-        params = preset(args.algorithm, eps, steps, **overrides)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    return params, begin_release(
-        args, fingerprint, eps, f"dpstudio release --algorithm {args.algorithm} -> {out}", args.data, args.seed
-    )
+        params["tree_projection"] = args.post_processing == "projection"
+    if args.consistency is not None and algorithm.accepts("consistency"):
+        params["consistency"] = CONSISTENCY[args.consistency]
+    return params
 
 
 def _dropped_note(frame, keep, weights) -> str:
@@ -466,9 +502,20 @@ def _dropped_note(frame, keep, weights) -> str:
     )
 
 
-def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_sources):
-    """(the coded input, a function giving the data's fingerprint, the note on rows left out): read by numpy (the whole table in
-    memory) or by a SQL engine (its group-by counts of the used columns only; docs/scale.md)."""
+def _released(args, columns, taxonomies, bounds) -> tuple[list, list]:
+    """(the columns the release reads, the quasi-identifiers): the attributes named by --taxonomy and
+    --bounds in the data's column order (as the studio and the API take them), then the class."""
+    named = [*taxonomies, *[b for b in bounds if b not in taxonomies]]
+    _check_columns(args, columns, [args.class_attr, *named])
+    position = {str(c): i for i, c in enumerate(columns)}
+    qis = sorted(named, key=lambda a: position[a])
+    return [*qis, args.class_attr], qis
+
+
+def _coded_input(args, engine, taxonomies, bounds, classes, types, grid_sources):
+    """(the coded input, a function giving the data's fingerprint, the note on rows left out, the
+    quasi-identifiers in release order): read by numpy (the whole table in memory) or by a SQL engine (its
+    group-by counts of the used columns only; docs/scale.md)."""
     from ..io.dataset_fingerprint import table_print
     from ..io.encoding import EncodingError, encode_table
 
@@ -476,7 +523,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
     if engine is None:
         frame = _load(args.data)
         loaded = frame  # the whole parsed table: the dataset the budget is for (fingerprinted if tracked)
-        _check_columns(args, frame.columns, used)
+        used, qis = _released(args, [str(c) for c in frame.columns], taxonomies, bounds)
 
         def fingerprint():
             return table_print(loaded)
@@ -489,7 +536,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
             source = describe(args.data)
         except EngineError as exc:
             raise CliError(str(exc)) from None
-        _check_columns(args, source.names, used)
+        used, qis = _released(args, list(source.names), taxonomies, bounds)
         try:
             frame, weights = engine.group_counts(source, used, progress=_progress_printer(args))
         except (EngineError, Cancelled) as exc:
@@ -522,8 +569,8 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
         data = encode_table(
             frame,
             args.class_attr,
-            taxonomies,
-            bounds,
+            {a: taxonomies[a] for a in qis if a in taxonomies},
+            {a: bounds[a] for a in qis if a in bounds},
             classes=classes,
             types=types,
             grid_sources=grid_sources,
@@ -531,7 +578,7 @@ def _coded_input(args, engine, used, taxonomies, bounds, classes, types, grid_so
         )
     except EncodingError as exc:
         raise CliError(str(exc)) from None
-    return data, fingerprint, note
+    return data, fingerprint, note, qis
 
 
 def _check_columns(args, columns, used) -> None:

@@ -17,7 +17,7 @@ import functools
 
 from dpstudio.algorithms.stream_runs import MECHANISMS
 from dpstudio.cli import CliError, non_negative_int
-from dpstudio.cli.budget import add_store_options, begin_release, check_store_options
+from dpstudio.cli.budget import add_store_options, check_store_options
 from dpstudio.core.stream_partition import MODES
 
 
@@ -109,6 +109,37 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def stream_source(args):
+    """The ``StreamSource`` the options name (``model.stream.session``): what the run and its sidecar's
+    ``source`` describe."""
+    from pathlib import Path
+
+    from dpstudio.model.stream.session import COUNTS, EVENTS, ILINET, TABLE, StreamSource
+
+    if args.events:
+        return StreamSource(
+            EVENTS,
+            Path(args.events),
+            start=args.events_start,
+            end=args.events_end,
+            time_column=args.time,
+            user=args.user,
+            bucket=args.bucket,
+            cap=args.per_bucket_cap,
+            time_format=args.time_format,
+            origin=args.time_origin,
+        )
+    if args.counts:
+        return StreamSource(COUNTS, Path(args.counts))
+    if args.region:
+        return StreamSource(
+            ILINET, Path(args.data), region=args.region, column=args.column, start=args.start, sep=args.sep
+        )
+    return StreamSource(
+        TABLE, Path(args.data), column=args.column, start=None, time_column=args.time_column, sep=args.sep
+    )
+
+
 def load_stream(args):
     """(counts, source dict) from the input options."""
     from dpstudio.io.stream_input import read_column, read_counts, read_ilinet
@@ -198,12 +229,14 @@ def _events_print(args):
 
 
 def run(args) -> int:
-    from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams, release_stream
+    from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams
+    from dpstudio.cli.budget import begin_session, release_request
     from dpstudio.cli.histogram import _dataset_print
     from dpstudio.core.budget import BudgetExceededError
     from dpstudio.io.atomic import OutputPathError, check_output_path
-    from dpstudio.io.stream_release import check_release_paths, write_stream_release
+    from dpstudio.io.stream_release import check_release_paths
     from dpstudio.model.stream.recommend import advice
+    from dpstudio.model.stream.run import StreamRun
 
     check_store_options(args)
     try:
@@ -228,28 +261,35 @@ def run(args) -> int:
         horizon = _public_horizon(args) if args.events else None
         if horizon is not None:  # the public range gives the horizon: checked before the log is read
             params.validate(horizon)
-        counts, source = load_stream(args)
+        counts, _source = load_stream(args)
         params.validate(counts.size)  # every check before the store is charged or noise drawn
-        setup = begin_release(
-            args,
-            functools.partial(_events_print, args) if args.events else functools.partial(_dataset_print, args, counts),
-            eps,
-            f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
-            args.counts or args.data or args.events,
-            args.seed,
+        request = None
+        if args.seed is None:
+            request = release_request(
+                args,
+                functools.partial(_events_print, args)
+                if args.events
+                else functools.partial(_dataset_print, args, counts),
+                eps,
+                f"dpstudio stream --mechanism {args.mechanism} -> {args.out}",
+                args.counts or args.data or args.events,
+            )
+        run = StreamRun(
+            stream_source(args),
+            counts,
+            params,
+            args.seed is not None,
+            args.seed or 0,
+            args.budget_store,
+            request=request,
         )
-        ledger, budget = setup.ledger, setup.budget
-        result = release_stream(counts, params, setup.noise, ledger)
-        rec, advice_entry = advice(params, result.horizon)
-        csv_path, json_path, *_report = write_stream_release(
-            args.out,
-            result,
-            ledger,
-            source,
-            None,
-            args.overwrite,
-            extra={"dataset_budget": budget, "recommendation": advice_entry},
-            report=args.report,
+        begin_session(args, run)
+        record = run.finish(list(run.events()))
+        result = record.result
+        assert result is not None  # a private mechanism's run ends with its result
+        rec, _entry = advice(params, result.horizon)
+        csv_path, json_path, *_report = record.export(
+            args.out, args.overwrite, report=args.report or False, script=False, simulation=args.seed is not None
         )
     except (StreamInputError, OutputPathError, BudgetExceededError) as exc:
         raise CliError(str(exc)) from None

@@ -7,7 +7,7 @@ import pandas as pd
 
 import dpstudio.core.taxonomy_generators as tg
 from dpstudio.model.project.project import Project
-from dpstudio.model.release.runs import make_job
+from dpstudio.model.release.session import make_job
 
 
 def table_project(

@@ -50,7 +50,7 @@ def test_a_large_file_opens_through_duckdb_and_runs(qtbot, window, tmp_path, mon
     qtbot.waitUntil(lambda: p.result is not None, timeout=60000)
 
     reference = project_on(loaded, csv)  # the same file in memory, same seed
-    from dpstudio.model.release.runs import make_job
+    from dpstudio.model.release.session import make_job
 
     job, _setup = make_job(reference)
     expected = list(job())

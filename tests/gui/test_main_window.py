@@ -282,7 +282,7 @@ def test_closing_warns_about_an_unexported_release(window, monkeypatch):
     import pandas as pd
 
     from dpstudio.core.taxonomy_generators import flat_categorical
-    from dpstudio.model.release.runs import make_job
+    from dpstudio.model.release.session import make_job
 
     p = window.project
     p.set_data(

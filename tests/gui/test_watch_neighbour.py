@@ -124,7 +124,7 @@ def test_the_neighbour_view_of_a_selection_step_in_the_real_watch(qtbot):
 
     from dpstudio.core.events import CandidatesScored
     from dpstudio.gui.panels.watch import WatchPanel
-    from dpstudio.model.release.runs import make_job
+    from dpstudio.model.release.session import make_job
     from tests.gui.export_fixtures import table_project
 
     project = table_project(steps=3)

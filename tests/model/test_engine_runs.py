@@ -10,7 +10,8 @@ import pytest
 from dpstudio.io.datasets import Cancelled, load_table
 from dpstudio.model.project.data import declare_bundled_sample, load_dataset
 from dpstudio.model.project.project import RELEASE, Project
-from dpstudio.model.release.runs import RunInputError, make_job, used_frame
+from dpstudio.model.release.runs import RunInputError, used_frame
+from dpstudio.model.release.session import make_job
 from tests.io.test_engines import adult_files
 
 pytest.importorskip("duckdb")

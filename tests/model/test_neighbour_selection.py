@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpstudio.core.events import CandidatesScored
-from dpstudio.model.release.runs import make_job
+from dpstudio.model.release.session import make_job
 from dpstudio.model.watch.neighbour_selection import (
     SelectionNeighbourError,
     neighbour_selection,

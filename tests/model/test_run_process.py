@@ -16,7 +16,8 @@ from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.io.budget_store import open_store
 from dpstudio.model.project.project import RELEASE, Project
 from dpstudio.model.release import run_process
-from dpstudio.model.release.runs import RunInputError, make_job
+from dpstudio.model.release.runs import RunInputError
+from dpstudio.model.release.session import make_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the engine process forks (Linux)")
 

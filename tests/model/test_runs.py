@@ -9,7 +9,8 @@ import pytest
 from dpstudio.core.events import RunFinished
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.model.project.project import CLASS, KEEP_MISSING, RELEASE, Project
-from dpstudio.model.release.runs import RunInputError, encode_table, histogram_counts, make_job
+from dpstudio.model.release.runs import RunInputError, encode_table, histogram_counts
+from dpstudio.model.release.session import make_job
 
 
 def make_project(missing_edu=False):

@@ -4,8 +4,6 @@ of what ran, and the export read from it."""
 from __future__ import annotations
 
 import json
-import sqlite3
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -15,13 +13,9 @@ from dpstudio.model.release import ReleaseRefused
 from dpstudio.model.stream import run as stream_run
 from dpstudio.model.stream.run import StreamRun
 from dpstudio.model.stream.session import COUNTS, StreamSource
+from tests.budget_data import spent_epsilons
 
-
-def _spent(store) -> list[float]:
-    if not store.exists():
-        return []
-    with sqlite3.connect(store) as con:
-        return [float(Fraction(str(e))) for (e,) in con.execute("SELECT epsilon FROM spends")]
+_spent = spent_epsilons
 
 
 @pytest.fixture

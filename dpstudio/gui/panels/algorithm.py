@@ -455,7 +455,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
 
     def is_default_split(self) -> bool:
         """True when the shown split is the algorithm's default (the shown split is always the one that
-        runs: ``model.runs.make_job`` passes it to the engine)."""
+        runs: ``model.release.session.make_job`` passes it to the engine)."""
         return self.plan is None or bp.is_default_split(self.plan, self.params())
 
     def expected_figures(self) -> list[bp.Figure]:
@@ -857,7 +857,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         finished); a box that does not hold a valid epsilon refuses the run. In release mode the user is
         asked first (``confirm_release``, default No); nothing is spent unless they answer Yes.
 
-        The whole job runs off the GUI thread, including coding the table (``model.runs.make_job``; a
+        The whole job runs off the GUI thread, including coding the table (``model.release.session.make_job``; a
         1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
         ledger); for large tables the coding and the engine run in a separate process
         (``model.run_process``), so that their long numpy calls cannot freeze the window. Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
@@ -909,9 +909,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
             # (its connection stays here) and its run reads the small counts of the used columns only
             if project.frame is not None and run_process.use_process(len(project.frame)):
                 return run_process.events_in_child(project, lambda setup: holder.update(setup=setup), answer)
-            run_job, setup = make_job(project, progress=reading, answer=answer)  # Cancel in a read: nothing spent
-            holder["setup"] = setup
-            return run_job()
+            from dpstudio.model.release.session import RunSession
+
+            session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
+            holder["setup"] = session.begin(answer)
+            holder["session"] = session
+            return session.events()
 
         def reading(done: int, total: int, what: str) -> bool:
             """Progress of the pass over a file read through DuckDB; False (Cancel pressed) stops it."""
@@ -947,7 +950,10 @@ class AlgorithmPanel(QtWidgets.QWidget):
         def on_end(*_):
             setup = holder.get("setup")
             if setup is not None:  # the Watch stops following here
-                project.record_run(events, setup.ledger, setup.teaching, snapshot=snapshot)
+                if "session" in holder:
+                    holder["session"].finish(events)
+                else:  # run in the engine process (``run_process``): the same record
+                    project.record_run(events, setup.ledger, setup.teaching, None, snapshot, setup.budget, setup.store)
                 if setup.recognised and win is not None:  # the data owner's eyes only
                     win.show_info(f"charged to the known dataset {setup.budget.get('dataset')!r}: {setup.recognised}")
             if watch is not None and getattr(watch, "live", False):
@@ -976,12 +982,3 @@ class AlgorithmPanel(QtWidgets.QWidget):
         except RuntimeError as exc:
             on_failed(str(exc))
             return None
-
-
-def make_job(project, progress=None, answer=None):
-    """(job, setup): a zero-argument callable returning the run's event generator, and the RunSetup
-    (``model.runs.make_job``; ``progress`` follows and cancels the read of a table in a file; ``answer``:
-    the release question the user said Yes to)."""
-    from dpstudio.model.release import runs
-
-    return runs.make_job(project, progress, answer)

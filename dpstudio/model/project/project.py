@@ -240,16 +240,12 @@ class Project:
         # the held-out test file last scored (Compare, Anonymize's side by side): the next scoring's default;
         # other records, never released, not saved
         self.test_path: Path | None = None
-        self.run_ledger: Ledger | None = None  # the ledger of the last run (either mode)
-        self.events: list = []  # events of the last run (memory only)
-        self.result: Any = None  # RunFinished.result of the last run (memory only)
-        self.run_teaching: bool | None = None  # mode the last run was made in
+        self.record: Any = None  # model.release.record.RunRecord of the last run (memory only)
         store = getattr(getattr(self, "account", None), "store", None)  # where the store is outlives a reset
         self.account = BudgetAccount(self.dataset_print, lambda: self.data_path, lambda: self.has_data)
         self.account.store = store
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
         self.run_store: str | None = None  # the store the last release was charged to (path, or "none")
-        self.run_snapshot = None  # model.release.snapshot.RunSnapshot of the last run (memory only)
         self._loaded: list[Any] | None = None  # (shallow copy of the frame as loaded, its DatasetPrint or None)
         self.load_token = next(_LOADS)  # changes with every load of data (``question_binding``)
         self.previous_declarations: Any = None  # model.declarations.Declarations of the file opened before
@@ -1051,45 +1047,66 @@ class Project:
         return setup
 
     def record_run(
-        self, events: list, ledger: Ledger, teaching: bool, result: Any = None, snapshot: Any = None
+        self,
+        events: list,
+        ledger: Ledger,
+        teaching: bool,
+        result: Any = None,
+        snapshot: Any = None,
+        budget: dict | None = None,
+        store: str | None = None,
     ) -> None:
-        """Keep the events (memory only), the ledger of a finished (or cancelled) run, and the snapshot of
-        the inputs it ran with (``model.release.snapshot``; the export describes it)."""
-        self.events = list(events)
-        self.run_snapshot = snapshot
+        """Keep the record of a finished (or cancelled) run (``model.release.record.RunRecord``: its events,
+        in memory only, its result, its ledger and the snapshot of the inputs it ran with; the export
+        describes it). ``budget`` and ``store``: the budget store's charge and where it was made (default:
+        those ``start_run`` kept for a release run)."""
+        from dpstudio.model.release.record import RunRecord
+
         self.release_in_progress = ""
         if result is None:
             from dpstudio.core.events import RunFinished
 
-            for ev in reversed(self.events):
-                if isinstance(ev, RunFinished):
-                    result = ev.result
-                    break
-        self.result = result
-        self.run_ledger = ledger
-        self.run_teaching = teaching
+            result = next((ev.result for ev in reversed(events) if isinstance(ev, RunFinished)), None)
+        if not teaching:
+            budget = self.run_budget if budget is None else budget
+            store = self.run_store if store is None else store
+        self.record = RunRecord(result, ledger, snapshot, teaching, budget, store, tuple(events))
         self.notify("run")
         self.notify("ledger")
         self.set_dirty(True)
 
     def clear_run(self, notify: bool = True) -> None:
-        self.events, self.result, self.run_ledger, self.run_teaching = [], None, None, None
-        self.run_snapshot = None
+        self.record = None
         if notify:
             self.notify("run")
             self.notify("ledger")
+
+    # the last run's parts, read from its record
+    @property
+    def events(self) -> list:
+        return [] if self.record is None else list(self.record.events)
+
+    @property
+    def result(self) -> Any:
+        return None if self.record is None else self.record.result
+
+    @property
+    def run_ledger(self) -> Ledger | None:
+        return None if self.record is None else self.record.ledger
+
+    @property
+    def run_teaching(self) -> bool | None:
+        return None if self.record is None else self.record.teaching
+
+    @property
+    def run_snapshot(self) -> Any:
+        return None if self.record is None else self.record.snapshot
 
     @property
     def can_export(self) -> bool:
         """True only for a finished release-mode run (secure noise, budget spent in the release ledger) whose
         snapshot allows it (its inputs were public or confirmed when it ran)."""
-        return (
-            self.mode == RELEASE
-            and self.run_teaching is False
-            and self.result is not None
-            and self.run_snapshot is not None
-            and not self.run_snapshot.export_refusal()
-        )
+        return self.mode == RELEASE and self.record is not None and not self.record.export_refusal()
 
     # -- persistence ---------------------------------------------------------------------------------------
     def to_dict(self, relative_to: Path | None = None) -> dict:

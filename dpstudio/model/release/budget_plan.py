@@ -51,11 +51,17 @@ OPTIMIZED_SHARES_NOTE = (
 PIDENTITY_SEGMENT = "bins and weighted sums"
 
 
+def automatic(params: dict) -> bool:
+    """Whether ``params["steps"]`` of AUTO_STEPS means "choose h from epsilon" (the studio's and the API's
+    only meaning); the command line's explicit ``--steps 0`` sets ``automatic_steps`` False: no specialization."""
+    return bool(params.get("automatic_steps", True))
+
+
 def steps_for(algorithm: str, params: dict, epsilon) -> int:
     """The h a table algorithm runs with: ``params["steps"]``, or the automatic choice from epsilon
     (public only: ``diffgen_auto.automatic_steps``) when it is AUTO_STEPS."""
     h = int(params["steps"])
-    if h == AUTO_STEPS and algorithm in TABLE_PRESETS:
+    if h == AUTO_STEPS and automatic(params) and algorithm in TABLE_PRESETS:
         from dpstudio.algorithms.diffgen_auto import automatic_steps
 
         return automatic_steps(TABLE_PRESETS[algorithm], epsilon)[0]
@@ -137,21 +143,38 @@ def qardaji_branching(n: int) -> int:
 
 
 def engine_params(algorithm: str, params: dict, epsilon, split: BudgetPlan | None = None):
-    """The DiffGen engine's parameters (``DiffGenParams``) for a table algorithm, with ``split``'s shares
-    when one is given (the split that will run)."""
+    """The DiffGen engine's parameters (``DiffGenParams``) for a table algorithm: its parameters and the
+    engine options it accepts (``Algorithm.accepts``: the command line's options), with ``split``'s shares
+    when one is given (the split that will run: explicit fractions replace the count and tree shares)."""
     from dpstudio.algorithms.diffgen import preset
 
+    spec = REGISTRY[algorithm]
     p = {**default_params(algorithm), **(params or {})}
-    overrides = {}
-    if "score" in p:
-        overrides["score"] = p["score"]
-    if algorithm == "diffgen_consistency" and p.get("consistency"):
-        overrides["consistency"] = p["consistency"]
-    if algorithm == "maxgddp" and p.get("fanout"):
-        overrides["fanout"] = float(p["fanout"])
+    overrides = {k: v for k, v in p.items() if v is not None and k in ENGINE_KEYS and spec.accepts(k)}
+    if "fanout" in overrides:
+        overrides["fanout"] = float(overrides["fanout"])
     if split is not None:
+        overrides.pop("count_fraction", None)
+        overrides.pop("tree_fraction", None)
         overrides.update(split.engine_overrides(steps_for(algorithm, p, epsilon)))
     return preset(TABLE_PRESETS[algorithm], epsilon, steps_for(algorithm, p, epsilon), **overrides)
+
+
+#: the DiffGen engine's fields a table algorithm's parameters may set (the rest are the preset's)
+ENGINE_KEYS = (
+    "score",
+    "consistency",
+    "fanout",
+    "node_budget",
+    "tree_fraction",
+    "numeric_grid",
+    "score_scope",
+    "grid_bins",
+    "count_fraction",
+    "clamp_negative",
+    "round_counts",
+    "tree_projection",
+)
 
 
 def table_plan(engine, n_numeric: int) -> BudgetPlan:

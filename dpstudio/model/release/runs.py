@@ -1,9 +1,8 @@
 """From a project to a run (Qt-free): code the table for the engines and build the event generator.
 
-``make_job(project) -> (job, setup)``: ``job()`` returns the run's event generator (``run_diffgen`` or
-``run_interval_tree``), ``setup`` is the ``RunSetup`` (noise, ledger, mode) from ``Project.start_run``. It is
-``prepare_run`` (coding and checks, nothing spent) followed by ``start_run``; the studio may run a prepared run
-in a separate process (``model.run_process``). Everything that can be wrong with the inputs is raised here, before any budget is spent, as a
+``prepare_run(project)`` codes and checks the inputs (nothing spent) and returns the ``PreparedRun`` whose
+events the run session (``model.release.session``) starts once the spend is settled; the studio may run a
+prepared run in a separate process (``model.run_process``). Everything that can be wrong with the inputs is raised here, before any budget is spent, as a
 ``RunInputError`` saying what to fix (no data, no class, uncovered values, values outside the public
 bounds, missing numbers...).
 
@@ -231,6 +230,25 @@ def run_plan(project: Project):
         raise RunInputError(str(exc)) from None
 
 
+def table_engine_params(algorithm: str, params: dict, epsilon, n_numeric: int):
+    """The DiffGen engine's parameters of a table run, from the algorithm's parameters (and the engine
+    options a front end sets) and the split it uses: the one drawn in the Algorithm panel
+    (``budget_split``) when it fits, else the default, as explicit fractions (the ledger shows exactly those
+    shares). ``n_numeric``: the numeric quasi-identifiers (public: their kinds are declared). RunInputError,
+    before any spend, when the split cannot run."""
+    from dpstudio.model.release import budget_plan as bp
+
+    params = {"numeric_attributes": n_numeric, **params}
+    try:
+        plan = bp.saved_plan(algorithm, params, epsilon)
+    except ValueError as exc:
+        raise RunInputError(str(exc)) from None
+    try:
+        return bp.engine_params(algorithm, params, epsilon, plan)
+    except ValueError as exc:
+        raise RunInputError(f"the budget split cannot run: {exc}") from None
+
+
 @dataclass(frozen=True)
 class PreparedRun:
     """A run whose inputs passed every check and nothing is spent yet: ``engine(*args, noise, ledger,
@@ -257,11 +275,8 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
         from dpstudio.algorithms.diffgen import run_diffgen
 
         data = encode_table(project, progress)
-        plan, params = run_plan(project)
-        try:
-            dg = bp.engine_params(name, params, project.epsilon, plan)
-        except ValueError as exc:
-            raise RunInputError(f"the budget split cannot run: {exc}") from None
+        n_numeric = sum(1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC)
+        dg = table_engine_params(name, dict(project.params or {}), project.epsilon, n_numeric)
         return PreparedRun(run_diffgen, (data, dg), project.n_rows)
     if name in HISTOGRAM_NAMES:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
@@ -283,15 +298,6 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
     raise RunInputError(f"unknown algorithm {name!r}")
 
 
-def make_job(project: Project, progress=None, answer=None) -> tuple[Callable[[], Iterator], RunSetup]:
-    """(job, setup) for the project's algorithm: ``prepare_run`` (every check, no spend), then
-    ``Project.start_run(answer)`` (the spend through the release service: release mode charges the budget
-    store for the question the user answered, ``answer``)."""
-    prepared = prepare_run(project, progress)
-    setup = project.start_run(answer)
-    return (lambda: prepared.events(setup)), setup
-
-
 __all__ = [
     "PreparedRun",
     "RunInputError",
@@ -299,9 +305,9 @@ __all__ = [
     "encode_table",
     "histogram_attribute",
     "histogram_counts",
-    "make_job",
     "prepare_run",
     "run_plan",
+    "table_engine_params",
     "used_counts",
     "used_frame",
 ]

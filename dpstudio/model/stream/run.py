@@ -1,6 +1,7 @@
 """One stream run, from the release question to the exported files (Qt-free): the Stream panel drives it.
 
-``StreamRun(source, counts, params, teaching, seed, store)``:
+``StreamRun(source, counts, params, teaching, seed, store)``, which the Stream panel and ``dpstudio stream``
+drive alike:
 
 1. ``question()``: the parameters checked against the stream (``StreamInputError``, one line, before any
    question), then the release service's ``ReleaseQuestion`` for a release (its refusal inside), or None
@@ -79,21 +80,26 @@ class StreamRecord:
             "budget stays spent. Write the release files now?"
         )
 
-    def export(self, path, overwrite: bool = False) -> tuple[Path, ...]:
-        """Write OUT.csv, OUT.json, OUT.report.html and the re-run script OUT.command.sh in one
-        all-or-nothing step (``io.atomic.OutputPathError`` when a file is in the way). Post-processing of
-        the release only: nothing is spent."""
+    def export(
+        self, path, overwrite: bool = False, report=True, script: bool = True, simulation: bool = False
+    ) -> tuple[Path, ...]:
+        """Write OUT.csv, OUT.json, the report (``report``: True for OUT.report.html, a path, or False) and
+        the re-run script OUT.command.sh (``script``) in one all-or-nothing step (``io.atomic.OutputPathError``
+        when a file is in the way). ``simulation``: the command line's seeded run, written marked "not a
+        release". Post-processing of the release only: nothing is spent."""
         from dpstudio.io.stream_release import write_stream_release
         from dpstudio.io.stream_reproduce import stream_shell_script
         from dpstudio.model.stream.recommend import advice
 
-        if not self.exportable or self.result is None or self.ledger is None:
+        if self.result is None or self.ledger is None or not (self.exportable or simulation):
             raise ValueError("nothing to export: only a release-mode run of a private mechanism can be exported")
         paths = self.export_paths(path)
         _rec, advice_entry = advice(self.params, self.result.horizon)
         source = self.source.record(self.params.mechanism)
-        rerun = paths[0].with_name(paths[0].stem + ".rerun.csv").name
-        script = stream_shell_script(source, self.params, rerun, self.store, sys.executable)
+        also = {}
+        if script:
+            rerun = paths[0].with_name(paths[0].stem + ".rerun.csv").name
+            also[paths[3]] = stream_shell_script(source, self.params, rerun, self.store, sys.executable)
         return write_stream_release(
             path,
             self.result,
@@ -102,8 +108,8 @@ class StreamRecord:
             None,
             overwrite,
             extra={"dataset_budget": self.budget, "recommendation": advice_entry},
-            report=paths[2],
-            also={paths[3]: script},
+            report=paths[2] if report is True else (report or None),
+            also=also,
         )
 
 
@@ -119,9 +125,11 @@ class StreamRun:
         seed: int,
         store: str | None = None,
         literal: bool = False,
+        request=None,
     ):
         self.source, self.counts, self.params = source, counts, params
         self.teaching, self.seed, self.store, self.literal = teaching, seed, store, literal
+        self.request = request  # the command line's own request (its dataset name and lifetime total)
         self._question: ReleaseQuestion | None = None
         self.setup: RunSetup | None = None
 
@@ -135,7 +143,8 @@ class StreamRun:
         if self.teaching:
             return None
         what = f"studio stream {self.params.mechanism}"
-        self._question = ReleaseService().question(stream_request(self.source, self.counts, eps, self.store, what=what))
+        request = self.request or stream_request(self.source, self.counts, eps, self.store, what=what)
+        self._question = ReleaseService().question(request)
         return self._question
 
     def begin(self, question: ReleaseQuestion | None = None, answer: bool = True) -> RunSetup:

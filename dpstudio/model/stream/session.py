@@ -86,6 +86,7 @@ class StreamSource:
     cap: int = 1  # events: at most K events per person per bucket counted (the mechanisms' sensitivity K)
     time_format: str = "iso"  # events: how the time is written (io.event_stream.TIME_FORMATS)
     origin: str | None = None  # events: the public date that day or week number 0 stands for
+    sep: str | None = None  # table, ILINet: the field separator (None: detected)
 
     def load(self) -> np.ndarray:
         return self.load_with_report()[0]
@@ -97,7 +98,7 @@ class StreamSource:
         if self.kind == COUNTS:
             return read_counts(self.path), None
         if self.kind == TABLE:
-            return read_column(self.path, self.column, self.time_column), None
+            return read_column(self.path, self.column, self.time_column, self.sep), None
         if self.kind == EVENTS:
             from dpstudio.io.event_stream import EventStreamError, bucket_events
 
@@ -107,7 +108,7 @@ class StreamSource:
                 return bucket_events(**self._event_settings())
             except EventStreamError as exc:
                 raise StreamInputError(studio_words(str(exc))) from None
-        return read_ilinet(self.path, self.region, self.column, self.start), None
+        return read_ilinet(self.path, self.region, self.column, self.start, self.sep), None
 
     def _event_settings(self) -> dict:
         """An event log's public settings, as ``io.event_stream.bucket_events`` and ``events_source`` name them."""

@@ -24,7 +24,9 @@ from ..core.budget import as_fraction
 
 def automatic_steps(algorithm: str, epsilon) -> tuple[int, str]:
     eps = float(as_fraction(epsilon))
-    if algorithm == "maxgddp":
+    from .registry import lookup
+
+    if lookup(algorithm).noisy_max_levels:
         h = min(10, max(8, round(8 + 2.5 * math.log10(eps))))
         rule = "h = round(8 + 2.5 log10(epsilon)) clamped to 8..10"
     else:

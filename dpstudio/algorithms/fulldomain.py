@@ -391,6 +391,9 @@ def run_incognito(problem: Problem, cache_size: int = 64):
 
 
 SEARCHES = {"optimal": run_optimal, "samarati": run_samarati, "incognito": run_incognito}
+#: the searches that prune the lattice by monotonicity (a node's specialisations fail when it fails), which
+#: t-closeness and recursive l-diversity with suppression do not have
+MONOTONE_SEARCHES = frozenset({"samarati", "incognito"})
 
 
 def run_to_result(gen) -> SearchResult:

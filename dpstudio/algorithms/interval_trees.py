@@ -65,7 +65,7 @@ from .interval_budgets import SAFETY, luedp_budgets, noised_levels, path_sums, r
 from .interval_levels import BRANCHINGS, best_level_tree, level_budgets
 from .interval_shapes import IntervalTree, flat_tree, qardaji_branching, regular_tree, sc_tree
 from .pidentity import PIdentityPlan, plan_pidentity
-from .registry import REGISTRY
+from .registry import REGISTRY, STRATEGY, lookup
 
 #: the interval-tree engine's algorithm names -> one line on each (declared in ``registry``)
 ALGORITHMS = {a.engine: a.summary for a in REGISTRY.values() if a.is_histogram}
@@ -148,14 +148,15 @@ class IntervalTreeParams:
             )
         if self.shape not in ("regular", "sc"):
             raise HistogramInputError(f"shape must be 'regular' or 'sc', got {self.shape!r}")
-        if self.shape == "sc" and self.algorithm != "luedp":
+        spec = lookup(self.algorithm)
+        if self.shape == "sc" and not spec.accepts("shape"):
             raise HistogramInputError("shape 'sc' is for LUEDPTree (use algorithm 'sc' for SC itself)")
-        if self.algorithm == "pidentity" and self.branching is not None:
+        if spec.noised == STRATEGY and self.branching is not None:
             raise HistogramInputError("p-Identity has no tree: it takes no branching")
-        if self.algorithm == "pidentity" and not self.noise_root:
+        if spec.noised == STRATEGY and not self.noise_root:
             raise HistogramInputError("p-Identity's weighted sums may add up to the total: it takes no --no-root")
         if self.level_fractions is not None:
-            if self.algorithm in ("luedp", "hopt", "pidentity"):
+            if spec.locked_split:
                 raise HistogramInputError(f"{self.algorithm}'s budgets are optimised: it takes no level split")
             try:
                 fr = [Fraction(str(f)) if not isinstance(f, Fraction) else f for f in self.level_fractions]
@@ -270,7 +271,7 @@ def plan_interval_tree(n_bins: int, params: IntervalTreeParams) -> TreePlan | PI
     n = int(n_bins)
     if n < MIN_BINS:
         raise HistogramInputError(f"a histogram needs at least {MIN_BINS} bins, got {n}")
-    if params.algorithm == "pidentity":
+    if lookup(params.algorithm).noised == STRATEGY:
         plan = plan_pidentity(n, params.checked_epsilon(), params.budget_grid_steps)
         _require_positive_variances(
             plan.row_variance > 0 and np.all(plan.bin_variances > 0), "p-Identity", params.epsilon
@@ -603,7 +604,7 @@ def run_interval_tree(
             "discrete Laplace on every noised node",
             eps,
             sensitivity=plan.sensitivity,
-            scale=float(plan.scales[plan.noised].min()) if params.algorithm not in ("luedp", "hopt") else None,
+            scale=float(plan.scales[plan.noised].min()) if not lookup(params.algorithm).locked_split else None,
             note=(
                 f"{tree.n_nodes} nodes, {plan.sensitivity} noised on the longest path; every root-to-leaf "
                 f"path sums to at most eps (max {plan.budget_summary()['max_path_sum']:.12g})"

@@ -200,6 +200,8 @@ class Algorithm:
     #: engine options beyond ``params`` that apply to this algorithm only (the command line's options, such as
     #: MAXGDDP's ``tree_fraction``); the options every table algorithm takes are ``TABLE_OPTIONS``
     options: tuple[str, ...] = ()
+    #: locked histograms: the engine's budgets differ node by node (LUEDPTree), not only level by level (H_opt)
+    per_node_budgets: bool = False
 
     @property
     def is_table(self) -> bool:
@@ -212,6 +214,16 @@ class Algorithm:
     def takes(self, key: str) -> bool:
         """Whether ``key`` is one of this algorithm's parameters."""
         return any(p.key == key for p in self.params)
+
+    @property
+    def counts_every_level(self) -> bool:
+        """A table algorithm that noises every level of its partition tree (DiffGen with consistency)."""
+        return self.is_table and self.noised == LEVELS
+
+    @property
+    def noisy_max_levels(self) -> bool:
+        """A table algorithm that chooses each level's split by noisy max on geometric budgets (MAXGDDP)."""
+        return self.is_table and self.selection == NOISY_MAX
 
     def accepts(self, key: str) -> bool:
         """Whether the engine option or parameter ``key`` applies to this algorithm."""
@@ -297,6 +309,8 @@ _ALL = (
         tuple(_PARAMS["luedptree"]),
         LEVELS,
         locked_split=True,
+        options=("shape",),
+        per_node_budgets=True,
     ),
     Algorithm(
         "hopt",

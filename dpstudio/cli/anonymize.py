@@ -125,9 +125,9 @@ def run(args) -> int:
     mondrian = args.algorithm.startswith("mondrian")
     if set(sensitive) & set(qi):
         raise CliError("a sensitive attribute cannot also be a quasi-identifier")
-    if args.algorithm in ("samarati", "incognito") and any(
-        isinstance(m, TCloseness) or m.kind == "recursive" for m in models
-    ):
+    from dpstudio.algorithms.fulldomain import MONOTONE_SEARCHES
+
+    if args.algorithm in MONOTONE_SEARCHES and any(isinstance(m, TCloseness) or m.kind == "recursive" for m in models):
         raise CliError(
             f"{args.algorithm} prunes by monotonicity, which t-closeness and recursive l-diversity "
             "with suppression do not have: use --algorithm optimal"

@@ -21,6 +21,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
+from dpstudio.algorithms.registry import lookup
 from dpstudio.io.taxonomy_formats import format_json
 
 if TYPE_CHECKING:
@@ -99,9 +100,10 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
     if not s.automatic_steps:
         args += ["--steps", str(int(p.steps))]
     args += ["--score", p.score, "--score-scope", p.score_scope, "--grid-bins", str(int(p.grid_bins))]
-    if p.algorithm == "maxgddp":
+    spec = lookup(p.algorithm)
+    if spec.accepts("numeric_grid"):
         args += ["--numeric-grid", p.numeric_grid, "--fanout", _number(p.fanout)]
-    if p.algorithm == "diffgen-consistent":
+    if spec.accepts("node_budget"):
         args += [
             "--consistency",
             p.consistency,
@@ -112,7 +114,7 @@ def _table_args(s: ReleaseSettings, notes: list) -> list[str]:
         ]
     if p.count_fraction is not None:
         args += ["--count-share", str(p.count_fraction)]
-    elif p.algorithm == "maxgddp" and p.selection_fractions is None:
+    elif spec.accepts("tree_fraction") and p.selection_fractions is None:
         args += ["--tree-fraction", str(p.tree_fraction)]
     if not p.clamp_negative:
         args.append("--no-clamp")
@@ -151,7 +153,7 @@ def _histogram_args(s: ReleaseSettings, notes: list) -> list[str]:
     ]
     if p.branching is not None:
         args += ["--branching", str(int(p.branching))]
-    if p.algorithm == "luedp" and p.shape != "regular":
+    if lookup(p.algorithm).accepts("shape") and p.shape != "regular":
         args += ["--shape", p.shape]
     if not p.noise_root:
         args.append("--no-root")

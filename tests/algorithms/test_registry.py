@@ -114,3 +114,60 @@ def test_the_guard_lets_one_name_and_other_families_pass():
     names = _names()
     assert not literal_lists('if a == "maxgddp":\n    x = ("maxgddp", 3)', names)
     assert not literal_lists('ALGS = ("samarati", "incognito", "mondrian-strict")', names)
+
+
+# -- the second guard: no dispatch on an algorithm's name ----------------------------------------------------
+def name_dispatch(source: str, names: set[str]) -> list[int]:
+    """Lines comparing a value with an algorithm's literal name (``==``, ``!=``, ``in``, ``not in``, either
+    side, one name or several): a branch that a new algorithm would have to be added to. What an algorithm
+    does is read from its declaration (``registry.lookup(name).noised``, ``.accepts(option)``...) instead."""
+
+    def literal_names(node) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str) and node.value in names
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(literal_names(e) for e in node.elts)
+        return False
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops
+        ):
+            if any(literal_names(side) for side in [node.left, *node.comparators]):
+                found.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and literal_names(node.value):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_module_above_the_engines_dispatches_on_an_algorithms_name():
+    """The front ends and the model (the engines implement each algorithm and branch on their own
+    parameter)."""
+    names = _names()
+    modules = above_algorithms()
+    bad = {str(p.relative_to(ROOT)): hits for p in modules if (hits := name_dispatch(p.read_text(), names))}
+    assert bad == {}, "ask the registry what the algorithm does (registry.lookup(name)) instead"
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        'if p.algorithm == "maxgddp":\n    x = 1',
+        'if alg != "flat":\n    x = 1',
+        'y = "hb" == params.algorithm',
+        'if algorithm in ("luedp", "hopt"):\n    x = 1',
+        'if args.algorithm not in {"diffgen-consistent"}:\n    x = 1',
+        'def f(a):\n    return [x for x in a if x.algorithm == "pidentity"]',
+        'match name:\n    case "sc":\n        x = 1',
+    ],
+)
+def test_the_dispatch_guard_catches_every_form(planted):
+    assert name_dispatch(planted, _names())
+
+
+def test_the_dispatch_guard_lets_other_comparisons_pass():
+    names = _names()
+    assert not name_dispatch("if self.project.algorithm != self.algorithm:\n    x = 1", names)
+    assert not name_dispatch('if kind == "samarati":\n    x = 1', names)
+    assert not name_dispatch('x = {"maxgddp": 1}\ny = lookup("maxgddp").noised == LEVELS', names)

@@ -12,7 +12,7 @@ import numpy as np
 
 from dpstudio.core.range_error import laplace_variance
 from dpstudio.model.compare import comparison as cmp
-from dpstudio.model.compare.verdict import verdict
+from dpstudio.model.compare.verdict import STRATEGY_KIND, verdict
 from tests.gui.export_fixtures import run, table_project
 
 
@@ -49,7 +49,7 @@ def test_equal_shares_keep_the_short_reason():
 
 def test_pidentity_is_not_explained_as_a_tree():
     values = {cmp.LEAF_ONLY: np.array([2.0, 4.0]), cmp.LEAST_SQUARES: np.array([6.0, 9.0])}
-    text = verdict(values, 2, "pidentity", (2.0, [4.2]))
+    text = verdict(values, 2, STRATEGY_KIND, (2.0, [4.2]))
     assert "levels of the tree" not in text and "weighted sums" in text and "2.1 times the variance" in text
 
 

@@ -33,7 +33,7 @@ from dpstudio.algorithms import registry
 from dpstudio.gui.panels import host
 from dpstudio.gui.widgets.error_plot import ErrorPlot
 from dpstudio.model.compare import comparison as cmp
-from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, verdict
+from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, STRATEGY_KIND, verdict
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
 
@@ -316,7 +316,7 @@ class ComparePanel(QtWidgets.QWidget):
         if kind == "histogram":  # the figures the Algorithm panel gives for this histogram
             values, measure = cmp.all_range_errors(self.result.plan), ALL_RANGES
             if cmp.is_pidentity(self.result.plan):
-                kind = "pidentity"
+                kind = STRATEGY_KIND
         try:
             noise = cmp.level_noise(self.result)
         except ValueError:

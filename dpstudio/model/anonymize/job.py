@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from dpstudio.algorithms.fulldomain import SEARCHES, Evaluator, NodeResult, Problem, SearchResult
+from dpstudio.algorithms.fulldomain import MONOTONE_SEARCHES, SEARCHES, Evaluator, NodeResult, Problem, SearchResult
 from dpstudio.algorithms.mondrian import allowed_cut, run_mondrian
 from dpstudio.core import syntactic_metrics as sm
 from dpstudio.core.events import Progress, RunFinished
@@ -101,7 +101,7 @@ class AnonymizeSettings:
             if self.suppression:
                 raise AnonymizeError("Mondrian does not suppress rows: set the suppression limit to 0")
         else:
-            if self.algorithm in ("samarati", "incognito") and any(
+            if self.algorithm in MONOTONE_SEARCHES and any(
                 isinstance(m, TCloseness) or m.kind == "recursive" for m in models
             ):
                 raise AnonymizeError(
@@ -278,52 +278,78 @@ def anonymize_table(
     others = [
         c for c in dict.fromkeys([*(m.attribute for m in models), *([class_attr] if class_attr else [])]) if c not in qi
     ]
+    run = _RunFacts(params, dropped, settings, suppression_hint, others)
     if algorithm.startswith("mondrian"):
-        mode = algorithm.split("-")[1]
-        result = None
-        for ev in mondrian_run(table_in, qi, taxonomies, k, mode, models):
-            if isinstance(ev, RunFinished):
-                result = ev.result
-            else:
-                yield ev
-        assert result is not None, "the Mondrian run ended without its result"
-        none = np.zeros(result.classes, dtype=bool)
-        value: float
-        if metric == "cm":
-            assert class_attr is not None, "the classification metric needs the class attribute"
-            codes, size = encode(table_in, [], taxonomies, [class_attr])[0].extras[class_attr]
-            hist = np.bincount(result.class_of * size + codes, minlength=result.classes * size)
-            value = sm.classification(hist.reshape(result.classes, size), none, tie)
-        else:
-            value = {
-                "dm": lambda: sm.discernibility(result.sizes, none),
-                "dm-star": lambda: sm.discernibility_star(result.sizes),
-                "avg": lambda: sm.average_class_size(len(table_in), result.classes, k),
-            }[metric]()
-        table = mondrian_table(table_in, qi, taxonomies, result, others)
-        side = {
-            "parameters": params,
-            "recoding": f"global multidimensional (Mondrian, {mode})",
-            "metric": {"name": metric, "value": value if isinstance(value, int) else float(value)},
-            "classes": result.classes,
-            "suppressed": 0,
-            "rows": len(table),
-            "rows_dropped_missing": dropped,
-            "dataset_budget": "not charged: not a DP release",
-        }
-        yield RunFinished(
-            AnonymizeOutcome(
-                settings,
-                float(value),
-                result.classes,
-                0,
-                np.asarray(result.sizes),
-                table,
-                side,
-                kept=np.ones(len(table_in), dtype=bool),
-            )
-        )
+        yield from _mondrian_run(table_in, taxonomies, qi, k, models, algorithm, metric, class_attr, tie, run)
         return
+    yield from _lattice_run(table_in, taxonomies, qi, k, models, algorithm, metric, suppression, class_attr, tie, run)
+
+
+@dataclass(frozen=True)
+class _RunFacts:
+    """What a run's sidecar and outcome carry beside its result."""
+
+    params: dict
+    dropped: int
+    settings: AnonymizeSettings | None
+    suppression_hint: str
+    others: list
+
+
+def _mondrian_run(table_in, taxonomies, qi, k, models, algorithm, metric, class_attr, tie, run: _RunFacts):
+    """Mondrian (global multidimensional recoding): its events, then RunFinished(AnonymizeOutcome)."""
+    params, dropped, settings, others = run.params, run.dropped, run.settings, run.others
+    mode = algorithm.split("-")[1]
+    result = None
+    for ev in mondrian_run(table_in, qi, taxonomies, k, mode, models):
+        if isinstance(ev, RunFinished):
+            result = ev.result
+        else:
+            yield ev
+    assert result is not None, "the Mondrian run ended without its result"
+    none = np.zeros(result.classes, dtype=bool)
+    value: float
+    if metric == "cm":
+        assert class_attr is not None, "the classification metric needs the class attribute"
+        codes, size = encode(table_in, [], taxonomies, [class_attr])[0].extras[class_attr]
+        hist = np.bincount(result.class_of * size + codes, minlength=result.classes * size)
+        value = sm.classification(hist.reshape(result.classes, size), none, tie)
+    else:
+        value = {
+            "dm": lambda: sm.discernibility(result.sizes, none),
+            "dm-star": lambda: sm.discernibility_star(result.sizes),
+            "avg": lambda: sm.average_class_size(len(table_in), result.classes, k),
+        }[metric]()
+    table = mondrian_table(table_in, qi, taxonomies, result, others)
+    side = {
+        "parameters": params,
+        "recoding": f"global multidimensional (Mondrian, {mode})",
+        "metric": {"name": metric, "value": value if isinstance(value, int) else float(value)},
+        "classes": result.classes,
+        "suppressed": 0,
+        "rows": len(table),
+        "rows_dropped_missing": dropped,
+        "dataset_budget": "not charged: not a DP release",
+    }
+    yield RunFinished(
+        AnonymizeOutcome(
+            settings,
+            float(value),
+            result.classes,
+            0,
+            np.asarray(result.sizes),
+            table,
+            side,
+            kept=np.ones(len(table_in), dtype=bool),
+        )
+    )
+
+
+def _lattice_run(table_in, taxonomies, qi, k, models, algorithm, metric, suppression, class_attr, tie, run: _RunFacts):
+    """A full-domain lattice search (optimal, Samarati, Incognito): its events, then
+    RunFinished(AnonymizeOutcome)."""
+    params, dropped, settings, others = run.params, run.dropped, run.settings, run.others
+    suppression_hint = run.suppression_hint
     hier = tuple(m.attribute for m in models if isinstance(m, TCloseness) and m.kind == "hierarchical")
     data, _labels = encode(table_in, qi, taxonomies, others, hier)
     models = checked_models(models, taxonomies, data.extras)

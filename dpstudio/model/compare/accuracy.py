@@ -56,7 +56,9 @@ def count_accuracy(plan: BudgetPlan, example: int = 1000, params: dict | None = 
     if example < 1:
         raise ValueError("the example count must be at least 1")
     alg = plan.algorithm
-    if alg == "pidentity":
+    from dpstudio.algorithms.registry import REGISTRY, STRATEGY
+
+    if REGISTRY[alg].noised == STRATEGY:  # p-Identity: each bin's own budget
         from dpstudio.core.scales import exact_fraction
         from dpstudio.model.release.budget_plan import engine_plan
 

@@ -12,6 +12,8 @@ import numpy as np
 
 from dpstudio.evaluation.range_error import LEAF_ONLY, LEAST_SQUARES, RAW_TREE, SEED_RULE
 
+#: the comparison of a strategy release (the bins plus weighted sums of bins: p-Identity), not a tree's
+STRATEGY_KIND = "strategy"
 #: a method is said to err more when its mean error exceeds the best one's by this factor
 NOTABLE = 1.5
 
@@ -28,8 +30,8 @@ def mean_errors(values: dict) -> dict:
 
 
 def _why(worse: str, better: str, levels: int, kind: str, noise: tuple | None = None) -> str:
-    tree_methods = (RAW_TREE, LEAST_SQUARES) if kind in ("histogram", "pidentity") else ()
-    if kind == "pidentity" and worse == LEAST_SQUARES and better == LEAF_ONLY:
+    tree_methods = (RAW_TREE, LEAST_SQUARES) if kind in ("histogram", STRATEGY_KIND) else ()
+    if kind == STRATEGY_KIND and worse == LEAST_SQUARES and better == LEAF_ONLY:
         ratio = f" (up to {noise[1][0] / noise[0]:.3g} times the variance)" if noise else ""
         return (
             "p-Identity gives each bin's own count only part of epsilon, the rest going to weighted sums of "
@@ -97,7 +99,7 @@ def _spread(worse, best) -> str:
 def verdict(values: dict, levels: int, kind: str, noise: tuple | None = None, measure: str = SIZES_PLOTTED) -> str:
     """A few sentences on the analytic curves ``values`` ({method: expected error by query size});
     ``levels``: the released tree's number of levels (public: its shape is released); ``kind``:
-    "histogram", "pidentity" or "table"; ``noise``: ``comparison.level_noise`` of the run (leaf-only's
+    "histogram", STRATEGY_KIND (bins plus weighted sums: p-Identity) or "table"; ``noise``: ``comparison.level_noise`` of the run (leaf-only's
     variance and each level's largest), so that the reason given uses the budgets that ran; ``measure``:
     what the values are (``SIZES_PLOTTED``: ratios are of geometric means over the sizes, with their range by
     size; ``ALL_RANGES``: one all-range figure per method)."""

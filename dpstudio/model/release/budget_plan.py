@@ -31,11 +31,13 @@ import numpy as np
 
 from dpstudio.algorithms.registry import (
     AUTO_STEPS,
+    BINS,
     ENGINE_NAMES,
     EXPONENTIAL,
     LEVELS,
     LOCKED_SPLIT,
     REGISTRY,
+    STRATEGY,
     TABLE_ALGORITHMS,
     TABLE_PRESETS,
     default_params,
@@ -108,7 +110,7 @@ class BudgetPlan:
         out: dict[str, Any] = {"budget_split": {n: str(s) for n, s in zip(self.names, self.shares)}}
         if self.algorithm in TABLE_ALGORITHMS:
             out["count_epsilon"] = str(self.share("count") + self.share("level"))
-        if self.algorithm == "maxgddp":
+        if REGISTRY[self.algorithm].noisy_max_levels:
             out["tree_fraction"] = str(self.share("selection") / self.epsilon)
         levels = self.level_shares()
         if levels:
@@ -118,7 +120,7 @@ class BudgetPlan:
     def engine_overrides(self, steps: int) -> dict:
         """The DiffGen engine's explicit split (``DiffGenParams`` fields) for this plan (table algorithms)."""
         eps = self.epsilon
-        if self.algorithm == "maxgddp":
+        if REGISTRY[self.algorithm].noisy_max_levels:
             sel = [s / eps for s, k in zip(self.shares, self.kinds) if k == "selection"]
             return {"selection_fractions": tuple(sel), "tree_fraction": sum(sel, Fraction(0))}
         out = {
@@ -126,7 +128,7 @@ class BudgetPlan:
             "split_fraction": self.share("split") / eps,
         }
         levels = self.level_shares()
-        if self.algorithm == "diffgen_consistency" and len(set(levels)) > 1:
+        if REGISTRY[self.algorithm].counts_every_level and len(set(levels)) > 1:
             out["level_fractions"] = tuple(s / eps for s in levels)
         return out
 
@@ -187,7 +189,7 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
     algorithm = {v: k for k, v in TABLE_PRESETS.items()}[engine.algorithm]
     eps = as_fraction(engine.epsilon)
     b = plan_budget(engine, n_numeric)
-    if algorithm == "maxgddp":
+    if REGISTRY[algorithm].noisy_max_levels:
         h = len(b.step_epsilons)
         return BudgetPlan(
             algorithm,
@@ -197,7 +199,7 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
             ["selection"] * h + ["count"],
         )
     names, shares, kinds = ["selection", "split points"], [b.selection_total, b.split_total], ["selection", "split"]
-    if algorithm == "diffgen":
+    if not REGISTRY[algorithm].counts_every_level:
         names.append("counts")
         shares.append(b.count_epsilon)
         kinds.append("count")
@@ -213,7 +215,7 @@ def table_plan(engine, n_numeric: int) -> BudgetPlan:
         "what was spent)."
     )
     notes = [note]
-    if algorithm == "diffgen_consistency" and b.level_weights is None and engine.node_budget == "optimized":
+    if REGISTRY[algorithm].counts_every_level and b.level_weights is None and engine.node_budget == "optimized":
         notes.append(OPTIMIZED_SHARES_NOTE)
     return BudgetPlan(algorithm, eps, names, shares, kinds, notes=notes)
 
@@ -225,9 +227,9 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
     p = {**default_params(algorithm), **(params or {})}
     if algorithm in TABLE_ALGORITHMS:
         return table_plan(engine_params(algorithm, p, eps), int(p.get("numeric_attributes", 0)))
-    if algorithm == "flat":
+    if REGISTRY[algorithm].noised == BINS:  # flat: all of epsilon on the bins
         return BudgetPlan(algorithm, eps, ["bins"], [eps], ["level"])
-    if algorithm == "pidentity":
+    if REGISTRY[algorithm].noised == STRATEGY:  # p-Identity's one spend
         return BudgetPlan(
             algorithm,
             eps,
@@ -248,14 +250,15 @@ def default_plan(algorithm: str, params: dict, epsilon) -> BudgetPlan:
         depth = tp.tree.depth
         levels = noised_depths(tp.tree, tp.noised)
         if algorithm in LOCKED_SPLIT:  # the engine's own per-level (H_opt) or per-node (LUEDPTree) budgets
-            reduce = np.max if algorithm == "hopt" else np.mean
+            per_node = REGISTRY[algorithm].per_node_budgets
+            reduce = np.mean if per_node else np.max
             w = [
                 Fraction(float(reduce(tp.epsilons[(depth == l) & tp.noised]))).limit_denominator(10**9) for l in levels
             ]
             note = (
                 "the branching and the level budgets are chosen for the least expected error of a random "
                 "range after least squares (" + "; ".join(tp.notes) + ")"
-                if algorithm == "hopt"
+                if not per_node
                 else "per-node budgets are chosen for the least expected range error (LUEDPTree, seed 003 section "
                 "3.4); the bar shows the mean budget of each level; the run uses the exact per-node values"
             )
@@ -412,151 +415,183 @@ def _flat_comparison(n: int, epsilon, released_mse: float) -> Figure:
 
 
 def expected_error(plan: BudgetPlan, params: dict) -> list[Figure]:
-    """Data-independent error figures of ``plan`` (what the panel shows and the report prints)."""
+    """Data-independent error figures of ``plan`` (what the panel shows and the report prints), by what the
+    algorithm declares in the registry: how it selects and where it puts its count noise."""
     p = {**default_params(plan.algorithm), **(params or {})}
-    alg = plan.algorithm
+    spec = REGISTRY[plan.algorithm]
     out: list[Figure] = []
-    if REGISTRY[alg].selection == EXPONENTIAL:
-        h, a = steps_for(alg, p, plan.epsilon), int(p["numeric_attributes"])
-        sel = float(plan.share("selection"))
-        split = float(plan.share("split"))
-        eps_sel = sel / h
-        out.append(
-            Figure("epsilon per selection step", eps_sel, f"{h} exponential-mechanism selections share {sel:.4g}")
-        )
-        if a + h:
-            out.append(
-                Figure(
-                    "epsilon per split-point choice",
-                    split / (a + h),
-                    f"{a + h} numeric split-point choices share {split:.4g}"
-                    if a
-                    else f"set aside for up to {h} numeric split points ({split:.4g} in all); with no attribute "
-                    "a number none is chosen, and the run gives this share to the counts",
-                )
-            )
-        du = 1.0
-        out.append(
-            Figure(
-                "odds for a score lead of 10",
-                _exp(eps_sel * 10 / (2 * du)),
-                "how much likelier a split scoring 10 more is chosen (the Max score changes by at most 1 per person)",
-            )
-        )
-        if alg == "diffgen":
-            ec = float(plan.share("count"))
-            out.append(
-                Figure(
-                    "count noise variance per cell",
-                    2 / ec**2,
-                    f"noise of scale 1/\u03b5 with \u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2",
-                )
-            )
-        else:
-            levels = [float(s) for s in plan.level_shares()]
-            ec = sum(levels)
-            if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # the bar's equal split: a stand-in
-                out.append(
-                    Figure(
-                        "node variance on any level: at least",
-                        2 / ec**2,
-                        f"the run chooses the levels' shares of the counts' \u03b5 = {ec:.4g} for the released tree's shape: a "
-                        "level given all of it has this variance, a level given less has more (much more on "
-                        "the levels it gives almost nothing); the ledger and the Watch show the shares that ran",
-                    )
-                )
-            else:
-                for l, e in enumerate(levels):
-                    out.append(Figure(f"node variance at level {l}", 2 / e**2, f"\u03b5 = {e:.4g}: 2/\u03b5\u00b2"))
-            out.append(
-                Figure(
-                    "leaf-only release: variance per cell",
-                    2 / ec**2,
-                    f"all of the counts' \u03b5 = {ec:.4g} on the leaves (the comparison baseline)",
-                )
-            )
-    elif alg == "maxgddp":
-        levels = [float(s) for s, k in zip(plan.shares, plan.kinds) if k == "selection"]
-        for l, e in enumerate(levels):
-            out.append(
-                Figure(
-                    f"budget for choosing the split at level {l}",
-                    e,
-                    f"the best split is picked after adding noise of scale 1/{e:.4g} to each score",
-                )
-            )
-        ec = float(plan.share("count"))
-        out.append(
-            Figure(
-                "count noise variance per cell", 2 / ec**2, f"\u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2"
-            )
-        )
-    elif alg == "flat":
-        n = int(p["bins"])
-        e = float(plan.epsilon)
-        out.append(Figure("variance per bin", 2 / e**2, "noise of scale 1/\u03b5: variance 2/\u03b5\u00b2"))
-        out.append(
-            Figure(
-                "all-range mean squared error",
-                2 / e**2 * (n + 2) / 3,
-                f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}",
-            )
-        )
-    elif alg == "pidentity":
-        n = int(p["bins"])
-        tp = engine_plan(alg, p, plan.epsilon)
-        cons = tp.expected_consistent_mse
-        be = tp.bin_epsilons
-        out.append(
-            Figure(
-                "weighted sums beside the bins",
-                tp.n_rows,
-                f"each a sum of bins with whole-number weights; noise of scale {tp.row_scale:.4g} on each",
-            )
-        )
-        out.append(
-            Figure(
-                "budget of a bin's own count",
-                float(np.median(be)),
-                f"from {be.min():.4g} to {be.max():.4g}: what the weighted sums leave of epsilon for that bin",
-            )
-        )
-        out.append(
-            Figure(
-                "all-range MSE, consistent release",
-                cons,
-                "exact, least squares of the bins from the bins and the weighted sums, uniformly random ranges",
-            )
-        )
-        out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
-        out.append(_flat_comparison(n, plan.epsilon, cons))
+    if spec.selection == EXPONENTIAL:
+        _selection_figures(plan, p, out)
+        (_level_figures if spec.counts_every_level else _leaf_count_figures)(plan, p, out)
+    elif spec.noisy_max_levels:
+        _noisy_max_figures(plan, p, out)
+    elif spec.noised == BINS:
+        _flat_figures(plan, p, out)
+    elif spec.noised == STRATEGY:
+        _strategy_figures(plan, p, out)
     else:
-        from dpstudio.core.range_error import consistent_all_range_mse, raw_all_range_mse
+        _tree_figures(plan, p, out)
+    return out
 
-        n = int(p["bins"])
-        tp = engine_plan(alg, p, plan.epsilon)
-        t = tp.tree
-        if alg not in LOCKED_SPLIT:
-            tp = engine_plan(alg, p, plan.epsilon, plan)
-            t = tp.tree
-        var = tp.variances
-        how = "the engine's per-node budgets for this split"
-        raw = raw_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
-        cons = consistent_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
-        if tp.branching:
-            out.append(Figure("branching b", tp.branching, "; ".join(tp.notes) or "chosen"))
-        out.append(Figure("tree nodes", t.n_nodes, f"height {t.height}, {int(tp.noised.sum())} noised"))
-        out.append(
-            Figure("all-range MSE, consistent release", cons, f"exact, least squares, uniformly random ranges; {how}")
-        )
-        out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
+
+def _selection_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """DiffGen's exponential-mechanism selections and split-point choices."""
+    alg = plan.algorithm
+    h, a = steps_for(alg, p, plan.epsilon), int(p["numeric_attributes"])
+    sel = float(plan.share("selection"))
+    split = float(plan.share("split"))
+    eps_sel = sel / h
+    out.append(Figure("epsilon per selection step", eps_sel, f"{h} exponential-mechanism selections share {sel:.4g}"))
+    if a + h:
         out.append(
             Figure(
-                "all-range MSE, raw tree (not released)",
-                raw,
-                "each range answered from the fewest noisy nodes, without consistency: what the consistent "
-                "release improves on (below a few thousand bins it is worse than a flat histogram)",
+                "epsilon per split-point choice",
+                split / (a + h),
+                f"{a + h} numeric split-point choices share {split:.4g}"
+                if a
+                else f"set aside for up to {h} numeric split points ({split:.4g} in all); with no attribute "
+                "a number none is chosen, and the run gives this share to the counts",
             )
         )
-        out.append(_flat_comparison(n, plan.epsilon, cons))
-    return out
+    du = 1.0
+    out.append(
+        Figure(
+            "odds for a score lead of 10",
+            _exp(eps_sel * 10 / (2 * du)),
+            "how much likelier a split scoring 10 more is chosen (the Max score changes by at most 1 per person)",
+        )
+    )
+
+
+def _leaf_count_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """Noise on the leaf counts only (DiffGen)."""
+    ec = float(plan.share("count"))
+    out.append(
+        Figure(
+            "count noise variance per cell",
+            2 / ec**2,
+            f"noise of scale 1/\u03b5 with \u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2",
+        )
+    )
+
+
+def _level_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """Noise on every level of the partition tree (DiffGen with consistency)."""
+    levels = [float(s) for s in plan.level_shares()]
+    ec = sum(levels)
+    if OPTIMIZED_SHARES_NOTE in plan.notes and len(set(levels)) == 1:  # the bar's equal split: a stand-in
+        out.append(
+            Figure(
+                "node variance on any level: at least",
+                2 / ec**2,
+                f"the run chooses the levels' shares of the counts' \u03b5 = {ec:.4g} for the released tree's shape: a "
+                "level given all of it has this variance, a level given less has more (much more on "
+                "the levels it gives almost nothing); the ledger and the Watch show the shares that ran",
+            )
+        )
+    else:
+        for l, e in enumerate(levels):
+            out.append(Figure(f"node variance at level {l}", 2 / e**2, f"\u03b5 = {e:.4g}: 2/\u03b5\u00b2"))
+    out.append(
+        Figure(
+            "leaf-only release: variance per cell",
+            2 / ec**2,
+            f"all of the counts' \u03b5 = {ec:.4g} on the leaves (the comparison baseline)",
+        )
+    )
+
+
+def _noisy_max_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """Noisy-max selections on geometric level budgets, then leaf counts (MAXGDDP)."""
+    levels = [float(s) for s, k in zip(plan.shares, plan.kinds) if k == "selection"]
+    for l, e in enumerate(levels):
+        out.append(
+            Figure(
+                f"budget for choosing the split at level {l}",
+                e,
+                f"the best split is picked after adding noise of scale 1/{e:.4g} to each score",
+            )
+        )
+    ec = float(plan.share("count"))
+    out.append(
+        Figure("count noise variance per cell", 2 / ec**2, f"\u03b5 = {ec:.4g} for the counts: variance 2/\u03b5\u00b2")
+    )
+
+
+def _flat_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """Noise on every bin (flat)."""
+    n = int(p["bins"])
+    e = float(plan.epsilon)
+    out.append(Figure("variance per bin", 2 / e**2, "noise of scale 1/\u03b5: variance 2/\u03b5\u00b2"))
+    out.append(
+        Figure(
+            "all-range mean squared error",
+            2 / e**2 * (n + 2) / 3,
+            f"mean range length over all n(n+1)/2 ranges is (n+2)/3, n = {n}",
+        )
+    )
+
+
+def _strategy_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """The bins and weighted sums of a strategy (p-Identity)."""
+    alg = plan.algorithm
+    n = int(p["bins"])
+    tp = engine_plan(alg, p, plan.epsilon)
+    cons = tp.expected_consistent_mse
+    be = tp.bin_epsilons
+    out.append(
+        Figure(
+            "weighted sums beside the bins",
+            tp.n_rows,
+            f"each a sum of bins with whole-number weights; noise of scale {tp.row_scale:.4g} on each",
+        )
+    )
+    out.append(
+        Figure(
+            "budget of a bin's own count",
+            float(np.median(be)),
+            f"from {be.min():.4g} to {be.max():.4g}: what the weighted sums leave of epsilon for that bin",
+        )
+    )
+    out.append(
+        Figure(
+            "all-range MSE, consistent release",
+            cons,
+            "exact, least squares of the bins from the bins and the weighted sums, uniformly random ranges",
+        )
+    )
+    out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
+    out.append(_flat_comparison(n, plan.epsilon, cons))
+
+
+def _tree_figures(plan: BudgetPlan, p: dict, out: list[Figure]) -> None:
+    """An interval tree noised level by level (H_b, SC, LUEDPTree, H_opt)."""
+    alg = plan.algorithm
+    from dpstudio.core.range_error import consistent_all_range_mse, raw_all_range_mse
+
+    n = int(p["bins"])
+    tp = engine_plan(alg, p, plan.epsilon)
+    t = tp.tree
+    if alg not in LOCKED_SPLIT:
+        tp = engine_plan(alg, p, plan.epsilon, plan)
+        t = tp.tree
+    var = tp.variances
+    how = "the engine's per-node budgets for this split"
+    raw = raw_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
+    cons = consistent_all_range_mse(t.parents, t.lo, t.hi, n, var, t.levels)
+    if tp.branching:
+        out.append(Figure("branching b", tp.branching, "; ".join(tp.notes) or "chosen"))
+    out.append(Figure("tree nodes", t.n_nodes, f"height {t.height}, {int(tp.noised.sum())} noised"))
+    out.append(
+        Figure("all-range MSE, consistent release", cons, f"exact, least squares, uniformly random ranges; {how}")
+    )
+    out.append(Figure("all-range RMSE, consistent release", math.sqrt(cons), "per query"))
+    out.append(
+        Figure(
+            "all-range MSE, raw tree (not released)",
+            raw,
+            "each range answered from the fewest noisy nodes, without consistency: what the consistent "
+            "release improves on (below a few thousand bins it is worse than a flat histogram)",
+        )
+    )
+    out.append(_flat_comparison(n, plan.epsilon, cons))

@@ -31,10 +31,63 @@ def test_fit_shows_at_least_ten_readable_labels(panel, qtbot, mode):
     for i, r in enumerate(rects):  # on screen and apart from each other
         assert r.left() >= 0 and r.top() >= 0 and r.right() <= vb.width() and r.bottom() <= vb.height()
         assert not any(r.intersects(o) for o in rects[i + 1 :])
+    assert _drawing_under(panel.tree) == []  # never over a dot, a ring or an edge
     # what the labels say: each names a node's generalized values and its noisy counts
     texts = [t.textItem.toPlainText() for t in shown]
     assert any(t.startswith("all records") for t in texts)
     assert all("[" in t for t in texts)
+
+
+def _drawing_under(tree) -> list[str]:
+    """What is drawn under a shown label, found by walking the edges pixel by pixel and measuring each dot
+    (independent of the placement's own test): [] when every label is clear."""
+    vb = tree.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    sx, sy = vb.width() / (x1 - x0), vb.height() / (y1 - y0)
+    rects = [r.adjusted(0.5, 0.5, -0.5, -0.5) for r in tree.label_rects()]
+    found = []
+    ex, ey = (tree.edges.x - x0) * sx, (y1 - tree.edges.y) * sy
+    for k in range(0, ex.size, 2):
+        steps = int(max(abs(ex[k + 1] - ex[k]), abs(ey[k + 1] - ey[k]))) + 2
+        px, py = np.linspace(ex[k], ex[k + 1], steps), np.linspace(ey[k], ey[k + 1], steps)
+        for r in rects:
+            inside = (px > r.left()) & (px < r.right()) & (py > r.top()) & (py < r.bottom())
+            if inside.any():
+                found.append(f"edge {k // 2} under the label at {r.left():.0f},{r.top():.0f}")
+    for layer in (*tree.layers, tree.glyph_layer):
+        radius = layer._size / 2
+        nx, ny = (layer.x - x0) * sx, (y1 - layer.y) * sy
+        for r in rects:
+            dx = np.maximum(np.maximum(r.left() - nx, 0), nx - r.right())
+            dy = np.maximum(np.maximum(r.top() - ny, 0), ny - r.bottom())
+            if np.any(np.hypot(dx, dy) < radius):
+                found.append(f"a dot under the label at {r.left():.0f},{r.top():.0f}")
+    return found
+
+
+@pytest.mark.parametrize("mode", [TEACHING, RELEASE])
+def test_labels_stay_clear_of_dots_rings_and_edges_at_every_depth(panel, qtbot, mode):
+    """Issue 32 item 4: deep labels sat over the glyphs and edges of folded levels. Following a path down
+    to a deep node (each click opens the level below), every shown label stays clear of the drawing."""
+    _load(panel, mode)
+    panel.seek_end()
+    st = panel.state
+    deepest = max(st.order, key=lambda n: st.nodes[n].depth)
+    path = [deepest]
+    while st.nodes[path[-1]].parent is not None and st.nodes[path[-1]].parent >= 0:
+        path.append(st.nodes[path[-1]].parent)
+    checked = 0
+    for nid in reversed(path[:-1]):
+        panel.tree.fit()
+        panel.tree.redraw()
+        if nid not in panel.tree.positions():
+            continue
+        _click_node(qtbot, panel.tree, nid)
+        panel.tree.redraw()
+        assert panel.tree.visible_label_count() > 0
+        assert _drawing_under(panel.tree) == [], f"at depth {st.nodes[nid].depth}"
+        checked += 1
+    assert checked >= 5
 
 
 @pytest.mark.parametrize("mode", [TEACHING, RELEASE])

@@ -33,6 +33,8 @@ REDRAW_MS = 30
 #: room left below the deepest drawn row by Fit, in pixels (its labels go there)
 FIT_LABEL_ROOM_PX = 72
 FIT_SIDE_PX = 48
+#: room left above the root by Fit, in pixels: a label there crosses no edge
+FIT_TOP_PX = 44
 #: pacing of the two long pieces of GUI work during a run (the Watch applying events, the tree redrawing):
 #: one that finds the other ended less than PACING_GAP_S ago (in the same pass of the event loop) waits,
 #: so that input and paint events get in between them (benchmarks/bench_gui_stall.py)
@@ -235,6 +237,37 @@ class EdgeLayer(_XYItem):
             self._shown = pg.functions.arrayToQPath(self.x[idx], self.y[idx], connect="pairs")
             self._shown_key = key
         painter.drawPath(self._shown)
+
+
+def _segments_in_view(ax, ay, bx, by, w: float, h: float) -> tuple:
+    """The segments (a, b) in view pixels that reach into the view (w x h)."""
+    keep = (np.maximum(ax, bx) >= 0) & (np.minimum(ax, bx) <= w) & (np.maximum(ay, by) >= 0) & (np.minimum(ay, by) <= h)
+    return ax[keep], ay[keep], bx[keep], by[keep]
+
+
+def _covers_points(rect: QtCore.QRectF, x: np.ndarray, y: np.ndarray, radius: float) -> bool:
+    """Whether ``rect`` overlaps a dot of ``radius`` pixels centred on any of the points."""
+    return bool(
+        np.any(
+            (x > rect.left() - radius)
+            & (x < rect.right() + radius)
+            & (y > rect.top() - radius)
+            & (y < rect.bottom() + radius)
+        )
+    )
+
+
+def _crosses_segments(rect: QtCore.QRectF, ax, ay, bx, by) -> bool:
+    """Whether any segment (a, b) passes through ``rect`` (all in view pixels): its bounding box meets the
+    rectangle and the rectangle's corners are not all on one side of its line."""
+    l, r, t, b = rect.left(), rect.right(), rect.top(), rect.bottom()
+    hit = (np.maximum(ax, bx) >= l) & (np.minimum(ax, bx) <= r) & (np.maximum(ay, by) >= t) & (np.minimum(ay, by) <= b)
+    if not hit.any():
+        return False
+    ax, ay, bx, by = ax[hit], ay[hit], bx[hit], by[hit]
+    dx, dy = bx - ax, by - ay
+    sides = np.stack([dx * (cy - ay) - dy * (cx - ax) for cx, cy in ((l, t), (r, t), (l, b), (r, b))])
+    return bool(np.any((sides.min(axis=0) <= 0) & (sides.max(axis=0) >= 0)))
 
 
 def tree_layout(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -541,7 +574,7 @@ class TreeView(pg.PlotWidget):
 
     # -- internals ----------------------------------------------------------------------------------
     def _fit(self) -> None:
-        """Every drawn node in view, with room below the deepest row for its labels."""
+        """Every drawn node in view, with room below the deepest row and above the root for labels."""
         shown = self._shown if self._shown.size == self._x.size else np.ones(self._x.size, dtype=bool)
         if not shown.any():
             return
@@ -550,9 +583,10 @@ class TreeView(pg.PlotWidget):
         side = min(FIT_SIDE_PX / max(vb.width(), 1.0), 0.25)  # half a label's width on each side
         dx = (x1 - x0) * side / (1 - 2 * side)
         span = (y1 - y0) * 1.05
-        share = min(FIT_LABEL_ROOM_PX / max(vb.height(), 1.0), 0.5)  # of the view's height, for the labels
-        room = span * share / (1 - share)
-        vb.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - room, y1 + 0.05 * span), padding=0)
+        share = min(FIT_LABEL_ROOM_PX / max(vb.height(), 1.0), 0.4)  # of the view's height, for the labels
+        top = min(FIT_TOP_PX / max(vb.height(), 1.0), 0.2)  # above the root: its label, clear of its edges
+        whole = span / (1 - share - top)
+        vb.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - whole * share, y1 + whole * top), padding=0)
 
     @staticmethod
     def _sizes(n: int) -> float:
@@ -664,6 +698,14 @@ class TreeView(pg.PlotWidget):
         metrics = QtGui.QFontMetricsF(self._label_font)
         placed: list[QtCore.QRectF] = []
         shown = []
+        # what a label may not cover, in view pixels: the drawn dots and rings, and the edges
+        shown_nodes = np.flatnonzero(self._shown) if self._shown.size == self._x.size else np.arange(self._x.size)
+        nx, ny = (self._x[shown_nodes] - x0) * sx, (y1 - self._y[shown_nodes]) * sy
+        near = (nx > -50) & (nx < w + 50) & (ny > -50) & (ny < h + 50)
+        nx, ny = nx[near], ny[near]
+        radius = self._sizes(int(shown_nodes.size)) / 2 + 4  # a dot, or the ring around a folded subtree
+        ex, ey = (self.edges.x - x0) * sx, (y1 - self.edges.y) * sy
+        segments = _segments_in_view(ex[0::2], ey[0::2], ex[1::2], ey[1::2], w, h)
         for i in self._label_candidates(st, vis).tolist():
             nd = st.nodes[int(self._ids[i])]
             if self.focus is not None and self.focus.is_group(i):  # the group's words stand for its members
@@ -676,26 +718,40 @@ class TreeView(pg.PlotWidget):
             tw = max(metrics.horizontalAdvance(line) for line in lines) + 8  # the text item's margins
             th = metrics.lineSpacing() * len(lines) + 8
             px, py = (self._x[i] - x0) * sx, (y1 - self._y[i]) * sy
-            rect = QtCore.QRectF(px - tw / 2, py + 5, tw, th)
-            if rect.left() < 0 or rect.right() > w or rect.bottom() > h:
-                continue
-            if any(rect.intersects(r) for r in placed):
-                continue
-            placed.append(rect)
-            shown.append((i, text))
+            gap = radius + 2
+            for left, top in (  # around its node, below first: the first place that is clear
+                (px - tw / 2, py + gap),
+                (px + gap, py - th / 2),
+                (px - gap - tw, py - th / 2),
+                (px - tw / 2, py - gap - th),
+                (px + gap, py + gap),
+                (px - gap - tw, py + gap),
+                (px + gap, py - gap - th),
+                (px - gap - tw, py - gap - th),
+            ):
+                rect = QtCore.QRectF(left, top, tw, th)
+                if rect.left() < 0 or rect.top() < 0 or rect.right() > w or rect.bottom() > h:
+                    continue
+                if any(rect.intersects(r) for r in placed) or _covers_points(rect, nx, ny, radius):
+                    continue
+                if _crosses_segments(rect, *segments):
+                    continue
+                placed.append(rect)
+                shown.append((i, text, rect))
+                break
             if len(shown) >= MAX_LABELS:
                 break
         while len(self._labels) < len(shown):
             # a light backing keeps the words readable where the edges to the children cross them
-            t = pg.TextItem(color="#202020", anchor=(0.5, 0.0), fill=pg.mkBrush(255, 255, 255, 215))
+            t = pg.TextItem(color="#202020", anchor=(0.0, 0.0), fill=pg.mkBrush(255, 255, 255, 215))
             t.setFont(self._label_font)
             self.addItem(t)
             self._labels.append(t)
-        for t, (i, text) in zip(self._labels, shown):
+        for t, (_i, text, rect) in zip(self._labels, shown):
             if getattr(t, "_shown_text", None) != text:  # laying out a text item is the costly part
                 t.setText(text)
                 t._shown_text = text
-            t.setPos(float(self._x[i]), float(self._y[i]) - 5 / sy)
+            t.setPos(x0 + rect.left() / sx, y1 - rect.top() / sy)  # the rectangle's top left corner
             t.setVisible(True)
         for t in self._labels[len(shown) :]:
             t.setVisible(False)

@@ -34,8 +34,8 @@ def check_release_paths(out_csv, overwrite: bool = False) -> tuple[Path, Path]:
 
 
 def release_csv(result: StreamResult, buckets: list[str] | None = None) -> str:
-    """``window,t,value``; with the public ``buckets`` of an event log (each timestamp's first day),
-    ``window,t,bucket,value``."""
+    """``window,t,value``; with public time labels (an event log's buckets: each timestamp's first day;
+    ILINet's weeks), ``window,t,bucket,value``."""
     w = result.params.window
     n_win = result.windows.shape[0]
     ends = np.repeat(result.window_ends, w)
@@ -48,13 +48,51 @@ def release_csv(result: StreamResult, buckets: list[str] | None = None) -> str:
     return "window,t,value\n" + body + "\n"
 
 
-def source_buckets(source: dict) -> list[str] | None:
-    """The public buckets of an event log's stream (their first days, from the typed range), else None."""
-    if source.get("source") != "event log":
-        return None
-    from dpstudio.io.event_stream import public_buckets
+def source_buckets(source: dict, n: int = 0) -> list[str] | None:
+    """The public time labels of a stream's ``n`` timestamps, else None: an event log's buckets (their first
+    days, from the typed range), or ILINet's surveillance weeks counted on from its declared first week
+    (``from``: "2002-W40", then "2002-W41"...; CDC's MMWR weeks, public calendar arithmetic, never read from
+    the file)."""
+    if source.get("source") == "event log":
+        from dpstudio.io.event_stream import public_buckets
 
-    return public_buckets(source["start"], source["end"], source["bucket"])
+        return public_buckets(source["start"], source["end"], source["bucket"])
+    if source.get("layout") == "ILINet" and source.get("from"):
+        return mmwr_weeks(str(source["from"]), n)
+    return None
+
+
+def _mmwr_week_one(year: int):
+    """The Sunday that starts MMWR week 1 of ``year``: the first Sunday-to-Saturday week with at least four
+    days in the year (the week holding 4 January)."""
+    from datetime import date, timedelta
+
+    jan4 = date(year, 1, 4)
+    return jan4 - timedelta(days=jan4.isoweekday() % 7)
+
+
+def mmwr_weeks(first: str, n: int) -> list[str]:
+    """``n`` consecutive MMWR weeks from ``first`` ("YYYY-Www"), as "YYYY-Www" labels (ValueError for another
+    form or a week the year does not have)."""
+    from datetime import timedelta
+
+    try:
+        year, week = (int(x) for x in first.upper().split("-W"))
+    except ValueError:
+        raise ValueError(f"a first week is written YYYY-Www (2002-W40), got {first!r}") from None
+    start = _mmwr_week_one(year) + timedelta(weeks=week - 1)
+    if not 1 <= week <= 53 or start >= _mmwr_week_one(year + 1):
+        raise ValueError(f"{year} has no MMWR week {week}")
+    out = []
+    for k in range(int(n)):
+        day = start + timedelta(weeks=k)
+        y = (
+            day.year + 1
+            if day >= _mmwr_week_one(day.year + 1)
+            else (day.year - 1 if day < _mmwr_week_one(day.year) else day.year)
+        )
+        out.append(f"{y}-W{(day - _mmwr_week_one(y)).days // 7 + 1:02d}")
+    return out
 
 
 def release_sidecar(
@@ -140,7 +178,8 @@ def write_stream_release(
     from dpstudio.io.stream_report import stream_report_html
 
     side = release_sidecar(result, ledger, source, not_a_release, extra)
-    text = release_csv(result, source_buckets(source))
+    horizon = int(result.window_ends.max()) if result.window_ends.size else 0
+    text = release_csv(result, source_buckets(source, horizon))
     if side["not_a_release"]:
         text = mark_not_a_release(text, "; ".join(side["not_a_release"]))
     csv_path, json_path = Path(out_csv), sidecar_path(out_csv)

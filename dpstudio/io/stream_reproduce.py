@@ -64,4 +64,44 @@ def stream_shell_script(source: dict, p: StreamParams, out_name: str, store: str
     return script_text(header, source["file"], out_name, {}, stream_command(source, p, store), program)
 
 
-__all__ = ["stream_command", "stream_shell_script"]
+def stream_python_script(source: dict, p: StreamParams, out_name: str, store: str | None, python: str | None) -> str:
+    """``NAME.reproduce.py``: the same re-run as the shell script, in Python (through ``dpstudio.cli.main``,
+    so it needs no shell and no dpstudio on PATH: its first line names the interpreter that wrote it).
+    Arguments: [DATA [OUT.csv]]; without OUT, each run writes a new file (NAME.rerun.csv, NAME.rerun-2.csv...)."""
+    run_with = python or "python3"
+    stem = out_name[:-4] if out_name.lower().endswith(".csv") else out_name
+    header = [
+        f"Re-runs a dpstudio stream release's settings ({p.mechanism}, epsilon {p.epsilon}) with `dpstudio stream`:",
+        "the same public settings, fresh noise. It spends epsilon again, charged to the budget store like any",
+        "release. It holds public settings only (no data, no count).",
+        "",
+        f"    {run_with} NAME.reproduce.py [DATA [OUT.csv]]",
+        "",
+        f"It is charged to the budget store the release was charged to ({store or 'the default store'}).",
+        f"Without OUT, each run writes a new file: {stem}.csv, then {stem}-2.csv, ...",
+    ]
+    lines = [
+        f"#!{run_with}",
+        '"""' + "\n".join(header) + '\n"""',
+        "import sys",
+        "from pathlib import Path",
+        "",
+        "from dpstudio.cli import main",
+        "",
+        f"DATA = sys.argv[1] if len(sys.argv) > 1 else {str(source['file'])!r}",
+        "if len(sys.argv) > 2:",
+        "    OUT = Path(sys.argv[2])",
+        "else:  # a new name on every run",
+        f"    OUT, n = Path({stem + '.csv'!r}), 1",
+        "    while OUT.exists() or OUT.with_suffix('.json').exists():",
+        "        n += 1",
+        f"        OUT = Path(f{stem + '-{n}.csv'!r})",
+        f"ARGS = {stream_command(source, p, store)!r}",
+        "ARGS = [{'$DATA': str(DATA), '$OUT': str(OUT)}.get(a, a) for a in ARGS]",
+        "sys.exit(main(ARGS))",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+__all__ = ["stream_command", "stream_python_script", "stream_shell_script"]

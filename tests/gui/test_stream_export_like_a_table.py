@@ -60,7 +60,7 @@ def test_the_question_comes_first_and_no_writes_nothing(released, tmp_path):
     answer = Answer(button=QtWidgets.QMessageBox.Yes)
     panel.exec_dialog = answer
     written = panel.export_to(out, confirm=True)
-    assert [p.name for p in written] == ["out.csv", "out.json", "out.report.html", "out.command.sh"]
+    assert [p.name for p in written] == ["out.csv", "out.json", "out.report.html", "out.command.sh", "out.reproduce.py"]
     ((asked, no_is_default),) = answer.boxes
     assert no_is_default and "This release spent epsilon = 1. Dataset \u201cvisits\u201d" in asked
     assert "one person added or removed" in asked and "Write the release files now?" in asked
@@ -69,7 +69,7 @@ def test_the_question_comes_first_and_no_writes_nothing(released, tmp_path):
 def test_the_csv_has_the_bucket_dates_and_the_script_reruns_on_the_same_store(released, tmp_path):
     panel, log, store = released
     out = tmp_path / "weekly.csv"
-    csv, side_path, _report, script = panel.export_to(out)
+    csv, side_path, _report, script, _python = panel.export_to(out)
     rows = pd.read_csv(csv)
     labels = public_buckets("2024-01-01", "2024-03-11", "week")
     assert list(rows.columns) == ["window", "t", "bucket", "value"]
@@ -95,7 +95,7 @@ def test_the_report_names_the_charge_in_words_and_the_advice_reads_as_figures(re
     from dpstudio.model.stream.recommend import recommend
 
     panel, _log, _store = released
-    _csv, _side, report, _script = panel.export_to(tmp_path / "r.csv")
+    _csv, _side, report, _script, _python = panel.export_to(tmp_path / "r.csv")
     budget = re.search(r"<h2>Budget</h2>(.*?)</table>", report.read_text(), re.S).group(1)
     for raw in ("tracked", "dataset_total", "dataset_spent", "dataset_remaining", "charged<"):
         assert raw not in budget

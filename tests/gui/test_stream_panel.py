@@ -129,7 +129,7 @@ def test_release_run_charges_the_store_first_shows_no_truth_and_exports(qtbot, p
     # the error figure and its Laplace term are read whole (a walk found it cut at the panel's edge)
     assert "Estimated squared error of one window" in panel.error_label.text() and panel.error_label.wordWrap()
     assert panel.export_button.isEnabled()
-    csv_path, json_path, report_path, _script = panel.export_to(tmp_path / "out.csv")
+    csv_path, json_path, report_path, _script, _python = panel.export_to(tmp_path / "out.csv")
     side = json.loads(json_path.read_text())
     assert side["release"] is True and side["parameters"]["mechanism"] == "swm"
     assert side["dataset_budget"]["tracked"] is True
@@ -219,7 +219,7 @@ def test_studio_exports_of_neighbouring_streams_differ_only_in_mechanism_outputs
         p.window_box.setValue(4)
         choose(p.mechanism_combo, mechanism)
         run_and_wait(qtbot, p)
-        csv_path, json_path, _report, _script = p.export_to(folder / "out.csv")
+        csv_path, json_path, _report, _script, _python = p.export_to(folder / "out.csv")
         side = json.loads(json_path.read_text())
         assert side["release"] is True and side["source"]["file"].endswith(f"{tag}/s.csv")
         side["source"]["file"] = "s.csv"

@@ -55,7 +55,7 @@ def test_a_release_is_charged_before_its_first_noisy_value_and_exports_what_ran(
     record = run.finish(list(run.events()))
     assert seen == [[0.5]] and record.exportable and record.store == str(store.resolve())
     assert "spent epsilon = 0.5" in record.confirm_text() and "one person added or removed" in record.confirm_text()
-    csv, side_path, report, script = record.export(store.parent / "out.csv")
+    csv, side_path, report, script, _python = record.export(store.parent / "out.csv")
     side = json.loads(side_path.read_text())
     assert side["dataset_budget"] == record.budget and side["parameters"]["mechanism"] == "swm"
     assert str(store.resolve()) in script.read_text() and report.exists() and csv.exists()
@@ -87,3 +87,34 @@ def test_bad_settings_and_the_literal_asm_are_refused_before_any_question(stream
     with pytest.raises(ReleaseRefused, match="teaching mode only"):
         StreamRun(source, counts, StreamParams("asm", 1, 8), False, 0, str(store), literal=True).question()
     assert not store.exists()
+
+
+def test_the_stream_rerun_scripts_run_from_any_folder_and_charge_the_releases_store(stream, tmp_path):
+    """Issue 32 item 1: a stream export had no reproduce.py. Both scripts, started from another folder with
+    only the system's PATH and another default store, re-run the settings on fresh noise and are charged to
+    the store the release was charged to."""
+    import os
+    import subprocess
+    import sys
+
+    from dpstudio.cli import main
+
+    source, counts, store = stream
+    run = StreamRun(source, counts, StreamParams("swm", "1/2", 8), False, 0, str(store))
+    run.begin(run.question(), True)
+    record = run.finish(list(run.events()))
+    csv, side, _report, sh, py = record.export(tmp_path / "visits_swm.csv")
+    assert py.read_text().splitlines()[0] == f"#!{sys.executable}" and os.access(py, os.X_OK)
+    name = json.loads(side.read_text())["dataset_budget"]["dataset"]
+    assert main(["budget", "--budget-store", str(store), "set-total", name, "3/2"]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    decoy = tmp_path / "decoy.sqlite"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DPSTUDIO_BUDGET_STORE": str(decoy)}
+    for i, cmd in enumerate((["/bin/sh", str(sh)], [str(py)])):
+        done = subprocess.run([*cmd, str(source.path)], cwd=elsewhere, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert _spent(store) == [0.5] * (i + 2)
+    written = sorted(p.name for p in elsewhere.glob("*.csv"))
+    assert written == ["visits_swm.rerun-2.csv", "visits_swm.rerun.csv"]  # a new name on every run
+    assert not decoy.exists()

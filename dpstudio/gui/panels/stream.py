@@ -575,7 +575,7 @@ class StreamPanel(QtWidgets.QWidget):
         ok = self.can_export()
         self.export_button.setEnabled(ok)
         if ok:
-            self.export_note.setText("a release: export writes OUT.csv, OUT.json, OUT.report.html and OUT.command.sh")
+            self.export_note.setText("a release: export writes the CSV, its sidecar, the report and the re-run scripts")
         elif self.playback is not None and not self.playback.exportable:
             self.export_note.setText(f"the literal ASM is {NOT_DP}: it is never exported")
         else:
@@ -600,8 +600,8 @@ class StreamPanel(QtWidgets.QWidget):
         return self.record.confirm_text() if self.record is not None else ""
 
     def export_to(self, path, overwrite: bool = False, confirm: bool = False):
-        """Write the release (OUT.csv, OUT.json, OUT.report.html and the re-run script OUT.command.sh,
-        atomically) after the question when ``confirm``; None (and a message) when refused or answered No."""
+        """Write the release (OUT.csv, OUT.json, OUT.report.html and the re-run scripts OUT.command.sh and
+        OUT.reproduce.py, atomically) after the question when ``confirm``; None (and a message) when refused or answered No."""
         from dpstudio.io.atomic import OutputPathError, check_output_path
 
         if not self.can_export():

@@ -65,9 +65,16 @@ class StreamRecord:
 
     @staticmethod
     def export_paths(path) -> list[Path]:
-        """The files an export writes: the CSV, its sidecar, the report and the re-run script."""
+        """The files an export writes: the CSV, its sidecar, the report and the re-run scripts (shell and
+        Python)."""
         csv = Path(path)
-        return [csv, csv.with_suffix(".json"), csv.with_suffix(".report.html"), csv.with_suffix(".command.sh")]
+        return [
+            csv,
+            csv.with_suffix(".json"),
+            csv.with_suffix(".report.html"),
+            csv.with_suffix(".command.sh"),
+            csv.with_suffix(".reproduce.py"),
+        ]
 
     def confirm_text(self) -> str:
         """The question before the files are written: what was spent, on which neighbours."""
@@ -84,11 +91,11 @@ class StreamRecord:
         self, path, overwrite: bool = False, report=True, script: bool = True, simulation: bool = False
     ) -> tuple[Path, ...]:
         """Write OUT.csv, OUT.json, the report (``report``: True for OUT.report.html, a path, or False) and
-        the re-run script OUT.command.sh (``script``) in one all-or-nothing step (``io.atomic.OutputPathError``
+        the re-run scripts OUT.command.sh and OUT.reproduce.py (``script``) in one all-or-nothing step (``io.atomic.OutputPathError``
         when a file is in the way). ``simulation``: the command line's seeded run, written marked "not a
         release". Post-processing of the release only: nothing is spent."""
         from dpstudio.io.stream_release import write_stream_release
-        from dpstudio.io.stream_reproduce import stream_shell_script
+        from dpstudio.io.stream_reproduce import stream_python_script, stream_shell_script
         from dpstudio.model.stream.recommend import advice
 
         if self.result is None or self.ledger is None or not (self.exportable or simulation):
@@ -100,6 +107,7 @@ class StreamRecord:
         if script:
             rerun = paths[0].with_name(paths[0].stem + ".rerun.csv").name
             also[paths[3]] = stream_shell_script(source, self.params, rerun, self.store, sys.executable)
+            also[paths[4]] = stream_python_script(source, self.params, rerun, self.store, sys.executable)
         return write_stream_release(
             path,
             self.result,

@@ -14,6 +14,8 @@ import pyqtgraph as pg
 
 NO_STREAM = "no stream yet: choose ILINet or open a counts file or an event log"
 TEACHING_INPUT = "the stream's true counts (teaching mode); Run adds the released values"
+#: room under the axis for the legend's one row, in pixels
+LEGEND_ROOM_PX = 26
 RELEASE_INPUT = "release mode: no count of the stream is shown before Run, which draws the released values"
 
 
@@ -24,15 +26,17 @@ class StreamPlot(pg.PlotWidget):
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("bottom", "timestamp t")
         self.setLabel("left", "count")
-        self.addLegend(offset=(10, 10))
-        self.truth_curve = self.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), name="true counts (teaching only)")
-        self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="released values")
+        # the legend in one row under the axis, never over the points (walk finding)
+        legend = self.addLegend(offset=(0, 0), colCount=4, labelTextSize="7pt", horSpacing=6, frame=False)
+        legend.setParentItem(self.plotItem)
+        legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, 0))
+        self.plotItem.layout.setContentsMargins(2, 2, 2, LEGEND_ROOM_PX)
+        self.truth_curve = self.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), name="true counts (teaching)")
+        self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="released")
         self.published_curve = self.plot(
             [], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#2e7d32", symbolPen=None, name="published window"
         )
-        self.groups_curve = self.plot(
-            [], [], pen=pg.mkPen("#d62728", width=2), name="groups of the window", connect="finite"
-        )
+        self.groups_curve = self.plot([], [], pen=pg.mkPen("#d62728", width=2), name="window groups", connect="finite")
         self.region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 183, 77, 50))
         self.region.hide()
         self.addItem(self.region)

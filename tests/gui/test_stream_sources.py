@@ -80,7 +80,7 @@ def test_an_event_log_released_by_clicks(qtbot, panel, monkeypatch, tmp_path):
     panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)  # the release question
     run_and_wait(qtbot, panel)
     assert panel.result.is_release
-    _csv, json_path, report_path, _script = panel.export_to(tmp_path / "weekly_release.csv")
+    _csv, json_path, report_path, _script, _python = panel.export_to(tmp_path / "weekly_release.csv")
     side = json.loads(json_path.read_text())
     assert side["source"]["source"] == "event log" and side["source"]["per_bucket_cap"] == 1
     assert "at most 1 event a week" in side["source"]["guarantee_in_people"]
@@ -201,7 +201,7 @@ def test_an_epoch_second_log_released_by_clicks_with_binary_said_per_bucket(qtbo
     panel.exec_dialog = Answer(button=QtWidgets.QMessageBox.Yes)
     run_and_wait(qtbot, panel)
     assert panel.result.is_release
-    _csv, json_path, _report, _script = panel.export_to(tmp_path / "logins_release.csv")
+    _csv, json_path, _report, _script, _python = panel.export_to(tmp_path / "logins_release.csv")
     side = json.loads(json_path.read_text())
     assert side["source"]["time_format"] == "epoch-seconds"
     assert "holds per week, not per person over the horizon" in side["source"]["guarantee_in_people"]

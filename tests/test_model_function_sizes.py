@@ -33,3 +33,22 @@ def test_the_check_finds_a_planted_long_function_and_method():
     method = "\n".join("    " + line for line in f"def m(self):\n{body}".splitlines())
     assert long_functions(f"class C:\n{method}\n") == [("m", LIMIT + 1)]
     assert long_functions(f"def g():\n{chr(10).join(body.splitlines()[:-1])}\n") == []
+
+
+def test_the_project_only_composes_its_parts():
+    """Issue 31: ``Project`` is at most 400 lines; its fields and methods live in its parts, each name in one
+    part only, and every one is read and set through the project."""
+    from dpstudio.model.project.project import PARTS, Project
+
+    source = (MODEL / "project" / "project.py").read_text()
+    assert source.count("\n") <= 400
+    names = [n for names in PARTS.values() for n in names]
+    assert len(names) == len(set(names))  # no field or method in two parts
+    p = Project()
+    for part, owned in PARTS.items():
+        for name in owned:
+            assert getattr(type(p), name).part == part
+    p.inputs.roles["x"] = "class"  # a part's field is the project's
+    assert p.roles == {"x": "class"}
+    p.epsilon = 3  # and setting it through the project sets the part's
+    assert p.settings.epsilon == 3

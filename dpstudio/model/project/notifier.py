@@ -1,0 +1,45 @@
+"""Change notifications (Qt-free), the evented base of ``model.project.project.Project``: views subscribe to
+named fields and hear of every change; a muted project (while a saved state is put back) announces
+nothing until it is done."""
+
+from __future__ import annotations
+
+from dpstudio.model.project.vocabulary import FIELDS, Callback
+
+
+class Notifier:
+    """Subscribers per field, and the dirty flag (unsaved changes)."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[tuple[Callback, frozenset[str] | None]] = []
+        self._muted = False
+        self.dirty: bool = False
+
+    # -- notifications ------------------------------------------------------------------------------
+    def subscribe(self, callback: Callback, *fields: str) -> Callback:
+        """Call ``callback(field)`` when one of ``fields`` changes (all fields when none is given)."""
+        unknown = set(fields) - set(FIELDS)
+        if unknown:
+            raise ValueError(f"unknown project field(s): {', '.join(sorted(unknown))}")
+        self._subscribers.append((callback, frozenset(fields) if fields else None))
+        return callback
+
+    def unsubscribe(self, callback: Callback) -> None:
+        self._subscribers = [(cb, f) for cb, f in self._subscribers if cb is not callback]
+
+    def notify(self, field: str) -> None:
+        if self._muted:
+            return
+        for cb, fields in list(self._subscribers):
+            if fields is None or field in fields:
+                cb(field)
+
+    def _changed(self, field: str, dirty: bool = True) -> None:
+        self.notify(field)
+        if dirty:
+            self.set_dirty(True)
+
+    def set_dirty(self, dirty: bool) -> None:
+        if self.dirty != dirty:
+            self.dirty = dirty
+            self.notify("dirty")

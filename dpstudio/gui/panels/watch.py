@@ -245,8 +245,13 @@ class WatchPanel(QtWidgets.QWidget):
         return self.replay.position
 
     def load_events(self, events, teaching: bool | None = None, epsilon: float | None = None) -> None:
-        """Show a recorded run with the cursor at the start (call ``seek_end()`` to see the result)."""
+        """Show a recorded run with the cursor at the start (call ``seek_end()`` to see the result). A node
+        selected in another run is forgotten (node ids are per run); the run that was followed live keeps
+        its selection."""
         self.pause()
+        events = list(events)
+        if not (events and self.replay.events and events[0] is self.replay.events[0]):
+            self._forget_selection()
         self.live = False
         self.replay.reset(list(events))
         self._steps_cache = (0, False)
@@ -256,8 +261,10 @@ class WatchPanel(QtWidgets.QWidget):
         self._refresh()
 
     def begin_live(self, teaching: bool, epsilon: float | None = None) -> None:
-        """A run is starting: clear the view and follow its events as they arrive."""
+        """A run is starting: clear the view (and the node selected in the last run) and follow its events
+        as they arrive."""
         self.pause()
+        self._forget_selection()
         self.replay.reset([])
         self._steps_cache = (0, False)
         self._target = 0
@@ -267,6 +274,18 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree._auto_fit = True
         self._refresh()
         self.timer.start()
+
+    def _forget_selection(self) -> None:
+        """No node selected, nothing explained (walk finding: a new run kept the last run's node and its
+        noise chart, or selected the node with the same id in an unrelated tree)."""
+        self._selected = None
+        self._explained = None
+        self.tree.select(None)
+        self.icicle.select(None)
+        self.explanation = None
+        self.noise_chart.set_explanation(None)
+        self.noise_chart.setVisible(False)
+        self.details.setText("")
 
     def feed(self, events) -> None:
         """Events from a running job (in order). The view catches up on its next tick."""

@@ -32,7 +32,7 @@ class StreamPlot(pg.PlotWidget):
         legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, 0))
         self.plotItem.layout.setContentsMargins(2, 2, 2, LEGEND_ROOM_PX)
         self.truth_curve = self.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), name="true counts (teaching)")
-        self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="released")
+        self.released_curve = self.plot([], [], pen=pg.mkPen("#1f77b4", width=1.5), name="noisy, ungrouped")
         self.published_curve = self.plot(
             [], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#2e7d32", symbolPen=None, name="published window"
         )

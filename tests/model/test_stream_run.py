@@ -118,3 +118,12 @@ def test_the_stream_rerun_scripts_run_from_any_folder_and_charge_the_releases_st
     written = sorted(p.name for p in elsewhere.glob("*.csv"))
     assert written == ["visits_swm.rerun-2.csv", "visits_swm.rerun.csv"]  # a new name on every run
     assert not decoy.exists()
+
+
+def test_the_stream_question_says_how_to_set_a_new_datasets_total_from_where_it_can_be_set(stream):
+    """Walk finding: the Stream panel's question sent the data owner to the Algorithm panel's dataset
+    budget, which is the table's; the Stream panel has no such field, so it names the command line."""
+    source, counts, store = stream
+    text = StreamRun(source, counts, StreamParams("swm", 1, 8), False, 0, str(store)).question().text()
+    assert "Algorithm panel" not in text
+    assert "--dataset-budget EPS" in text and "dpstudio budget set-total visits EPS" in text

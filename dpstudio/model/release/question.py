@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from dpstudio.model.release.service import ReleaseRequest
 
 CAUTION_EPSILON = 10
+#: where a table's data owner sets a dataset's lifetime total before its first release
+RAISE_HINT = "use \u201cdataset budget\u201d (Algorithm panel) or dpstudio budget set-total"
 
 
 def epsilon_refusal(eps) -> str:
@@ -91,7 +93,7 @@ class ReleaseQuestion:
                 lines.append(
                     "No lifetime total was set for this new dataset, so it is this release's epsilon: nothing "
                     "is left for another release unless you raise it. To set a larger one first, answer No and "
-                    "use \u201cdataset budget\u201d (Algorithm panel) or dpstudio budget set-total."
+                    f"{self.request.raise_hint if self.request is not None else RAISE_HINT}."
                 )
         else:
             lines.append(f"This spends epsilon = {float(self.epsilon):g}.")
@@ -104,4 +106,12 @@ class ReleaseQuestion:
         return "\n\n".join(lines)
 
 
-__all__ = ["CAUTION_EPSILON", "MAX_EPSILON", "MIN_EPSILON", "ReleaseQuestion", "epsilon_caution", "epsilon_refusal"]
+__all__ = [
+    "CAUTION_EPSILON",
+    "MAX_EPSILON",
+    "MIN_EPSILON",
+    "RAISE_HINT",
+    "ReleaseQuestion",
+    "epsilon_caution",
+    "epsilon_refusal",
+]

@@ -34,7 +34,7 @@ from dpstudio.io.budget_store import (
     open_store,
     untracked_record,
 )
-from dpstudio.model.release.question import ReleaseQuestion, epsilon_refusal
+from dpstudio.model.release.question import RAISE_HINT, ReleaseQuestion, epsilon_refusal
 
 SIMULATION_RECORD = {
     "tracked": False,
@@ -84,6 +84,8 @@ class ReleaseRequest:
     #: what the question was asked about (``Project.question_binding``: the load of data and the frozen
     #: inputs); a front end starts a run only when its own binding is still this
     binding: str = ""
+    #: how the front end that asks sets the dataset's lifetime total before a first release (the question says it)
+    raise_hint: str = RAISE_HINT
     _print: object = field(default=None, repr=False)
 
     def print(self):

@@ -206,4 +206,9 @@ def stream_request(
         "studio",
         store,
         data_path=str(source.path),
+        # the Stream panel has no lifetime-total field yet: the command line sets it
+        raise_hint=(
+            "the Stream panel cannot set it yet: release with dpstudio stream ... --dataset-budget EPS instead, "
+            f"or raise it afterwards with dpstudio budget set-total {dataset_name or default_dataset_name(source.path)} EPS"
+        ),
     )

@@ -89,6 +89,7 @@ def _polygon(x: np.ndarray, y: np.ndarray) -> QtGui.QPolygonF:
 
 
 # node colour states (index into PALETTE)
+from dpstudio.model.watch.numbers import count_text  # noqa: E402
 from dpstudio.model.watch.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
 
 WINNER, SELECTED = 4, 5
@@ -343,11 +344,8 @@ def _fmt(value) -> str:
         if len(vals) > 3:
             return f"[{', '.join(_fmt(v) for v in vals[:3])}, ...]"
         return "[" + ", ".join(_fmt(v) for v in vals) + "]"
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return f"{int(v):,}" if v.is_integer() else f"{v:,.1f}"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating, int, np.integer)):
+        return count_text(value)
     return str(value)
 
 
@@ -660,7 +658,7 @@ class TreeView(pg.PlotWidget):
 
     def _label_candidates(self, st, vis: np.ndarray) -> np.ndarray:
         """Visible node positions in labelling order: the selected node and its path to the root, the
-        latest step's new partitions, then level by level from the root (left to right)."""
+        latest step's new partitions, the root, the deepest row, then level by level (left to right)."""
         first = np.zeros(self._x.size, dtype=bool)
         if self.selected is not None and self.selected in st.index:
             i = st.index[self.selected]
@@ -670,7 +668,11 @@ class TreeView(pg.PlotWidget):
         if hasattr(self, "_states") and self._states.size == first.size:
             first |= self._states == WINNER
         depth = -self._y[vis]
-        order = np.lexsort((self._x[vis], depth, ~first[vis]))
+        # the root, then the deepest row (Fit leaves room under it, where no edge runs), then level by level
+        rank = (
+            np.where(depth <= depth.min(), 0.0, np.where(depth >= depth.max(), 1.0, 2.0 + depth)) if vis.size else depth
+        )
+        order = np.lexsort((self._x[vis], rank, ~first[vis]))
         return vis[order[:LABEL_TRIES]]
 
     def _update_labels(self) -> None:
@@ -728,6 +730,7 @@ class TreeView(pg.PlotWidget):
                 (px - gap - tw, py + gap),
                 (px + gap, py - gap - th),
                 (px - gap - tw, py - gap - th),
+                (px - tw / 2, py + gap + th + 2),  # a second row under a leaf (Fit leaves room for two)
             ):
                 rect = QtCore.QRectF(left, top, tw, th)
                 if rect.left() < 0 or rect.top() < 0 or rect.right() > w or rect.bottom() > h:

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from dpstudio.model.watch.numbers import count_text
+
 #: the two-sided probability mass the interval leaves out
 OUTSIDE = 0.05
 
@@ -126,7 +128,7 @@ def _fmt(value) -> str:
     if value is None:
         return "-"
     vals = value if isinstance(value, (tuple, list)) else (value,)
-    text = ", ".join(f"{v:.1f}" if isinstance(v, float) and not float(v).is_integer() else f"{int(v)}" for v in vals)
+    text = ", ".join(count_text(v) for v in vals)
     return f"({text})" if len(vals) > 1 else text
 
 

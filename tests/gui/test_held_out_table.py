@@ -76,3 +76,19 @@ def test_dropping_missing_drops_the_test_rows_too(project, tmp_path):
     test = _write(tmp_path / "survey_test.csv", 300, 1)
     frame = read_test_table(project, test, ["income", "state", "vote"])
     assert "?" not in set(frame["income"]) and len(frame) < 300
+
+
+def test_the_data_file_itself_is_refused_as_the_test_file(qtbot, project, monkeypatch):
+    """Walk finding: the private data file was accepted as the test file, and the accuracy then measures the
+    release on the records it was made from. Through the real Test file... button."""
+    from PySide6 import QtCore, QtWidgets
+
+    data = project.data_path
+    with pytest.raises(HeldOutTableError, match="is the data the release was made from"):
+        read_test_table(project, data, ["income", "state", "vote"])
+    panel = ComparePanel(project)
+    qtbot.addWidget(panel)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(data), "")))
+    qtbot.mouseClick(panel.test_button, QtCore.Qt.LeftButton)
+    assert "survey.csv is the data the release was made from" in panel.last_error
+    assert panel.scores is None and project.test_path is None

@@ -23,9 +23,15 @@ def read_test_table(project: Project, source, columns: list[str]):
     encoding, declared types and the missing-value choice (kept missing cells take the project's token;
     dropped: incomplete rows dropped). HeldOutTableError listing every absent column, every value a
     categorical column's taxonomy does not cover and every numeric column with values outside its public
-    bounds. A file read and fitting them becomes ``project.test_path``, the next scoring's default (Compare and
+    bounds; the data file itself is refused (a test file holds other records). A file read and fitting them
+    becomes ``project.test_path``, the next scoring's default (Compare and
     Anonymize's side by side)."""
     p = project
+    if not hasattr(source, "columns") and p.data_path is not None and _same_file(source, p.data_path):
+        raise HeldOutTableError(
+            f"{Path(source).name} is the data the release was made from: a test file holds other records (a "
+            "held-out part of the table), or the accuracy overstates what the release predicts on new records"
+        )
     if hasattr(source, "columns"):
         frame = source
     else:
@@ -73,6 +79,13 @@ def read_test_table(project: Project, source, columns: list[str]):
     if not hasattr(source, "columns"):
         p.test_path = Path(source)
     return frame
+
+
+def _same_file(a, b) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve() or Path(a).samefile(b)
+    except OSError:
+        return False
 
 
 def folder_for_test_file(project: Project) -> str:

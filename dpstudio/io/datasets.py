@@ -542,8 +542,8 @@ def _check_text_bytes(p: Path, raw: bytes, encoding: str) -> None:
         what = "binary data"
     if what is not None:
         raise DatasetError(
-            f"{p.name} is not a text file: it holds {what}. Open a CSV or TSV text file, an .xlsx workbook "
-            "(with that name) or a .parquet file"
+            f"{p.name} is not a text file: it holds {what}. Open a CSV or TSV text file, an Excel workbook "
+            "named .xlsx or a .parquet file"
         )
 
 

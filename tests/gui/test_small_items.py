@@ -222,6 +222,17 @@ def test_a_live_release_runs_gauge_says_the_budget_was_charged_first(qtbot, wind
     watch._ledger_key = None
     watch._refresh()
     assert "charged" not in watch.ledger.gauge.format()
+    # walk finding: "spent 1 of epsilon 1" read as the dataset's lifetime budget; it is this run's
+    assert watch.ledger.gauge.format().startswith("this run spent") and "of its epsilon" in watch.ledger.gauge.format()
+
+
+def test_the_stream_source_dialog_names_its_file_inside_the_dialog(qtbot, tmp_path):
+    """Walk finding: without a title bar nothing said which file the dialog was about."""
+    from dpstudio.gui.widgets.stream_source_dialog import StreamSourceDialog
+
+    dialog = StreamSourceDialog(tmp_path / "visits <2024>.csv", ["who", "at"])
+    qtbot.addWidget(dialog)
+    assert "visits &lt;2024&gt;.csv" in dialog.heading.text() and dialog.heading.wordWrap()
 
 
 def test_a_job_started_after_a_note_shows_its_own_words_but_an_error_stays(qtbot, window):

@@ -174,7 +174,10 @@ class ExportPanel(QtWidgets.QWidget):
                 f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes "
                 f"({r.params.algorithm})"
             )
-        return f"{what}; epsilon spent {spent:g} of {float(ledger.total):g}; {len(ledger.entries)} ledger entries"
+        return (
+            f"{what}; this run spent epsilon {spent:g} of its {float(ledger.total):g}; "
+            f"{len(ledger.entries)} ledger entries"
+        )
 
     def _refresh_inputs(self) -> None:
         current = self.inputs_list.currentItem()

@@ -541,8 +541,8 @@ class StreamPanel(QtWidgets.QWidget):
             self.ledger_list.scrollToBottom()
         total = self.ledger.total if self.ledger is not None else None
         self.ledger_title.setText(
-            f"Ledger: {len(st.ledger)} spends, \u03b5 spent {float(st.spent):.6g}"
-            + (f" of {float(total):g}" if total is not None else f" (literal ASM: no ledger, {NOT_DP})")
+            f"Ledger: {len(st.ledger)} spends; this run spent \u03b5 {float(st.spent):.6g}"
+            + (f" of its {float(total):g}" if total is not None else f" (literal ASM: no ledger, {NOT_DP})")
         )
         where = f"window ending at t = {st.window.window}" if st.window is not None else "no window yet"
         self.step_label.setText(f"{where}; event {k}/{len(self.playback.events)}")

@@ -114,4 +114,4 @@ class LedgerView(QtWidgets.QWidget):
         if charged:
             self.gauge.setFormat(f"all of epsilon {total:.4g} charged before the run; its steps so far: {spent:.4g}")
         else:
-            self.gauge.setFormat(f"spent {spent:.4g} of epsilon {total:.4g}")
+            self.gauge.setFormat(f"this run spent {spent:.4g} of its epsilon {total:.4g}")

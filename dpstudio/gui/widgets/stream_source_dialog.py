@@ -7,6 +7,7 @@ from the file's header; the range, how the time is written and a day or week num
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6 import QtWidgets
@@ -31,6 +32,10 @@ class StreamSourceDialog(QtWidgets.QDialog):
         self.path = Path(path)
         self.setWindowTitle(f"What does {self.path.name} hold?")
         lay = QtWidgets.QVBoxLayout(self)
+        # the file named inside the dialog too: a title bar is not always shown (walk finding)
+        self.heading = QtWidgets.QLabel(f"What does <b>{html.escape(self.path.name)}</b> hold?")
+        self.heading.setWordWrap(True)
+        lay.addWidget(self.heading)
         self.counts_radio = QtWidgets.QRadioButton("One count per timestamp: one per line, or a 'count' column")
         self.table_radio = QtWidgets.QRadioButton("A column of counts, one row per timestamp")
         self.events_radio = QtWidgets.QRadioButton("An event log: one row per event, with a person and a time")

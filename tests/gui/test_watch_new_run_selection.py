@@ -36,3 +36,16 @@ def test_a_new_live_run_forgets_the_selection_and_the_same_run_keeps_it(panel, q
     assert panel._selected == kept
     panel.begin_live(True, 1.0)
     assert panel._selected is None and panel.explanation is None and panel.details.text() == ""
+
+
+def test_a_long_explanation_scrolls_in_its_pane_and_is_never_clipped(panel, qtbot):
+    """Walk finding at 1280x800: the node's explanation was cut at the bottom of its pane mid-sentence."""
+    panel.resize(1280 - 160, 560)  # the Watch's share of a 1280x800 window
+    _selected_in(panel, qtbot, RELEASE)
+    qtbot.wait(50)
+    label, scroll = panel.details, panel.details_scroll
+    assert scroll.widget() is label and label.wordWrap()
+    assert label.height() >= label.heightForWidth(label.width())  # laid out whole, however small the pane
+    bar = scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())  # its last line can be scrolled to
+    assert bar.maximum() == max(0, label.height() - scroll.viewport().height())

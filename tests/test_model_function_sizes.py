@@ -52,3 +52,23 @@ def test_the_project_only_composes_its_parts():
     assert p.roles == {"x": "class"}
     p.epsilon = 3  # and setting it through the project sets the part's
     assert p.settings.epsilon == 3
+
+
+PANELS = Path(__file__).resolve().parents[1] / "dpstudio" / "gui" / "panels"
+PANEL_LIMIT = 600
+
+
+def too_long(texts: dict[str, str], limit: int = PANEL_LIMIT) -> dict[str, int]:
+    """Modules (name -> text) longer than ``limit`` lines."""
+    return {name: text.count("\n") for name, text in texts.items() if text.count("\n") > limit}
+
+
+def test_no_panel_module_is_over_600_lines():
+    """Issue 31: a panel collects inputs and draws; its widgets are built in a layout module beside it."""
+    assert too_long({p.name: p.read_text() for p in PANELS.glob("*.py")}) == {}
+
+
+def test_the_panel_check_finds_a_planted_long_module():
+    assert too_long({"planted.py": "x = 1\n" * (PANEL_LIMIT + 1), "short.py": "x = 1\n" * PANEL_LIMIT}) == {
+        "planted.py": PANEL_LIMIT + 1
+    }

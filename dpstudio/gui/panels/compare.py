@@ -30,8 +30,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
-from dpstudio.gui.panels import host
-from dpstudio.gui.widgets.error_plot import ErrorPlot
+from dpstudio.gui.panels import compare_layout, host
+from dpstudio.gui.panels.compare_layout import ACCURACY_PADDING, SCATTER_TITLE  # noqa: F401 (also imported from here)
 from dpstudio.model.compare import comparison as cmp
 from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, STRATEGY_KIND, verdict
 
@@ -41,9 +41,6 @@ COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES:
 #: release-mode DiffGen trees up to this many nodes get their analytic curves at once (on the GUI thread,
 #: about 0.2 s, benchmarks/bench_compare_noise_only.py); bigger ones with the Monte-Carlo, in the worker.
 SYNC_ANALYTIC_NODES = 400
-SCATTER_TITLE = "per node: noisy (x) against consistent (y)"
-#: the accuracy axis shows 0 to 1 with this share of room around (the tick label "1.0" was cut)
-ACCURACY_PADDING = 0.06
 
 
 def _drawing_order(values: dict) -> list:
@@ -86,95 +83,7 @@ class ComparePanel(QtWidgets.QWidget):
 
     def __init__(self, project, parent=None):
         super().__init__(parent)
-        self.project = project
-        self.curves: cmp.Curves | None = None
-        self.mc_curves: cmp.Curves | None = None
-        self.scores: cmp.ClassificationScores | None = None
-        self.worker = None
-        self._runner = None
-
-        outer = QtWidgets.QVBoxLayout(self)
-        self.mode_label = QtWidgets.QLabel()
-        self.mode_label.setWordWrap(True)
-        outer.addWidget(self.mode_label)
-        top = QtWidgets.QHBoxLayout()
-        self.source = QtWidgets.QLabel("no run yet")
-        self.source.setWordWrap(True)
-        top.addWidget(self.source, 1)
-        top.addWidget(QtWidgets.QLabel("runs"))
-        self.runs_box = QtWidgets.QSpinBox()
-        self.runs_box.setRange(2, 1000)
-        self.runs_box.setValue(30)
-        top.addWidget(self.runs_box)
-        self.mc_button = QtWidgets.QPushButton("Monte-Carlo bands")
-        self.mc_button.setToolTip("simulate the same mechanism many times (simulation noise, not a release)")
-        self.cancel_button = QtWidgets.QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QtWidgets.QProgressBar()
-        self.progress.setMaximumWidth(200)
-        self.progress.setVisible(False)
-        top.addWidget(self.mc_button)
-        top.addWidget(self.cancel_button)
-        top.addWidget(self.progress)
-        outer.addLayout(top)
-
-        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        self.plot = ErrorPlot()
-        # fixed width: an axis first drawn empty is too narrow for the decade labels that come later
-        self.plot.getAxis("left").setWidth(58)
-        self.plot.legend.setLabelTextSize("8pt")
-        split.addWidget(self.plot)
-        right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
-        self.scatter = pg.PlotWidget(background="w")
-        self.scatter.setMenuEnabled(False)
-        self.scatter.setLabel("bottom", "noisy count")
-        self.scatter.setLabel("left", "consistent count")
-        self.scatter.setTitle(SCATTER_TITLE, size="9pt")
-        self.scatter_item = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush("#4a7fc1"))
-        self.diag = pg.PlotCurveItem(pen=pg.mkPen("#999999", style=QtCore.Qt.DashLine))
-        self.scatter.addItem(self.diag)
-        self.scatter.addItem(self.scatter_item)
-        right.addWidget(self.scatter)
-
-        cbox = QtWidgets.QGroupBox("Classification (DiffGen family)")
-        clay = QtWidgets.QVBoxLayout(cbox)
-        row = QtWidgets.QHBoxLayout()
-        self.test_button = QtWidgets.QPushButton("Test file...")
-        self.test_button.setToolTip("a labelled test table with the same attributes (e.g. adult.test)")
-        row.addWidget(self.test_button)
-        self.class_label = QtWidgets.QLabel("accuracy of a tree trained on the release")
-        self.class_label.setWordWrap(True)
-        row.addWidget(self.class_label, 1)
-        clay.addLayout(row)
-        self.acc_plot = pg.PlotWidget(background="w")
-        self.acc_plot.setMenuEnabled(False)
-        self.acc_plot.setMouseEnabled(x=False, y=False)
-        self.acc_plot.setLabel("left", "accuracy")
-        self.acc_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[])
-        self.acc_plot.addItem(self.acc_bars)
-        self.acc_plot.getAxis("bottom").setTicks([[(0, "majority"), (1, "release"), (2, "raw data")]])
-        self.acc_plot.setYRange(0.0, 1.0, padding=ACCURACY_PADDING)  # room above 1.0 for its tick label
-        clay.addWidget(self.acc_plot)
-        right.addWidget(cbox)
-        self.class_box = cbox
-        split.addWidget(right)
-        split.setSizes([650, 450])
-        outer.addWidget(split, 1)
-        self.verdict = QtWidgets.QLabel()
-        self.verdict.setWordWrap(True)
-        self.verdict.setStyleSheet("font-weight:bold;")
-        outer.addWidget(self.verdict)
-        self.note = QtWidgets.QLabel(cmp.SIMULATION_LABEL)
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("color:#8a5a00;")
-        outer.addWidget(self.note)
-
-        self.mc_button.clicked.connect(lambda: self.run_monte_carlo(self.runs_box.value()))
-        self.cancel_button.clicked.connect(self.cancel)
-        self.test_button.clicked.connect(self._choose_test_file)
-        self._on_project = lambda _f: self.refresh()
-        project.subscribe(self._on_project, "run", "mode")
-        self.refresh()
+        compare_layout.build(self, project, parent)
 
     def detach(self) -> None:
         """Stop following the project (before the panel is thrown away)."""

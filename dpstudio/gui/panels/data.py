@@ -24,49 +24,25 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from dpstudio.gui.panels import host
-from dpstudio.gui.widgets.dataframe_model import DataFrameModel
+from dpstudio.gui.panels import data_attributes, data_layout, host
+from dpstudio.gui.panels.data_attributes import ROLE_COLOURS  # noqa: F401 (also imported from here)
+from dpstudio.gui.panels.data_layout import ATTR_COLUMNS, ENCODINGS, Qt, encoding_combo  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.elided_label import ErrorLine
 from dpstudio.gui.worker import TaskRunner, Worker, user_message
 from dpstudio.model.project import provenance as pv
-from dpstudio.model.project.class_values_text import format_class_values, parse_class_values
+from dpstudio.model.project.class_values_text import parse_class_values
 from dpstudio.model.project.project import (
-    CLASS,
     DROP_MISSING,
     IGNORE,
     KEEP_MISSING,
-    NUMERIC,
-    QUASI_IDENTIFIER,
-    ROLES,
-    TYPES,
     Project,
     ProjectError,
 )
 
-Qt = QtCore.Qt
-
-ATTR_COLUMNS = ("Attribute", "Role", "Type", "Public bounds", "Missing", "Distinct")
-ROLE_COLOURS = {QUASI_IDENTIFIER: "#1565c0", CLASS: "#6a1b9a", IGNORE: "#9e9e9e"}
-
-
-ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16")
 FILE_FILTER = (
     "Tables (*.csv *.csv.gz *.tsv *.tsv.gz *.txt *.data *.xlsx *.parquet);;CSV/TSV text (*.csv *.csv.gz "
     "*.tsv *.tsv.gz *.txt *.data);;Excel (*.xlsx);;Parquet (*.parquet);;All files (*)"
 )
-
-
-def encoding_combo() -> QtWidgets.QComboBox:
-    """The text encoding a CSV/TSV file is read with (Excel and Parquet files carry their own)."""
-    w = QtWidgets.QComboBox()
-    w.setEditable(True)  # any encoding Python knows, e.g. "cp1250"
-    w.addItems(ENCODINGS)
-    w.setAccessibleName("Text encoding of CSV files")
-    w.setToolTip(
-        "How the bytes of a CSV/TSV file are read as text (UTF-8 unless the file says otherwise; "
-        "older Windows files are often latin-1 or cp1252). Excel and Parquet files ignore it."
-    )
-    return w
 
 
 class StartPage(QtWidgets.QWidget):
@@ -142,203 +118,7 @@ class DataPanel(QtWidgets.QWidget):
 
     # -- layout ---------------------------------------------------------------------------------------------
     def _build_data_page(self) -> QtWidgets.QWidget:
-        page = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(page)
-        head = QtWidgets.QHBoxLayout()
-        self.file_label = QtWidgets.QLabel()
-        self.file_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.open_button = QtWidgets.QPushButton("Open another file\u2026")
-        self.open_button.clicked.connect(self.open_dialog)
-        self.encoding_combo = encoding_combo()
-        self.types_button = QtWidgets.QPushButton("Confirm column types\u2026")
-        self.types_button.setToolTip("Confirm together the column types read from the data's values")
-        self.types_button.clicked.connect(lambda: self.confirm_types())
-        head.addWidget(self.file_label, 1)
-        head.addWidget(self.types_button)
-        head.addWidget(QtWidgets.QLabel("Text encoding:"))
-        head.addWidget(self.encoding_combo)
-        head.addWidget(self.open_button)
-        lay.addLayout(head)
-
-        # declarations made for the file opened before: offered, never carried over silently
-        self.reapply_row = QtWidgets.QFrame()
-        self.reapply_row.setStyleSheet("QFrame{background:#fff8e1;}")
-        rlay_ = QtWidgets.QHBoxLayout(self.reapply_row)
-        rlay_.setContentsMargins(6, 2, 6, 2)
-        self.reapply_label = QtWidgets.QLabel()
-        self.reapply_label.setWordWrap(True)
-        self.reapply_button = QtWidgets.QPushButton("Use them")
-        self.reapply_button.clicked.connect(lambda: self.reapply_declarations())
-        self.reapply_dismiss = QtWidgets.QPushButton("No")
-        self.reapply_dismiss.clicked.connect(self._dismiss_declarations)
-        rlay_.addWidget(self.reapply_label, 1)
-        rlay_.addWidget(self.reapply_button)
-        rlay_.addWidget(self.reapply_dismiss)
-        self.reapply_row.hide()
-        lay.addWidget(self.reapply_row)
-
-        split = QtWidgets.QSplitter(Qt.Horizontal)
-        split.setObjectName("dataSplitter")
-        self.preview_model = DataFrameModel()
-        self.preview = QtWidgets.QTableView()
-        self.preview.setModel(self.preview_model)
-        self.preview.verticalHeader().setDefaultSectionSize(22)
-        self.preview.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Fixed)
-        self.preview.horizontalHeader().setDefaultSectionSize(110)
-        # a long column name shows its start, cut at the right (centred, both ends were cut); all of it in
-        # the tooltip
-        self.preview.horizontalHeader().setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
-        self.preview.horizontalHeader().setTextElideMode(Qt.ElideRight)
-        self.preview.setAlternatingRowColors(True)
-        box = QtWidgets.QGroupBox("Preview (every row; scroll freely)")
-        QtWidgets.QVBoxLayout(box).addWidget(self.preview)
-        split.addWidget(box)
-
-        right = QtWidgets.QWidget()
-        rlay = QtWidgets.QVBoxLayout(right)
-        rlay.setContentsMargins(0, 0, 0, 0)
-        attr_box = QtWidgets.QGroupBox("Attributes")
-        alay = QtWidgets.QVBoxLayout(attr_box)
-        self.attr_table = QtWidgets.QTableWidget(0, len(ATTR_COLUMNS))
-        self.attr_table.setHorizontalHeaderLabels(ATTR_COLUMNS)
-        self.attr_table.verticalHeader().hide()
-        self.attr_table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
-        self.attr_table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectRows)
-        self.attr_table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
-        self.attr_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeToContents)
-        self.attr_table.itemSelectionChanged.connect(self._on_attr_selected)
-        self.attr_table.setMinimumHeight(220)  # about eight attributes, however tall the form below grows
-        alay.addWidget(self.attr_table)
-        rlay.addWidget(attr_box, 2)
-
-        form_box = QtWidgets.QGroupBox("Selected attribute")
-        form = QtWidgets.QFormLayout(form_box)
-        self.attr_name = QtWidgets.QLabel("\u2014")
-        self.role_combo = QtWidgets.QComboBox()
-        self.role_combo.addItems(ROLES)
-        self.role_combo.activated.connect(self._on_role)
-        self.type_combo = QtWidgets.QComboBox()
-        self.type_combo.addItems(TYPES)
-        self.type_combo.activated.connect(self._on_type)
-        bounds_row = QtWidgets.QHBoxLayout()
-        self.lo_edit = QtWidgets.QLineEdit()
-        self.lo_edit.setPlaceholderText("lower (inclusive)")
-        self.hi_edit = QtWidgets.QLineEdit()
-        self.hi_edit.setPlaceholderText("upper (exclusive)")
-        self.bounds_button = QtWidgets.QPushButton("Set bounds")
-        self.bounds_button.clicked.connect(self.apply_bounds)
-        self.propose_button = QtWidgets.QPushButton("Propose from the data")
-        self.propose_button.setToolTip("minimum and maximum of the data: derived from the data, not private")
-        self.propose_button.clicked.connect(lambda: self.propose_bounds())
-        self.hi_edit.returnPressed.connect(self.apply_bounds)
-        self.lo_edit.returnPressed.connect(self.apply_bounds)
-        bounds_row.addWidget(self.lo_edit)
-        bounds_row.addWidget(QtWidgets.QLabel("to"))
-        bounds_row.addWidget(self.hi_edit)
-        bounds_row.addWidget(self.bounds_button)
-        bounds_row.addWidget(self.propose_button)
-        self.bounds_note = QtWidgets.QLabel(
-            "Bounds are public knowledge [lower, upper); they are not read from the data."
-        )
-        self.bounds_note.setWordWrap(True)
-        self.bounds_note.setStyleSheet("color:#616161;")
-        form.addRow("Attribute", self.attr_name)
-        form.addRow("Role", self.role_combo)
-        form.addRow("Type", self.type_combo)
-        form.addRow("Public bounds", bounds_row)
-        form.addRow("", self.bounds_note)
-        kind_row = QtWidgets.QHBoxLayout()
-        self.kind_combo = QtWidgets.QComboBox()
-        for text, kind in (("default from the bounds", None), ("integer", "integer"), ("continuous", "continuous")):
-            self.kind_combo.addItem(text, kind)
-        self.kind_combo.activated.connect(lambda _i: self._on_kind())
-        self.resolution_edit = QtWidgets.QLineEdit()
-        self.resolution_edit.setPlaceholderText("resolution")
-        self.resolution_edit.setToolTip(
-            "continuous: split points lie on lower bound + k x resolution (empty: the default resolution)"
-        )
-        self.resolution_edit.returnPressed.connect(self._on_kind)
-        self.kind_propose = QtWidgets.QPushButton("Propose from the data")
-        self.kind_propose.setToolTip("integer if every value is a whole number: derived from the data, not private")
-        self.kind_propose.clicked.connect(lambda: self.propose_numeric_kind())
-        self.kind_confirm = QtWidgets.QPushButton("Confirm public\u2026")
-        self.kind_confirm.clicked.connect(lambda: self.confirm_input(self._kind_key()))
-        for w in (self.kind_combo, self.resolution_edit, self.kind_propose, self.kind_confirm):
-            kind_row.addWidget(w)
-        self.kind_note = QtWidgets.QLabel("")
-        self.kind_note.setWordWrap(True)
-        form.addRow("Numeric kind", kind_row)
-        form.addRow("", self.kind_note)
-        rlay.addWidget(form_box)
-
-        class_box = QtWidgets.QGroupBox("Class values (public)")
-        self.classes_box = class_box
-        clay = QtWidgets.QVBoxLayout(class_box)
-        crow = QtWidgets.QHBoxLayout()
-        self.classes_edit = QtWidgets.QLineEdit()
-        self.classes_edit.setPlaceholderText("value, value, ...")
-        self.classes_edit.setToolTip(
-            'Every value the class can take, separated by commas ("a, b" for a value with a comma)'
-        )
-        self.classes_edit.returnPressed.connect(lambda: self.declare_classes())
-        self.classes_button = QtWidgets.QPushButton("Declare")
-        self.classes_button.clicked.connect(lambda: self.declare_classes())
-        self.classes_propose = QtWidgets.QPushButton("Propose from the data")
-        self.classes_propose.setToolTip("the class values present in the data: derived from the data, not private")
-        self.classes_propose.clicked.connect(lambda: self.propose_classes())
-        self.classes_clear = QtWidgets.QPushButton("Clear")
-        self.classes_clear.clicked.connect(lambda: self.clear_classes())
-        self.classes_confirm = QtWidgets.QPushButton("Confirm public\u2026")
-        self.classes_confirm.clicked.connect(lambda: self.confirm_input(self._classes_key()))
-        for w in (
-            self.classes_edit,
-            self.classes_button,
-            self.classes_propose,
-            self.classes_clear,
-            self.classes_confirm,
-        ):
-            crow.addWidget(w, 1 if w is self.classes_edit else 0)
-        self.classes_status = QtWidgets.QLabel("")
-        self.classes_status.setWordWrap(True)
-        clay.addLayout(crow)
-        clay.addWidget(self.classes_status)
-        rlay.addWidget(class_box)
-
-        miss_box = QtWidgets.QGroupBox("Missing values")
-        mlay = QtWidgets.QVBoxLayout(miss_box)
-        self.missing_label = QtWidgets.QLabel()
-        self.missing_label.setWordWrap(True)
-        self.drop_radio = QtWidgets.QRadioButton("Drop rows with a missing value in a used attribute")
-        self.keep_radio = QtWidgets.QRadioButton("Keep them as a value of their own (categorical attributes)")
-        token_row = QtWidgets.QHBoxLayout()
-        token_row.addWidget(QtWidgets.QLabel("A missing value is written as"))
-        self.token_edit = QtWidgets.QLineEdit()
-        self.token_edit.setMaximumWidth(90)
-        self.token_edit.setAccessibleName("Missing-value token")
-        self.token_edit.setToolTip(
-            "The value a kept missing cell takes: the file's own way of writing a missing answer ('?' in UCI "
-            "and ARX files; empty cells are read as missing too). Every taxonomy must cover it; the "
-            "Anonymize tab, the command line and the re-run scripts use the same."
-        )
-        token_row.addWidget(self.token_edit)
-        token_row.addStretch(1)
-        self.drop_radio.toggled.connect(self._on_missing)
-        self.token_edit.editingFinished.connect(self._on_missing_token)
-        mlay.addWidget(self.missing_label)
-        mlay.addWidget(self.drop_radio)
-        mlay.addWidget(self.keep_radio)
-        mlay.addLayout(token_row)
-        rlay.addWidget(miss_box)
-        scroll = QtWidgets.QScrollArea()  # the right column scrolls on a small screen instead of squeezing
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
-        scroll.setWidget(right)
-        split.addWidget(scroll)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        lay.addWidget(split, 1)
-        self.splitter = split
-        return page
+        return data_layout.build_data_page(self)
 
     # -- messages and work ----------------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -514,27 +294,8 @@ class DataPanel(QtWidgets.QWidget):
         self._refresh_declarations()
 
     def confirm_types(self, accept: bool | None = None) -> list[str]:
-        """Confirm the column types read from the data, together (``ConfirmTypesDialog``). ``accept``:
-        answer without showing the dialog (a driver or a test); None shows it. Returns the confirmed ones."""
-        from dpstudio.gui.widgets.confirm_types import ConfirmTypesDialog
-
-        dialog = ConfirmTypesDialog(self.project, self)
-        self.types_dialog = dialog
-        try:
-            if accept is None:
-                accepted = dialog.exec() == QtWidgets.QDialog.Accepted
-            else:
-                accepted = accept
-            if not accepted:
-                return []
-            try:
-                return dialog.record()
-            except ProjectError as exc:
-                self.show_error(str(exc))
-                return []
-        finally:
-            dialog.deleteLater()
-            self._refresh_declarations()
+        """See ``data_attributes.confirm_types``."""
+        return data_attributes.confirm_types(self, accept)
 
     def _adopt(self, dataset, path: Path, sample: bool = False, encoding: str = "utf-8") -> None:
         try:
@@ -582,31 +343,7 @@ class DataPanel(QtWidgets.QWidget):
         raise KeyError(name)
 
     def _on_attr_selected(self) -> None:
-        attr = self.current_attribute()
-        enabled = attr is not None
-        for w in (
-            self.role_combo,
-            self.type_combo,
-            self.lo_edit,
-            self.hi_edit,
-            self.bounds_button,
-            self.propose_button,
-        ):
-            w.setEnabled(enabled)
-        self._refresh_kind(attr)
-        if attr is None:
-            self.attr_name.setText("\u2014")
-            return
-        p = self.project
-        self.attr_name.setText(attr)
-        self.role_combo.setCurrentText(p.roles.get(attr, QUASI_IDENTIFIER))
-        self.type_combo.setCurrentText(p.types.get(attr, "categorical"))
-        numeric = p.types.get(attr) == NUMERIC
-        for w in (self.lo_edit, self.hi_edit, self.bounds_button, self.propose_button):
-            w.setEnabled(numeric)
-        b = p.bounds.get(attr)
-        self.lo_edit.setText("" if b is None else f"{b[0]:g}")
-        self.hi_edit.setText("" if b is None else f"{b[1]:g}")
+        return data_attributes.on_attr_selected(self)
 
     def set_role(self, attr: str, role: str) -> None:
         try:
@@ -704,35 +441,7 @@ class DataPanel(QtWidgets.QWidget):
             self.set_numeric_kind(self.kind_combo.currentData(), self.resolution_edit.text())
 
     def _refresh_kind(self, attr: str | None) -> None:
-        p = self.project
-        numeric = attr is not None and p.types.get(attr) == NUMERIC
-        declared = p.numeric_types.get(attr) if numeric else None
-        kind, _, res = (declared or "").partition(":")
-        prov = p.provenance_of(pv.key(pv.KIND, attr)) if numeric else None
-        self._updating, was = True, self._updating
-        try:
-            self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(kind or None)))
-            self.resolution_edit.setText(res)
-        finally:
-            self._updating = was
-        for w in (self.kind_combo, self.kind_propose):
-            w.setEnabled(numeric)
-        self.resolution_edit.setEnabled(numeric and kind == "continuous")
-        self.kind_confirm.setEnabled(bool(prov is not None and prov.unconfirmed))
-        if not numeric:
-            self.kind_note.setText("only numeric attributes have a kind" if attr else "")
-            self.kind_note.setStyleSheet("color:#616161;")
-        elif declared is None:
-            default = p.default_numeric_type(attr)
-            self.kind_note.setText(
-                f"default from the bounds: {default}"
-                if default
-                else "default from the bounds (set public bounds first)"
-            )
-            self.kind_note.setStyleSheet("color:#616161;")
-        else:
-            self.kind_note.setText(f"{declared}: {prov.source} \u2014 {prov.status()}")
-            self.kind_note.setStyleSheet("color:#ef6c00;" if prov.unconfirmed else "color:#616161;")
+        return data_attributes.refresh_kind(self, attr)
 
     # -- class values ----------------------------------------------------------------------------------------------
     def _classes_key(self) -> str:
@@ -770,30 +479,7 @@ class DataPanel(QtWidgets.QWidget):
         return ok
 
     def _refresh_classes(self) -> None:
-        p = self.project
-        cls = p.class_attribute
-        self.classes_box.setTitle(f"Class values of {cls} (public)" if cls else "Class values (public)")
-        for w in (self.classes_edit, self.classes_button, self.classes_propose, self.classes_clear):
-            w.setEnabled(cls is not None)
-        if not self.classes_edit.hasFocus() or p.classes is not None:
-            self.classes_edit.setText(format_class_values(p.classes or []))
-        prov = p.provenance_of(self._classes_key()) if cls else None
-        self.classes_confirm.setEnabled(bool(cls and p.classes is not None and prov.unconfirmed))
-        if cls is None:
-            text, colour = "choose the class attribute (role 'class') first", "#616161"
-        elif p.classes is None:
-            text, colour = (
-                (
-                    "not declared: a release lists exactly the public classes, so declare every value "
-                    f"{cls} can take (type them, or propose them from the data and confirm)"
-                ),
-                "#c62828",
-            )
-        else:
-            text = f"{prov.source} \u2014 {prov.status()}"
-            colour = "#ef6c00" if prov.unconfirmed else "#1b6b3a"
-        self.classes_status.setText(text)
-        self.classes_status.setStyleSheet(f"color:{colour};")
+        return data_attributes.refresh_classes(self)
 
     def _on_missing(self) -> None:
         if self._updating:
@@ -886,73 +572,7 @@ class DataPanel(QtWidgets.QWidget):
         return ("\u2248" if approx else "") + f"{self._distinct(attr):,}"
 
     def _refresh_attributes(self) -> None:
-        p = self.project
-        if not p.has_data:
-            return
-        self._updating = True
-        try:
-            current = self.current_attribute()
-            summary = self.missing_summary()
-            missing = summary.per_column
-            self.attr_table.setRowCount(len(p.columns))
-            for r, c in enumerate(p.columns):
-                b = p.bounds.get(c)
-                if p.types.get(c) == NUMERIC:
-                    btext = f"[{b[0]:g}, {b[1]:g})" if b else "needed"
-                else:
-                    btext = "\u2014"
-                kind = p.numeric_types.get(c) if p.types.get(c) == NUMERIC else None
-                cells = (
-                    c,
-                    p.roles.get(c, ""),
-                    p.types.get(c, "") + (f": {kind}" if kind else ""),
-                    btext,
-                    str(missing.get(c, 0)),
-                    self._distinct_text(c),
-                )
-                for k, text in enumerate(cells):
-                    item = self.attr_table.item(r, k)
-                    if item is None:
-                        item = QtWidgets.QTableWidgetItem()
-                        self.attr_table.setItem(r, k, item)
-                    item.setText(text)
-                    if k == 1:
-                        item.setForeground(QtGui.QColor(ROLE_COLOURS.get(p.roles.get(c), "#000")))
-                    if k == 3:
-                        need = btext == "needed" and p.roles.get(c) == QUASI_IDENTIFIER
-                        item.setForeground(QtGui.QColor("#c62828" if need else "#000"))
-                    if k in (2, 3):  # type, bounds: an orange mark while derived from the data
-                        prov = p.provenance.get(pv.key(pv.TYPE if k == 2 else pv.BOUNDS, c))
-                        if k == 2 and kind and p.provenance_of(pv.key(pv.KIND, c)).unconfirmed:
-                            prov = p.provenance_of(pv.key(pv.KIND, c))
-                        derived = prov is not None and prov.unconfirmed and not (k == 3 and b is None)
-                        item.setToolTip(f"{prov.source}: {pv.DERIVED_NOTE}" if derived else "")
-                        if derived:
-                            item.setForeground(QtGui.QColor("#ef6c00"))
-            parts = ", ".join(f"{c} {n:,}" for c, n in missing.items())
-            if missing and not summary.exact:  # the rows per used set need a pass over the file
-                self.missing_label.setText(
-                    f"{summary.rows_in_used:,} of {summary.rows_total:,} rows have a missing value in some "
-                    f"attribute (the run counts those in the used ones as it reads the "
-                    f"file). Missing cells: {parts}."
-                )
-            elif missing:
-                self.missing_label.setText(
-                    f"{summary.rows_in_used:,} of {summary.rows_total:,} rows have a missing value in a used "
-                    f"attribute. Missing cells: {parts}."
-                )
-            else:
-                self.missing_label.setText("No missing values.")
-            self.drop_radio.setChecked(p.missing == DROP_MISSING)
-            self.keep_radio.setChecked(p.missing == KEEP_MISSING)
-            self.token_edit.setText(p.missing_token)
-            self.token_edit.setEnabled(p.missing == KEEP_MISSING)
-            if current is not None and current in p.columns:
-                self.select_attribute(current)
-        finally:
-            self._updating = False
-        self._on_attr_selected()
-        self._refresh_classes()
+        return data_attributes.refresh_attributes(self)
 
     def shutdown(self) -> None:
         if self._own_runner is not None:

@@ -23,41 +23,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
-from dpstudio.algorithms.stream_runs import MECHANISMS, StreamInputError, StreamParams
+from dpstudio.algorithms.stream_runs import StreamInputError, StreamParams
 from dpstudio.core.budget import fraction_text
-from dpstudio.core.stream_partition import MODES
-from dpstudio.gui.panels import host
-from dpstudio.gui.widgets.error_plot import ErrorPlot
-from dpstudio.gui.widgets.stream_plot import StreamPlot
+from dpstudio.gui.panels import host, stream_layout
+from dpstudio.gui.panels.stream_layout import GROUPING_WORDS, LITERAL_ASM, MECHANISM_WORDS  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no, exec_modal
 from dpstudio.gui.worker import TaskRunner, Worker
 from dpstudio.model.release import ReleaseRefused
-from dpstudio.model.stream.compare import AXES, EPSILONS, MEASURED, MEASURES, analytic_errors, grid, measured_errors
+from dpstudio.model.stream.compare import EPSILONS, MEASURED, analytic_errors, grid, measured_errors
 from dpstudio.model.stream.recommend import GUARANTEE, recommend, same_guarantee
 from dpstudio.model.stream.run import StreamRecord, StreamRun
 from dpstudio.model.stream.session import COUNTS, EVENTS, ILINET, StreamSource, bundled_ilinet
 from dpstudio.model.stream.view import NOT_DP
 
-LITERAL_ASM = "asm-literal"
-# the mechanisms and groupings in words (the command line's names in brackets; the tooltips say more)
-MECHANISM_WORDS = {
-    "swm": "sliding windows, each a fresh query (swm)",
-    "tpm": "each count noised once (tpm)",
-    "asm": "adaptive sampling, ASM-DP (asm)",
-    "binary": "binary counting, per event (binary)",
-    "fast": "Kalman filter sampling, FAST (fast)",
-    "bd": "budget distribution (bd)",
-    "ba": "budget absorption (ba)",
-    "uniform": "uniform budget per step (uniform)",
-}
-GROUPING_WORDS = {
-    "noisefirst": "groups of similar values, as many as help (noisefirst)",
-    "seed": "a fixed number of groups (seed)",
-    "approx": "a fixed number of groups, faster (approx)",
-    "none": "no grouping (none)",
-}
 COMPARE_EPSILONS = EPSILONS
 MECHANISM_COLOURS = {
     "swm": "#4a7fc1",
@@ -94,182 +74,7 @@ class StreamPanel(QtWidgets.QWidget):
 
     # -- layout ---------------------------------------------------------------------------------------------
     def _build(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        self.guarantee_label = QtWidgets.QLabel()
-        self.guarantee_label.setObjectName("streamGuarantee")
-        self.guarantee_label.setWordWrap(True)
-        self.guarantee_label.setStyleSheet("background:#e8f5e9; padding:4px;")
-        outer.addWidget(self.guarantee_label)
-
-        form = QtWidgets.QGridLayout()
-        self.source_label = QtWidgets.QLabel("no stream: open a counts file")
-        self.ilinet_button = QtWidgets.QPushButton("ILINet national")
-        self.ilinet_button.setToolTip("The bundled CDC ILINet national series from 2002-W40 (T = 1163 weeks)")
-        self.ilinet_button.setAccessibleName("Use the bundled ILINet national stream")
-        self.ilinet_button.setEnabled(bundled_ilinet() is not None)
-        self.ilinet_button.clicked.connect(lambda: self.set_source(StreamSource(ILINET, bundled_ilinet())))
-        self.open_button = QtWidgets.QPushButton("Open\u2026")
-        self.open_button.setAccessibleName("Open a stream file")
-        self.open_button.setToolTip(
-            "One count per timestamp (one per line, a CSV with a 'count' column, or .npy), a table with a column of "
-            "counts, or an event log with a person and a time per event"
-        )
-        self.open_button.clicked.connect(self.open_dialog)
-        form.addWidget(QtWidgets.QLabel("Stream:"), 0, 0)
-        form.addWidget(self.source_label, 0, 1, 1, 3)
-        form.addWidget(self.ilinet_button, 0, 4)
-        form.addWidget(self.open_button, 0, 5)
-
-        self.window_box = QtWidgets.QSpinBox()
-        self.window_box.setRange(1, 1_000_000)
-        self.window_box.setValue(52)
-        self.window_box.setAccessibleName("Window size w")
-        self.mechanism_combo = QtWidgets.QComboBox()
-        for m, text in MECHANISMS.items():
-            self.mechanism_combo.addItem(MECHANISM_WORDS[m], m)
-            self.mechanism_combo.setItemData(self.mechanism_combo.count() - 1, text, QtCore.Qt.ToolTipRole)
-        self.mechanism_combo.addItem(f"literal ASM ({NOT_DP})", LITERAL_ASM)
-        self.mechanism_combo.setCurrentIndex(self.mechanism_combo.findData("tpm"))
-        self.mechanism_combo.setAccessibleName("Mechanism")
-        self.grouping_combo = QtWidgets.QComboBox()
-        for g in MODES:
-            self.grouping_combo.addItem(GROUPING_WORDS[g], g)
-        self.grouping_combo.setAccessibleName("Grouping of each window")
-        self.recommendation = None  # the last model.stream_recommend.Recommendation shown
-        self.eps_edit = QtWidgets.QLineEdit("1")
-        self.eps_edit.setAccessibleName("Epsilon")
-        self.eps_edit.setToolTip(
-            "This stream release's budget, spent over the whole horizon T. It is separate from the table "
-            "release's epsilon named in the banner (the Algorithm panel's), and charged to this stream's own "
-            "lifetime total."
-        )
-        self.eps_edit.setMaximumWidth(90)
-        self.run_button = QtWidgets.QPushButton("Run")
-        self.run_button.setAccessibleName("Run the stream")
-        self.run_button.clicked.connect(self.run)
-        for col, (label, w) in enumerate(
-            (
-                ("Window w:", self.window_box),
-                ("Mechanism:", self.mechanism_combo),
-                ("Grouping:", self.grouping_combo),
-                ("stream \u03b5:", self.eps_edit),
-            )
-        ):
-            box = QtWidgets.QHBoxLayout()
-            box.addWidget(QtWidgets.QLabel(label))
-            box.addWidget(w)
-            form.addLayout(box, 1, col if col < 3 else 3)
-        form.addWidget(self.run_button, 1, 5)
-        outer.addLayout(form)
-        self.mechanism_combo.currentIndexChanged.connect(lambda _i: (self._update_guarantee(), self._update_compare()))
-        self.window_box.valueChanged.connect(lambda _v: self._update_compare())
-
-        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        split.setObjectName("streamSplitter")
-        left = QtWidgets.QWidget()
-        llay = QtWidgets.QVBoxLayout(left)
-        llay.setContentsMargins(0, 0, 0, 0)
-        self.plot = StreamPlot()
-        llay.addWidget(self.plot, 1)
-        play = QtWidgets.QHBoxLayout()
-        self.play_button = QtWidgets.QPushButton("Play")
-        self.play_button.setAccessibleName("Play the stream")
-        self.play_button.clicked.connect(self.toggle_play)
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
-        self.slider.setAccessibleName("Playback position")
-        self.slider.valueChanged.connect(self.show_step)
-        self.step_label = QtWidgets.QLabel("no run yet")
-        play.addWidget(self.play_button)
-        play.addWidget(self.slider, 1)
-        play.addWidget(self.step_label)
-        llay.addLayout(play)
-        split.addWidget(left)
-
-        right = QtWidgets.QWidget()
-        rlay = QtWidgets.QVBoxLayout(right)
-        rlay.setContentsMargins(0, 0, 0, 0)
-        self.ledger_title = QtWidgets.QLabel("Ledger")
-        rlay.addWidget(self.ledger_title)
-        self.ledger_list = QtWidgets.QListWidget()
-        self.ledger_list.setAccessibleName("Ledger of the stream run")
-        rlay.addWidget(self.ledger_list, 1)
-        self.export_button = QtWidgets.QPushButton("Export release\u2026")
-        self.export_button.setAccessibleName("Export the stream release")
-        self.export_button.clicked.connect(self.export_dialog)
-        rlay.addWidget(self.export_button)
-        self.export_note = QtWidgets.QLabel()
-        self.export_note.setWordWrap(True)
-        rlay.addWidget(self.export_note)
-        self.error_label = QtWidgets.QLabel()  # a figure with its explanation: wrapped, never cut
-        self.error_label.setWordWrap(True)
-        self.error_label.setAccessibleName("Estimated error of one window")
-        rlay.addWidget(self.error_label)
-
-        compare = QtWidgets.QGroupBox("Compare: error by mechanism (ungrouped windows)")
-        clay = QtWidgets.QVBoxLayout(compare)
-        choose = QtWidgets.QHBoxLayout()
-        self.measure_combo = QtWidgets.QComboBox()
-        for key, text in MEASURES.items():
-            self.measure_combo.addItem(text, key)
-        self.measure_combo.setAccessibleName("Compare measure")
-        self.axis_combo = QtWidgets.QComboBox()
-        for key, text in AXES.items():
-            self.axis_combo.addItem(f"against {text}", key)
-        self.axis_combo.setAccessibleName("Compare x axis")
-        choose.addWidget(self.measure_combo, 1)
-        choose.addWidget(self.axis_combo)
-        clay.addLayout(choose)
-        self.compare_plot = ErrorPlot(ylabel="squared error, window", xlabel="epsilon")
-        self.compare_plot.setToolTip(
-            "Up: the squared error of one published window (summed over its w positions), or the mean absolute "
-            "error of one count, by the measure chosen above"
-        )
-        self.compare_plot.setMinimumHeight(180)
-        self.compare_plot.legend.setLabelTextSize("7pt")
-        clay.addWidget(self.compare_plot, 1)
-        # the chart's key and the advice are read, not hovered: wrapped, in a details area that scrolls when
-        # the advice is longer than its lines (never cut to one line)
-        self.compare_note = QtWidgets.QLabel(
-            "Solid: analytic (public inputs only). Dashed: measured with "
-            "simulation noise against the true counts: simulation, not a release "
-            "(teaching mode only)."
-        )
-        self.recommend_label = QtWidgets.QLabel()
-        self.recommend_label.setAccessibleName("Recommended mechanism and why")
-        words = QtWidgets.QWidget()
-        wlay = QtWidgets.QVBoxLayout(words)
-        wlay.setContentsMargins(0, 0, 4, 0)
-        for label in (self.compare_note, self.recommend_label):
-            label.setWordWrap(True)
-            label.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
-            wlay.addWidget(label)
-        wlay.addStretch(1)
-        self.compare_words = QtWidgets.QScrollArea()
-        self.compare_words.setWidget(words)
-        self.compare_words.setWidgetResizable(True)
-        self.compare_words.setFrameShape(QtWidgets.QFrame.NoFrame)
-        self.compare_words.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)
-        self.compare_words.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 4)
-        self.compare_words.setAccessibleName("The chart's key and the recommended mechanism")
-        clay.addWidget(self.compare_words)
-        self.measured: dict | None = None  # {"axis", "points", "errors"} of the last simulation
-        self.measure_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
-        self.axis_combo.currentIndexChanged.connect(lambda _i: self._update_compare())
-        self.eps_edit.editingFinished.connect(self._update_compare)
-        self.measure_button = QtWidgets.QPushButton("Measure (simulation)")
-        self.measure_button.setAccessibleName("Measure the errors by simulation")
-        self.measure_button.setToolTip("Simulation noise against the true counts: teaching mode only, not a release")
-        self.measure_button.clicked.connect(self.measure)
-        clay.addWidget(self.measure_button)
-        rlay.addWidget(compare, 3)
-        split.addWidget(right)
-        split.setSizes([700, 420])
-        outer.addWidget(split, 1)
-
-        self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(40)
-        self.timer.timeout.connect(self._tick)
-        self._update_export()
+        return stream_layout.build(self)
 
     # -- inputs ---------------------------------------------------------------------------------------------
     def _note(self, text: str) -> None:

@@ -22,11 +22,9 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
-from dpstudio.core.taxonomy_merge import Merged
-from dpstudio.gui.panels import host
-from dpstudio.gui.widgets.elided_label import ErrorLine
+from dpstudio.gui.panels import host, taxonomy_import, taxonomy_layout
+from dpstudio.gui.panels.taxonomy_import import merge_words  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
-from dpstudio.gui.widgets.yes_no import ask_choice, exec_modal
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.project import (
     CLASS,
@@ -36,8 +34,6 @@ from dpstudio.model.project.project import (
     QUASI_IDENTIFIER,
     Project,
     ProjectError,
-    authored_here,
-    merged_provenance,
 )
 from dpstudio.model.project.provenance import DERIVED_NOTE
 
@@ -58,22 +54,6 @@ BADGE_COLOURS = {COVERED: "#2e7d32", UNCOVERED: "#c62828", NONE: "#757575", INVA
 _NOT_KEPT = object()
 
 
-def merge_words(attr: str, name: str, merged: Merged) -> str:
-    """What a merge did, in words: what it added, and the leaves it kept where the tree made here has them."""
-    added = list(merged.added_leaves)
-    text = f"merged {name} into the tree of {attr} made here: "
-    text += f"added {len(added)} value{'s' if len(added) != 1 else ''}" + (
-        f" ({', '.join(added[:8])}" + (", ..." if len(added) > 8 else "") + ")" if added else ""
-    )
-    if merged.added_groups:
-        text += f" and the group{'s' if len(merged.added_groups) != 1 else ''} {', '.join(merged.added_groups[:6])}"
-    for leaf, here, there in merged.kept_elsewhere[:5]:
-        text += f"; kept {leaf} under {here} (the file puts it under {there})"
-    if len(merged.kept_elsewhere) > 5:
-        text += f"; and {len(merged.kept_elsewhere) - 5} more kept where your tree has them"
-    return text
-
-
 class TaxonomyPanel(QtWidgets.QWidget):
     """See the module docstring. Public methods: ``select_attribute``, ``editor``, ``import_file``,
     ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``add_uncovered``,
@@ -81,155 +61,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     def __init__(self, project: Project, parent=None):
         super().__init__(parent)
-        self.project = project
-        self.exec_dialog = exec_modal  # how questions are shown (a test or the demo answers them)
-        self.last_error = ""
-        self.kept: list[str] = []  # attributes whose tree made here an import left in place
-        # what each merge did, in words, by attribute (a folder import starts it afresh and reports it)
-        self.merges: dict[str, str] = {}
-        self.merged: dict[str, Merged] = {}  # the last merge per attribute (what it added)
-        self.last_merge = ""  # what the last merge did, in words (also the window's message)
-        self.editors: dict[str, TaxonomyEditor] = {}
-        self._coverage: dict[str, tuple] = {}  # attr -> (taxonomy, frame, uncovered) it was computed for
-        self._pushing = False
-
-        # left: attributes with badges, coverage details
-        self.attr_list = QtWidgets.QListWidget()
-        self.attr_list.setAccessibleName("Attributes and whether their taxonomy covers the data")
-        # two lines per attribute (name, then its badge), wrapped: readable at any width, never cut off
-        self.attr_list.setWordWrap(True)
-        self.attr_list.setTextElideMode(Qt.ElideNone)
-        self.attr_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.attr_list.setMinimumWidth(300)
-        self.attr_list.setVerticalScrollMode(QtWidgets.QAbstractItemView.ScrollPerPixel)
-        self.attr_list.currentItemChanged.connect(self._on_current)
-        cov_box = QtWidgets.QGroupBox("Coverage of the data")
-        clay = QtWidgets.QVBoxLayout(cov_box)
-        self.badge_label = QtWidgets.QLabel()
-        self.badge_label.setWordWrap(True)
-        self.uncovered_list = QtWidgets.QListWidget()
-        self.uncovered_list.setToolTip("Values in the data that no leaf covers (private: shown only here)")
-        self.uncovered_list.setSelectionMode(QtWidgets.QAbstractItemView.ExtendedSelection)
-        self.add_uncovered_button = QtWidgets.QPushButton("Add the selected values as leaves")
-        self.add_uncovered_button.setToolTip(
-            "Adds the values selected in the list (all of them when none is selected) as leaves under the node "
-            "selected in the tree (the root when none is). The tree then holds values read from the data: it "
-            "is marked derived until you confirm it is public knowledge."
-        )
-        self.add_uncovered_button.clicked.connect(self._add_uncovered_clicked)
-        clay.addWidget(self.badge_label)
-        clay.addWidget(self.uncovered_list, 1)
-        clay.addWidget(self.add_uncovered_button)
-        left = QtWidgets.QWidget()
-        llay = QtWidgets.QVBoxLayout(left)
-        llay.setContentsMargins(0, 0, 0, 0)
-        attr_box = QtWidgets.QGroupBox("Attributes")
-        QtWidgets.QVBoxLayout(attr_box).addWidget(self.attr_list)
-        llay.addWidget(attr_box, 3)
-        llay.addWidget(cov_box, 2)
-
-        # right: the editor of the selected attribute, file and generator tools
-        self.title = QtWidgets.QLabel()
-        self.source_label = QtWidgets.QLabel()
-        self.source_label.setWordWrap(True)
-        self.grid_label = QtWidgets.QLabel()
-        self.grid_label.setWordWrap(True)
-        self.grid_label.setAccessibleName("How the chosen algorithm uses this numeric taxonomy")
-        self.grid_label.hide()
-        self.editor_stack = QtWidgets.QStackedWidget()
-        self.empty_label = QtWidgets.QLabel(
-            "Open data first (Data panel), then give each attribute a taxonomy: "
-            "import a file, generate intervals, or build one here."
-        )
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setAlignment(Qt.AlignCenter)
-        self.editor_stack.addWidget(self.empty_label)
-
-        files = QtWidgets.QHBoxLayout()
-        self.import_button = QtWidgets.QPushButton("Import\u2026")
-        self.import_button.setToolTip("Read a taxonomy file: ARX CSV, brace, JSON or indented text")
-        self.import_button.clicked.connect(self._import_clicked)
-        self.import_folder_button = QtWidgets.QPushButton("Import folder\u2026")
-        self.import_folder_button.setToolTip("Read one file per attribute from a folder (named after the attributes)")
-        self.import_folder_button.clicked.connect(self._import_folder_clicked)
-        self.export_button = QtWidgets.QPushButton("Export\u2026")
-        self.export_button.clicked.connect(self._export_clicked)
-        self.flat_button = QtWidgets.QPushButton("Flat tree from the data's values")
-        self.flat_button.setToolTip("Root -> every value in the data (" + DERIVED_NOTE + ")")
-        self.flat_button.clicked.connect(self.flat_from_data)
-        for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
-            files.addWidget(b)
-        files.addStretch(1)
-
-        gen_box = QtWidgets.QGroupBox("Generate numeric intervals (equal width)")
-        glay = QtWidgets.QHBoxLayout(gen_box)
-        self.gen_lo = QtWidgets.QLineEdit()
-        self.gen_lo.setPlaceholderText("lower")
-        self.gen_hi = QtWidgets.QLineEdit()
-        self.gen_hi.setPlaceholderText("upper")
-        self.gen_fanout = QtWidgets.QSpinBox()
-        self.gen_fanout.setRange(2, 64)
-        self.gen_fanout.setValue(2)
-        self.gen_depth = QtWidgets.QSpinBox()
-        self.gen_depth.setRange(0, 12)
-        self.gen_depth.setValue(3)
-        self.gen_button = QtWidgets.QPushButton("Generate")
-        self.gen_button.clicked.connect(self._generate_clicked)
-        for text, w in (
-            ("from", self.gen_lo),
-            ("to", self.gen_hi),
-            ("fan-out", self.gen_fanout),
-            ("depth", self.gen_depth),
-        ):
-            glay.addWidget(QtWidgets.QLabel(text))
-            glay.addWidget(w)
-        glay.addWidget(self.gen_button)
-
-        self.offered: Path | None = None
-        self.offer_bar = QtWidgets.QWidget()
-        olay = QtWidgets.QHBoxLayout(self.offer_bar)
-        olay.setContentsMargins(0, 0, 0, 0)
-        self.offer_label = QtWidgets.QLabel()
-        self.offer_label.setWordWrap(True)
-        self.offer_button = QtWidgets.QPushButton("Import them")
-        self.offer_button.setAccessibleName("Import the taxonomy folder found beside the data")
-        self.offer_button.clicked.connect(self._import_offered)
-        olay.addWidget(self.offer_label, 1)
-        olay.addWidget(self.offer_button)
-        self.offer_bar.hide()
-        self.last_summary = ""
-        self.summary_label = QtWidgets.QLabel()
-        self.summary_label.setWordWrap(True)
-        self.summary_label.setAccessibleName("Summary of the last folder import")
-        self.summary_label.hide()
-
-        self.error_label = ErrorLine(colour="#c62828", bold=True)
-        self.error_label.hide()
-        right = QtWidgets.QWidget()
-        rlay = QtWidgets.QVBoxLayout(right)
-        rlay.setContentsMargins(0, 0, 0, 0)
-        rlay.addWidget(self.title)
-        rlay.addWidget(self.source_label)
-        rlay.addWidget(self.grid_label)
-        rlay.addLayout(files)
-        rlay.addWidget(self.offer_bar)
-        rlay.addWidget(self.summary_label)
-        rlay.addWidget(self.editor_stack, 1)
-        rlay.addWidget(gen_box)
-        rlay.addWidget(self.error_label)
-
-        split = QtWidgets.QSplitter(Qt.Horizontal)
-        split.setObjectName("taxonomySplitter")
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
-        lay = QtWidgets.QVBoxLayout(self)
-        lay.addWidget(split)
-        self.splitter = split
-
-        project.subscribe(self._on_project, "data", "roles", "types", "bounds", "taxonomies", "algorithm", "missing")
-        self.refresh()
+        taxonomy_layout.build(self, project, parent)
 
     # -- messages ------------------------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -511,105 +343,12 @@ class TaxonomyPanel(QtWidgets.QWidget):
 
     # -- import / export ---------------------------------------------------------------------------------------------------
     def import_file(self, path, attribute: str | None = None, format: str | None = None) -> bool:
-        """Read a taxonomy file into ``attribute`` (default: the selected one). False + message on error.
-
-        When the attribute's tree was drawn or edited here, the user is asked first (``exec_dialog`` shows the
-        question): replace it, keep it (the default; nothing is imported), or, for categorical trees, merge
-        (``core.taxonomy_merge``: the tree made here gains the values and groups the file adds)."""
-        from dpstudio.core.taxonomy_merge import merge_trees
-        from dpstudio.io.taxonomy_formats import read_taxonomy
-
-        attr = attribute or self._need_attribute()
-        if attr is None:
-            return False
-        path = Path(path)
-        try:  # numeric when every label is an interval (the reader's detection)
-            tax = read_taxonomy(path, attribute=attr, format=format)
-        except TaxonomyError as exc:
-            self.show_error(f"could not import the taxonomy of {attr}: {exc}")
-            return False
-        if attr != self.current_attribute():
-            self.select_attribute(attr)  # the tree asked about, or replaced, is the one in view
-        mine = self.project.taxonomies.get(attr)
-        prov = self.project.provenance_of(pv.key(pv.TAXONOMY, attr)) if mine is not None else None
-        answer = "replace"
-        if authored_here(prov) and mine is not None and prov is not None:
-            choices = {"replace": f"Replace with {path.name}", "keep": "Keep mine"}
-            words = f"Replace replaces it (Undo brings it back); Keep mine imports nothing for {attr}"
-            if not (mine.is_numeric or tax.is_numeric):
-                choices["merge"] = f"Merge in {path.name}"
-                words += f"; Merge keeps yours and adds the values and groups {path.name} has and yours lacks"
-            answer = ask_choice(
-                self,
-                "Replace a tree made here?",
-                f"The taxonomy of {attr} was {prov.source}. {words}.",
-                choices,
-                "keep",
-                self.exec_dialog,
-                keep_as="replace_question",
-            )
-        if answer == "keep":
-            self.last_error = f"kept the tree of {attr} made here; {path.name} was not imported"
-            self.kept.append(attr)
-            return False
-        if answer == "merge" and mine is not None and prov is not None:
-            merged = merge_trees(mine, tax)
-            self.merged[attr] = merged
-            self._replace(attr, Taxonomy(merged.root, attr), f"Merge {path.name}", None)
-            self.project.restore_provenance(pv.key(pv.TAXONOMY, attr), merged_provenance(prov, path.name))
-            self._show_source(attr)
-            self.last_merge = self.merges[attr] = merge_words(attr, path.name, merged)
-            win = host(self)
-            if win is not None:
-                win.show_info(self.last_merge)
-        else:
-            self._replace(attr, tax, f"Import {path.name}", path.name)
-        self.clear_error()
-        if self.offer_bar.isVisible():  # the offer names only the attributes still without a tree
-            self.offer_folder_beside_data()
-        return True
+        """Read a taxonomy file into ``attribute`` (default (``taxonomy_import.import_file``)."""
+        return taxonomy_import.import_file(self, path, attribute, format)
 
     def import_folder(self, folder) -> list[str]:
-        """Import every file in ``folder`` named after an attribute (``age.csv``, ``adult_hierarchy_age.csv``;
-        ``model.taxonomy_folder``). Returns the attributes imported; errors are shown, others go on. The
-        summary (what matched, what did not, which attributes still lack a taxonomy) is in ``summary_label``
-        and ``last_summary``."""
-        from dpstudio.model.project.taxonomy_folder import match_folder
-
-        folder = Path(folder)
-        if not folder.is_dir():
-            self.show_error(f"{folder} is not a folder")
-            return []
-        try:
-            found = match_folder(
-                folder, self.attributes(), exclude=[self.project.data_path] if self.project.data_path else []
-            )
-        except OSError as exc:
-            self.show_error(f"could not read {folder}: {exc}")
-            return []
-        done, failed, errors = [], [], []
-        self.kept = []
-        self.merges = {}
-        for attr, path in found.matched.items():
-            if self.import_file(path, attribute=attr):
-                done.append(attr)
-            elif attr not in self.kept:
-                failed.append(attr)
-                errors.append(self.last_error)
-        self.offer_bar.hide()
-        self.last_summary = found.summary(done, failed, self.without_taxonomy())
-        if self.kept:
-            self.last_summary += f"; kept the trees made here: {', '.join(self.kept)}"
-        merges = [self.merges[a] for a in done if a in self.merges]
-        if merges:
-            self.last_summary += "; " + "; ".join(merges)
-        self.summary_label.setText(self.last_summary)
-        self.summary_label.show()
-        if errors:
-            self.show_error("; ".join(errors))
-        elif not done:
-            self.show_error(f"no file in {folder} is named after an attribute ({', '.join(self.attributes())})")
-        return done
+        """See ``taxonomy_import.import_folder``."""
+        return taxonomy_import.import_folder(self, folder)
 
     def without_taxonomy(self) -> list[str]:
         """Quasi-identifiers that still need a taxonomy (categorical ones without a tree)."""

@@ -22,42 +22,25 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
-from dpstudio.gui.widgets.candidates_chart import CandidatesChart
-from dpstudio.gui.widgets.elided_label import ElidedLabel
-from dpstudio.gui.widgets.icicle_view import IcicleView
-from dpstudio.gui.widgets.ledger_view import LedgerView
-from dpstudio.gui.widgets.noise_chart import NoiseChart
-from dpstudio.gui.widgets.split_line import SplitLine
+from dpstudio.gui.panels import watch_layout
+from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.tree_view import (
     PACING_DELAY_MS,
-    PALETTE_COLOURS,
-    STATE_NAMES,
-    TreeView,
     node_text,
     note_busy,
     recently_busy,
 )
 from dpstudio.gui.worker import gc_policy
 from dpstudio.model.watch.explain import explain_count
-from dpstudio.model.watch.replay import Replay
 
-TICK_MS = 30
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
 APPLY_BUDGET_S = 0.008
 SIDE_PANELS_S = 0.5
 #: events that touch every node at once (tens of milliseconds on a large tree): the apply budget is checked
 #: after each of them, so that two never fall in the same tick
 BULK_EVENTS = (ConsistencyDone, LeavesReleased)
-#: a whole replay at the default speed (x1) takes this long, whatever the size of the run
-REPLAY_SECONDS = 30.0
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
-SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
-NEIGHBOUR_OFF = (
-    "the neighbour view (this count on the data and on the data without one record) needs the true "
-    "counts: teaching mode, a finished DiffGen run and a node with a noisy count"
-)
-VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table, or both (tree above)
 
 
 class WatchPanel(QtWidgets.QWidget):
@@ -65,175 +48,7 @@ class WatchPanel(QtWidgets.QWidget):
 
     def __init__(self, project=None, parent=None):
         super().__init__(parent)
-        self.project = project
-        self.replay = Replay()
-        self.teaching: bool | None = None
-        self.epsilon: float | None = None
-        self.playing = False
-        self.live = False
-        self.follow = False  # while live: jump to the newest event on every tick
-        self.speed_factor = 1.0  # multiple of the default speed (``default_speed``)
-        self._speed_fixed: float | None = None  # steps per second set by ``set_speed``
-        self._target = 0  # playback position aimed at (reached over several ticks on huge steps)
-        self._carry = 0.0
-        self._last_tick = None
-
-        outer = QtWidgets.QVBoxLayout(self)
-        # controls
-        bar = QtWidgets.QHBoxLayout()
-        self.btn_start = QtWidgets.QToolButton(text="|<")
-        self.btn_back = QtWidgets.QToolButton(text="<")
-        self.btn_play = QtWidgets.QToolButton(text="Play")
-        self.btn_fwd = QtWidgets.QToolButton(text=">")
-        self.btn_end = QtWidgets.QToolButton(text=">|")
-        for b, tip in (
-            (self.btn_start, "to the start"),
-            (self.btn_back, "one step back"),
-            (self.btn_play, "play / pause (Space)"),
-            (self.btn_fwd, "one step forward"),
-            (self.btn_end, "to the end"),
-        ):
-            b.setToolTip(tip)
-            bar.addWidget(b)
-        self.btn_play.setShortcut("Space")
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Horizontal)
-        self.slider.setRange(0, 0)
-        self.slider.setAccessibleName("Position in the run's events")
-        bar.addWidget(self.slider, 1)
-        bar.addWidget(QtWidgets.QLabel("speed"))
-        self.speed_box = QtWidgets.QComboBox()
-        for s in SPEEDS:
-            self.speed_box.addItem(f"x{s:g}" + (f" ({REPLAY_SECONDS:g} s)" if s == 1 else ""), s)
-        self.speed_box.setCurrentIndex(SPEEDS.index(1))
-        self.speed_box.setToolTip(
-            f"x1 plays the whole run in about {REPLAY_SECONDS:g} s, one selection step or "
-            "one level of the tree at a time"
-        )
-        bar.addWidget(self.speed_box)
-        self.chk_true = QtWidgets.QCheckBox("show true counts")
-        self.chk_true.setToolTip("teaching mode only: overlay the true counts")
-        bar.addWidget(self.chk_true)
-        self.view_box = QtWidgets.QComboBox()
-        self.view_box.addItems(VIEWS)
-        self.view_box.setCurrentText("Both")
-        self.view_box.setAccessibleName("Watch view: tree, icicle or both")
-        self.view_box.setToolTip(
-            "Tree: the partition tree; Icicle: one row per depth, each cell as wide as "
-            "the released counts below it; Both: the two, one above the other"
-        )
-        bar.addWidget(self.view_box)
-        self.btn_fit = QtWidgets.QToolButton(text="Fit")
-        self.btn_fit.setToolTip("zoom to the whole tree")
-        bar.addWidget(self.btn_fit)
-        outer.addLayout(bar)
-
-        status = QtWidgets.QHBoxLayout()
-        self.status = ElidedLabel("no run yet: run an algorithm from the Algorithm panel")
-        status.addWidget(self.status, 1)
-        self.mark = QtWidgets.QLabel("TEACHING: NOT A RELEASE")
-        self.mark.setStyleSheet("background:#f0a020;color:black;font-weight:bold;padding:2px 8px;")
-        self.mark.setVisible(False)
-        status.addWidget(self.mark)
-        legend = " ".join(
-            f"<span style='color:{PALETTE_COLOURS[k]}'>&#9679;</span> {STATE_NAMES[k]}" for k in sorted(STATE_NAMES)
-        )
-        self.legend = QtWidgets.QLabel(legend)
-        status.addWidget(self.legend)
-        outer.addLayout(status)
-
-        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        self.tree = TreeView()
-        self.icicle = IcicleView()
-        self.views = QtWidgets.QSplitter(QtCore.Qt.Vertical)
-        self.views.addWidget(self.tree)
-        self.views.addWidget(self.icicle)
-        self.views.setSizes([430, 230])
-        split.addWidget(self.views)
-        right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
-        self.candidates = CandidatesChart()
-        right.addWidget(self.candidates)
-        self.split_line = SplitLine()  # a numeric split point's candidates on a number line (teaching only)
-        right.addWidget(self.split_line)
-        self.details = QtWidgets.QLabel("click a node to see its values")
-        self.details.setWordWrap(True)
-        self.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
-        self.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
-        details_box = QtWidgets.QWidget()
-        dl = QtWidgets.QVBoxLayout(details_box)
-        dl.setContentsMargins(0, 0, 0, 0)
-        # the explanation scrolls in its pane, never clipped mid-sentence (walk finding at 1280x800)
-        self.details_scroll = QtWidgets.QScrollArea()
-        self.details_scroll.setWidgetResizable(True)
-        self.details_scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
-        self.details_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)
-        self.details_scroll.setWidget(self.details)
-        dl.addWidget(self.details_scroll, 1)
-        self.btn_neighbour = QtWidgets.QPushButton("Remove one record...")
-        self.btn_neighbour.setAccessibleName("Neighbour view: remove one record")
-        self.btn_neighbour.setEnabled(False)
-        self.btn_neighbour.setToolTip(NEIGHBOUR_OFF)
-        self.btn_step_neighbour = QtWidgets.QPushButton("Remove one record from this step...")
-        self.btn_step_neighbour.setAccessibleName("Neighbour view of this selection step")
-        self.btn_step_neighbour.setToolTip(
-            "each candidate's chance on the data and on the data without one record "
-            "(teaching mode, a specialization step of a finished run)"
-        )
-        self.btn_step_neighbour.setVisible(False)
-        buttons = QtWidgets.QHBoxLayout()
-        buttons.addWidget(self.btn_neighbour)
-        buttons.addWidget(self.btn_step_neighbour)
-        buttons.addStretch(1)
-        dl.addLayout(buttons)
-        right.addWidget(details_box)
-        self.noise_chart = NoiseChart()
-        self.noise_chart.setVisible(False)
-        right.addWidget(self.noise_chart)
-        self.ledger = LedgerView()
-        right.addWidget(self.ledger)
-        self.ledger.setMinimumHeight(110)
-        right.setChildrenCollapsible(False)  # every pane stays visible (the ledger was collapsed at 1280x800)
-        right.setSizes([240, 110, 120, 120, 200])  # one size per pane: the chart, number line, details, noise, ledger
-        split.addWidget(right)
-        split.setSizes([700, 420])
-        outer.addWidget(split, 1)
-
-        self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(TICK_MS)
-        self.timer.timeout.connect(self._on_timer)
-
-        self.btn_start.clicked.connect(self.seek_start)
-        self.btn_back.clicked.connect(self.step_back)
-        self.btn_play.clicked.connect(self.toggle_play)
-        self.btn_fwd.clicked.connect(self.step_forward)
-        self.btn_end.clicked.connect(self.seek_end)
-        self.slider.valueChanged.connect(self._on_slider)
-        self.speed_box.currentIndexChanged.connect(lambda _i: self.set_speed_factor(self.speed_box.currentData()))
-        self.chk_true.toggled.connect(self.tree.set_show_true)
-        self.chk_true.toggled.connect(lambda _on: self._selected is not None and self._show_node(self._selected))
-        self.btn_fit.clicked.connect(self.tree.fit)
-        self.btn_fit.clicked.connect(self.icicle.fit)
-        self.tree.nodeSelected.connect(self._show_node)
-        self.tree.nodeSelected.connect(self.icicle.select)
-        self.icicle.nodeSelected.connect(self._on_icicle_select)
-        self.view_box.currentTextChanged.connect(self.set_view)
-        self.btn_neighbour.clicked.connect(self.open_neighbour_view)
-        self.btn_step_neighbour.clicked.connect(self.open_step_neighbour_view)
-        self.neighbour_dialog = None
-        self.step_neighbour_dialog = None
-        self._selected: int | None = None
-        self.explanation = None  # the CountExplanation shown for the selected node
-        self._explained = None
-        self._steps_cache = (0, False)
-        self._step_key = None
-        self._ledger_key = None
-        self._side_drawn = 0.0  # when the step chart and the ledger were last drawn while following
-        self._source_events = None
-
-        if project is not None and hasattr(project, "subscribe"):
-            project.subscribe(self._on_project, "run", "mode")
-            if getattr(project, "events", None):
-                self._load_from_project()
-        self._refresh()
+        watch_layout.build(self, project, parent)
 
     # -- public API ---------------------------------------------------------------------------------
     def detach(self) -> None:

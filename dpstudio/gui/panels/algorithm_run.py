@@ -1,0 +1,223 @@
+"""The Algorithm panel's run and its budget (the studio's side of the run session, ``model.release.session``):
+the checklist and the epsilon read at Run, the release question (default No), the worker that prepares,
+spends and runs off the GUI thread, the Watch following the events, the record at the end; and the dataset's
+lifetime budget in the budget store, shown and set deliberately. Nothing here talks to the store, the noise
+or the ledger itself."""
+
+from __future__ import annotations
+
+from dpstudio.algorithms import registry
+from dpstudio.gui.panels import host
+from dpstudio.model.project.epsilon_text import parse_epsilon_text
+from dpstudio.model.release.readiness import refusal_text
+
+NOT_READY = "Not ready"
+
+
+def not_ready_line(n: int) -> str:
+    """The line beside Run when it refuses for ``n`` readiness problems (the checklist lists them)."""
+    return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''} to fix first"
+
+
+def run(panel, watch=None):
+    """Start the chosen algorithm in a worker; returns the Worker (or None, with the reason shown).
+
+    The epsilon is what the box shows when Run is pressed (read now, whether or not editing was
+    finished); a box that does not hold a valid epsilon refuses the run. In release mode the user is
+    asked first (``confirm_release``, default No); nothing is spent unless they answer Yes.
+
+    The whole job runs off the GUI thread, including coding the table (``model.release.session.make_job``; a
+    1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
+    ledger); for large tables the coding and the engine run in a separate process
+    (``model.run_process``), so that their long numpy calls cannot freeze the window. Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
+    studio then stays where it is. Events go to ``watch`` (default: the window's Watch panel), which
+    is cleared and shown only when the first event arrives; at the end (or on cancel) the run is
+    recorded in the project.
+    """
+    from dpstudio.gui.worker import TaskRunner, Worker
+
+    win = host(panel)
+    project = panel.project
+    problems = panel.readiness()
+    panel.checklist.set_problems(problems)
+    if problems:  # every problem at once, the same list the checklist shows
+        panel._refuse(panel.eps_error, refusal_text(problems), not_ready_line(len(problems)))
+        return None
+    try:
+        eps = parse_epsilon_text(panel.eps_edit.text())
+    except ValueError as exc:
+        panel._refuse_run(f"not run: {exc}")
+        return None
+    if eps != project.epsilon:
+        try:
+            project.set_epsilon(eps)
+        except ValueError as exc:
+            panel._refuse_run(f"not run: {exc}")
+            return None
+    from dpstudio.model.release.snapshot import snapshot_of
+
+    snapshot = snapshot_of(project)  # what this run uses: the export describes it, whatever changes later
+    answer = None
+    if not project.teaching:
+        answer = project.release_question(eps)
+        if answer.refusal:
+            panel._refuse_run(f"not run: {answer.refusal}")
+            return None
+        if not panel.confirm_release(answer):
+            panel.last_error = ""
+            if win is not None:
+                win.show_info("release run not started: nothing was spent")
+            return None
+    teaching = project.teaching
+    holder: dict = {}
+
+    def job():
+        from dpstudio.model.release import run_process
+
+        # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
+        # (its connection stays here) and its run reads the small counts of the used columns only
+        if project.frame is not None and run_process.use_process(len(project.frame)):
+            return run_process.events_in_child(project, lambda setup: holder.update(setup=setup), answer)
+        from dpstudio.model.release.session import RunSession
+
+        session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
+        holder["setup"] = session.begin(answer)
+        holder["session"] = session
+        return session.events()
+
+    def reading(done: int, total: int, what: str) -> bool:
+        """Progress of the pass over a file read through DuckDB; False (Cancel pressed) stops it."""
+        if worker.is_cancelled:
+            return False
+        worker.signals.progress.emit(int(done), int(total), str(what))
+        return True
+
+    # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
+    worker = Worker(job, name=registry.ALGORITHMS[panel.algorithm], pause_gc=True)
+    events: list = []
+    if watch is None and win is not None and hasattr(win, "panels"):
+        watch = win.panels.get("Watch")
+    live = {"started": False}
+
+    def on_events(batch):
+        if not live["started"]:  # the inputs passed make_job's checks: now follow the run
+            live["started"] = True
+            try:  # an earlier refusal's message no longer holds
+                panel.eps_error.setText("")
+                if win is not None and hasattr(win, "clear_message"):
+                    win.clear_message()
+            except RuntimeError:  # the panel was deleted while its run goes on
+                pass
+            if watch is not None and hasattr(watch, "begin_live"):
+                watch.begin_live(teaching, float(eps))
+            if win is not None and hasattr(win, "show_panel") and watch is not None:
+                win.show_panel("Watch")
+        events.extend(batch)
+        if watch is not None and hasattr(watch, "feed"):
+            watch.feed(batch)
+
+    def on_end(*_):
+        setup = holder.get("setup")
+        if setup is not None:  # the Watch stops following here
+            if "session" in holder:
+                holder["session"].finish(events)
+            else:  # run in the engine process (``run_process``): the same record
+                project.record_run(events, setup.ledger, setup.teaching, None, snapshot, setup.budget, setup.store)
+            if setup.recognised and win is not None:  # the data owner's eyes only
+                win.show_info(f"charged to the known dataset {setup.budget.get('dataset')!r}: {setup.recognised}")
+        if watch is not None and getattr(watch, "live", False):
+            watch.end_live()
+
+    def on_failed(message):
+        project.release_in_progress = ""
+        panel.last_error = message
+        if holder.get("setup") is not None:  # the store was charged before the failure: show it
+            project.notify("ledger")
+        if live["started"] and watch is not None and hasattr(watch, "end_live"):
+            watch.end_live()
+        panel.eps_error.setText(message)
+
+    worker.signals.events.connect(on_events)
+    worker.signals.finished.connect(on_end)
+    worker.signals.cancelled.connect(on_end)
+    worker.signals.failed.connect(on_failed)
+    panel.worker = worker
+    if win is not None:
+        return win.start_worker(worker, f"running {registry.ALGORITHMS[panel.algorithm]}")
+    if panel._runner is None:
+        panel._runner = TaskRunner(panel)
+    try:
+        return panel._runner.start(worker)
+    except RuntimeError as exc:
+        on_failed(str(exc))
+        return None
+
+
+def apply_dataset_budget(panel, name: str | None = None, total=None) -> bool:
+    """Name the loaded dataset and/or set its lifetime total (text or number; empty: unchanged), after
+    a question that says budgets add up (default No). False, with the reason shown, if not done."""
+    from dpstudio.model.project.project import ProjectError
+
+    p = panel.project
+    name = str(name or "").strip() or None
+    try:
+        info = p.dataset_budget()
+        total = parse_epsilon_text(total) if isinstance(total, str) and total.strip() else (total or None)
+        if name == info.name:
+            name = None
+        if name is None and total is None:
+            raise ProjectError("type a new dataset name or a lifetime total first")
+    except ValueError as exc:
+        panel._refuse_budget(str(exc))
+        return False
+    if not panel._ask_yes_no(
+        "budget_box", "Change this dataset's budget?", panel.dataset_budget_question(info, name, total)
+    ):
+        return False
+    try:
+        if name is not None:
+            p.set_dataset_name(name)
+        if total is not None:
+            p.set_dataset_total(total)
+    except ValueError as exc:
+        panel._refuse_budget(str(exc))
+        return False
+    panel.dataset_total_edit.clear()
+    panel.refresh_budget()
+    panel.eps_error.setText("")  # a refusal for want of budget no longer holds
+    win = host(panel)
+    if win is not None and hasattr(win, "clear_message"):
+        win.clear_message()
+    return True
+
+
+def refresh_budget(panel) -> None:
+    """Show what the budget store holds for the loaded data (and any warning)."""
+    from dpstudio.model.project.project import ProjectError
+
+    p = panel.project
+    panel.refresh_readiness()
+    if not p.has_data:
+        panel.budget_label.setText("this dataset: no data loaded")
+        panel.budget_warnings.setText("")
+        panel.dataset_apply.setEnabled(False)
+        return
+    try:
+        info = p.dataset_budget()
+    except ProjectError as exc:
+        panel.budget_label.setText(f"this dataset: the budget store cannot be read: {exc}")
+        panel.budget_label.setStyleSheet("color:#b00020;")
+        panel.dataset_apply.setEnabled(False)
+        return
+    panel.budget_label.setText(info.describe())
+    panel.budget_label.setStyleSheet("font-weight:bold;" + ("color:#b35900;" if not info.tracked else ""))
+    declared_new = p.account.new_dataset
+    panel.new_dataset_check.setVisible(bool(info.related) or declared_new)
+    panel.new_dataset_check.blockSignals(True)
+    panel.new_dataset_check.setChecked(declared_new)
+    panel.new_dataset_check.blockSignals(False)
+    panel.budget_warnings.setText("\n".join(f"WARNING: {w}" for w in info.warnings))
+    panel.dataset_apply.setEnabled(True)
+    panel.dataset_total_edit.setEnabled(info.tracked)
+    if not panel.dataset_name_edit.hasFocus():
+        panel.dataset_name_edit.setText(info.name or "")

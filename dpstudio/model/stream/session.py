@@ -208,7 +208,7 @@ def stream_request(
         data_path=str(source.path),
         # the Stream panel has no lifetime-total field yet: the command line sets it
         raise_hint=(
-            "the Stream panel cannot set it yet: release with dpstudio stream ... --dataset-budget EPS instead, "
-            f"or raise it afterwards with dpstudio budget set-total {dataset_name or default_dataset_name(source.path)} EPS"
+            "release it with dpstudio stream ... --dataset-budget EPS instead (the Stream panel cannot set it "
+            f"yet), or raise it afterwards with dpstudio budget set-total {dataset_name or default_dataset_name(source.path)} EPS"
         ),
     )

@@ -11,6 +11,7 @@ from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
 from dpstudio.gui.widgets.readiness_list import ReadinessList
 from dpstudio.gui.widgets.yes_no import exec_modal
+from dpstudio.model.project.vocabulary import FIELDS
 from dpstudio.model.release import budget_plan as bp
 from dpstudio.model.release.runs import default_bins
 
@@ -20,23 +21,10 @@ SPLIT_TITLE = "Split of epsilon (drag the dark handles)"
 
 #: project fields whose change can change the readiness checklist ("ledger", which a run's worker thread may
 #: announce, refreshes it through ``refresh_budget`` on the GUI thread)
-READINESS_FIELDS = (
-    "data",
-    "roles",
-    "types",
-    "bounds",
-    "classes",
-    "missing",
-    "taxonomies",
-    "algorithm",
-    "epsilon",
-    "mode",
-    "provenance",
-)
+READINESS_FIELDS = tuple(f for f in FIELDS if f not in ("ledger", "run", "dirty", "path"))
 
 
 def build(panel, project, parent=None):
-
     panel.project = project
     panel._updating = False
     panel._runner = None

@@ -122,7 +122,9 @@ def run(panel, watch=None):
             if "session" in holder:
                 holder["session"].finish(events)
             else:  # run in the engine process (``run_process``): the same record
-                project.record_run(events, setup.ledger, setup.teaching, None, snapshot, setup.budget, setup.store)
+                project.record_run(
+                    events, setup.ledger, setup.teaching, None, snapshot, setup.budget, setup.store or None
+                )
             if setup.recognised and win is not None:  # the data owner's eyes only
                 win.show_info(f"charged to the known dataset {setup.budget.get('dataset')!r}: {setup.recognised}")
         if watch is not None and getattr(watch, "live", False):

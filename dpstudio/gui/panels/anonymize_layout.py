@@ -50,7 +50,6 @@ def _named(widget: QtWidgets.QWidget, name: str, tip: str = "") -> QtWidgets.QWi
 
 
 def build_run_tab(panel) -> QtWidgets.QWidget:
-
     tab = QtWidgets.QWidget()
     row = QtWidgets.QHBoxLayout(tab)
     form_box = QtWidgets.QGroupBox("Settings")
@@ -304,7 +303,6 @@ def build_teaching_tab(panel) -> QtWidgets.QWidget:
 
 
 def build_side_tab(panel) -> QtWidgets.QWidget:
-
     tab = QtWidgets.QWidget()
     lay = QtWidgets.QVBoxLayout(tab)
     intro = QtWidgets.QLabel(

@@ -17,7 +17,6 @@ ACCURACY_PADDING = 0.06
 
 
 def build(panel, project, parent=None):
-
     panel.project = project
     panel.curves: cmp.Curves | None = None
     panel.mc_curves: cmp.Curves | None = None

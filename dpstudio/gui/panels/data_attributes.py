@@ -22,7 +22,6 @@ ROLE_COLOURS = {QUASI_IDENTIFIER: "#1565c0", CLASS: "#6a1b9a", IGNORE: "#9e9e9e"
 
 
 def refresh_attributes(panel) -> None:
-
     p = panel.project
     if not p.has_data:
         return

@@ -33,7 +33,6 @@ def encoding_combo() -> QtWidgets.QComboBox:
 
 
 def build_data_page(panel) -> QtWidgets.QWidget:
-
     page = QtWidgets.QWidget()
     lay = QtWidgets.QVBoxLayout(page)
     head = QtWidgets.QHBoxLayout()

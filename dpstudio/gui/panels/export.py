@@ -236,7 +236,8 @@ class ExportPanel(QtWidgets.QWidget):
     def confirm_text(self) -> str:
         from dpstudio.model.release.spent_figures import spend_sentence
 
-        sentence = spend_sentence(self.project.run_budget, self.project.run_ledger)
+        record = self.project.record  # what ran: the charge and the ledger of the run being exported
+        sentence = spend_sentence(record.budget if record else None, record.ledger if record else None)
         return (
             f"{sentence} (neighbouring datasets: add/remove one record).\n\n"
             "Once published it cannot be taken back, and this data's budget stays spent. Write the release "

@@ -37,7 +37,6 @@ GROUPING_WORDS = {
 
 
 def build(panel) -> None:
-
     outer = QtWidgets.QVBoxLayout(panel)
     panel.guarantee_label = QtWidgets.QLabel()
     panel.guarantee_label.setObjectName("streamGuarantee")

@@ -21,7 +21,6 @@ Qt = QtCore.Qt
 
 
 def build(panel, project: Project, parent=None):
-
     panel.project = project
     panel.exec_dialog = exec_modal  # how questions are shown (a test or the demo answers them)
     panel.last_error = ""

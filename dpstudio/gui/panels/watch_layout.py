@@ -35,7 +35,6 @@ VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table
 
 
 def build(panel, project=None, parent=None):
-
     panel.project = project
     panel.replay = Replay()
     panel.teaching: bool | None = None

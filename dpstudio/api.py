@@ -290,6 +290,27 @@ class Study:
             )
         self._do(self.project.set_algorithm, algorithm_id(algorithm), params or None)
 
+    def plan(self):
+        """The split of epsilon the next run uses (``BudgetPlan``: ``names`` and exact ``shares``): the
+        split set with ``set_split`` when it fits the algorithm, else the algorithm's default."""
+        return self._do(self.project.plan)
+
+    def set_split(self, shares) -> None:
+        """Split epsilon among the plan's steps: a list in ``plan().names`` order, or a dict from those names,
+        of numbers or strings ("1/4") that sum exactly to epsilon. A custom split keeps its proportions when
+        ``question`` or ``simulate`` changes epsilon. StudyError when it does not fit (nothing changed)."""
+        names = self.plan().names
+        if isinstance(shares, dict):
+            unknown = set(shares) - set(names)
+            if unknown or len(shares) != len(names):
+                raise StudyError(f"the split names {', '.join(names)}; got {', '.join(map(str, shares))}")
+            shares = [shares[n] for n in names]
+        try:
+            values = [Fraction(str(s)) for s in shares]
+        except (ValueError, ZeroDivisionError) as exc:
+            raise StudyError(f"the split's shares must be numbers: {exc}") from None
+        self._do(self.project.set_split, values)
+
     def _ready_account(self) -> None:
         """The name and lifetime budget given for data the store does not know yet (as the CLI's
         --dataset-name and --dataset-budget: known data keeps its name and total in the store)."""

@@ -216,14 +216,15 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.bar.set_segments(self.plan.names, shares, self.plan.epsilon, locked=self.plan.locked)
 
     def reset_split(self) -> None:
-        """Back to the algorithm's default split (the one its engine runs)."""
-        default = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
-        self.bar.set_segments(default.names, default.shares, default.epsilon, locked=default.locked)
+        """Back to the algorithm's default split (the one its engine runs): the project's
+        ``reset_split``."""
+        self.project.reset_split()
+        self._show_plan()
 
     def is_default_split(self) -> bool:
-        """True when the shown split is the algorithm's default (the shown split is always the one that
-        runs: ``model.release.session.make_job`` passes it to the engine)."""
-        return self.plan is None or bp.is_default_split(self.plan, self.params())
+        """True when the shown split is the algorithm's default (the shown split is always the project's
+        ``plan()``, the one that runs: ``model.release.session.make_job`` passes it to the engine)."""
+        return self.plan is None or self.project.is_default_split()
 
     def expected_figures(self) -> list[bp.Figure]:
         return list(self._figures)
@@ -329,8 +330,19 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self._rebuild_plan(saved=(self.project.params or {}).get("budget_split"))
 
     def _rebuild_plan(self, saved=None) -> None:
-        plan = bp.saved_plan(self.algorithm, {**self.params(), "budget_split": saved}, self.project.epsilon)
-        self.plan = plan
+        """The parameters shown go to the project with ``saved`` (a split kept from before, used when it
+        still fits); the bar then shows the project's plan, written out as explicit shares."""
+        self._updating = True
+        try:
+            self.project.set_algorithm(self.algorithm, {**self.params(), "budget_split": saved})
+            self.project.write_split()
+        finally:
+            self._updating = False
+        self._show_plan()
+
+    def _show_plan(self) -> None:
+        """The bar, the figures and the notes show the project's plan (the split the next run uses)."""
+        plan = self.plan = self.project.plan()
         self._updating = True
         try:
             self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
@@ -338,7 +350,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
         finally:
             self._updating = False
         self._refresh_figures()
-        self._write_params()
 
     def _on_run_field(self, *_) -> None:
         try:
@@ -376,14 +387,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
         self.reset_button.setEnabled(custom)
         self.planChanged.emit(self.plan)
 
-    def _write_params(self) -> None:
-        params = {**self.params(), **self.plan.to_params()}
-        self._updating = True
-        try:
-            self.project.set_algorithm(self.algorithm, params)
-        finally:
-            self._updating = False
-
     def _update_mode_label(self) -> None:
         self.preview_button.setVisible(self.project.teaching)
         if not self.project.teaching:  # true counts are never shown in release mode
@@ -411,9 +414,13 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def _on_split(self, shares) -> None:
         if self._updating or self.plan is None:
             return
-        self.plan = self.plan.with_shares(shares)
+        self._updating = True
+        try:
+            self.project.set_split(shares)
+        finally:
+            self._updating = False
+        self.plan = self.project.plan()
         self._refresh_figures()
-        self._write_params()
 
     def _on_eps_edit(self) -> None:
         try:
@@ -470,23 +477,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                 self.eps_slider.setValue(epsilon_to_slider(float(self.project.epsilon)))
             finally:
                 self._updating = False
-            # keep the proportions of the current split at the new total
-            old = self.plan
-            self.plan = None
-            plan = bp.default_plan(self.algorithm, self.params(), self.project.epsilon)
-            if old is not None and old.names == plan.names and not plan.locked:
-                self._updating = True
-                try:
-                    self.bar.set_segments(plan.names, [s / old.epsilon for s in old.shares], plan.epsilon)
-                finally:
-                    self._updating = False
-                plan = plan.with_shares(self.bar.shares)
-            else:
-                self.bar.set_segments(plan.names, plan.shares, plan.epsilon, locked=plan.locked)
-            self.split_box.setTitle(LOCKED_SPLIT_TITLE if plan.locked else SPLIT_TITLE)
-            self.plan = plan
-            self._refresh_figures()
-            self._write_params()
+            self._show_plan()  # the project kept a custom split's proportions at the new total
         elif field == "mode":
             self._update_mode_label()
         elif field == "algorithm":
@@ -507,7 +498,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
                     w.setCurrentIndex(max(0, w.findData(current)))
                 finally:
                     self._updating = False
-                self._write_params()
+                self._rebuild_plan(saved=(self.project.params or {}).get("budget_split"))
             self._follow_default_bins(new_file=field == "data")
         if field == "data":
             self.eps_error.setText("")  # a refusal of the previous file's run does not describe this one

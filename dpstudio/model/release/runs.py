@@ -214,18 +214,11 @@ def histogram_counts(
 
 
 def run_plan(project: Project):
-    """The budget split the run will use: the one drawn in the Algorithm panel (``budget_split`` in the
-    project's parameters) when it fits the algorithm, else the algorithm's default."""
-    from dpstudio.algorithms import registry
-    from dpstudio.model.release import budget_plan as bp
-
-    params = dict(project.params or {})
-    if project.algorithm in registry.TABLE_ALGORITHMS and "numeric_attributes" not in params:
-        params["numeric_attributes"] = sum(
-            1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC
-        )
+    """The budget split the run will use (``Project.plan()``: the one drawn in the Algorithm panel or set with
+    ``api.Study.set_split`` when it fits the algorithm, else the algorithm's default) and the parameters it
+    is planned from; RunInputError, before any spend, when it cannot be planned."""
     try:
-        return bp.saved_plan(project.algorithm, params, project.epsilon), params
+        return project.plan(), project.plan_params()
     except ValueError as exc:
         raise RunInputError(str(exc)) from None
 

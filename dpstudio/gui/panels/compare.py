@@ -33,6 +33,7 @@ from dpstudio.algorithms import registry
 from dpstudio.gui.panels import compare_layout, host
 from dpstudio.gui.panels.compare_layout import ACCURACY_PADDING, SCATTER_TITLE  # noqa: F401 (also imported from here)
 from dpstudio.model.compare import comparison as cmp
+from dpstudio.model.compare import monte_carlo as mc
 from dpstudio.model.compare.verdict import ALL_RANGES, SIZES_PLOTTED, STRATEGY_KIND, verdict
 
 COLOURS = {cmp.LEAF_ONLY: "#7f7f7f", cmp.RAW_TREE: "#d62728", cmp.LEAST_SQUARES: "#2e9e5b", cmp.SEED_RULE: "#9467bd"}
@@ -64,19 +65,6 @@ def scatter_title(noisy, consistent) -> tuple[str, str]:
     return "per node: noisy (x) against consistent (y)", ""
 
 
-def _phase(progress, start: int, end: int, what: str):
-    """``progress(done, total, text)`` of one phase of a job, mapped onto ``start``..``end`` of a 0..100 bar
-    (so the bar never runs backwards when the next phase starts); None passes through."""
-    if progress is None:
-        return None
-
-    def report(done, total, text=""):
-        frac = min(max(done / total, 0.0), 1.0) if total else 0.0
-        return progress(int(start + (end - start) * frac), 100, text or what)
-
-    return report
-
-
 class ComparePanel(QtWidgets.QWidget):
     analyticDone = QtCore.Signal(object)  # the exact variances of a large tree, computed in the background
     monteCarloDone = QtCore.Signal(object)
@@ -95,20 +83,12 @@ class ComparePanel(QtWidgets.QWidget):
         return getattr(self.project, "result", None)
 
     def _kind(self) -> str | None:
-        r = self.result
-        if r is None:
-            return None
-        if hasattr(r, "plan") and hasattr(r.plan, "tree"):
-            return "histogram"
-        if hasattr(r, "leaf_labels"):
-            return "table"
-        return None
+        return mc.result_kind(self.result)
 
     def release_view(self) -> bool:
         """True unless the run (and the project) are in teaching mode: then only data-independent figures
-        and paid-for noisy values are shown."""
-        p = self.project
-        return not (getattr(p, "teaching", False) and getattr(p, "run_teaching", None) is not False)
+        and paid-for noisy values are shown (``model.compare.monte_carlo.reads_true_counts``)."""
+        return not mc.reads_true_counts(self.project)
 
     def _show_mode(self) -> None:
         if self.release_view():
@@ -257,51 +237,8 @@ class ComparePanel(QtWidgets.QWidget):
 
     # -- Monte-Carlo ---------------------------------------------------------------------------------
     def _job(self, runs: int, seed: int):
-        kind = self._kind()
-        if kind == "histogram":
-            plan = self.result.plan
-
-            def job(progress):
-                return cmp.histogram_monte_carlo(
-                    plan, self.curves.x.astype(int) if self.curves else None, runs=runs, seed=seed, progress=progress
-                )
-
-            return job
-        if kind == "table" and self.release_view():
-            result = self.result
-            domain = cmp.public_domain(result, self.project.taxonomies)
-
-            def job(progress):
-                res = cmp.diffgen_noise_only(result, domain, runs=runs, seed=seed, progress=progress)
-                return cmp.noise_only_curves(res)  # (analytic, Monte-Carlo)
-
-            return job
-        if kind == "table":
-            from dpstudio.model.release.runs import encode_table
-
-            project, result = self.project, self.result
-
-            def job(progress):
-                # teaching mode only: the true counts (a pass over a file read through DuckDB: here in the
-                # worker, with progress and Cancel); one steady bar over both phases
-                data = encode_table(project, _phase(progress, 0, 20, "reading the true counts"))
-                res = cmp.diffgen_error_by_size(
-                    data,
-                    result,
-                    float(result.count_epsilon),
-                    runs=runs,
-                    seed=seed,
-                    progress=_phase(progress, 20, 100, "Monte-Carlo"),
-                    domain=cmp.public_domain(result, project.taxonomies),
-                    size="domain",
-                    edges=cmp.DOMAIN_EDGES,
-                )
-                # the exact variances too (drawn dashed beside the runs, as in release mode)
-                exact = cmp.diffgen_noise_only(result, cmp.public_domain(result, project.taxonomies), runs=0)
-                return cmp.noise_only_curves(exact)[0], cmp.diffgen_curves(res)
-
-            return job
-        raise ValueError("no run to compare: run an algorithm first")
+        sizes = self.curves.x.astype(int) if self.curves and self._kind() == "histogram" else None
+        return mc.monte_carlo_job(self.project, self.result, sizes, runs, seed)
 
     def _start_analytic(self, result) -> None:
         """The exact variances of a large tree, on a thread of the panel's own (not the window's job runner,
@@ -474,44 +411,19 @@ class ComparePanel(QtWidgets.QWidget):
 
     def evaluate_classification(self, test):
         """Accuracy of the release on ``test`` (DataFrame or path) against the test file's majority class;
-        in teaching mode also against the raw-data baseline (trained on the private rows)."""
-        if self._kind() != "table":
-            raise ValueError("classification needs a DiffGen-family release")
-        from dpstudio.model.compare.held_out_table import read_test_table
-        from dpstudio.model.project.project import NUMERIC, QUASI_IDENTIFIER
+        in teaching mode also against the raw-data baseline (``model.compare.classification``)."""
+        from dpstudio.model.compare.classification import release_accuracy
 
-        p = self.project
-        cls = p.class_attribute
-        cols = p.attributes(QUASI_IDENTIFIER) + [cls]
-        test = read_test_table(p, test, cols)  # the project's encoding, types and missing-value choice
-        test, note = cmp.prepare_test_table(test, cols, cls, self.result.classes)
-        numeric = [a for a in cols if p.types.get(a) == NUMERIC]
+        scored = release_accuracy(self.project, self.result, test)
         self._clear_classification()
-        if self.release_view() or p.frame is None:
-            self.scores = s = cmp.classification_scores(self.result, test, cls, numeric)
-            heights, brushes = [s.majority, s.release], ["#7f7f7f", "#2e9e5b"]
-            why = (
-                "teaching mode only"
-                if self.release_view()
-                else "it trains on the records, and this table is read through DuckDB, not into memory"
-            )
-            text = (
-                f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
-                f"{s.majority:.2%} (raw-data baseline: {why})"
-            )
-        else:
-            from dpstudio.model.release.runs import used_frame
-
-            train = used_frame(p, cols)  # the private rows: teaching mode only
-            self.scores = s = cmp.classification_scores(self.result, test, cls, numeric, train=train)
-            heights, brushes = [s.majority, s.release, s.raw], ["#7f7f7f", "#2e9e5b", "#4a7fc1"]
-            text = (
-                f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
-                f"{s.raw:.2%} (teaching mode: the raw baseline is not private). In words: {s.gain_words()}"
-            )
+        self.scores = s = scored.scores
+        heights, brushes = [s.majority, s.release], ["#7f7f7f", "#2e9e5b"]
+        if scored.raw_withheld is None:
+            heights.append(s.raw)
+            brushes.append("#4a7fc1")
         self.acc_bars.setOpts(
             x=list(range(len(heights))), height=heights, width=0.6, brushes=[pg.mkBrush(b) for b in brushes]
         )
         self.acc_plot.setYRange(0.0, 1.0, padding=ACCURACY_PADDING)  # from 0: a cut axis exaggerates the gaps
-        self.class_label.setText(text + (f"\n{note}" if note else ""))
+        self.class_label.setText(scored.text())
         return s

@@ -211,3 +211,17 @@ def test_sizes_kept_by_the_replay_equal_each_nodes_released_value(algorithm):
     known = {n for n, x in zip(end.order, end.sizes) if x == x}
     # every node of a consistent run has a released number; MAXGDDP noises the leaves only
     assert known == (set(end.order) if algorithm == "diffgen-consistent" else leaves)
+
+
+def test_a_run_is_shown_as_teaching_as_its_record_says_or_once_its_events_carry_true_counts():
+    """The Watch's choice of what it may overlay is the model's (issue 31): a declared mode wins; a run of
+    unknown mode is a teaching run only once an event carries a true count, since release streams hold none."""
+    from dpstudio.model.watch.replay import carries_true_counts, shown_as_teaching
+
+    release = list(diffgen_like(steps=2, seed=1, teaching=False))
+    teaching = list(diffgen_like(steps=2, seed=1, teaching=True))
+    assert not carries_true_counts(release) and carries_true_counts(teaching)
+    assert shown_as_teaching(None, release) is None and shown_as_teaching(None, []) is None
+    assert shown_as_teaching(None, teaching) is True
+    assert shown_as_teaching(False, teaching) is False  # a declared release is never overlaid
+    assert shown_as_teaching(True, release) is True

@@ -32,6 +32,7 @@ from dpstudio.gui.widgets.tree_view import (
 )
 from dpstudio.gui.worker import gc_policy
 from dpstudio.model.watch.explain import explain_count
+from dpstudio.model.watch.replay import shown_as_teaching
 
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
 APPLY_BUDGET_S = 0.008
@@ -111,7 +112,7 @@ class WatchPanel(QtWidgets.QWidget):
     def feed(self, events) -> None:
         """Events from a running job (in order). The view catches up on its next tick."""
         self.replay.extend(events)
-        if self.teaching is None and any(getattr(e, "true_count", None) is not None for e in events):
+        if self.teaching is None and shown_as_teaching(None, events):
             self._set_meta(True, self.epsilon)
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(self.replay))
@@ -263,9 +264,7 @@ class WatchPanel(QtWidgets.QWidget):
         return found
 
     def _set_meta(self, teaching, epsilon) -> None:
-        if teaching is None:
-            teaching = any(getattr(e, "true_count", None) is not None for e in self.replay.events) or None
-        self.teaching = teaching
+        self.teaching = teaching = shown_as_teaching(teaching, self.replay.events)
         self.epsilon = epsilon
         self.mark.setVisible(bool(teaching))
         self.chk_true.setEnabled(bool(teaching))

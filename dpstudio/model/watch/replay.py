@@ -175,6 +175,20 @@ class TreeState:
         }
 
 
+def carries_true_counts(events: Iterable[Event]) -> bool:
+    """Whether any event carries a true count (only a teaching run's do: release streams never hold one)."""
+    return any(getattr(e, "true_count", None) is not None for e in events)
+
+
+def shown_as_teaching(declared: bool | None, events: Sequence[Event]) -> bool | None:
+    """Whether a run is shown as a teaching run (its true counts may be overlaid): as its record declares;
+    a run of unknown mode (None) is a teaching run once its events carry true counts, and stays unknown
+    (shown as a release: nothing true overlaid) until then."""
+    if declared is not None:
+        return bool(declared)
+    return True if carries_true_counts(events) else None
+
+
 def _plain(value):
     if isinstance(value, np.ndarray):
         return value.tolist()

@@ -510,14 +510,11 @@ class DataPanel(QtWidgets.QWidget):
             return
         if field == "types" and self.project.has_data:
             self.preview_model.set_frame(self._preview_frame())  # a type change replaces the column
-            self._nunique = {}
         self._refresh_attributes()
 
     def _preview_frame(self):
-        """The rows the preview shows: the whole table in memory, or the first rows of a table read through
-        DuckDB (``EngineTable.preview_frame``)."""
-        table = self.project.engine_table
-        return self.project.frame if table is None else table.preview_frame()
+        """The rows the preview shows (``DataSource.preview_frame``)."""
+        return self.project.preview_frame()
 
     def missing_summary(self):
         """The model's missing-value figures for the columns a release may use (every column not ignored)."""
@@ -552,24 +549,15 @@ class DataPanel(QtWidgets.QWidget):
             f"attributes{engine}" + (f" <span style='color:#757575'>({path.parent})</span>" if path else "")
         )
         self.file_label.setToolTip(f"{path}\nSHA-256 {self.project.data_hash}" if path else "")
-        self._nunique = {}
         self._refresh_attributes()
         if self.project.columns and self.current_attribute() is None:
             self.attr_table.selectRow(0)
 
-    def _distinct(self, attr: str) -> int:
-        cache = getattr(self, "_nunique", {})
-        if attr not in cache:
-            table = self.project.engine_table
-            cache[attr] = int(self.project.frame[attr].nunique()) if table is None else table.distinct_count(attr)
-            self._nunique = cache
-        return cache[attr]
-
     def _distinct_text(self, attr: str) -> str:
-        """The Distinct cell: exact, or DuckDB's estimate (≈) for a column with very many values."""
-        table = self.project.engine_table
-        approx = table is not None and not table.is_listed(attr)
-        return ("\u2248" if approx else "") + f"{self._distinct(attr):,}"
+        """The Distinct cell: exact, or DuckDB's estimate (≈) for a column with very many values
+        (``DataSource.distinct_count``)."""
+        n, approx = self.project.distinct_count(attr)
+        return ("\u2248" if approx else "") + f"{n:,}"
 
     def _refresh_attributes(self) -> None:
         return data_attributes.refresh_attributes(self)

@@ -95,6 +95,29 @@ class DataSource:
             cache[attribute] = entry
         return entry[2]
 
+    def distinct_count(self, attribute: str) -> tuple[int, bool]:
+        """(distinct values of ``attribute``, whether that is an estimate): exact for a table in memory and
+        for a column a table read through an engine listed when it was opened; DuckDB's estimate for a column
+        with very many values. Private (the data owner's Data tab only); cached per data frame and dtype."""
+        cache = self.__dict__.setdefault("_distinct_cache", {})
+        entry = cache.get(attribute)
+        table = self.engine_table
+        if table is not None:
+            if entry is None or entry[0] is not table:
+                entry = (table, "", int(table.distinct_count(attribute)), not table.is_listed(attribute))
+        else:
+            frame, dtype = self.frame, str(self.frame[attribute].dtype)
+            if entry is None or entry[0] is not frame or entry[1] != dtype:
+                entry = (frame, dtype, int(frame[attribute].nunique()), False)
+        cache[attribute] = entry
+        return entry[2], entry[3]
+
+    def preview_frame(self):
+        """The rows a preview shows: the whole table in memory, or the first rows of a table read through an
+        engine (``EngineTable.preview_frame``); None without data."""
+        table = self.engine_table
+        return self.frame if table is None else table.preview_frame()
+
     # -- the persistent per-dataset budget ----------------------------------------------------------
     def dataset_print(self):
         """The ``DatasetPrint`` of the records as loaded (computed once per load: ~0.7 s a million rows)."""

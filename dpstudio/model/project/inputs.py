@@ -11,6 +11,7 @@ from typing import Any
 from dpstudio.algorithms import registry
 from dpstudio.core.taxonomy import Taxonomy
 from dpstudio.model.project import provenance as pv
+from dpstudio.model.project.changes import Changes
 from dpstudio.model.project.provenance import Provenance
 from dpstudio.model.project.vocabulary import (
     CATEGORICAL,
@@ -35,7 +36,10 @@ class PublicInputs:
     """The declarations a release depends on, with their provenance; setters announce each change."""
 
     def __init__(self, owner) -> None:
-        self.owner = owner  # the Project this part belongs to: its notifications and the other parts
+        self.owner = owner  # the Project this part belongs to: the other parts are read through it
+        self.changes = Changes(
+            "roles", "types", "bounds", "classes", "missing", "taxonomies", "provenance"
+        )  # what this part announces (``model.project.changes``)
         self.roles: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.bounds: dict[str, tuple[float, float]] = {}
@@ -79,12 +83,12 @@ class PublicInputs:
                 if r == CLASS:
                     self.roles[c] = QUASI_IDENTIFIER
         self.roles[attribute] = role
-        self.owner._changed("roles")
+        self.changes.emit("roles")
         if self.classes is not None and self.class_attribute != old_class:
             self.classes = None  # the declaration belonged to the previous class attribute
             if old_class is not None:
                 self.provenance.pop(pv.key(pv.CLASSES, old_class), None)
-            self.owner._changed("classes")
+            self.changes.emit("classes")
 
     def set_type(self, attribute: str, kind: str, source: str = "chosen by you") -> None:
         """Set a column's type (numeric or categorical): a public declaration, recorded with ``source``."""
@@ -116,7 +120,7 @@ class PublicInputs:
             self.bounds.pop(attribute, None)
             self.numeric_types.pop(attribute, None)
             self.provenance.pop(pv.key(pv.KIND, attribute), None)
-        self.owner._changed("types")
+        self.changes.emit("types")
 
     def set_numeric_type(
         self, attribute: str, declaration: str | None, source: str = "chosen by you", derived: bool = False
@@ -132,8 +136,8 @@ class PublicInputs:
         if declaration is None:
             self.provenance.pop(k, None)
             if self.numeric_types.pop(attribute, None) is not None:
-                self.owner._changed("types")
-                self.owner.notify("provenance")
+                self.changes.emit("types")
+                self.changes.emit("provenance", dirty=False)
             return
         if self.types.get(attribute) != NUMERIC:
             raise ProjectError(f"{attribute} is categorical: only numeric attributes are integer or continuous")
@@ -146,8 +150,8 @@ class PublicInputs:
             return
         self.numeric_types[attribute] = text
         self.provenance[k] = prov
-        self.owner._changed("types")
-        self.owner.notify("provenance")
+        self.changes.emit("types")
+        self.changes.emit("provenance", dirty=False)
 
     def _numeric_summary(self, attribute: str, what: str) -> tuple[float, float, bool] | None:
         """(least, largest, all whole) of a numeric attribute's values, None without numbers, for a proposal
@@ -209,8 +213,8 @@ class PublicInputs:
             return
         self.bounds[attribute] = (lo_f, hi_f)
         self.provenance[pv.key(pv.BOUNDS, attribute)] = Provenance(source, derived)
-        self.owner._changed("bounds")
-        self.owner.notify("provenance")
+        self.changes.emit("bounds")
+        self.changes.emit("provenance", dirty=False)
 
     def propose_bounds(self, attribute: str) -> tuple[float, float]:
         """Bounds from the data: [floor(min), floor(max) + 1), marked "derived from the data: not private"."""
@@ -226,7 +230,7 @@ class PublicInputs:
     def clear_bounds(self, attribute: str) -> None:
         if self.bounds.pop(attribute, None) is not None:
             self.provenance.pop(pv.key(pv.BOUNDS, attribute), None)
-            self.owner._changed("bounds")
+            self.changes.emit("bounds")
 
     def set_classes(self, values, source: str = "typed by you", derived: bool = False, edit: bool = False) -> None:
         """Declare the public class values of the class attribute, in release order (None: undeclared).
@@ -252,8 +256,8 @@ class PublicInputs:
         if values == self.classes and self.provenance.get(k) == old:
             return
         self.classes = values
-        self.owner._changed("classes")
-        self.owner.notify("provenance")
+        self.changes.emit("classes")
+        self.changes.emit("provenance", dirty=False)
 
     def propose_classes(self) -> list[str]:
         """The class values present in the data (sorted), marked "derived from the data: not private" until
@@ -273,7 +277,7 @@ class PublicInputs:
         if choice == self.missing:
             return
         self.missing = choice
-        self.owner._changed("missing")
+        self.changes.emit("missing")
 
     def set_missing_token(self, token: str) -> None:
         """The value a kept missing cell takes (a public declaration: how the file writes a missing answer,
@@ -284,7 +288,7 @@ class PublicInputs:
         if token == self.missing_token:
             return
         self.missing_token = token
-        self.owner._changed("missing")
+        self.changes.emit("missing")
 
     def attributes(self, role: str) -> list[str]:
         """Columns with the given role, in column order."""
@@ -322,8 +326,8 @@ class PublicInputs:
                 self.provenance[k] = Provenance(source or "set here")
             if source:
                 self.taxonomy_sources[attribute] = self.provenance[k].source
-        self.owner._changed("taxonomies")
-        self.owner.notify("provenance")
+        self.changes.emit("taxonomies")
+        self.changes.emit("provenance", dirty=False)
 
     # -- provenance of public inputs --------------------------------------------------------------------
     def provenance_of(self, input_key: str) -> Provenance:
@@ -355,7 +359,7 @@ class PublicInputs:
 
     def _set_provenance(self, input_key: str, prov: Provenance) -> None:
         self.provenance[input_key] = prov
-        self.owner._changed("provenance")
+        self.changes.emit("provenance")
 
     def restore_provenance(self, input_key: str, prov: Provenance | None) -> None:
         """Put back a provenance the input had (the taxonomy editor's undo and redo, a merge's credit);
@@ -363,7 +367,7 @@ class PublicInputs:
         kind, _, attr = input_key.partition(":")
         if prov is None:
             if self.provenance.pop(input_key, None) is not None:
-                self.owner._changed("provenance")
+                self.changes.emit("provenance")
             return
         if kind == pv.TAXONOMY and attr in self.taxonomies:
             self.taxonomy_sources[attr] = prov.source  # the line the Taxonomy panel shows says the same

@@ -135,10 +135,13 @@ class Project(Notifier):
         field set on the copy (``copy.copy(project).dataset = other``) leaves the original alone."""
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
+        clone._subscribers = []  # nobody follows a copy: its changes never reach the original's views
         for name in PARTS:
             part = copy.copy(getattr(self, name))
             part.owner = clone
+            part.changes = part.changes.fresh()  # the copy's changes reach the copy's subscribers only
             setattr(clone, name, part)
+        clone._connect_parts()
         return clone
 
     def _reset_state(self) -> None:
@@ -151,6 +154,22 @@ class Project(Notifier):
         self.account = BudgetAccount(self.dataset_print, lambda: self.data_path, lambda: self.has_data)
         self.account.store = store
         self.dirty = False
+        self._connect_parts()
+
+    def _connect_parts(self) -> None:
+        """Each part's changes reach the project's subscribers (``model.project.changes``)."""
+        for name in PARTS:
+            getattr(self, name).changes.connect(self._on_part)
+
+    def _on_part(self, field: str | None, dirty: bool) -> None:
+        """A part changed: the reactions between parts first, then the project's subscribers hear of it."""
+        if field == "mode":  # a teaching run must not be shown or exported as a release, nor the reverse
+            self.clear_run(notify=False)
+            self.notify("run")
+        if field is not None:
+            self.notify(field)
+        if dirty:
+            self.set_dirty(True)
 
     def reset(self) -> None:
         """Start a new, empty project (subscribers hear about every field)."""
@@ -294,7 +313,7 @@ class _Forward:
 
 def _members(part: type) -> tuple[str, ...]:
     """The fields (those a new part sets) and the methods and properties of a part's class."""
-    fields = [n for n in vars(part(None)) if n != "owner"]
+    fields = [n for n in vars(part(None)) if n not in ("owner", "changes")]
     return tuple(fields + [n for n in vars(part) if not n.startswith("__")])
 
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from dpstudio.core.budget import check_epsilon
+from dpstudio.model.project.changes import Changes
 from dpstudio.model.project.vocabulary import MODES, NUMERIC, QUASI_IDENTIFIER, TEACHING, ProjectError
 from dpstudio.model.release import budget_plan as bp
 
@@ -24,7 +25,8 @@ class RunSettings:
     """The algorithm, its parameters, epsilon, the mode and the seed."""
 
     def __init__(self, owner) -> None:
-        self.owner = owner  # the Project this part belongs to: its notifications and the other parts
+        self.owner = owner  # the Project this part belongs to: the other parts are read through it
+        self.changes = Changes("algorithm", "epsilon", "mode")  # what this part announces (``model.project.changes``)
         self.algorithm: str = "diffgen_consistency"
         self.params: dict[str, Any] = {}
         self.epsilon: Fraction = Fraction(1)
@@ -40,13 +42,13 @@ class RunSettings:
             return
         self.algorithm = name
         self.params = params
-        self.owner._changed("algorithm")
+        self.changes.emit("algorithm")
 
     def set_param(self, key: str, value) -> None:
         if self.params.get(key) == value and key in self.params:
             return
         self.params[key] = value
-        self.owner._changed("algorithm")
+        self.changes.emit("algorithm")
 
     def set_epsilon(self, value) -> None:
         """Parse and set the budget; raises ValueError with a specific message (see check_epsilon). A custom
@@ -66,9 +68,9 @@ class RunSettings:
                 fresh = None
             if fresh is not None and fresh.names == custom.names and not fresh.locked:
                 self.params.update(fresh.with_shares([s * eps / custom.epsilon for s in custom.shares]).to_params())
-        self.owner._changed("epsilon")
+        self.changes.emit("epsilon")
         if resplit:
-            self.owner._changed("algorithm")
+            self.changes.emit("algorithm")
 
     # -- the split of epsilon ----------------------------------------------------------------------
     def plan(self) -> bp.BudgetPlan:
@@ -113,7 +115,7 @@ class RunSettings:
         if new == self.params and not force:
             return
         self.params = new
-        self.owner._changed("algorithm")
+        self.changes.emit("algorithm")
 
     def is_default_split(self) -> bool:
         return self._custom_plan() is None
@@ -133,7 +135,7 @@ class RunSettings:
         seed = int(seed)
         if seed != self.seed:
             self.seed = seed
-            self.owner._changed("mode")
+            self.changes.emit("mode")
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -141,9 +143,7 @@ class RunSettings:
         if mode == self.mode:
             return
         self.mode = mode
-        self.owner.clear_run(notify=False)  # a teaching run must not be shown or exported as a release
-        self.owner.notify("run")
-        self.owner._changed("mode")
+        self.changes.emit("mode")  # the project forgets the last run first (``Project._on_part``)
 
     @property
     def teaching(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from dpstudio.algorithms import registry
 from dpstudio.core.budget import Ledger, check_epsilon
+from dpstudio.model.project.changes import Changes
 from dpstudio.model.project.vocabulary import (
     DROP_MISSING,
     RELEASE,
@@ -29,7 +30,8 @@ class RunState:
     """The question, the spend, and the record of the last run."""
 
     def __init__(self, owner) -> None:
-        self.owner = owner  # the Project this part belongs to: its notifications and the other parts
+        self.owner = owner  # the Project this part belongs to: the other parts are read through it
+        self.changes = Changes("ledger", "run")  # what this part announces (``model.project.changes``)
         self.record: Any = None  # model.release.record.RunRecord of the last run (memory only)
         self.release_ledger: Ledger | None = None  # the last release run's ledger (saved)
         self.run_budget: dict | None = None  # the budget store's record of the last release run (sidecar)
@@ -76,21 +78,21 @@ class RunState:
         before = self.owner.account.name
         info = self._account(lambda: self.owner.account.rename(name))
         if self.owner.account.name != before:
-            self.owner.set_dirty(True)
-        self.owner.notify("ledger")
+            self.changes.unsaved()
+        self.changes.emit("ledger", dirty=False)
         return info
 
     def set_dataset_total(self, total) -> DatasetBudgetInfo:
         """Set the loaded data's lifetime budget deliberately (not below what was spent on it)."""
         info = self._account(lambda: self.owner.account.set_total(total))
-        self.owner.notify("ledger")
+        self.changes.emit("ledger", dirty=False)
         return info
 
     def set_new_dataset(self, new: bool) -> DatasetBudgetInfo:
         """Declare the loaded records other people than the known dataset they match loosely (or take that
         declaration back): their releases then get a budget of their own."""
         self.owner.account.new_dataset = bool(new)
-        self.owner.notify("ledger")
+        self.changes.emit("ledger", dirty=False)
         return self.dataset_budget()
 
     def release_question(self, epsilon=None) -> ReleaseQuestion:
@@ -211,15 +213,15 @@ class RunState:
             budget = self.run_budget if budget is None else budget
             store = self.run_store if store is None else store
         self.record = RunRecord(result, ledger, snapshot, teaching, budget, store, tuple(events))
-        self.owner.notify("run")
-        self.owner.notify("ledger")
-        self.owner.set_dirty(True)
+        self.changes.emit("run", dirty=False)
+        self.changes.emit("ledger", dirty=False)
+        self.changes.unsaved()
 
     def clear_run(self, notify: bool = True) -> None:
         self.record = None
         if notify:
-            self.owner.notify("run")
-            self.owner.notify("ledger")
+            self.changes.emit("run", dirty=False)
+            self.changes.emit("ledger", dirty=False)
 
     # the last run's parts, read from its record
     @property

@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from dpstudio.model.project.changes import Changes
 from dpstudio.model.project.vocabulary import (
     ProjectError,
 )
@@ -24,7 +25,8 @@ class DataSource:
     counts the data owner's checks use."""
 
     def __init__(self, owner) -> None:
-        self.owner = owner  # the Project this part belongs to: its notifications and the other parts
+        self.owner = owner  # the Project this part belongs to: the other parts are read through it
+        self.changes = Changes()  # announces nothing itself: ``Project.set_data`` announces a new load
         self.data_path: Path | None = None
         self.data_hash: str | None = None
         self.data_encoding: str = "utf-8"  # text encoding the CSV/TSV data file is read with (saved)

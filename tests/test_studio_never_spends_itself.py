@@ -1,6 +1,8 @@
 """The studio's panels never settle a spend themselves: they drive a run session of the model
-(``Project.release_question/start_run`` for tables and histograms, ``model.stream.run.StreamRun`` for
-streams), which alone talks to the release service, the budget store, the noise and the ledger.
+(``model.release.session.RunSession`` for tables and histograms, in this process or with the engine in
+another, and ``model.stream.run.StreamRun`` for streams), which alone talks to the release service, the
+budget store, the noise and the ledger, and alone records the run. A panel never calls the steps the
+session is made of (``start_run``, ``record_run``, ``prepare_run``) nor runs an engine process itself.
 
 The rule is checked on the source of every module under ``dpstudio/gui`` and proven by planting each form
 of the violation (an import at the top or inside a function, of the name or of its module, and a ledger
@@ -20,7 +22,18 @@ GUI = Path(dpstudio.__file__).parent / "gui"
 
 #: modules a panel must not import, and names it must not import from anywhere
 FORBIDDEN_MODULES = ("dpstudio.model.release.service", "dpstudio.io.budget_store", "dpstudio.core.noise")
-FORBIDDEN_NAMES = ("ReleaseService", "ReleaseRequest", "SecureNoise", "SimulationNoise", "open_store", "BudgetStore")
+FORBIDDEN_NAMES = (
+    "ReleaseService",
+    "ReleaseRequest",
+    "SecureNoise",
+    "SimulationNoise",
+    "open_store",
+    "BudgetStore",
+    "ChildRun",
+    "prepare_run",
+)
+#: the run session's own steps: a panel that calls them bypasses the session
+SESSION_STEPS = ("start_run", "record_run", "prepare_run", "ChildRun")
 
 
 def _absolute(module: str | None, level: int, here: str) -> str:
@@ -51,6 +64,8 @@ def spend_violations(source: str, package: str = "dpstudio.gui.panels") -> list[
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             if name == "Ledger":
                 found.append(f"line {node.lineno}: builds a Ledger")
+            elif name in SESSION_STEPS:
+                found.append(f"line {node.lineno}: calls {name} (the run session's step)")
     return found
 
 
@@ -80,6 +95,12 @@ def test_no_panel_or_widget_talks_to_the_service_the_store_the_noise_or_the_ledg
         "from dpstudio.core import noise\n",
         "from dpstudio.core.budget import Ledger\nledger = Ledger(1)\n",
         "import dpstudio.core.budget as b\nledger = b.Ledger(1)\n",
+        "setup = project.start_run(answer)\n",
+        "project.record_run(events, setup.ledger, True, None, snap, {}, None)\n",
+        "from dpstudio.model.release.runs import prepare_run\n",
+        "def f(p):\n    from dpstudio.model.release import runs\n    return runs.prepare_run(p)\n",
+        "from dpstudio.model.release.run_process import ChildRun\n",
+        "def f(p):\n    from dpstudio.model.release import run_process\n    return run_process.ChildRun(p)\n",
     ],
 )
 def test_the_rule_catches_every_planted_form(planted):
@@ -90,6 +111,8 @@ def test_the_rule_lets_the_run_sessions_and_plain_figures_pass():
     ok = (
         "from dpstudio.model.stream.run import StreamRecord, StreamRun\n"
         "from dpstudio.model.release import ReleaseRefused\n"
+        "from dpstudio.model.release.session import RunSession\n"
+        "session = RunSession.in_child(project, snapshot)\n"
         "from dpstudio.core.budget import fraction_text\n"
         "from dpstudio.gui.widgets.ledger_view import LedgerView\n"
         "view = LedgerView()\n"

@@ -1,6 +1,7 @@
-"""model.run_process: a studio run in a forked engine process gives the same events as in this process, the
-ledger here holds every spend before the noise it paid for, input errors spend nothing, and closing the
-events (Cancel) stops the child."""
+"""model.run_process through the run session (``RunSession.in_child``): a studio run in a forked engine process
+gives the same events as in this process, the ledger here holds every spend before the noise it paid for,
+input errors spend nothing, a session refused at its question stops the child having spent nothing, and
+closing the events (Cancel) stops the child."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import pytest
 from dpstudio.core.events import BudgetSpent, NodeNoised, RunFinished
 from dpstudio.core.taxonomy import Node, Taxonomy
 from dpstudio.io.budget_store import open_store
-from dpstudio.model.project.project import RELEASE, Project
+from dpstudio.model.project.project import RELEASE, Project, ProjectError
 from dpstudio.model.release import run_process
 from dpstudio.model.release.runs import RunInputError
-from dpstudio.model.release.session import make_job
+from dpstudio.model.release.session import RunSession, make_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the engine process forks (Linux)")
 
@@ -46,9 +47,12 @@ def project(rows: int = 400, seed: int = 0, algorithm: str = "diffgen_consistenc
 
 
 def child_run(p: Project) -> tuple[list, dict]:
-    holder: dict = {}
-    answer = None if p.teaching else p.release_question()
-    return list(run_process.events_in_child(p, lambda setup: holder.update(setup=setup), answer)), holder
+    session = RunSession.in_child(p)
+    setup = session.begin(session.question())
+    events = list(session.events())
+    record = session.finish(events)
+    assert record is p.record and record.ledger is setup.ledger  # the same record as an in-process run
+    return events, {"setup": setup}
 
 
 @pytest.mark.parametrize("algorithm", ["diffgen_consistency", "maxgddp"])
@@ -68,9 +72,10 @@ def test_the_engine_process_gives_the_events_of_an_in_process_run(algorithm):
 
 def test_the_ledger_here_holds_each_spend_before_the_noise_it_paid_for():
     p = project()
-    holder: dict = {}
+    session = RunSession.in_child(p)
+    holder = {"setup": session.begin()}
     seen = 0
-    for event in run_process.events_in_child(p, lambda setup: holder.update(setup=setup)):
+    for event in session.events():
         ledger = holder["setup"].ledger
         if isinstance(event, BudgetSpent):
             seen += 1
@@ -86,11 +91,30 @@ def test_an_input_error_comes_back_before_any_spend(monkeypatch):
     p.set_mode(RELEASE)
     p.set_classes(["n", "y"])
     p.set_bounds("age", 30, 100)  # ages below 30 lie outside the public bounds
-    calls = []
     with pytest.raises(RunInputError, match="outside the public bounds"):
-        list(run_process.events_in_child(p, calls.append))
-    assert calls == [] and (p.release_ledger is None or p.release_ledger.spent == 0)
+        RunSession.in_child(p)
+    assert p.release_ledger is None or p.release_ledger.spent == 0
     assert not multiprocessing.active_children()
+
+
+def test_a_session_refused_at_its_question_stops_the_engine_process(tmp_path, monkeypatch):
+    """A question asked about other data starts nothing: the child, which had checked the inputs, is
+    stopped and the store holds no spend."""
+    monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(tmp_path / "budget.sqlite"))
+    other = project(seed=1)
+    other.set_mode(RELEASE)
+    other.set_classes(["n", "y"])
+    p = project()
+    p.set_mode(RELEASE)
+    p.set_classes(["n", "y"])
+    session = RunSession.in_child(p)
+    assert multiprocessing.active_children()  # the inputs were checked in the child
+    with pytest.raises(ProjectError):
+        session.begin(other.release_question())
+    assert not multiprocessing.active_children()
+    assert open_store().datasets() == [] or not any(
+        open_store().dataset(d.name).spends for d in open_store().datasets()
+    )
 
 
 def test_a_release_run_charges_the_store_once_here(tmp_path, monkeypatch):
@@ -124,7 +148,9 @@ def test_closing_the_events_stops_the_engine_process(monkeypatch):
 
     p = project(rows=200)
     monkeypatch.setattr(runs, "prepare_run", lambda _p: runs.PreparedRun(_endless, (), 200))
-    events = run_process.events_in_child(p, lambda setup: None)
+    session = RunSession.in_child(p)
+    session.begin()
+    events = session.events()
     assert next(events).message == "working"
     assert multiprocessing.active_children()  # still running: it never ends by itself
     events.close()

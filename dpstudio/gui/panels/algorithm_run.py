@@ -27,7 +27,7 @@ def run(panel, watch=None):
     asked first (``confirm_release``, default No); nothing is spent unless they answer Yes.
 
     The whole job runs off the GUI thread, including coding the table (``model.release.session.make_job``; a
-    1M-row table takes seconds to code) and ``Project.start_run`` (which hands out the noise and the
+    1M-row table takes seconds to code) and the session's ``begin`` (which hands out the noise and the
     ledger); for large tables the coding and the engine run in a separate process
     (``model.run_process``), so that their long numpy calls cannot freeze the window. Input problems arrive as the worker's ``failed`` message, before any budget is spent; the
     studio then stays where it is. Events go to ``watch`` (default: the window's Watch panel), which
@@ -73,16 +73,16 @@ def run(panel, watch=None):
 
     def job():
         from dpstudio.model.release import run_process
-
-        # the engine's numpy calls then never hold our GIL; a table read through DuckDB is never forked
-        # (its connection stays here) and its run reads the small counts of the used columns only
-        if project.frame is not None and run_process.use_process(len(project.frame)):
-            return run_process.events_in_child(project, lambda setup: holder.update(setup=setup), answer)
         from dpstudio.model.release.session import RunSession
 
-        session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
-        holder["setup"] = session.begin(answer)
+        # a large table's engine in its own process: its numpy calls then never hold our GIL; a table read
+        # through DuckDB is never forked (its connection stays here) and reads the used columns' counts only
+        if project.frame is not None and run_process.use_process(len(project.frame)):
+            session = RunSession.in_child(project, snapshot)
+        else:
+            session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
         holder["session"] = session
+        holder["setup"] = session.begin(answer)
         return session.events()
 
     def reading(done: int, total: int, what: str) -> bool:
@@ -119,12 +119,7 @@ def run(panel, watch=None):
     def on_end(*_):
         setup = holder.get("setup")
         if setup is not None:  # the Watch stops following here
-            if "session" in holder:
-                holder["session"].finish(events)
-            else:  # run in the engine process (``run_process``): the same record
-                project.record_run(
-                    events, setup.ledger, setup.teaching, None, snapshot, setup.budget, setup.store or None
-                )
+            holder["session"].finish(events)
             if setup.recognised and win is not None:  # the data owner's eyes only
                 win.show_info(f"charged to the known dataset {setup.budget.get('dataset')!r}: {setup.recognised}")
         if watch is not None and getattr(watch, "live", False):

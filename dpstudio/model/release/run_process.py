@@ -2,15 +2,16 @@
 
 In one process the engine thread and the GUI thread share Python's GIL: a long numpy or pandas call on a
 million rows (coding the table, counting partitions) freezes the window for its whole duration (issue 10
-measured about 100 ms). ``events_in_child(project, on_setup)`` runs the same steps in a forked child and
-yields the same events, in the same order, in this process:
+measured about 100 ms). ``RunSession.in_child(project)`` (``model.release.session``) runs the same steps with
+the engine in a forked child (``ChildRun``, the session's prepared run) and yields the same events, in the
+same order, in this process:
 
 1. the child (a fork: it shares the project's table without copying or pickling it) runs
    ``runs.prepare_run``: coding and every input check, nothing spent. An input error comes back as the
    exception and is raised here; nothing was spent.
-2. Here, ``Project.start_run`` spends (release mode charges the persistent budget store, in this process,
-   as for an in-process run) and hands out the noise and the ledger; ``on_setup(setup)`` receives them.
-   The child gets the noise source and a copy of the ledger.
+2. Here, the session's ``begin`` spends (release mode charges the persistent budget store, in this process,
+   as for an in-process run) and hands out the noise and the ledger. The child gets the noise source and a
+   copy of the ledger; a session that never begins closes the child, which leaves having spent nothing.
 3. The child runs the engine and sends its events in batches (every ``BATCH_SECONDS`` or
    ``BATCH_EVENTS``). Here each
    ``BudgetSpent`` is replayed into ``setup.ledger`` (``Ledger.replay``) before that event and every later
@@ -34,7 +35,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from dpstudio.core.events import BudgetSpent
 
@@ -98,45 +99,60 @@ def _child(project, conn) -> None:
         conn.send(("error", _portable(exc)))
 
 
-def events_in_child(project, on_setup: Callable, answer=None) -> Iterator:
-    """The run's events, computed in a forked child (see the module docstring). Raises what the child raised
-    (``RunInputError`` before any spend), ``ProjectError`` from ``start_run``, or ``EngineProcessError``.
-    ``answer``: the release question the user answered (release mode), handed to ``start_run``."""
-    ctx = multiprocessing.get_context("fork")
-    here, there = ctx.Pipe()
-    child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
-    child.start()
-    there.close()
-    try:
-        kind, payload = _receive(here)
-        if kind == "error":
-            raise payload
-        setup = project.start_run(answer)
-        on_setup(setup)
-        here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
-        ledger = setup.ledger
+class ChildRun:
+    """A run prepared in a forked child (see the module docstring): the session's ``prepared`` run when the
+    studio runs the engine in its own process. Made, it has checked and coded the inputs in the child (what
+    the child raised, ``RunInputError`` first, is raised here: nothing spent); ``events(setup)`` hands the
+    child the noise and the ledger the session's ``begin`` settled and yields its events; ``close()`` (or the
+    end of the events) stops the child."""
+
+    def __init__(self, project) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self._here, there = ctx.Pipe()
+        self._child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
+        self._child.start()
+        there.close()
+        self.rows = len(project.frame) if getattr(project, "frame", None) is not None else 0
         try:
-            while True:
-                kind, payload = _receive(here)
-                if kind == "events":
-                    for event in payload:
-                        if isinstance(event, BudgetSpent):
-                            ledger.replay(event.spend)
-                        yield event
-                elif kind == "error":
-                    raise payload
-                else:
-                    ledger.end_replay()
-                    if payload != ledger.to_dict():
-                        raise EngineProcessError("the engine process's ledger differs from the spends it reported")
-                    return
+            kind, payload = _receive(self._here)
+            if kind == "error":
+                raise payload
+        except BaseException:
+            self.close()
+            raise
+
+    def events(self, setup) -> Iterator:
+        """The child's events on ``setup``; each ``BudgetSpent`` replayed into ``setup.ledger`` before it and
+        every later event are yielded. Closing the generator (Cancel) kills the child."""
+        try:
+            self._here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
+            ledger = setup.ledger
+            try:
+                while True:
+                    kind, payload = _receive(self._here)
+                    if kind == "events":
+                        for event in payload:
+                            if isinstance(event, BudgetSpent):
+                                ledger.replay(event.spend)
+                            yield event
+                    elif kind == "error":
+                        raise payload
+                    else:
+                        ledger.end_replay()
+                        if payload != ledger.to_dict():
+                            raise EngineProcessError("the engine process's ledger differs from the spends it reported")
+                        return
+            finally:
+                ledger.end_replay()
         finally:
-            ledger.end_replay()
-    finally:
-        here.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the child (a child never begun finds its pipe closed and leaves: nothing was spent)."""
+        self._here.close()
+        if self._child.is_alive():
+            self._child.kill()
+        self._child.join()
 
 
 def _receive(conn) -> tuple:
@@ -152,6 +168,6 @@ __all__ = [
     "ENV",
     "EngineProcessError",
     "PROCESS_ROWS",
-    "events_in_child",
+    "ChildRun",
     "use_process",
 ]

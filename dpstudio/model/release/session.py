@@ -58,6 +58,17 @@ class RunSession:
         snapshot = snapshot_of(project) if snapshot is None else snapshot
         return cls(prepare_run(project, progress), snapshot, project=project)
 
+    @classmethod
+    def in_child(cls, project, snapshot=None) -> RunSession:
+        """A project's session whose engine runs in a forked process (``model.release.run_process``): the
+        inputs are coded and checked there now (what it raised is raised here, nothing spent); the spend and
+        the ledger stay here. Linux only (``run_process.use_process`` says when)."""
+        from dpstudio.model.release.run_process import ChildRun
+        from dpstudio.model.release.snapshot import snapshot_of
+
+        snapshot = snapshot_of(project) if snapshot is None else snapshot
+        return cls(ChildRun(project), snapshot, project=project)
+
     @property
     def teaching(self) -> bool:
         return bool(self.project.teaching) if self.project is not None else self.request is None
@@ -77,7 +88,11 @@ class RunSession:
         """Settle the spend (see the module docstring); raises ``ReleaseRefused`` (a project's session:
         ``ProjectError``) having spent nothing."""
         if self.project is not None:
-            self.setup = self.project.start_run(question)
+            try:
+                self.setup = self.project.start_run(question)
+            except BaseException:
+                self.close()  # a run prepared elsewhere (an engine process) ends with nothing spent
+                raise
             return self.setup
         if self.request is None:
             self.setup = ReleaseService.simulate(self.snapshot.epsilon, int(self.seed or 0))
@@ -86,6 +101,12 @@ class RunSession:
             raise ReleaseRefused("this question was not asked about this run: nothing was spent")
         self.setup = ReleaseService().begin(question, True)
         return self.setup
+
+    def close(self) -> None:
+        """Let go of a run that will not be run (an engine process is stopped); idempotent."""
+        close = getattr(self.prepared, "close", None)
+        if close is not None:
+            close()
 
     def events(self) -> Iterator:
         """The run's events (after ``begin``)."""

@@ -25,6 +25,7 @@ from dpstudio.core.events import ConsistencyDone, LeavesReleased
 from dpstudio.gui.panels import watch_layout
 from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.tree_view import (
+    LIVE_LABEL_BUDGET_S,
     PACING_DELAY_MS,
     node_text,
     note_busy,
@@ -75,6 +76,7 @@ class WatchPanel(QtWidgets.QWidget):
         if not (events and self.replay.events and events[0] is self.replay.events[0]):
             self._forget_selection()
         self.live = False
+        self.tree.label_budget_s = None
         self.replay.reset(list(events))
         self._steps_cache = (0, False)
         self._target = 0
@@ -92,6 +94,7 @@ class WatchPanel(QtWidgets.QWidget):
         self._target = 0
         self.live = True
         self.follow = True
+        self.tree.label_budget_s = LIVE_LABEL_BUDGET_S  # the most important labels while it grows
         self._set_meta(teaching, epsilon)
         self.tree._auto_fit = True
         self._refresh()
@@ -231,8 +234,9 @@ class WatchPanel(QtWidgets.QWidget):
         if self.follow and not self.live and self.replay.at_end:
             self.follow = False
             gc_policy().release(self)
-            # the side panels at the last event, in a later pass of the event loop than this tick's work
+            # the side panels at the last event, then every label, each in a later pass of the event loop
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refresh)
+            QtCore.QTimer.singleShot(2 * PACING_DELAY_MS, self, self.tree.place_all_labels)
             if not self.playing:
                 self.timer.stop()
         return moved
@@ -249,6 +253,7 @@ class WatchPanel(QtWidgets.QWidget):
         elif not self.playing:
             self.follow = False
             self.timer.stop()
+            self.tree.place_all_labels()
 
     # -- internals ----------------------------------------------------------------------------------
     @property

@@ -27,6 +27,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 MAX_LABELS = 80
+#: while a run is followed live, labels are placed for at most this long per redraw, most important first
+#: (the selected path, the latest step's new partitions, the root): on a tree of tens of thousands of nodes a
+#: full placement takes 20-30 ms, which froze the window on every redraw. All are placed when the run is over.
+LIVE_LABEL_BUDGET_S = 0.004
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
@@ -414,6 +418,7 @@ class TreeView(pg.PlotWidget):
         self._label_font = QtGui.QFont("Sans", 7)
         self._label_key = None
         self._placed_rects: list = []
+        self.label_budget_s: float | None = None  # LIVE_LABEL_BUDGET_S while a run is followed live
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -689,7 +694,8 @@ class TreeView(pg.PlotWidget):
         vb = self.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         w, h = vb.width(), vb.height()
-        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true)
+        budget = self.label_budget_s
+        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true, budget)
         if key == self._label_key:
             self._label_rects = self._placed_rects
             return  # the same view of the same state: the labels placed last time stand
@@ -708,7 +714,10 @@ class TreeView(pg.PlotWidget):
         radius = self._sizes(int(shown_nodes.size)) / 2 + 4  # a dot, or the ring around a folded subtree
         ex, ey = (self.edges.x - x0) * sx, (y1 - self.edges.y) * sy
         segments = _segments_in_view(ex[0::2], ey[0::2], ex[1::2], ey[1::2], w, h)
+        deadline = None if budget is None else time.perf_counter() + budget
         for i in self._label_candidates(st, vis).tolist():
+            if deadline is not None and shown and time.perf_counter() > deadline:
+                break  # the most important label is always placed
             nd = st.nodes[int(self._ids[i])]
             if self.focus is not None and self.focus.is_group(i):  # the group's words stand for its members
                 text = self._focus_label(i)
@@ -759,6 +768,11 @@ class TreeView(pg.PlotWidget):
         for t in self._labels[len(shown) :]:
             t.setVisible(False)
         self._label_rects = self._placed_rects = placed
+
+    def place_all_labels(self) -> None:
+        """Place every label that fits (after a live run: the budget is lifted)."""
+        self.label_budget_s = None
+        self._update_labels()
 
     def label_rects(self) -> list:
         """The view-pixel rectangles of the labels shown (none overlap; all inside the view)."""

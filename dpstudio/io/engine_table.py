@@ -294,6 +294,33 @@ def _engine_progress(progress: StudioProgress | None):
     return report
 
 
+def _phases(progress: StudioProgress | None, fingerprint: bool) -> dict:
+    """The opening's passes over the file, each on its own stretch of one bar of 1,000 (so the bar never
+    runs back between passes) and named with its place ("step 2 of 4: ..."): {pass: its progress}. The
+    stretches follow what each pass costs on a large file: the fingerprint is the heaviest."""
+    names = ["counting", "listing", "hashing"] + (["fingerprint"] if fingerprint else [])
+    shares = {"counting": 3, "listing": 3, "hashing": 1, "fingerprint": 4}
+    total = sum(shares[n] for n in names)
+    out, start = {}, 0
+    for k, name in enumerate(names):
+        end = start + shares[name]
+        out[name] = _stretch(progress, 1000 * start // total, 1000 * end // total, f"step {k + 1} of {len(names)}")
+        start = end
+    return out
+
+
+def _stretch(progress: StudioProgress | None, lo: int, hi: int, step: str) -> StudioProgress | None:
+    """``progress`` of one pass mapped onto ``lo``..``hi`` of the bar, its words prefixed with ``step``."""
+    if progress is None:
+        return None
+
+    def report(done: int, total: int, what: str = ""):
+        frac = min(max(done / total, 0.0), 1.0) if total else 0.0
+        return progress(lo + int(round((hi - lo) * frac)), 1000, f"{step}: {what}")
+
+    return report
+
+
 def _check(progress: StudioProgress | None, done: int, total: int, what: str) -> None:
     if progress is not None and progress(done, total, what) is False:
         raise ds.Cancelled(f"cancelled ({what})")
@@ -320,7 +347,8 @@ def open_engine_table(path, progress: StudioProgress | None = None, fingerprint:
 def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
     from .datasets import _file_sha256
 
-    _check(progress, 0, 1000, "reading the file's columns")
+    phase = _phases(progress, fingerprint)
+    _check(phase["counting"], 0, 1000, "reading the file's columns")
     names = source.names
     q = engine.quote
     try:
@@ -341,7 +369,7 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
             ]
         stats_sql = f"SELECT {', '.join(parts)} FROM ({rows})"
         stats = engine.watched(
-            lambda: engine.frame(stats_sql), _engine_progress(progress), "counting each column's values"
+            lambda: engine.frame(stats_sql), _engine_progress(phase["counting"]), "counting each column's values"
         ).iloc[0]
         listed = [c for i, c in enumerate(names) if int(stats[f"distinct{i}"]) <= MAX_LISTED]
         out = None
@@ -352,7 +380,9 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
                 f"SELECT {', '.join(q(c) for c in listed)}, {flags}, COUNT(*) AS n FROM "
                 f"(SELECT {cleaned} FROM src) GROUP BY GROUPING SETS ({sets})"
             )
-            out = engine.watched(lambda: engine.frame(sql), _engine_progress(progress), "listing each column's values")
+            out = engine.watched(
+                lambda: engine.frame(sql), _engine_progress(phase["listing"]), "listing each column's values"
+            )
         preview = engine.first_rows(source, PREVIEW_ROWS)
     except ds.Cancelled:
         raise
@@ -380,12 +410,13 @@ def _opened(source: Source, engine, progress, fingerprint: bool) -> EngineTable:
         for i, c in enumerate(names)
         if c not in marginals
     }
-    _check(progress, 700, 1000, "computing the file's SHA-256")
+    _check(phase["hashing"], 0, 1000, "computing the file's SHA-256")
     table = EngineTable(
         source, engine, native, marginals, n_rows, int(stats["n_missing"]), preview, _file_sha256(source.path), wide
     )
+    _check(phase["hashing"], 1000, 1000, "computing the file's SHA-256")
     if fingerprint:
-        table.fingerprint(progress)
+        table.fingerprint(phase["fingerprint"])
     return table
 
 

@@ -159,3 +159,25 @@ def test_columns_with_very_many_values_are_summarised_not_listed(tmp_path, monke
     assert table.numeric_summary("count") == (cnt.min(), cnt.max(), True)
     same_as_loaded(table, dataset)  # asking for the values reads them (exact)
     assert table.is_listed("id")
+
+
+@pytest.mark.parametrize("fingerprint", [True, False])
+def test_opening_shows_one_bar_that_never_runs_back_between_its_steps(tmp_path, fingerprint):
+    """Issue 35: the opening's passes (counting, listing, the SHA-256, the fingerprint) each had a bar of
+    their own from 0, so a person saw it restart three times on a large file. Now each pass has its stretch of
+    one bar, named "step k of n"."""
+    path = tmp_path / "t.parquet"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"a": rng.integers(0, 50, 50_000), "b": rng.choice(["x", "y"], 50_000)}).to_parquet(path)
+    seen = []
+    open_engine_table(path, lambda done, total, what: seen.append((done, total, what)), fingerprint=fingerprint)
+    n = 4 if fingerprint else 3
+    steps = [int(w.split(" of ")[0].removeprefix("step ")) for _d, _t, w in seen]
+    assert all(w.startswith("step ") and f" of {n}: " in w for _d, _t, w in seen)
+    assert steps == sorted(steps) and set(steps) == set(range(1, n + 1))  # every step, in order
+    assert all(t == 1000 for _d, t, _w in seen)
+    for k in range(1, n):  # a later step never starts below where an earlier one reached
+        before = max(d for (d, _t, _w), s in zip(seen, steps) if s == k)
+        after = min(d for (d, _t, _w), s in zip(seen, steps) if s == k + 1)
+        assert after >= before
+    assert seen[0][0] == 0 and seen[-1][0] == 1000

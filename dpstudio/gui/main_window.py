@@ -39,8 +39,9 @@ def teaching_text(project: Project) -> str:
 
 def release_text(project: Project) -> str:
     return (
-        f"RELEASE MODE \u2014 secure noise (OpenDP); the table release's \u03b5 = {float(project.epsilon):g} "
-        "(Algorithm panel) is spent once, in the ledger, before anything noisy is shown"
+        "RELEASE MODE \u2014 secure noise (OpenDP); each release's \u03b5 (a table's: "
+        f"{float(project.epsilon):g}, in the Algorithm panel; a stream's: in the Stream panel) is spent once, in "
+        "the ledger, before anything noisy is shown"
     )
 
 

@@ -287,3 +287,26 @@ def test_the_first_add_on_an_empty_tree_says_it_adds_the_root(panel, monkeypatch
     assert ed.act_add.text() == "Add child"
     ed.act_add.trigger()
     assert asked[1][0] == "Add child" and [c.label for c in ed.root.children] == ["Private"]
+
+
+def test_a_covered_badge_says_what_happens_to_rows_without_a_value(qtbot, workclass_file):
+    """Walk finding: "every value covered" while rows missed a value of the attribute, with nothing said of
+    them. Left out by default; kept, they count as the missing token, which the taxonomy must then cover."""
+    data = DATA.copy()
+    data.loc[[1, 3, 5], "workclass"] = None
+    project = Project()
+    project.set_data(data, None)
+    panel = TaxonomyPanel(project)
+    qtbot.addWidget(panel)
+    assert panel.import_file(workclass_file, attribute="workclass")
+    assert panel.add_uncovered("workclass", parent=())
+    state, text = panel.badge("workclass")
+    assert state == COVERED
+    assert text == "\u2713 every value covered; 3 rows without a value are left out (Data tab: missing values)"
+    clean = Project()
+    clean.set_data(DATA.copy(), None)
+    other = TaxonomyPanel(clean)
+    qtbot.addWidget(other)
+    assert other.import_file(workclass_file, attribute="workclass")
+    assert other.add_uncovered("workclass", parent=())
+    assert other.badge("workclass") == (COVERED, "\u2713 every value covered")  # nothing missing: nothing said

@@ -29,6 +29,7 @@ from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.project import (
     CLASS,
     DRAWN_HERE,
+    DROP_MISSING,
     EDITED_HERE,
     NUMERIC,
     QUASI_IDENTIFIER,
@@ -183,12 +184,23 @@ class TaxonomyPanel(QtWidgets.QWidget):
             return COVERED, "no data to check"
         found = self.uncovered(attr)
         if not found:
-            return COVERED, "\u2713 every value covered"
+            return COVERED, "\u2713 every value covered" + self._missing_words(attr)
         rows = sum(c for _, c in found)
         return UNCOVERED, (
             f"\u2717 {len(found)} value{'s' if len(found) != 1 else ''} uncovered "
             f"({rows:,} row{'s' if rows != 1 else ''})"
         )
+
+    def _missing_words(self, attr: str) -> str:
+        """What the badge adds when rows miss a value of ``attr`` (the data owner's eyes only): left out of a
+        release, or kept as the missing token, which the taxonomy then covers."""
+        missing = self.project.missing_rows(attr)
+        if not missing:
+            return ""
+        rows = f"{missing:,} row{'s' if missing != 1 else ''} without a value"
+        if self.project.missing == DROP_MISSING:
+            return f"; {rows} are left out (Data tab: missing values)"
+        return f"; {rows} count as {self.project.missing_token!r}"
 
     def _show_coverage(self, attr: str | None) -> None:
         self.uncovered_list.clear()

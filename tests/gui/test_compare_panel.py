@@ -124,7 +124,7 @@ def test_table_run_monte_carlo_equals_evaluation_module(qtbot):
     w = ComparePanel(p)
     qtbot.addWidget(w)
     # the exact variances are drawn at once, in teaching mode too (issue: Compare started empty)
-    assert w.curves is not None and w.class_box.isVisibleTo(w)
+    assert w.curves is not None and w.class_box.isVisibleTo(w) and not w.class_absent.isVisibleTo(w)
     assert any(k.endswith("(analytic)") for k in w.plot.series)
     with qtbot.waitSignal(w.monteCarloDone, timeout=120000):
         w.run_monte_carlo(runs=5, seed=3)
@@ -291,6 +291,9 @@ def test_teaching_mode_table_is_labelled_and_shows_the_raw_baseline(qtbot):
 def test_histogram_view_states_noise_only(panel):
     assert cmp.NOISE_ONLY_LABEL in panel.source.text()
     assert "Teaching mode" in panel.mode_label.text()
+    # no classification after a histogram, and the panel says why (walk finding: it vanished unexplained)
+    assert not panel.class_box.isVisibleTo(panel) and panel.class_absent.isVisibleTo(panel)
+    assert "no class to predict" in panel.class_absent.text()
 
 
 def test_release_mode_big_tree_gets_its_analytic_curves_from_the_worker(qtbot, monkeypatch):

@@ -131,6 +131,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.mc_button.setEnabled(kind is not None)
         self.test_button.setEnabled(kind == "table")
         self.class_box.setVisible(kind == "table")
+        self.class_absent.setVisible(kind == "histogram")
         self.note.setText(cmp.SIMULATION_LABEL)
         if kind is None:
             self.source.setText("no run yet: run an algorithm, then compare its error here")

@@ -16,6 +16,13 @@ SCATTER_TITLE = "per node: noisy (x) against consistent (y)"
 ACCURACY_PADDING = 0.06
 
 
+#: why Compare has no classification check after a histogram run
+CLASSIFICATION_ABSENT = (
+    "Classification (accuracy on a test file) is for table releases (DiffGen, DiffGen with consistency, "
+    "MAXGDDP): a histogram of one attribute has no class to predict."
+)
+
+
 def build(panel, project, parent=None):
     panel.project = project
     panel.curves: cmp.Curves | None = None
@@ -88,6 +95,12 @@ def build(panel, project, parent=None):
     clay.addWidget(panel.acc_plot)
     right.addWidget(cbox)
     panel.class_box = cbox
+    # said where the classification box would be (walk finding: it vanished after a histogram, unexplained)
+    panel.class_absent = QtWidgets.QLabel(CLASSIFICATION_ABSENT)
+    panel.class_absent.setWordWrap(True)
+    panel.class_absent.setStyleSheet("color:#616161;")
+    panel.class_absent.setVisible(False)
+    right.addWidget(panel.class_absent)
     split.addWidget(right)
     split.setSizes([650, 450])
     outer.addWidget(split, 1)

@@ -3,7 +3,7 @@
 
 import pytest
 
-from dpstudio.model.watch.numbers import count_text
+from dpstudio.model.numbers import count_text
 
 
 @pytest.mark.parametrize(
@@ -28,3 +28,46 @@ def test_the_tree_labels_and_the_explanations_use_it():
 
     assert _fmt((633096.0, -0.04)) == "[633,096, 0]"
     assert explained((633096.0, -0.04)) == "(633,096, 0)"
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (0.19231, "0.1923"),
+        (1190.3, "1,190"),
+        (708312.5, "708,300"),
+        (28.0, "28"),
+        (-0.0, "0"),
+        (0.25, "0.25"),
+        (1e-05, "1e-05"),
+    ],
+)
+def test_figures_have_four_digits_and_no_exponent_from_a_thousand_up(value, text):
+    from dpstudio.model.numbers import figure_text
+
+    assert figure_text(value) == text
+
+
+def test_the_ledger_the_noise_chart_and_the_split_bar_write_a_figure_alike(qtbot):
+    """Walk finding: the noise chart wrote "1.19e+03" where the ledger wrote 1190, and the split bar 0.192
+    where the figures wrote 0.1923."""
+    from fractions import Fraction
+    from types import SimpleNamespace
+
+    from dpstudio.core.budget import Spend
+    from dpstudio.gui.widgets.budget_bar import BudgetBar
+    from dpstudio.gui.widgets.ledger_view import LedgerView
+    from dpstudio.gui.widgets.noise_chart import NoiseChart
+
+    ledger = LedgerView()
+    qtbot.addWidget(ledger)
+    ledger.set_entries([Spend("level 10", "Laplace", Fraction(1, 1190), 1.0, 1190.3)], 1 / 1190, 1.0)
+    assert ledger.table.item(0, 4).text() == "1,190"
+    chart = NoiseChart()
+    qtbot.addWidget(chart)
+    chart.set_explanation(SimpleNamespace(scale=1190.3, half_width=3566, noise=None))
+    assert "scale 1,190, 95 % in [-3,566, 3,566]" in chart.getPlotItem().titleLabel.text
+    bar = BudgetBar()
+    qtbot.addWidget(bar)
+    bar.set_segments(["selection", "counts"], [Fraction(2500, 13000), 1 - Fraction(2500, 13000)], 1)
+    assert bar._legend_label(0) == "selection: 0.1923"

@@ -38,6 +38,7 @@ from dpstudio.gui.panels.algorithm_layout import READINESS_FIELDS, SLIDER_STEPS,
 from dpstudio.gui.panels.algorithm_run import NOT_READY, not_ready_line  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.yes_no import RELEASE_TITLE, ask_yes_no
 from dpstudio.model.compare.accuracy import count_accuracy, simulated_preview
+from dpstudio.model.numbers import figure_text
 from dpstudio.model.project.epsilon_text import parse_epsilon_text, understood_text
 from dpstudio.model.release import budget_plan as bp
 from dpstudio.model.release.question import epsilon_caution
@@ -370,7 +371,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self._figures += spent_figures(result, getattr(self.project, "run_ledger", None))
         self.figures.setRowCount(len(self._figures))
         for r, f in enumerate(self._figures):
-            val = f"{f.value:.4g}" if not float(f.value).is_integer() else f"{int(f.value)}"
+            val = figure_text(f.value)
             for c, text in enumerate((f.label, val, f.explanation)):
                 item = QtWidgets.QTableWidgetItem(text)
                 if c == 1:

@@ -14,6 +14,8 @@ from fractions import Fraction
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from dpstudio.model.numbers import figure_text
+
 COLOURS = ["#4a7fc1", "#f0a020", "#2e9e5b", "#9467bd", "#d62728", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 MIN_SHARE = Fraction(1, 100)  # of the total, per segment
 GRID = 1000  # handle positions snap to 1/1000 of the total, so shares stay short exact fractions
@@ -100,9 +102,9 @@ class BudgetBar(QtWidgets.QWidget):
             w = float(share / self.total) * r.width()
             seg = QtCore.QRectF(x, r.top(), w, r.height())
             p.fillRect(seg, QtGui.QColor(self.colours[k]))
-            text = f"{name} {float(share):.3g}"
+            text = f"{name} {figure_text(share)}"
             if fm.horizontalAdvance(text) > w - 4:
-                text = f"{float(share):.3g}"
+                text = figure_text(share)
             if fm.horizontalAdvance(text) <= w - 4:
                 p.setPen(QtGui.QColor("white"))
                 p.drawText(seg, QtCore.Qt.AlignCenter, text)
@@ -123,7 +125,7 @@ class BudgetBar(QtWidgets.QWidget):
     LEGEND_ROW_PX = 16
 
     def _legend_label(self, k: int) -> str:
-        return f"{self.names[k]}: {float(self.shares[k]):.4g}"
+        return f"{self.names[k]}: {figure_text(self.shares[k])}"
 
     def legend_layout(self) -> list[tuple[int, float, float]]:
         """(segment, x, y) of each legend entry: all of them, wrapped onto rows below the bar."""

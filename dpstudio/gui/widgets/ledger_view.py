@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from dpstudio.model.numbers import figure_text
+
 COLUMNS = ("step", "mechanism", "epsilon", "sensitivity", "scale", "parallel group", "note")
 # header titles may take two lines: the step column gets the room a long one-line title would take
 TITLES = {"parallel group": "parallel\ngroup"}
@@ -20,7 +22,7 @@ TEXT_COLUMN_MAX = 80
 
 
 def _g(x) -> str:
-    return "" if x is None else f"{float(x):.4g}"
+    return "" if x is None else figure_text(x)
 
 
 class LedgerView(QtWidgets.QWidget):
@@ -112,6 +114,8 @@ class LedgerView(QtWidgets.QWidget):
         frac = 0.0 if total <= 0 else min(1.0, spent / total)
         self.gauge.setValue(int(round(frac * 1000)))
         if charged:
-            self.gauge.setFormat(f"all of epsilon {total:.4g} charged before the run; its steps so far: {spent:.4g}")
+            self.gauge.setFormat(
+                f"all of epsilon {figure_text(total)} charged before the run; its steps so far: {figure_text(spent)}"
+            )
         else:
-            self.gauge.setFormat(f"this run spent {spent:.4g} of its epsilon {total:.4g}")
+            self.gauge.setFormat(f"this run spent {figure_text(spent)} of its epsilon {figure_text(total)}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from dpstudio.model.numbers import figure_text
 from dpstudio.model.watch.explain import noise_pmf
 
 
@@ -38,7 +39,7 @@ class NoiseChart(pg.PlotWidget):
         self.addItem(fill_top)
         self.addItem(fill_bottom)
         self.addItem(pg.FillBetweenItem(fill_top, fill_bottom, brush=pg.mkBrush(74, 127, 193, 70)))
-        title = f"noise: scale {exp.scale:.3g}, 95 % in [-{exp.half_width}, {exp.half_width}]"
+        title = f"noise: scale {figure_text(exp.scale)}, 95 % in [-{exp.half_width:,}, {exp.half_width:,}]"
         if exp.noise is not None:
             self.marked = float(exp.noise[0])
             self.addItem(pg.InfiniteLine(self.marked, angle=90, pen=pg.mkPen("#d62728", width=2)))

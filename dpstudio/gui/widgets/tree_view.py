@@ -93,7 +93,7 @@ def _polygon(x: np.ndarray, y: np.ndarray) -> QtGui.QPolygonF:
 
 
 # node colour states (index into PALETTE)
-from dpstudio.model.watch.numbers import count_text  # noqa: E402
+from dpstudio.model.numbers import count_text  # noqa: E402
 from dpstudio.model.watch.replay import CONSISTENT, CREATED, NOISED, RELEASED  # noqa: E402  (codes 0..3)
 
 WINNER, SELECTED = 4, 5

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpstudio.model.watch.numbers import count_text
+from dpstudio.model.numbers import count_text
 
 #: the two-sided probability mass the interval leaves out
 OUTSIDE = 0.05

@@ -1,0 +1,30 @@
+"""How the studio writes its numbers (Qt-free), the same in every panel.
+
+- ``count_text``: a count, the same in the tree's labels, the icicle and a node's explanation: whole numbers
+  as they are, others to one decimal, thousands grouped ("30,148", "4,208.8"), and never "-0.0" (a value that
+  rounds to zero is written 0).
+- ``figure_text``: an epsilon, a noise scale, a variance: four significant digits ("0.1923", "28"), thousands
+  grouped and never in exponent form from 1,000 up ("1,190", "708,300"; walk finding: the noise chart wrote
+  "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923)."""
+
+from __future__ import annotations
+
+
+def count_text(value) -> str:
+    """One count in words (see the module docstring)."""
+    v = round(float(value), 1) + 0.0  # + 0.0 turns a rounded -0.0 into 0.0
+    return f"{int(v):,}" if v.is_integer() else f"{v:,.1f}"
+
+
+def figure_text(value) -> str:
+    """One figure in words (see the module docstring)."""
+    v = float(value)
+    if v != v or v in (float("inf"), float("-inf")):
+        return str(v)
+    if abs(v) >= 1000:
+        return f"{round(float(f'{v:.4g}')):,}"
+    text = f"{v:.4g}"
+    return "0" if text in ("0", "-0") else text
+
+
+__all__ = ["count_text", "figure_text"]

@@ -256,6 +256,54 @@ class PreparedRun:
         return self.engine(*self.args, setup.noise, setup.ledger, teaching=setup.teaching)
 
 
+#: the most leaf partitions a studio or API table run may reach (``algorithms.diffgen_size``): a tree this
+#: large takes several gigabytes in the engine and the Watch; ``$DPSTUDIO_MAX_LEAVES`` raises it
+MAX_LEAVES = 1_000_000
+
+
+def check_tree_size(project: Project, steps: int) -> None:
+    """RunInputError, before anything is read or spent, when the tree of ``steps`` specializations could have
+    more than ``MAX_LEAVES`` leaf partitions (an upper bound from the taxonomies and the numeric attributes:
+    public inputs), naming the attributes whose wide levels multiply the partitions most."""
+    import os
+
+    from dpstudio.algorithms.diffgen_size import most_leaves, taxonomy_gains
+
+    limit = MAX_LEAVES
+    raw = os.environ.get("DPSTUDIO_MAX_LEAVES", "").strip()
+    if raw:
+        try:
+            limit = max(int(raw), 1)
+        except ValueError:
+            raise RunInputError(f"DPSTUDIO_MAX_LEAVES must be a whole number, got {raw!r}") from None
+    widest: dict[str, int] = {}
+    gains = []
+    for a in project.attributes(QUASI_IDENTIFIER):
+        tax = project.taxonomies.get(a)
+        if tax is None:
+            gains.append(None if project.types.get(a) == NUMERIC else [])
+            continue
+        g = taxonomy_gains(tax.children)
+        gains.append(g)
+        widest[a] = max(g, default=0) + 1
+    bound = most_leaves(gains, steps)
+    if bound <= limit:
+        return
+    wide = sorted((a for a in widest if widest[a] >= 8), key=lambda a: -widest[a])[:3]
+    it = "it" if len(wide) == 1 else "them"
+    why = (
+        ": "
+        + "; ".join(f"{a} has a level of {widest[a]} values under one node" for a in wide)
+        + f" (one specialization multiplies the partitions by that many): give {it} more levels, or lower h"
+        if wide
+        else ": lower h"
+    )
+    raise RunInputError(
+        f"with h = {steps} the tree could reach {bound:,} partitions, more than the {limit:,} a run here can "
+        f"hold in memory (every partition is kept, empty or not){why}. Nothing was read or spent"
+    )
+
+
 def prepare_run(project: Project, progress=None) -> PreparedRun:
     """Code the inputs of the project's algorithm and check them; raises RunInputError before any spend.
 
@@ -267,9 +315,10 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
     if name in TABLE_PRESETS:
         from dpstudio.algorithms.diffgen import run_diffgen
 
-        data = encode_table(project, progress)
         n_numeric = sum(1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC)
         dg = table_engine_params(name, dict(project.params or {}), project.epsilon, n_numeric)
+        check_tree_size(project, int(dg.steps))  # public inputs only: before the data is read
+        data = encode_table(project, progress)
         return PreparedRun(run_diffgen, (data, dg), project.n_rows)
     if name in HISTOGRAM_NAMES:
         from dpstudio.algorithms.interval_trees import plan_interval_tree, run_interval_tree
@@ -292,7 +341,9 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
 
 
 __all__ = [
+    "MAX_LEAVES",
     "PreparedRun",
+    "check_tree_size",
     "RunInputError",
     "default_bins",
     "encode_table",

@@ -180,3 +180,26 @@ def test_every_tab_fits_with_every_result_on_screen(qtbot, window, tmp_path, siz
         anonymize.tabs.setCurrentIndex(sub)
         found += walk(qtbot, window, size, f"every result, Anonymize tab {anonymize.tabs.tabText(sub)}")
     assert not found, "\n".join(dict.fromkeys(found))
+
+
+def test_a_file_read_through_duckdb_keeps_the_window_on_the_screen(qtbot, window, tmp_path, monkeypatch):
+    """Walk 50: after opening a 3-million-row Parquet file through DuckDB the window grew to 1605 px, wider than
+    the 1280 px screen: the Data tab's one-line header ("... read through DuckDB (the file is large): not
+    loaded into memory, the preview shows the first 1,000 rows (/the/folder)") set its minimum width."""
+    monkeypatch.setenv("DPSTUDIO_STUDIO_ENGINE", "duckdb")
+    window.resize(1280, 800)
+    folder = tmp_path / "a folder with a rather long name for the survey of 2026" / "exports from the registry"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    path = folder / "household_survey_wave_3_all_regions.parquet"
+    pd.DataFrame({"region": rng.choice(["n", "s"], 5000), "age": rng.integers(18, 90, 5000)}).to_parquet(path)
+    p = window.project
+    window.panels["Data"].open_file(path)
+    qtbot.waitUntil(lambda: p.engine_table is not None and not window.runner.busy, timeout=60000)
+    window.show_panel("Data")
+    qtbot.wait(50)
+    assert "read through DuckDB" in window.panels["Data"].file_label.text()
+    assert (window.width(), window.height()) == (1280, 800)
+    assert window.minimumSizeHint().width() <= 1280
+    found = walk(qtbot, window, (1280, 800), "a file read through DuckDB")
+    assert not found, "\n".join(found)

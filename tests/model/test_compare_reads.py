@@ -69,6 +69,8 @@ def test_in_release_mode_compare_never_reads_the_private_rows(ran, monkeypatch):
     assert scored.raw_withheld == clf.RAW_RELEASE_MODE and scored.scores.raw is None
     assert "raw-data baseline: teaching mode only" in scored.text()
     assert 0.0 <= scored.scores.release <= 1.0 and scored.scores.n_test == 300
+    big = clf.ReleaseAccuracy(scored.scores.__class__(**{**vars(scored.scores), "n_test": 15060}), "", "x")
+    assert big.text().startswith("15,060 test rows")  # walk 50: "15060" beside "30,162" elsewhere
 
 
 def test_the_raw_baseline_comes_only_with_a_teaching_run_in_memory(ran):

@@ -31,12 +31,12 @@ class ReleaseAccuracy:
         s = self.scores
         if self.raw_withheld is not None:
             text = (
-                f"{s.n_test} test rows: release {s.release:.2%}, majority class of the test file "
+                f"{s.n_test:,} test rows: release {s.release:.2%}, majority class of the test file "
                 f"{s.majority:.2%} (raw-data baseline: {self.raw_withheld})"
             )
         else:
             text = (
-                f"{s.n_test} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
+                f"{s.n_test:,} test rows: release {s.release:.2%}, majority {s.majority:.2%}, raw data "
                 f"{s.raw:.2%} (teaching mode: the raw baseline is not private). In words: {s.gain_words()}"
             )
         return text + (f"\n{self.note}" if self.note else "")

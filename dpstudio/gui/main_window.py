@@ -449,6 +449,8 @@ class MainWindow(QtWidgets.QMainWindow):
             "taxonomy": "attr_list",
         }.get(place)
         widget = getattr(panel, control, None) if control else None
+        if place == "algorithm.steps":
+            widget = getattr(panel, "param_widgets", {}).get("steps")
         if place == "data.open":
             widget = next((w for w in panel.findChildren(QtWidgets.QPushButton) if "sample" in w.text().lower()), None)
         if widget is not None:

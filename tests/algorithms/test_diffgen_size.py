@@ -133,3 +133,22 @@ def test_the_adult_defaults_are_far_inside_the_limit():
     tax, _bounds = read_taxonomy_folder()
     gains = [taxonomy_gains(t.children) for t in tax.values()] + [None, None, None]
     assert most_leaves(gains, 10) == 46_080 and math.log10(runs_module.MAX_LEAVES) >= 6
+
+
+def test_the_readiness_list_says_it_before_the_question(qtbot):
+    """The bound reads public inputs only, so the studio's checklist says it before Run (and before the
+    release question): Run stays off, and the item goes to the widest taxonomy."""
+    from dpstudio.gui.panels.algorithm import AlgorithmPanel
+    from dpstudio.model.release.readiness import readiness
+
+    p = _project(levels=False, rows=200, steps=10)
+    p.set_mode("release")
+    problem = readiness(p)[0]  # (then: the column types read from the data, to confirm in release mode)
+    assert problem.place == "taxonomy" and problem.attribute == "country"
+    assert problem.text.startswith("with h = 10 the tree could reach 3,840,000 partitions")
+    panel = AlgorithmPanel(p)
+    qtbot.addWidget(panel)
+    assert not panel.run_button.isEnabled()
+    assert "could reach 3,840,000 partitions" in panel.checklist.problems[0].text  # shown in "Before you run"
+    p.set_param("steps", 4)  # a lower h fits: nothing left to fix
+    assert all("partitions" not in x.text for x in readiness(p)) and readiness(p)

@@ -34,6 +34,7 @@ PLACES = {
     "export.inputs": ("Export", "Public inputs"),
     "algorithm.epsilon": ("Algorithm", "epsilon"),
     "algorithm.budget": ("Algorithm", "dataset budget"),
+    "algorithm.steps": ("Algorithm", "h"),
 }
 
 
@@ -105,7 +106,25 @@ def _table_problems(p: Project) -> list[Problem]:
         )
     for a in qis:
         out.extend(_attribute_problems(p, a))
+    if qis and not out:
+        out.extend(_tree_size_problems(p))
     return out
+
+
+def _tree_size_problems(p: Project) -> list[Problem]:
+    """The tree's largest size, from public inputs (``runs.tree_size_problem``): refused before the question."""
+    from dpstudio.model.release.runs import RunInputError, table_engine_params, tree_size_problem
+
+    n_numeric = sum(1 for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) == NUMERIC)
+    try:
+        steps = int(table_engine_params(p.algorithm, dict(p.params or {}), p.epsilon, n_numeric).steps)
+        found = tree_size_problem(p, steps)
+    except RunInputError as exc:  # a split or a setting that cannot run: said by the run itself
+        return [Problem(str(exc), "algorithm.steps")] if "DPSTUDIO_MAX_LEAVES" in str(exc) else []
+    if found is None:
+        return []
+    text, attribute = found
+    return [Problem(text, "taxonomy", attribute) if attribute else Problem(text, "algorithm.steps")]
 
 
 def _histogram_problems(p: Project) -> list[Problem]:

@@ -261,10 +261,10 @@ class PreparedRun:
 MAX_LEAVES = 1_000_000
 
 
-def check_tree_size(project: Project, steps: int) -> None:
-    """RunInputError, before anything is read or spent, when the tree of ``steps`` specializations could have
-    more than ``MAX_LEAVES`` leaf partitions (an upper bound from the taxonomies and the numeric attributes:
-    public inputs), naming the attributes whose wide levels multiply the partitions most."""
+def tree_size_problem(project: Project, steps: int) -> tuple[str, str | None] | None:
+    """(why, the attribute to give more levels or None) when the tree of ``steps`` specializations could have
+    more than ``MAX_LEAVES`` leaf partitions: an upper bound from the taxonomies and the numeric attributes,
+    public inputs only (``algorithms.diffgen_size``); None when it fits."""
     import os
 
     from dpstudio.algorithms.diffgen_size import most_leaves, taxonomy_gains
@@ -288,7 +288,7 @@ def check_tree_size(project: Project, steps: int) -> None:
         widest[a] = max(g, default=0) + 1
     bound = most_leaves(gains, steps)
     if bound <= limit:
-        return
+        return None
     wide = sorted((a for a in widest if widest[a] >= 8), key=lambda a: -widest[a])[:3]
     it = "it" if len(wide) == 1 else "them"
     why = (
@@ -298,10 +298,18 @@ def check_tree_size(project: Project, steps: int) -> None:
         if wide
         else ": lower h"
     )
-    raise RunInputError(
+    text = (
         f"with h = {steps} the tree could reach {bound:,} partitions, more than the {limit:,} a run here can "
-        f"hold in memory (every partition is kept, empty or not){why}. Nothing was read or spent"
+        f"hold in memory (every partition is kept, empty or not){why}"
     )
+    return text, (wide[0] if wide else None)
+
+
+def check_tree_size(project: Project, steps: int) -> None:
+    """RunInputError, before anything is read or spent, when the tree could not fit (``tree_size_problem``)."""
+    found = tree_size_problem(project, steps)
+    if found is not None:
+        raise RunInputError(f"{found[0]}. Nothing was read or spent")
 
 
 def prepare_run(project: Project, progress=None) -> PreparedRun:
@@ -344,6 +352,7 @@ __all__ = [
     "MAX_LEAVES",
     "PreparedRun",
     "check_tree_size",
+    "tree_size_problem",
     "RunInputError",
     "default_bins",
     "encode_table",

@@ -39,9 +39,8 @@ def teaching_text(project: Project) -> str:
 
 def release_text(project: Project) -> str:
     return (
-        "RELEASE MODE \u2014 secure noise (OpenDP); each release's \u03b5 (a table's: "
-        f"{float(project.epsilon):g}, in the Algorithm panel; a stream's: in the Stream panel) is spent once, in "
-        "the ledger, before anything noisy is shown"
+        f"RELEASE MODE \u2014 secure noise (OpenDP); a release's \u03b5 (table: {float(project.epsilon):g}; stream: "
+        "its own) is spent once, in the ledger, before anything noisy is shown"
     )
 
 

@@ -13,6 +13,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui
 
+from dpstudio.model.numbers import figure_text
+
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
 BAR_PX = 26
 #: each candidate's row: its label on the upper part, its bar (thinner) below it, so that no label hides a bar
@@ -123,7 +125,7 @@ class CandidatesChart(pg.PlotWidget):
             if len(label) > LABEL_CHARS:  # a longer tick label would not fit the axis and be dropped
                 label = label[: LABEL_CHARS - 2] + ".."
             score = scored.scores[i]
-            ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({score:.3g})"))
+            ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({figure_text(score)})"))
         self.getAxis("left").setTicks([[]])
         self._set_bar_labels(ticks)
         self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def cut_sizes(gains: Sequence[int], steps: int) -> list[int]:
+def cut_sizes(gains: Sequence[int] | None, steps: int) -> list[int]:
     """The largest cut of one attribute after 0..``steps`` specializations: 1 plus its ``k`` largest gains
     (``children - 1`` of its internal nodes; a numeric attribute without a taxonomy: 1 per split, unbounded,
     given as None)."""

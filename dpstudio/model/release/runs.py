@@ -277,7 +277,7 @@ def tree_size_problem(project: Project, steps: int) -> tuple[str, str | None] | 
         except ValueError:
             raise RunInputError(f"DPSTUDIO_MAX_LEAVES must be a whole number, got {raw!r}") from None
     widest: dict[str, int] = {}
-    gains = []
+    gains: list[list[int] | None] = []
     for a in project.attributes(QUASI_IDENTIFIER):
         tax = project.taxonomies.get(a)
         if tax is None:

@@ -145,7 +145,9 @@ def test_the_readiness_list_says_it_before_the_question(qtbot):
     p.set_mode("release")
     problem = readiness(p)[0]  # (then: the column types read from the data, to confirm in release mode)
     assert problem.place == "taxonomy" and problem.attribute == "country"
-    assert problem.text.startswith("with h = 10 the tree could reach 3,840,000 partitions")
+    # named as the Algorithm panel names the control (walk 51: the text said "h", the box "refinement steps")
+    assert problem.text.startswith("with 10 refinement steps (h) the tree could reach 3,840,000 partitions")
+    assert problem.text.endswith("give them more levels, or use fewer refinement steps")
     panel = AlgorithmPanel(p)
     qtbot.addWidget(panel)
     assert not panel.run_button.isEnabled()

@@ -198,7 +198,9 @@ def test_a_file_read_through_duckdb_keeps_the_window_on_the_screen(qtbot, window
     qtbot.waitUntil(lambda: p.engine_table is not None and not window.runner.busy, timeout=60000)
     window.show_panel("Data")
     qtbot.wait(50)
-    assert "read through DuckDB" in window.panels["Data"].file_label.text()
+    data = window.panels["Data"]
+    assert "read through DuckDB" in data.file_label.text()
+    assert data.preview_box.title().startswith("Preview (the first 1,000 rows")  # not "every row" (walk 51)
     assert (window.width(), window.height()) == (1280, 800)
     assert window.minimumSizeHint().width() <= 1280
     found = walk(qtbot, window, (1280, 800), "a file read through DuckDB")

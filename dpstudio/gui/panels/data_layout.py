@@ -19,6 +19,11 @@ Qt = QtCore.Qt
 ATTR_COLUMNS = ("Attribute", "Role", "Type", "Public bounds", "Missing", "Distinct")
 
 
+#: the preview's title: every row of a table in memory, the first rows of one read through DuckDB
+PREVIEW_ALL = "Preview (every row; scroll freely)"
+PREVIEW_FIRST = "Preview (the first {n:,} rows: the file is read through DuckDB, not into memory)"
+
+
 def encoding_combo() -> QtWidgets.QComboBox:
     """The text encoding a CSV/TSV file is read with (Excel and Parquet files carry their own)."""
     w = QtWidgets.QComboBox()
@@ -85,7 +90,7 @@ def build_data_page(panel) -> QtWidgets.QWidget:
     panel.preview.horizontalHeader().setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
     panel.preview.horizontalHeader().setTextElideMode(Qt.ElideRight)
     panel.preview.setAlternatingRowColors(True)
-    box = QtWidgets.QGroupBox("Preview (every row; scroll freely)")
+    box = panel.preview_box = QtWidgets.QGroupBox(PREVIEW_ALL)
     QtWidgets.QVBoxLayout(box).addWidget(panel.preview)
     split.addWidget(box)
 

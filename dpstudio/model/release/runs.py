@@ -294,12 +294,14 @@ def tree_size_problem(project: Project, steps: int) -> tuple[str, str | None] | 
     why = (
         ": "
         + "; ".join(f"{a} has a level of {widest[a]} values under one node" for a in wide)
-        + f" (one specialization multiplies the partitions by that many): give {it} more levels, or lower h"
+        + f" (one specialization multiplies the partitions by that many): give {it} more levels, or use fewer "
+        "refinement steps"
         if wide
-        else ": lower h"
+        else ": use fewer refinement steps"
     )
     text = (
-        f"with h = {steps} the tree could reach {bound:,} partitions, more than the {limit:,} a run here can "
+        f"with {steps} refinement steps (h) the tree could reach {bound:,} partitions, more than the {limit:,} a "
+        "run here can "
         f"hold in memory (every partition is kept, empty or not){why}"
     )
     return text, (wide[0] if wide else None)

@@ -1,5 +1,6 @@
-"""Scrolling over an unfocused Role box does not change the attribute's role (it wiped the class values in a
-real window); a focused box still takes the wheel."""
+"""Scrolling over a Role box never changes the attribute's role: unfocused, it wiped the class values in a real
+window; focused from the click that set it, it turned another attribute into the class (walk 51). A focused
+spin box still steps with the wheel."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def _wheel(widget, steps=-1):
     QtWidgets.QApplication.sendEvent(widget, event)
 
 
-def test_an_unfocused_combo_ignores_the_wheel_and_a_focused_one_takes_it(qtbot):
+def test_a_combo_ignores_the_wheel_focused_or_not_and_a_focused_spin_box_takes_it(qtbot):
     app = make_app()
     assert any(isinstance(c, WheelGuard) for c in app.children())
     area = QtWidgets.QScrollArea()
@@ -46,4 +47,13 @@ def test_an_unfocused_combo_ignores_the_wheel_and_a_focused_one_takes_it(qtbot):
     combo.setFocus()
     qtbot.waitUntil(combo.hasFocus, timeout=2000)
     _wheel(combo)
-    assert combo.currentIndex() == 1
+    assert combo.currentIndex() == 0  # focused too: the page scrolls, the role stays
+    spin = QtWidgets.QSpinBox()
+    spin.setRange(0, 10)
+    lay.addWidget(spin)
+    _wheel(spin, steps=1)
+    assert spin.value() == 0  # unfocused: no change
+    spin.setFocus()
+    qtbot.waitUntil(spin.hasFocus, timeout=2000)
+    _wheel(spin, steps=1)
+    assert spin.value() == 1

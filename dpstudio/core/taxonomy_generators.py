@@ -71,3 +71,32 @@ def flat_categorical(values: Iterable, attribute: str = "", root: str = "*") -> 
     tree = Node(root, [Node(label) for label in labels])
     check_tree(tree)
     return Taxonomy(tree, attribute)
+
+
+def grouped_categorical(values: Iterable, attribute: str = "", root: str = "*") -> Taxonomy:
+    """Two levels for many values: the distinct values (as text, stripped) sorted, then cut into about
+    sqrt(n) groups of consecutive values, each group labelled "first .. last" (a group of one value is that
+    value, directly under the root). Three values or fewer stay flat. The grouping follows the values' names
+    only: it means nothing, but a DiffGen run can then refine one group at a time instead of multiplying its
+    partitions by every value at once (``algorithms.diffgen_size``)."""
+    import math
+
+    labels = sorted({str(v).strip() for v in values})
+    if len(labels) <= 3:
+        return flat_categorical(labels, attribute, root)
+    if root in labels:
+        raise TaxonomyError(f"the root label {root!r} is also one of the values")
+    size = math.ceil(math.sqrt(len(labels)))
+    children = []
+    for i in range(0, len(labels), size):
+        members = labels[i : i + size]
+        if len(members) == 1:
+            children.append(Node(members[0]))
+            continue
+        group = f"{members[0]} .. {members[-1]}"
+        if group in labels or group == root:
+            raise TaxonomyError(f"the group label {group!r} is also one of the values")
+        children.append(Node(group, [Node(m) for m in members]))
+    tree = Node(root, children)
+    check_tree(tree)
+    return Taxonomy(tree, attribute)

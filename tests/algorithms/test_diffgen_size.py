@@ -147,10 +147,42 @@ def test_the_readiness_list_says_it_before_the_question(qtbot):
     assert problem.place == "taxonomy" and problem.attribute == "country"
     # named as the Algorithm panel names the control (walk 51: the text said "h", the box "refinement steps")
     assert problem.text.startswith("with 10 refinement steps (h) the tree could reach 3,840,000 partitions")
-    assert problem.text.endswith("give them more levels, or use fewer refinement steps")
+    assert problem.text.endswith(
+        "give them more levels (the Taxonomy panel's Two levels groups the values), or use fewer refinement steps"
+    )
     panel = AlgorithmPanel(p)
     qtbot.addWidget(panel)
     assert not panel.run_button.isEnabled()
     assert "could reach 3,840,000 partitions" in panel.checklist.problems[0].text  # shown in "Before you run"
     p.set_param("steps", 4)  # a lower h fits: nothing left to fix
     assert all("partitions" not in x.text for x in readiness(p)) and readiness(p)
+
+
+def test_two_levels_from_the_data_bring_a_refused_table_within_reach(qtbot):
+    """The refusal's advice made one click: "Two levels" groups the data's values in name order (about sqrt(n)
+    groups), so the same table with the same h fits, and every value is still covered."""
+    from dpstudio.core.taxonomy_generators import grouped_categorical
+    from dpstudio.gui.panels.taxonomy import COVERED, TaxonomyPanel
+    from dpstudio.model.project import provenance as pv
+    from dpstudio.model.release.readiness import readiness
+
+    tax = grouped_categorical([f"c{i:02d}" for i in range(40)] + ["c00"], "country")
+    groups = [tax.labels[c] for c in tax.children[0]]
+    assert len(groups) == 6 and groups[0] == "c00 .. c06" and groups[-1] == "c35 .. c39"  # ceil(sqrt(40)) = 7 a group
+    assert sorted(tax.labels[i] for i in range(len(tax.labels)) if not tax.children[i]) == [
+        f"c{i:02d}" for i in range(40)
+    ]
+    small = grouped_categorical(["b", "a", "c"])  # three values or fewer stay flat
+    assert [small.labels[c] for c in small.children[0]] == ["a", "b", "c"]
+
+    p = _project(levels=False, rows=300, steps=10)
+    assert readiness(p) and "could reach" in readiness(p)[0].text
+    panel = TaxonomyPanel(p)
+    qtbot.addWidget(panel)
+    for a in SIZES:
+        panel.select_attribute(a)
+        panel.grouped_button.click()
+        assert panel.badge(a)[0] == COVERED
+        assert p.provenance_of(pv.key(pv.TAXONOMY, a)).derived  # from the data: to confirm before a release
+    assert not any("could reach" in x.text for x in readiness(p))
+    assert most_leaves(_gains(p), 10) <= runs_module.MAX_LEAVES

@@ -57,7 +57,8 @@ _NOT_KEPT = object()
 
 class TaxonomyPanel(QtWidgets.QWidget):
     """See the module docstring. Public methods: ``select_attribute``, ``editor``, ``import_file``,
-    ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``add_uncovered``,
+    ``import_folder``, ``export_file``, ``generate_numeric``, ``flat_from_data``, ``grouped_from_data``,
+    ``add_uncovered``,
     ``badge``; ``last_error`` holds the last message shown."""
 
     def __init__(self, project: Project, parent=None):
@@ -127,6 +128,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
         for w in (self.gen_lo, self.gen_hi, self.gen_fanout, self.gen_depth, self.gen_button):
             w.setEnabled(numeric)
         self.flat_button.setEnabled(not numeric)
+        self.grouped_button.setEnabled(not numeric)
         self._show_coverage(attr)
 
     def _show_grid(self, attr: str | None) -> None:
@@ -287,7 +289,13 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.attr_list.blockSignals(False)
         self._refresh_badges()
         has = self.project.has_data
-        for b in (self.import_button, self.import_folder_button, self.export_button, self.flat_button):
+        for b in (
+            self.import_button,
+            self.import_folder_button,
+            self.export_button,
+            self.flat_button,
+            self.grouped_button,
+        ):
             b.setEnabled(has)
         attrs = self.attributes()
         if attrs:
@@ -493,9 +501,10 @@ class TaxonomyPanel(QtWidgets.QWidget):
     def _generate_clicked(self) -> None:
         self.generate_numeric(self.gen_lo.text(), self.gen_hi.text(), self.gen_fanout.value(), self.gen_depth.value())
 
-    def flat_from_data(self, attribute: str | None = None) -> bool:
-        """Root -> every distinct value in the data: marked 'derived from the data: not private'."""
-        from dpstudio.core.taxonomy_generators import flat_categorical
+    def flat_from_data(self, attribute: str | None = None, grouped: bool = False) -> bool:
+        """Root -> every distinct value in the data (``grouped``: about sqrt(n) groups of consecutive values
+        between them, ``grouped_categorical``): marked 'derived from the data: not private'."""
+        from dpstudio.core.taxonomy_generators import flat_categorical, grouped_categorical
 
         attr = attribute if isinstance(attribute, str) else self._need_attribute()
         if attr is None:
@@ -508,13 +517,20 @@ class TaxonomyPanel(QtWidgets.QWidget):
             self.show_error(f"{attr} has no values")
             return False
         try:
-            tax = flat_categorical(values, attr)
+            tax = (grouped_categorical if grouped else flat_categorical)(values, attr)
         except TaxonomyError as exc:
             self.show_error(str(exc))
             return False
-        self._replace(attr, tax, "Flat tree from the data", pv.FLAT_FROM_DATA, derived=True)
+        if grouped:
+            self._replace(attr, tax, "Two-level tree from the data", pv.GROUPED_FROM_DATA, derived=True)
+        else:
+            self._replace(attr, tax, "Flat tree from the data", pv.FLAT_FROM_DATA, derived=True)
         self.clear_error()
         return True
+
+    def grouped_from_data(self, attribute: str | None = None) -> bool:
+        """Two levels from the data's values (``flat_from_data(grouped=True)``)."""
+        return self.flat_from_data(attribute, grouped=True)
 
     def add_uncovered(self, attribute: str | None = None, parent=None, values=None) -> bool:
         """Add uncovered values as leaves under ``parent`` (a path; default the selected node or root):

@@ -96,9 +96,16 @@ def build(panel, project: Project, parent=None):
     panel.export_button.clicked.connect(panel._export_clicked)
     panel.flat_button = QtWidgets.QPushButton("Flat tree from the data's values")
     panel.flat_button.setToolTip("Root -> every value in the data (" + DERIVED_NOTE + ")")
-    panel.flat_button.clicked.connect(panel.flat_from_data)
+    panel.flat_button.clicked.connect(lambda: panel.flat_from_data())
+    panel.grouped_button = QtWidgets.QPushButton("Two levels")
+    panel.grouped_button.setToolTip(
+        "Root -> about sqrt(n) groups of the data's values in name order -> the values: a run refines one "
+        "group at a time instead of splitting into every value at once (" + DERIVED_NOTE + ")"
+    )
+    panel.grouped_button.clicked.connect(lambda: panel.grouped_from_data())
     for b in (panel.import_button, panel.import_folder_button, panel.export_button, panel.flat_button):
         files.addWidget(b)
+    files.addWidget(panel.grouped_button)
     files.addStretch(1)
 
     gen_box = QtWidgets.QGroupBox("Generate numeric intervals (equal width)")

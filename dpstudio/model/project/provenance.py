@@ -28,6 +28,7 @@ KIND_WORDS = {
 
 DERIVED_NOTE = "derived from the data: not private (use it only if these values are public knowledge)"
 FLAT_FROM_DATA = "flat tree from the data's values"
+GROUPED_FROM_DATA = "two-level tree from the data's values (grouped by name)"
 ADDED_FROM_DATA = "values added from the data (uncovered values)"
 TYPE_FROM_DATA = "read from the data's values"
 BOUNDS_FROM_DATA = "minimum and maximum of the data"
@@ -104,6 +105,7 @@ __all__ = [
     "KIND",
     "DERIVED_NOTE",
     "FLAT_FROM_DATA",
+    "GROUPED_FROM_DATA",
     "ADDED_FROM_DATA",
     "TYPE_FROM_DATA",
     "BOUNDS_FROM_DATA",

@@ -294,8 +294,8 @@ def tree_size_problem(project: Project, steps: int) -> tuple[str, str | None] | 
     why = (
         ": "
         + "; ".join(f"{a} has a level of {widest[a]} values under one node" for a in wide)
-        + f" (one specialization multiplies the partitions by that many): give {it} more levels, or use fewer "
-        "refinement steps"
+        + f" (one specialization multiplies the partitions by that many): give {it} more levels (the Taxonomy "
+        "panel's Two levels groups the values), or use fewer refinement steps"
         if wide
         else ": use fewer refinement steps"
     )

@@ -173,7 +173,7 @@ def test_teaching_shows_true_count_and_realised_noise_only_when_asked(panel, qtb
     nd = panel.state.nodes[nid]
     true, noisy = tuple(nd.true_count), tuple(nd.noisy)
     assert panel.explanation.true_count == true
-    assert f"realised noise ({noisy[0] - true[0]:,}, {noisy[1] - true[1]:,})" in panel.details.text()
+    assert f"realised noise ({noisy[0] - true[0]:,}; {noisy[1] - true[1]:,})" in panel.details.text()
     assert panel.noise_chart.marked == noisy[0] - true[0]
     panel.chk_true.setChecked(False)
     assert _private_words(panel.details.text()) == []

@@ -26,8 +26,10 @@ def test_the_tree_labels_and_the_explanations_use_it():
     from dpstudio.gui.widgets.tree_view import _fmt
     from dpstudio.model.watch.explain import _fmt as explained
 
-    assert _fmt((633096.0, -0.04)) == "[633,096, 0]"
-    assert explained((633096.0, -0.04)) == "(633,096, 0)"
+    # "; " between the classes: a comma already groups the thousands (walk 51: "[112,281.1, 30,334]")
+    assert _fmt((633096.0, -0.04)) == "[633,096; 0]"
+    assert explained((633096.0, -0.04)) == "(633,096; 0)"
+    assert _fmt((112281.1, 30334.0)) == "[112,281.1; 30,334]"
 
 
 @pytest.mark.parametrize(

@@ -345,9 +345,10 @@ def _fmt(value) -> str:
         return ""
     if isinstance(value, (tuple, list, np.ndarray)):
         vals = list(value)
+        # "; " between the classes: a comma already groups the thousands (walk 51: "[112,281.1, 30,334]")
         if len(vals) > 3:
-            return f"[{', '.join(_fmt(v) for v in vals[:3])}, ...]"
-        return "[" + ", ".join(_fmt(v) for v in vals) + "]"
+            return f"[{'; '.join(_fmt(v) for v in vals[:3])}; ...]"
+        return "[" + "; ".join(_fmt(v) for v in vals) + "]"
     if isinstance(value, (float, np.floating, int, np.integer)):
         return count_text(value)
     return str(value)

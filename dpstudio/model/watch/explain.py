@@ -128,7 +128,7 @@ def _fmt(value) -> str:
     if value is None:
         return "-"
     vals = value if isinstance(value, (tuple, list)) else (value,)
-    text = ", ".join(count_text(v) for v in vals)
+    text = "; ".join(count_text(v) for v in vals)  # a comma already groups the thousands
     return f"({text})" if len(vals) > 1 else text
 
 

@@ -115,12 +115,15 @@ def _tree_size_problems(p: Project) -> list[Problem]:
     """The tree's largest size, from public inputs (``runs.tree_size_problem``): refused before the question."""
     from dpstudio.model.release.runs import RunInputError, table_engine_params, tree_size_problem
 
-    n_numeric = sum(1 for a in p.attributes(QUASI_IDENTIFIER) if p.types.get(a) == NUMERIC)
+    params = p.plan_params()
     try:
-        steps = int(table_engine_params(p.algorithm, dict(p.params or {}), p.epsilon, n_numeric).steps)
+        steps = int(table_engine_params(p.algorithm, params, p.epsilon, params["numeric_attributes"]).steps)
+    except RunInputError:  # a split or a setting that cannot run: said by the run itself
+        return []
+    try:
         found = tree_size_problem(p, steps)
-    except RunInputError as exc:  # a split or a setting that cannot run: said by the run itself
-        return [Problem(str(exc), "algorithm.steps")] if "DPSTUDIO_MAX_LEAVES" in str(exc) else []
+    except RunInputError as exc:  # $DPSTUDIO_MAX_LEAVES is not a number
+        return [Problem(str(exc), "algorithm.steps")]
     if found is None:
         return []
     text, attribute = found

@@ -112,7 +112,6 @@ class ChildRun:
         self._child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
         self._child.start()
         there.close()
-        self.rows = len(project.frame) if getattr(project, "frame", None) is not None else 0
         try:
             kind, payload = _receive(self._here)
             if kind == "error":

@@ -325,8 +325,8 @@ def prepare_run(project: Project, progress=None) -> PreparedRun:
     if name in TABLE_PRESETS:
         from dpstudio.algorithms.diffgen import run_diffgen
 
-        n_numeric = sum(1 for a in project.attributes(QUASI_IDENTIFIER) if project.types.get(a) == NUMERIC)
-        dg = table_engine_params(name, dict(project.params or {}), project.epsilon, n_numeric)
+        params = project.plan_params()  # with the count of numeric quasi-identifiers
+        dg = table_engine_params(name, params, project.epsilon, params["numeric_attributes"])
         check_tree_size(project, int(dg.steps))  # public inputs only: before the data is read
         data = encode_table(project, progress)
         return PreparedRun(run_diffgen, (data, dg), project.n_rows)

@@ -9,6 +9,7 @@ counted in the console output and in the histogram sidecar).
 """
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -132,7 +133,28 @@ def test_maxgddp_log_grid_is_the_same_for_neighbouring_tables(tmp_path):
         age = next(x for x in o.sidecar["attributes"] if x["name"] == "age")
         assert age["lattice"]["grid"] == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
         assert "1-2-5 series" in age["lattice"]["split_points"]
-        assert o.sidecar["parameters"]["numeric_grid"] == "log"
+        assert o.sidecar["parameters"]["numeric_grid"] == "round"
+    assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
+    assert report_structure(a.report) == report_structure(b.report)
+
+
+@pytest.mark.parametrize("added", [("USA", 99, "Y"), ("China", 1, "N")], ids=["largest", "smallest"])
+def test_maxgddp_round_grid_is_the_same_for_neighbouring_tables(tmp_path, added):
+    """MAXGDDP's default grid for bounds under three decades: the multiples of a round step from the bounds
+    alone (age in [0, 100) and 16 bins: 10, 20, ..., 90). D and D + one record at either end of the data get
+    the same grid, its source, the same budget spent in full, and the same re-run script's options."""
+    rows = table_rows(300)
+    write_table(tmp_path / "d", rows)
+    write_table(tmp_path / "d1", rows + [added])
+    a, b = (run_writer(tmp_path / name, release_argv("maxgddp", steps=None), report="out.html") for name in ("d", "d1"))
+    for o in (a, b):
+        age = next(x for x in o.sidecar["attributes"] if x["name"] == "age")
+        assert age["lattice"]["grid"] == [10, 20, 30, 40, 50, 60, 70, 80, 90]
+        assert "the multiples of 10 inside the public bounds" in age["lattice"]["split_points"]
+        assert o.sidecar["parameters"]["numeric_grid"] == "round"
+        ledger = o.sidecar["ledger"]
+        assert ledger["total"] == ledger["spent"] == "1"
+        assert sum(Fraction(e["epsilon"]) for e in ledger["entries"]) == 1
     assert without(a.sidecar, RELEASE_MECHANISM_OUTPUTS) == without(b.sidecar, RELEASE_MECHANISM_OUTPUTS)
     assert report_structure(a.report) == report_structure(b.report)
 

@@ -106,10 +106,13 @@ MAX_GRID_BINS = 1 << 20
 #: MAXGDDP's public split grid for a numeric attribute without a taxonomy (``_grid_for``): "equal" =
 #: ``grid_bins`` equal-width bins of the bounds; "log" = the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside
 #: the bounds when they start at 0 or above and span at least three decades (hi >= 1000 max(lo, 1)), the
-#: equal-width grid otherwise. Both depend on the public bounds only.
+#: equal-width grid otherwise; "round" (MAXGDDP's default) = the 1-2-5 series where "log" takes it, else the
+#: multiples of a round step (1, 2 or 5 times a power of ten, the smallest that cuts the bounds into at most
+#: ``grid_bins`` bins: 0.5 for carats in [0, 6), 5 for ages in [17, 91)). All depend on the public bounds only.
 EQUAL_GRID = "equal"
 LOG_GRID = "log"
-NUMERIC_GRIDS = (EQUAL_GRID, LOG_GRID)
+ROUND_GRID = "round"
+NUMERIC_GRIDS = (EQUAL_GRID, LOG_GRID, ROUND_GRID)
 LOG_GRID_DECADES = 3
 
 PRESETS = {
@@ -137,7 +140,7 @@ PRESETS = {
         selection=NOISY_MAX,
         budget="geometric",
         numeric_splits="grid",
-        numeric_grid=LOG_GRID,
+        numeric_grid=ROUND_GRID,
         counts="leaves",
         consistency=NO_CONSISTENCY,
         tree_projection=True,
@@ -163,7 +166,8 @@ class DiffGenParams:
     "pooled"; selection: "exponential" | "noisy_max"; budget: "diffgen" (eps' per step) | "geometric"
     (MAXGDDP levels); numeric_splits: "exponential" (DiffGen, data-dependent intervals) | "grid" (public
     split points: the attribute's taxonomy cut points, else ``numeric_grid``: "equal" (``grid_bins``
-    equal-width bins of the bounds) or "log" (the 1-2-5 series when the bounds span three decades));
+    equal-width bins of the bounds), "log" (the 1-2-5 series when the bounds span three decades, equal-width
+    bins otherwise) or "round" (the 1-2-5 series as "log", else the multiples of a round step, ``round_grid``));
     tree_fraction: eps1 / eps for the geometric budget; fanout: f in r = f^(1/3); counts: "leaves" |
     "tree"; node_budget (tree): "uniform" (L/eps_c everywhere) | "path" (node scale = length of the
     longest path through it / eps_c) | "optimized" (per-level shares chosen for the released tree's shape,
@@ -443,11 +447,32 @@ def log_grid(lo: float, hi: float) -> np.ndarray:
     return g[(g > lo) & (g < hi)]
 
 
+def round_step(lo: float, hi: float, bins: int, integer: bool = False) -> float:
+    """The step of the "round" grid: the smallest 1, 2 or 5 times a power of ten that is at least
+    (hi - lo) / bins (at least 1 for an integer attribute). From the public bounds only."""
+    raw = (hi - lo) / bins
+    k = math.floor(math.log10(raw))
+    step = next(m * 10.0**e for e in (k - 1, k, k + 1) for m in (1, 2, 5) if m * 10.0**e >= raw * (1 - 1e-12))
+    return max(step, 1.0) if integer else step
+
+
+def round_grid(lo: float, hi: float, bins: int, integer: bool = False) -> np.ndarray:
+    """The multiples of ``round_step`` strictly inside (lo, hi): at most ``bins`` bins, every point a round
+    number (the thresholds people write: 1.0 carat, 40 hours, 50 years)."""
+    step = round_step(lo, hi, bins, integer)
+    g = np.arange(math.floor(lo / step) + 1, math.ceil(hi / step)) * step
+    g = np.round(g, max(0, -math.floor(math.log10(step))))
+    return g[(g > lo) & (g < hi)]
+
+
 def _grid_rule(attr: NumericAttribute, kind: str) -> str:
-    """Which grid ``_grid_for`` builds for ``attr``: "taxonomy" (its cut points), LOG_GRID or EQUAL_GRID."""
+    """Which grid ``_grid_for`` builds for ``attr``: "taxonomy" (its cut points), LOG_GRID, ROUND_GRID or
+    EQUAL_GRID."""
     if attr.grid is not None:
         return "taxonomy"
-    return LOG_GRID if kind == LOG_GRID and uses_log_grid(attr.lo, attr.hi) else EQUAL_GRID
+    if kind in (LOG_GRID, ROUND_GRID) and uses_log_grid(attr.lo, attr.hi):
+        return LOG_GRID
+    return ROUND_GRID if kind == ROUND_GRID else EQUAL_GRID
 
 
 def _grid_for(attr: NumericAttribute, bins: int, kind: str = EQUAL_GRID) -> np.ndarray:
@@ -456,6 +481,8 @@ def _grid_for(attr: NumericAttribute, bins: int, kind: str = EQUAL_GRID) -> np.n
         g = np.unique(np.asarray(attr.grid, dtype=float))
     elif rule == LOG_GRID:
         g = log_grid(attr.lo, attr.hi)
+    elif rule == ROUND_GRID:
+        g = round_grid(attr.lo, attr.hi, bins, attr.integer)
     else:
         g = attr.lo + (attr.hi - attr.lo) * np.arange(1, bins) / bins
         if attr.integer:
@@ -1176,6 +1203,12 @@ def _split_domain(eng: _Engine, a: int) -> dict:
         source = (
             "the 1-2-5 series (1, 2, 5, 10, 20, 50, ...) inside the public bounds, which span at least "
             f"{LOG_GRID_DECADES} decades"
+        )
+    elif rule == ROUND_GRID:
+        step = round_step(attr.lo, attr.hi, eng.params.grid_bins, attr.integer)
+        source = (
+            f"the multiples of {step:g} inside the public bounds (the smallest step of 1, 2 or 5 times a power "
+            f"of ten that cuts them into at most {eng.params.grid_bins} bins)"
         )
     else:
         source = f"{eng.params.grid_bins} equal-width bins of the public bounds"

@@ -47,11 +47,12 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--numeric-grid",
-        choices=("log", "equal"),
+        choices=("round", "log", "equal"),
         default=None,
-        help="maxgddp: grid of a numeric attribute without a numeric taxonomy: log (default: the 1-2-5 "
-        "series when the bounds start at 0 or above and span three decades, equal-width bins "
-        "otherwise) or equal (16 equal-width bins)",
+        help="maxgddp: grid of a numeric attribute without a numeric taxonomy: round (default: the 1-2-5 "
+        "series when the bounds start at 0 or above and span three decades, else the multiples of the "
+        "smallest step of 1, 2 or 5 times a power of ten that cuts the bounds into at most 16 bins), "
+        "log (the 1-2-5 series likewise, 16 equal-width bins otherwise) or equal (16 equal-width bins)",
     )
     add_type_option(p)
     p.add_argument(

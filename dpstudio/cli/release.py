@@ -6,7 +6,7 @@
                      [--seed N] [--score max|infogain] [--score-scope partition|pooled]
                      [--consistency ls|hay|none] [--node-budget optimized|uniform|path]
                      [--post-processing projection|clamp] [--overwrite]
-                     [--expand-records] [--missing drop|category] [--numeric-grid log|equal] [--grid-bins B]
+                     [--expand-records] [--missing drop|category] [--numeric-grid round|log|equal] [--grid-bins B]
                      [--tree-fraction F] [--fanout F] [--no-round] [--no-clamp] [--classes-file FILE] [--report OUT.html]
                      [--engine auto|numpy|duckdb|spark] [--spark-master URL]
 
@@ -118,11 +118,13 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument(
         "--numeric-grid",
-        choices=("log", "equal"),
+        choices=("round", "log", "equal"),
         default=None,
-        help="maxgddp: split grid of a numeric attribute without a numeric taxonomy: log (default: the "
+        help="maxgddp: split grid of a numeric attribute without a numeric taxonomy: round (default: the "
         "1-2-5 series 1, 2, 5, 10, ... when its bounds start at 0 or above and span three decades, "
-        "such as money amounts; equal-width bins otherwise) or equal (always --grid-bins bins)",
+        "such as money amounts; otherwise the multiples of the smallest step of 1, 2 or 5 times a power "
+        "of ten that cuts the bounds into at most --grid-bins bins), log (the 1-2-5 series likewise, "
+        "--grid-bins equal-width bins otherwise) or equal (always --grid-bins equal-width bins)",
     )
     p.add_argument(
         "--grid-bins",

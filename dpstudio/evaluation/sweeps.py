@@ -89,8 +89,9 @@ def adult_setup(data_dir, taxonomy_dir=None, numeric_grids=None, types=None, eng
     of ``taxonomy_dir``'s (replacing a taxonomy of the same attribute); their cut points become MAXGDDP's
     public split grid for those attributes (DiffGen and DiffGen with consistency then split only at their
     cut points too). By default numeric attributes have only bounds, and MAXGDDP's own grid rule
-    (``numeric_grid``, default "log") gives capital-gain, capital-loss and fnlwgt the same 1-2-5 series
-    from their bounds and the others 16 equal-width bins; DiffGen keeps its lattices.
+    (``numeric_grid``, default "round") gives capital-gain, capital-loss and fnlwgt the same 1-2-5 series
+    from their bounds and the others the multiples of a round step (age: 20, 25, ..., 90); DiffGen keeps
+    its lattices.
     ``types``: attribute -> declared numeric kind, as for a release (``encode_table``'s ``types``); without
     one a numeric attribute's kind is the default from its public bounds. ``engine``: a SQL engine (DuckDB,
     Spark) that reads adult.data as distinct rows of the used columns with their counts (the release is then

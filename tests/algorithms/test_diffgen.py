@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from dpstudio.algorithms import diffgen_scores as sc
-from dpstudio.algorithms.diffgen import log_grid, preset, run_diffgen, run_to_result, uses_log_grid
+from dpstudio.algorithms.diffgen import (
+    log_grid,
+    preset,
+    round_grid,
+    round_step,
+    run_diffgen,
+    run_to_result,
+    uses_log_grid,
+)
 from dpstudio.algorithms.diffgen_input import CategoricalAttribute, DiffGenInput, NumericAttribute
 from dpstudio.core.budget import Ledger
 from dpstudio.core.events import (
@@ -239,7 +247,36 @@ def test_log_grid_of_money_bounds_is_the_bundled_log_taxonomys_cut_points():
 
 
 @pytest.mark.parametrize(
-    "grid, expected", [("log", [1, 2, 5, 10, 20, 50, 100, 200, 500]), ("equal", [200, 400, 600, 800])]
+    "lo, hi, bins, integer, step, grid",
+    [
+        (0, 6, 16, False, 0.5, [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5]),  # carats: 6 / 16 = 0.375 -> 0.5
+        (17, 91, 16, True, 5, [20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90]),  # 4.625 -> 5
+        (1, 100, 16, True, 10, [10, 20, 30, 40, 50, 60, 70, 80, 90]),  # 6.19 -> 10
+        (44.9, 45.06, 16, False, 0.01, [round(44.91 + k / 100, 2) for k in range(15)]),  # latitudes
+        (-180, 180, 16, False, 50, [-150, -100, -50, 0, 50, 100, 150]),  # 22.5 -> 50
+        (0, 10, 4, False, 5, [5]),  # 2.5 -> 5: a step exactly at the bins' width stays
+        (0, 3, 16, True, 1, [1, 2]),  # an integer attribute never takes a step below 1
+        (0, 100, 5, False, 20, [20, 40, 60, 80]),  # exactly 20: not rounded up to 50
+    ],
+)
+def test_round_grid_worked_examples(lo, hi, bins, integer, step, grid):
+    assert round_step(lo, hi, bins, integer) == step
+    g = round_grid(lo, hi, bins, integer)
+    assert g.tolist() == grid
+    assert len(g) <= bins and g.min() > lo and g.max() < hi
+    # every point a whole multiple of the step, which is 1, 2 or 5 times a power of ten
+    assert np.allclose(g / step, np.round(g / step))
+    mantissa = step / 10.0 ** np.floor(np.log10(step))
+    assert round(mantissa, 9) in {1.0, 2.0, 5.0}
+
+
+@pytest.mark.parametrize(
+    "grid, expected",
+    [
+        ("log", [1, 2, 5, 10, 20, 50, 100, 200, 500]),
+        ("round", [1, 2, 5, 10, 20, 50, 100, 200, 500]),  # bounds over three decades: the 1-2-5 series
+        ("equal", [200, 400, 600, 800]),
+    ],
 )
 def test_maxgddp_candidates_on_the_log_or_equal_grid(grid, expected):
     amounts = [0, 0, 3, 40, 0, 700, 0, 15]
@@ -247,18 +284,39 @@ def test_maxgddp_candidates_on_the_log_or_equal_grid(grid, expected):
     data = DiffGenInput(
         (NumericAttribute("Gain", np.array(amounts, float), 0.0, 1000.0, integer=True),), "Class", ("N", "Y"), y
     )
-    params = preset("maxgddp", 1, 1, grid_bins=5, **({} if grid == "log" else {"numeric_grid": grid}))
+    params = preset("maxgddp", 1, 1, grid_bins=5, **({} if grid == "round" else {"numeric_grid": grid}))
     evs = events_of(data, params)[0]
     ev = _first_scores(evs)
     assert ev.labels == tuple(f"Gain=[0,1000) at {g}" for g in expected)
     result = evs[-1].result
     assert result.numeric_domains["Gain"]["grid"] == [float(g) for g in expected]
     source = result.numeric_domains["Gain"]["split_points"]
-    assert ("1-2-5 series" in source) == (grid == "log") and ("5 equal-width bins" in source) == (grid == "equal")
+    assert ("1-2-5 series" in source) == (grid != "equal") and ("5 equal-width bins" in source) == (grid == "equal")
 
 
-def test_maxgddp_default_grid_is_log_and_diffgen_ignores_it():
-    assert preset("maxgddp", 1, 3).numeric_grid == "log"
+@pytest.mark.parametrize(
+    "grid, expected, words",
+    [
+        ("round", [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5], "the multiples of 0.5 inside the public bounds"),
+        ("log", [6 * k / 16 for k in range(1, 16)], "16 equal-width bins"),
+        ("equal", [6 * k / 16 for k in range(1, 16)], "16 equal-width bins"),
+    ],
+)
+def test_maxgddp_on_bounds_under_three_decades_takes_round_steps(grid, expected, words):
+    """Carats in [0, 6): the round grid offers 1.0 (the weight a price jumps at), the equal-width grid
+    0.75 and 1.125 only; "log" keeps its meaning (equal-width bins below three decades)."""
+    carats = np.array([0.3, 0.5, 0.9, 1.0, 1.2, 2.1, 0.7, 1.5])
+    y = (carats >= 1.0).astype(int)
+    data = DiffGenInput((NumericAttribute("carat", carats, 0.0, 6.0),), "Class", ("N", "Y"), y)
+    params = preset("maxgddp", 1, 1, **({} if grid == "round" else {"numeric_grid": grid}))
+    evs = events_of(data, params)[0]
+    domain = evs[-1].result.numeric_domains["carat"]
+    assert domain["grid"] == pytest.approx(expected)
+    assert words in domain["split_points"]
+
+
+def test_maxgddp_default_grid_is_round_and_diffgen_ignores_it():
+    assert preset("maxgddp", 1, 3).numeric_grid == "round"
     assert preset("diffgen", 1, 3).numeric_grid == "equal"
     with pytest.raises(ValueError, match="numeric_grid"):
         preset("maxgddp", 1, 3, numeric_grid="quantile")

@@ -5,7 +5,9 @@
   rounds to zero is written 0).
 - ``figure_text``: an epsilon, a noise scale, a variance: four significant digits ("0.1923", "28"), thousands
   grouped and never in exponent form from 1,000 up ("1,190", "708,300"; walk finding: the noise chart wrote
-  "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923)."""
+  "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923).
+- ``bound_text``: a public bound as it was declared, never rounded and never in exponent form for a whole
+  number ("1,484,705", not "1.48471e+06"; ungrouped for an edit field)."""
 
 from __future__ import annotations
 
@@ -27,4 +29,12 @@ def figure_text(value) -> str:
     return "0" if text in ("0", "-0") else text
 
 
-__all__ = ["count_text", "figure_text"]
+def bound_text(value, grouped: bool = True) -> str:
+    """One public bound in words (see the module docstring): exact, the shortest form that reads back."""
+    v = float(value)
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}" if grouped else str(int(v))
+    return repr(v)
+
+
+__all__ = ["bound_text", "count_text", "figure_text"]

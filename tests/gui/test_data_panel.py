@@ -71,6 +71,22 @@ def test_role_type_and_bounds_through_widgets(qtbot, panel, small_csv):
     assert panel.last_error == ""
 
 
+def test_large_bounds_are_written_whole_and_read_back_exactly(qtbot, panel, small_csv):
+    """Walk 51: fnlwgt's bounds read "[13769, 1.48471e+06)", a figure that is not the bound declared."""
+    load(qtbot, panel, small_csv)
+    panel.select_attribute("age")
+    panel.lo_edit.setText("13769")
+    panel.hi_edit.setText("1484705")
+    panel.bounds_button.click()
+    assert panel.project.bounds["age"] == (13769.0, 1484705.0)
+    assert panel.attr_table.item(0, 3).text() == "[13,769, 1,484,705)"
+    panel.select_attribute("sex")
+    panel.select_attribute("age")
+    assert (panel.lo_edit.text(), panel.hi_edit.text()) == ("13769", "1484705")
+    panel.bounds_button.click()  # applying what the fields show changes nothing
+    assert panel.project.bounds["age"] == (13769.0, 1484705.0) and panel.last_error == ""
+
+
 @pytest.mark.parametrize(
     "lo,hi,needle",
     [

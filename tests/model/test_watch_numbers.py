@@ -3,7 +3,7 @@
 
 import pytest
 
-from dpstudio.model.numbers import count_text
+from dpstudio.model.numbers import bound_text, count_text
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,21 @@ def test_the_ledger_the_noise_chart_and_the_split_bar_write_a_figure_alike(qtbot
     qtbot.addWidget(bar)
     bar.set_segments(["selection", "counts"], [Fraction(2500, 13000), 1 - Fraction(2500, 13000)], 1)
     assert bar._legend_label(0) == "selection: 0.1923"
+
+
+@pytest.mark.parametrize(
+    "value, grouped, text",
+    [
+        (1484705, True, "1,484,705"),
+        (1484705.0, False, "1484705"),
+        (13769, True, "13,769"),
+        (0, True, "0"),
+        (-5, True, "-5"),
+        (0.5, True, "0.5"),
+        (44.9123, False, "44.9123"),
+        (1e16, True, "1e+16"),  # beyond whole-number display: still exact
+    ],
+)
+def test_bound_text_is_exact_and_whole_numbers_never_in_exponent_form(value, grouped, text):
+    assert bound_text(value, grouped=grouped) == text
+    assert float(bound_text(value, grouped=False)) == value

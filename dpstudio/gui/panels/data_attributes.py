@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6 import QtGui, QtWidgets
 
+from dpstudio.model.numbers import bound_text
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.class_values_text import format_class_values
 from dpstudio.model.project.project import (
@@ -34,7 +35,7 @@ def refresh_attributes(panel) -> None:
         for r, c in enumerate(p.columns):
             b = p.bounds.get(c)
             if p.types.get(c) == NUMERIC:
-                btext = f"[{b[0]:g}, {b[1]:g})" if b else "needed"
+                btext = f"[{bound_text(b[0])}, {bound_text(b[1])})" if b else "needed"
             else:
                 btext = "\u2014"
             kind = p.numeric_types.get(c) if p.types.get(c) == NUMERIC else None
@@ -145,8 +146,8 @@ def on_attr_selected(panel) -> None:
     for w in (panel.lo_edit, panel.hi_edit, panel.bounds_button, panel.propose_button):
         w.setEnabled(numeric)
     b = p.bounds.get(attr)
-    panel.lo_edit.setText("" if b is None else f"{b[0]:g}")
-    panel.hi_edit.setText("" if b is None else f"{b[1]:g}")
+    panel.lo_edit.setText("" if b is None else bound_text(b[0], grouped=False))
+    panel.hi_edit.setText("" if b is None else bound_text(b[1], grouped=False))
 
 
 def refresh_classes(panel) -> None:

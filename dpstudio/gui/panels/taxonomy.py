@@ -25,6 +25,7 @@ from dpstudio.core.taxonomy import Taxonomy, TaxonomyError
 from dpstudio.gui.panels import host, taxonomy_import, taxonomy_layout
 from dpstudio.gui.panels.taxonomy_import import merge_words  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.taxonomy_editor import EditError, TaxonomyEditor
+from dpstudio.model.numbers import bound_text
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.project import (
     CLASS,
@@ -123,8 +124,8 @@ class TaxonomyPanel(QtWidgets.QWidget):
         self._show_source(attr)
         numeric = kind == NUMERIC
         b = self.project.bounds.get(attr)
-        self.gen_lo.setText("" if b is None else f"{b[0]:g}")
-        self.gen_hi.setText("" if b is None else f"{b[1]:g}")
+        self.gen_lo.setText("" if b is None else bound_text(b[0], grouped=False))
+        self.gen_hi.setText("" if b is None else bound_text(b[1], grouped=False))
         for w in (self.gen_lo, self.gen_hi, self.gen_fanout, self.gen_depth, self.gen_button):
             w.setEnabled(numeric)
         self.flat_button.setEnabled(not numeric)
@@ -179,7 +180,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
             if self.project.types.get(attr) == NUMERIC:
                 b = self.project.bounds.get(attr)
                 if b is not None:
-                    return NONE, f"no taxonomy: intervals grow from the bounds [{b[0]:g}, {b[1]:g})"
+                    return NONE, f"no taxonomy: intervals grow from the bounds [{bound_text(b[0])}, {bound_text(b[1])})"
                 return NONE, "no taxonomy and no public bounds"
             return NONE, "no taxonomy"
         if not self.project.has_data:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dpstudio.model.numbers import bound_text
 from dpstudio.model.project.project import CATEGORICAL, KEEP_MISSING, NUMERIC, Project
 
 
@@ -65,7 +66,9 @@ def read_test_table(project: Project, source, columns: list[str]):
                 x = frame[c].to_numpy(dtype=float)
                 outside = int(((x < lo) | (x >= hi)).sum())
                 if outside:
-                    problems.append(f"{c}: {outside} row(s) outside the public bounds [{lo:g}, {hi:g})")
+                    problems.append(
+                        f"{c}: {outside} row(s) outside the public bounds [{bound_text(lo)}, {bound_text(hi)})"
+                    )
             continue
         if tax is None:
             continue

@@ -24,6 +24,7 @@ import numpy as np
 
 from dpstudio.algorithms.registry import ENGINE_NAMES as HISTOGRAM_NAMES  # histogram id -> engine name
 from dpstudio.io.datasets import missing_as_token
+from dpstudio.model.numbers import bound_text
 from dpstudio.model.project import provenance as pv
 from dpstudio.model.project.project import DROP_MISSING, NUMERIC, QUASI_IDENTIFIER, RELEASE, Project, RunSetup
 from dpstudio.model.release.budget_plan import TABLE_PRESETS  # algorithm id -> engine preset
@@ -207,7 +208,9 @@ def histogram_counts(
     outside = (values < lo) | (values >= hi)
     if outside.any():
         n = int(outside.sum() if weights is None else weights[outside].sum())
-        raise RunInputError(f"{attribute}: {n} row(s) lie outside the public bounds [{lo:g}, {hi:g})")
+        raise RunInputError(
+            f"{attribute}: {n} row(s) lie outside the public bounds [{bound_text(lo)}, {bound_text(hi)})"
+        )
     edges = np.linspace(lo, hi, bins + 1)
     idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, bins - 1)
     return np.bincount(idx, weights=weights, minlength=bins).astype(np.int64), edges, attribute

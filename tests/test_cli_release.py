@@ -294,6 +294,7 @@ def test_engine_options_reach_the_sidecar(files):
         (None, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
         ("equal", [500, 1000, 1500, 2000]),
         ("log", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
+        ("round", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]),
     ],
 )
 def test_numeric_grid_option_chooses_maxgddps_split_grid(files, grid, expected):
@@ -305,7 +306,25 @@ def test_numeric_grid_option_chooses_maxgddps_split_grid(files, grid, expected):
     meta = json.loads((tmp / "g.json").read_text())
     age = next(x for x in meta["attributes"] if x["name"] == "age")
     assert age["lattice"]["grid"] == expected
-    assert meta["parameters"]["numeric_grid"] == (grid or "log")
+    assert meta["parameters"]["numeric_grid"] == (grid or "round")
+
+
+@pytest.mark.parametrize(
+    "grid, expected",
+    [(None, [20, 25, 30, 35]), ("round", [20, 25, 30, 35]), ("log", [20, 25, 30, 35]), ("equal", [20, 25, 30, 35])],
+)
+def test_numeric_grid_below_three_decades(files, grid, expected):
+    """age in [15, 40) with 5 bins: the round step is 5 (25 / 5); the equal-width bins are 5 wide too, so
+    here the rules agree; with 6 bins (4.17 wide) they part: round 20, 25, 30, 35 against 19, 23, 28, 32, 36."""
+    tmp, data, tax = files
+    for bins, want in (("5", expected), ("6", expected if grid in (None, "round") else [19, 23, 28, 32, 36])):
+        out = tmp / f"b{bins}.csv"
+        a = args(data, tax, out, "--seed", "1", "--grid-bins", bins, *(["--numeric-grid", grid] if grid else []))
+        a[a.index("--algorithm") + 1] = "maxgddp"
+        assert main(a) == 0
+        meta = json.loads(out.with_suffix(".json").read_text())
+        age = next(x for x in meta["attributes"] if x["name"] == "age")
+        assert age["lattice"]["grid"] == want, (grid, bins)
 
 
 def test_numeric_grid_is_refused_for_diffgen(files, capsys):

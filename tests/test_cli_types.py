@@ -103,13 +103,21 @@ def test_bad_type_declarations(tables, capsys, declaration, message):
 
 
 @pytest.mark.parametrize(
-    "type_, grid",
+    "type_, rule, grid, words",
     [
-        ("integer", [17, 18, 20, 21, 23, 24, 26, 28, 29, 31, 32, 34, 35, 37, 38]),  # 15 + 25 k / 16, rounded
-        ("continuous:0.5", [15 + 25 * k / 16 for k in range(1, 16)]),
+        # the default: multiples of the round step 2 (25 / 16 = 1.5625, rounded up to 2)
+        ("integer", [], list(range(16, 40, 2)), "the multiples of 2 inside the public bounds"),
+        ("continuous:0.5", [], list(range(16, 40, 2)), "the multiples of 2 inside the public bounds"),
+        (
+            "integer",
+            ["--numeric-grid", "log"],
+            [17, 18, 20, 21, 23, 24, 26, 28, 29, 31, 32, 34, 35, 37, 38],  # 15 + 25 k / 16, rounded
+            "16 equal-width",
+        ),
+        ("continuous:0.5", ["--numeric-grid", "equal"], [15 + 25 * k / 16 for k in range(1, 16)], "16 equal-width"),
     ],
 )
-def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, grid):
+def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, rule, grid, words):
     # MAXGDDP's split points come from the public grid (report-noisy-max), not from DiffGen's lattice
     tmp, d, _ = tables
     assert (
@@ -132,6 +140,7 @@ def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, gri
                 "4",
                 "--steps",
                 "3",
+                *rule,
                 "--out",
                 str(tmp / "m.csv"),
             ]
@@ -140,5 +149,5 @@ def test_maxgddp_sidecar_names_its_split_grid_not_the_lattice(tables, type_, gri
     )
     entry, cut = age_entry(tmp / "m.json")
     assert entry["lattice"]["grid"] == grid and "lattice_points" not in entry["lattice"]
-    assert "public grid" in entry["lattice"]["split_points"] and "16 equal-width" in entry["lattice"]["split_points"]
+    assert "public grid" in entry["lattice"]["split_points"] and words in entry["lattice"]["split_points"]
     assert {lo for lo, _, _ in cut[1:]} <= set(grid)

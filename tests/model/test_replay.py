@@ -225,3 +225,39 @@ def test_a_run_is_shown_as_teaching_as_its_record_says_or_once_its_events_carry_
     assert shown_as_teaching(None, teaching) is True
     assert shown_as_teaching(False, teaching) is False  # a declared release is never overlaid
     assert shown_as_teaching(True, release) is True
+
+
+def test_bulk_events_land_on_their_nodes_with_a_reused_id_and_ids_out_of_order():
+    """The bulk paths (consistency, leaves released) read the nodes in creation order from the nodes dict
+    and, when ids are 0..n-1, take released ids as positions: a reused id, ids not in creation order and
+    every seek back and forth must still put each value on its own node."""
+    from dpstudio.core.events import ConsistencyDone, LeavesReleased
+
+    in_order = [
+        NodeCreated(0, -1, "root", 0),
+        NodeCreated(1, 0, "a", 1),
+        NodeCreated(2, 0, "b", 1),
+        NodeCreated(1, 0, "a again", 1),  # a reused id keeps its place
+        ConsistencyDone("least_squares", ((10.0, 2.0), (4.0, 1.0), (6.0, 1.0))),
+        LeavesReleased((2, 1, 7), ((6, 1), (4, 1), (99, 99))),  # id 7 does not exist: ignored
+    ]
+    shuffled = [
+        NodeCreated(5, -1, "root", 0),
+        NodeCreated(9, 5, "a", 1),
+        NodeCreated(3, 5, "b", 1),  # ids not increasing: the lookup path
+        ConsistencyDone("least_squares", ((4.0, 1.0), (10.0, 2.0), (6.0, 1.0))),  # in id order: 3, 5, 9
+        LeavesReleased((3, 9), ((6, 1), (4, 1))),
+    ]
+    for evs, want in (
+        (in_order, {0: ((10.0, 2.0), None), 1: ((4.0, 1.0), (4, 1)), 2: ((6.0, 1.0), (6, 1))}),
+        (shuffled, {5: ((10.0, 2.0), None), 9: ((6.0, 1.0), (4, 1)), 3: ((4.0, 1.0), (6, 1))}),
+    ):
+        replay = Replay(evs)
+        for k in [len(evs), 0, len(evs) - 1, len(evs), 2, len(evs)]:
+            st = replay.seek(k)
+            assert list(st.nodes) == st.order  # the dict keeps creation order
+            assert st.snapshot() == state_at(evs, k).snapshot()
+        st = replay.seek_end()
+        assert {n: (st.nodes[n].consistent, st.nodes[n].released) for n in st.order} == want
+        sizes = dict(zip(st.order, st.sizes))
+        assert sizes == {n: sum(r) if r is not None else sum(c) for n, (c, r) in want.items()}

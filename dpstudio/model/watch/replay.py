@@ -40,7 +40,8 @@ from dpstudio.core.events import (
     RunFinished,
     WinnerChosen,
 )
-from dpstudio.model.watch.icicle_layout import released_totals, released_value
+from dpstudio.model.watch.icicle_layout import node_depths, released_totals, released_value
+from dpstudio.model.watch.node_columns import Column
 
 #: node status codes kept per node (aligned with ``TreeState.order``) so views need no per-node scan
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)
@@ -85,11 +86,12 @@ class TreeState:
     position: int = 0
     nodes: dict[int, NodeState] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)  # node ids in creation order
-    parent_ids: list[int] = field(default_factory=list)  # parent id of each node, aligned with order
-    status: list[int] = field(default_factory=list)  # CREATED/NOISED/CONSISTENT/RELEASED, aligned
+    # aligned with order, as growable arrays (``node_columns.Column``: the views read each as one array)
+    parent_ids: Column = field(default_factory=lambda: Column(np.int64))  # parent id of each node
+    status: Column = field(default_factory=lambda: Column(np.int64))  # CREATED/NOISED/CONSISTENT/RELEASED
     # the node's best released number summed over classes (``icicle_layout.released_value``; nan: none yet),
-    # aligned, kept with ``status`` so the views read it as one array instead of visiting every node
-    sizes: list[float] = field(default_factory=list)
+    # kept with ``status`` so the views read it as one array instead of visiting every node
+    sizes: Column = field(default_factory=lambda: Column(np.float64))
     index: dict[int, int] = field(default_factory=dict)  # node id -> position in order
     candidates: CandidatesScored | None = None
     winner: WinnerChosen | None = None
@@ -127,6 +129,18 @@ class TreeState:
         par.flags.writeable = False
         self.__dict__["_parents_cache"] = (key, ids, par)
         return ids, par
+
+    def depths(self) -> np.ndarray:
+        """Each node's depth from the root (aligned with ``order``; -1 parents are roots), kept until the
+        structure changes like ``parents_array`` (the focus and the icicle both read it). Read-only."""
+        key = (self.structure_version, len(self.order), len(self.parent_ids))
+        cached = self.__dict__.get("_depths_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        depth = node_depths(self.parents_array()[1])
+        depth.flags.writeable = False
+        self.__dict__["_depths_cache"] = (key, depth)
+        return depth
 
     def _parents_array(self) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(self.order, dtype=np.int64)
@@ -423,17 +437,18 @@ def _status(state: TreeState, node: NodeState) -> None:
     state.sizes[i] = math.nan if size is None else size
 
 
-def _set_sizes(state: TreeState, where: np.ndarray, values, status: int) -> None:
-    """Sizes of the nodes at positions ``where`` from their new values, for those whose status is now
-    ``status`` (a released leaf keeps its released size when consistency comes after). Vectorised: a
-    consistency or release event touches every node at once."""
+def _set_bulk(state: TreeState, where: np.ndarray, values, status: int) -> None:
+    """Status and sizes of the nodes at positions ``where`` after a bulk event gave them ``values``: a
+    node with a value rises to ``status`` (never falls: a released leaf stays released when consistency
+    comes after), and a node whose status is now ``status`` takes its value's total as its size.
+    Vectorised: a consistency or release event touches every node at once."""
     if where.size == 0:
         return
-    new = released_totals(values)
-    keep = np.asarray(state.status, dtype=np.int64)[where] == status
-    sizes = np.asarray(state.sizes, dtype=float)
-    sizes[where[keep]] = new[keep]
-    state.sizes[:] = sizes.tolist()
+    has = np.fromiter((v is not None for v in values), dtype=bool, count=where.size)
+    current = np.asarray(state.status)[where]
+    state.status.put(where[has & (current < status)], status)
+    keep = np.asarray(state.status)[where] == status
+    state.sizes.put(where[keep], released_totals(values)[keep])
 
 
 def _set(undo: list, obj, name: str, value) -> None:
@@ -481,40 +496,39 @@ def _apply(state: TreeState, ev: Event) -> list:
         ids = order if _is_sorted_ids(order) else sorted(order)
         nodes = state.nodes
         k = min(len(ids), len(ev.estimates))
-        changed = [nodes[nid] for nid in ids[:k]]
-        # bulk: one undo record for all values and one copy of the status list (tens of thousands of nodes)
-        undo.append(("status_list", list(state.status), list(state.sizes)))
+        estimates = ev.estimates[:k]
+        # the nodes dict keeps creation order (a reused id keeps its place, an undo removes the last): with
+        # ids in creation order its values are the nodes in order, read without a lookup per node
+        changed = list(nodes.values())[:k] if ids is order else [nodes[nid] for nid in ids[:k]]
+        # bulk: one undo record for all values and one copy of the status and sizes (tens of thousands of nodes)
+        undo.append(("status_list", state.status.copy(), state.sizes.copy()))
         undo.append(("values", "consistent", changed, [nd.consistent for nd in changed]))
-        status = state.status
-        if ids is order:  # positions are the indices: no lookups
-            for i, (nd, est) in enumerate(zip(changed, ev.estimates)):
-                nd.consistent = est
-                if est is not None and status[i] < CONSISTENT:
-                    status[i] = CONSISTENT
-        else:
-            index = state.index
-            for nd, est in zip(changed, ev.estimates):
-                nd.consistent = est
-                i = index[nd.node]
-                if est is not None and status[i] < CONSISTENT:
-                    status[i] = CONSISTENT
+        for nd, est in zip(changed, estimates):
+            nd.consistent = est
         index = state.index
         where = np.arange(k) if ids is order else np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
-        _set_sizes(state, where, ev.estimates[:k], CONSISTENT)
+        _set_bulk(state, where, estimates, CONSISTENT)
     elif isinstance(ev, LeavesReleased):
-        index = state.index
-        found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
-        changed = [state.nodes[state.order[i]] for i, _ in found]
+        order, nodes = state.order, state.nodes
+        if _is_sorted_ids(order):  # ids are the positions 0..n-1 (the usual case): no lookup per node
+            where = np.asarray(ev.nodes, dtype=np.int64).reshape(-1)
+            inside = (where >= 0) & (where < len(order))
+            counts = list(ev.counts) if inside.all() else [c for c, ok in zip(ev.counts, inside.tolist()) if ok]
+            where = where[inside]
+            in_order = list(nodes.values())  # creation order (see ConsistencyDone)
+            changed = [in_order[i] for i in where.tolist()]
+        else:
+            index = state.index
+            found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
+            changed = [nodes[order[i]] for i, _ in found]
+            counts = [c for _, c in found]
+            where = np.fromiter((i for i, _ in found), np.int64, len(found))
         # bulk, with few new objects (a collection pass walks each): one undo record, one status copy
-        undo.append(("status_list", list(state.status), list(state.sizes)))
+        undo.append(("status_list", state.status.copy(), state.sizes.copy()))
         undo.append(("values", "released", changed, [nd.released for nd in changed]))
-        status = state.status
-        for nd, (i, c) in zip(changed, found):
+        for nd, c in zip(changed, counts):
             nd.released = c
-            if c is not None:
-                status[i] = RELEASED
-        where = np.fromiter((i for i, _ in found), np.int64, len(found))
-        _set_sizes(state, where, [c for _, c in found], RELEASED)
+        _set_bulk(state, where, counts, RELEASED)
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
@@ -554,7 +568,9 @@ def _undo(state: TreeState, ops: list) -> None:
                 state.status.pop()
                 state.sizes.pop()
             else:  # not expected for streams that only append
-                del state.order[i], state.parent_ids[i], state.status[i], state.sizes[i]
+                del state.order[i]
+                for column in (state.parent_ids, state.status, state.sizes):
+                    column.delete(i)
                 state.index = {nid: k for k, nid in enumerate(state.order)}
         elif tag == "node_restore":
             state.nodes[op[1]] = op[2]

@@ -104,7 +104,7 @@ def focus(
     ``opened``: the sibling groups opened, as (head node id, members) pairs."""
     ids, par = state.parents_array()
     n = ids.size
-    depth = node_depths(par)
+    depth = state.depths() if hasattr(state, "depths") else node_depths(par)
     limit = depth_limit(depth, max_shown)
     shown = depth <= limit
     keep = np.zeros(n, dtype=bool)  # nodes shown with all their ancestors

@@ -45,6 +45,15 @@ def test_attributes_listed_with_no_taxonomy_badges(panel):
     assert [panel.badge(a)[0] for a in panel.attributes()] == [NONE, NONE, NONE]
 
 
+def test_a_numeric_badge_asks_for_what_the_run_needs(panel):
+    """Walk 51: the badge said "no taxonomy and no public bounds" where the run list asks only for bounds."""
+    panel.project.set_type("age", "numeric")
+    panel.project.clear_bounds("age")
+    assert panel.badge("age") == (NONE, "needs public bounds (Data tab); a taxonomy is optional")
+    panel.project.set_bounds("age", 0, 1500000)
+    assert panel.badge("age") == (NONE, "no taxonomy: intervals grow from the bounds [0, 1,500,000)")
+
+
 def test_import_shows_uncovered_values_then_fix(panel, workclass_file):
     assert panel.import_file(workclass_file, attribute="workclass")
     tax = panel.project.taxonomies["workclass"]

@@ -181,7 +181,7 @@ class TaxonomyPanel(QtWidgets.QWidget):
                 b = self.project.bounds.get(attr)
                 if b is not None:
                     return NONE, f"no taxonomy: intervals grow from the bounds [{bound_text(b[0])}, {bound_text(b[1])})"
-                return NONE, "no taxonomy and no public bounds"
+                return NONE, "needs public bounds (Data tab); a taxonomy is optional"
             return NONE, "no taxonomy"
         if not self.project.has_data:
             return COVERED, "no data to check"

@@ -33,6 +33,6 @@ def automatic_steps(algorithm: str, epsilon) -> tuple[int, str]:
         h = min(10, max(4, round(10 + 6 * math.log10(4 * eps))))
         rule = "h = round(10 + 6 log10(4 epsilon)) clamped to 4..10"
     return int(h), (
-        f"--steps not given: {rule} (a function of epsilon only, so no budget is spent on it; "
+        f"refinement steps chosen automatically: {rule} (a function of epsilon only, so no budget is spent on it; "
         "fitted to the Adult accuracy grid, benchmarks/RESULTS.md)"
     )

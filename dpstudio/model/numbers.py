@@ -6,6 +6,8 @@
 - ``figure_text``: an epsilon, a noise scale, a variance: four significant digits ("0.1923", "28"), thousands
   grouped and never in exponent form from 1,000 up ("1,190", "708,300"; walk finding: the noise chart wrote
   "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923).
+- ``ratio_text``: how many times likelier, to two significant digits, never in exponent form ("7.7", "550",
+  "1,000"; walk 52 read "5e+02 times likelier"), and "more than a million" beyond.
 - ``bound_text``: a public bound as it was declared, never rounded and never in exponent form for a whole
   number ("1,484,705", not "1.48471e+06"; ungrouped for an edit field)."""
 
@@ -29,6 +31,14 @@ def figure_text(value) -> str:
     return "0" if text in ("0", "-0") else text
 
 
+def ratio_text(value) -> str:
+    """A ratio in words (see the module docstring)."""
+    v = float(f"{float(value):.2g}")
+    if v > 1e6:
+        return "more than a million"
+    return f"{round(v):,}" if v >= 100 else f"{v:g}"
+
+
 def bound_text(value, grouped: bool = True) -> str:
     """One public bound in words (see the module docstring): exact, the shortest form that reads back."""
     v = float(value)
@@ -37,4 +47,4 @@ def bound_text(value, grouped: bool = True) -> str:
     return repr(v)
 
 
-__all__ = ["bound_text", "count_text", "figure_text"]
+__all__ = ["bound_text", "count_text", "figure_text", "ratio_text"]

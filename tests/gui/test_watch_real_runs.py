@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from dpstudio.gui.panels.watch import REPLAY_SECONDS
+from dpstudio.model.numbers import ratio_text
 from dpstudio.model.project.project import RELEASE, TEACHING
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: E402,F401  (the Watch panel fixture, shown)
@@ -226,7 +227,9 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
             words = "all the probability"
         else:
             ratio = probs[winner.index] / runner_up
-            words = f"{ratio:.2g} times likelier" if ratio >= 1 else f"{1 / ratio:.2g} times less likely"
+            words = (
+                f"{ratio_text(ratio)} times likelier" if ratio >= 1 else f"{ratio_text(1 / ratio)} times less likely"
+            )
         assert words in chart.caption and chart.caption.replace("<br>", " ") in " ".join(
             chart.plotItem.titleLabel.text.replace("<br>", " ").split()
         )

@@ -3,7 +3,7 @@
 
 import pytest
 
-from dpstudio.model.numbers import bound_text, count_text
+from dpstudio.model.numbers import bound_text, count_text, ratio_text
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,20 @@ def test_the_ledger_the_noise_chart_and_the_split_bar_write_a_figure_alike(qtbot
 def test_bound_text_is_exact_and_whole_numbers_never_in_exponent_form(value, grouped, text):
     assert bound_text(value, grouped=grouped) == text
     assert float(bound_text(value, grouped=False)) == value
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (7.74, "7.7"),
+        (1.04, "1"),
+        (497.3, "500"),
+        (551.0, "550"),
+        (1003.0, "1,000"),
+        (22026.5, "22,000"),
+        (2e7, "more than a million"),
+    ],
+)
+def test_ratio_text_never_in_exponent_form(value, text):
+    """Walk 52: "the winner was 5e+02 times likelier", "2.2e+04 times likelier" in the release question."""
+    assert ratio_text(value) == text

@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui
 
-from dpstudio.model.numbers import figure_text
+from dpstudio.model.numbers import figure_text, ratio_text
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
 BAR_PX = 26
@@ -222,14 +222,14 @@ def odds_caption(probs, w: int) -> str:
         return "the winner had all the probability"
     ratio = float(probs[w]) / best
     if ratio < 1:
-        return f"the winner was {1 / ratio:.2g} times less likely than the best other candidate: the noise chose it"
+        return f"the winner was {ratio_text(1 / ratio)} times less likely than the best other candidate: the noise chose it"
     if ratio < 1.5:
         verdict = "with this budget the choice is close to random"
     elif ratio < 10:
         verdict = "the budget favours the better scores, but not by much"
     else:
         verdict = "the budget makes the best score the clear choice"
-    return f"the winner was {ratio:.2g} times likelier than the runner-up: {verdict}"
+    return f"the winner was {ratio_text(ratio)} times likelier than the runner-up: {verdict}"
 
 
 def _pairs(scored, winner) -> bool:

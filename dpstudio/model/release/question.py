@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from dpstudio.core.budget import MAX_EPSILON, MIN_EPSILON, check_usable_epsilon
+from dpstudio.model.numbers import ratio_text
 
 if TYPE_CHECKING:
     from dpstudio.model.release.service import ReleaseRequest
@@ -45,7 +46,7 @@ def epsilon_caution(eps) -> str:
     factor = math.exp(min(float(eps), MAX_EPSILON))
     return (
         f"epsilon {float(eps):g} gives almost no privacy: one person's presence may make an output up to "
-        f"{factor:.3g} times likelier. Values above {CAUTION_EPSILON} are rarely meaningful; most releases use "
+        f"{ratio_text(factor)} times likelier. Values above {CAUTION_EPSILON} are rarely meaningful; most releases use "
         "1 or less"
     )
 

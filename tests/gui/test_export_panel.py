@@ -113,6 +113,30 @@ def test_never_overwrites(qtbot, tmp_path, yes):
     assert "already exists" in w.message.text()
 
 
+def test_a_refusal_is_gone_when_the_next_name_is_asked_about(qtbot, tmp_path, monkeypatch):
+    """Walk 52: after "already exists", a new name's question was shown beside the old refusal."""
+    p = histogram_data_project()
+    p.set_mode("release")
+    run(p)
+    w = make_panel(qtbot, p)
+    (tmp_path / "hist.csv").write_text("mine")
+    w.folder_edit.setText(str(tmp_path))
+    w.name_edit.setText("hist")
+    w.export_button.click()
+    assert "already exists" in w.message.text()
+    shown_when_asked = []
+
+    def question(*a, **k):
+        shown_when_asked.append(w.message.text())
+        return QtWidgets.QMessageBox.Yes
+
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", question)
+    w.name_edit.setText("hist_second")
+    w.export_button.click()
+    assert shown_when_asked == [""]
+    assert w.message.text().startswith("Written:") and (tmp_path / "hist_second.csv").exists()
+
+
 def test_declined_confirmation_writes_nothing(qtbot, tmp_path, monkeypatch):
     p = histogram_data_project()
     p.set_mode("release")

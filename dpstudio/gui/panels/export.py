@@ -268,6 +268,10 @@ class ExportPanel(QtWidgets.QWidget):
             check_release_paths(paths)  # before asking or writing anything
         except OutputPathError as exc:
             raise studio_words(exc) from None
+        self.message.setText("")  # an earlier refusal (another name) no longer applies beside the question
+        win = host(self)
+        if win is not None and hasattr(win, "clear_message"):
+            win.clear_message()
         if confirm:
             answer = QtWidgets.QMessageBox.question(
                 self,
@@ -294,9 +298,6 @@ class ExportPanel(QtWidgets.QWidget):
         self.last_paths = list(written)
         self._exported_result = r
         self.message.setText("Written:\n" + "\n".join(str(p) for p in self.last_paths))
-        win = host(self)
-        if win is not None and hasattr(win, "clear_message"):
-            win.clear_message()  # an earlier refusal no longer applies
         self.exported.emit(list(self.last_paths))
         return list(self.last_paths)
 

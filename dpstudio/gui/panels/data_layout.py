@@ -137,7 +137,10 @@ def build_data_page(panel) -> QtWidgets.QWidget:
     bounds_row.addWidget(panel.hi_edit)
     bounds_row.addWidget(panel.bounds_button)
     bounds_row.addWidget(panel.propose_button)
-    panel.bounds_note = QtWidgets.QLabel("Bounds are public knowledge [lower, upper); they are not read from the data.")
+    panel.bounds_note = QtWidgets.QLabel(
+        "Bounds are public knowledge [lower, upper): type what the field's documentation says. Proposed "
+        "bounds come from the data and stay marked until you confirm them as public."
+    )
     panel.bounds_note.setWordWrap(True)
     panel.bounds_note.setStyleSheet("color:#616161;")
     form.addRow("Attribute", panel.attr_name)

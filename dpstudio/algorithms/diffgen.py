@@ -452,7 +452,7 @@ def round_step(lo: float, hi: float, bins: int, integer: bool = False) -> float:
     (hi - lo) / bins (at least 1 for an integer attribute). From the public bounds only."""
     raw = (hi - lo) / bins
     k = math.floor(math.log10(raw))
-    step = next(m * 10.0**e for e in (k - 1, k, k + 1) for m in (1, 2, 5) if m * 10.0**e >= raw * (1 - 1e-12))
+    step = next(m * 10.0**e for e in (k, k + 1) for m in (1, 2, 5) if m * 10.0**e >= raw * (1 - 1e-12))
     return max(step, 1.0) if integer else step
 
 

@@ -19,6 +19,14 @@ def make_panel(qtbot, project):
     return w
 
 
+def released_histogram_panel(qtbot):
+    """The panel over a histogram run in release mode (ready to export)."""
+    p = histogram_data_project()
+    p.set_mode("release")
+    run(p)
+    return make_panel(qtbot, p)
+
+
 @pytest.fixture
 def yes(monkeypatch):
     asked = []
@@ -92,10 +100,7 @@ def test_release_table_writes_three_files_after_confirmation(qtbot, tmp_path, ye
 
 
 def test_never_overwrites(qtbot, tmp_path, yes):
-    p = histogram_data_project()
-    p.set_mode("release")
-    run(p)
-    w = make_panel(qtbot, p)
+    w = released_histogram_panel(qtbot)
     (tmp_path / "hist.report.html").write_text("mine")
     with pytest.raises(OutputPathError, match="already exists"):
         w.export_to(tmp_path, "hist")
@@ -115,10 +120,7 @@ def test_never_overwrites(qtbot, tmp_path, yes):
 
 def test_a_refusal_is_gone_when_the_next_name_is_asked_about(qtbot, tmp_path, monkeypatch):
     """Walk 52: after "already exists", a new name's question was shown beside the old refusal."""
-    p = histogram_data_project()
-    p.set_mode("release")
-    run(p)
-    w = make_panel(qtbot, p)
+    w = released_histogram_panel(qtbot)
     (tmp_path / "hist.csv").write_text("mine")
     w.folder_edit.setText(str(tmp_path))
     w.name_edit.setText("hist")
@@ -138,10 +140,7 @@ def test_a_refusal_is_gone_when_the_next_name_is_asked_about(qtbot, tmp_path, mo
 
 
 def test_declined_confirmation_writes_nothing(qtbot, tmp_path, monkeypatch):
-    p = histogram_data_project()
-    p.set_mode("release")
-    run(p)
-    w = make_panel(qtbot, p)
+    w = released_histogram_panel(qtbot)
     monkeypatch.setattr(QtWidgets.QMessageBox, "question", lambda *a, **k: QtWidgets.QMessageBox.No)
     with pytest.raises(ExportRefused, match="cancelled"):
         w.export_to(tmp_path)
@@ -149,11 +148,8 @@ def test_declined_confirmation_writes_nothing(qtbot, tmp_path, monkeypatch):
 
 
 def test_switching_to_teaching_disables_export(qtbot):
-    p = histogram_data_project()
-    p.set_mode("release")
-    run(p)
-    w = make_panel(qtbot, p)
+    w = released_histogram_panel(qtbot)
     assert w.export_button.isEnabled()
-    p.set_mode("teaching")
+    w.project.set_mode("teaching")
     assert not w.export_button.isEnabled()
     assert "export is disabled" in w.banner.text()

@@ -147,7 +147,7 @@ def icicle_layout(state) -> IcicleLayout:
     """The layout of a ``dpstudio.model.watch.replay.TreeState`` (see the module doc)."""
     ids, parents = state.parents_array()
     n = ids.size
-    depth = state.depths() if hasattr(state, "depths") else node_depths(parents)
+    depth = state.depths()
     own, known_own = node_values(state, ids)
     has_child = np.zeros(n, dtype=bool)
     if n:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpstudio.model.watch.icicle_layout import node_depths, node_values
+from dpstudio.model.watch.icicle_layout import node_values
 
 #: the first levels are drawn while they hold at most this many nodes
 MAX_SHOWN = 400
@@ -104,7 +104,7 @@ def focus(
     ``opened``: the sibling groups opened, as (head node id, members) pairs."""
     ids, par = state.parents_array()
     n = ids.size
-    depth = state.depths() if hasattr(state, "depths") else node_depths(par)
+    depth = state.depths()
     limit = depth_limit(depth, max_shown)
     shown = depth <= limit
     keep = np.zeros(n, dtype=bool)  # nodes shown with all their ancestors

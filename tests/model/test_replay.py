@@ -261,3 +261,69 @@ def test_bulk_events_land_on_their_nodes_with_a_reused_id_and_ids_out_of_order()
         assert {n: (st.nodes[n].consistent, st.nodes[n].released) for n in st.order} == want
         sizes = dict(zip(st.order, st.sizes))
         assert sizes == {n: sum(r) if r is not None else sum(c) for n, (c, r) in want.items()}
+
+
+def test_a_node_object_reads_its_bulk_values_from_the_state_and_an_undo_restores_them():
+    """A consistency pass and the release of the leaves write the state's value lists once (one undo record
+    each) instead of every node object: a node object taken before them reads the new values after them,
+    and the old ones again after each is undone; the node's other fields are its own."""
+    from dpstudio.core.events import ConsistencyDone, LeavesReleased
+    from dpstudio.model.watch.replay import NodeState
+
+    evs = [
+        NodeCreated(0, -1, "root", 0),
+        NodeCreated(1, 0, "a", 1),
+        NodeCreated(2, 0, "b", 1),
+        NodeNoised(1, (3.5, 1.0), 2.0),
+        ConsistencyDone("least_squares", ((9.0, 1.0), (4.0, 0.5), (5.0, 0.5))),
+        LeavesReleased((1, 2), ((4, 1), (5, 0))),
+    ]
+    r = Replay(evs)
+    r.seek(4)
+    a = r.state.nodes[1]
+    assert (a.consistent, a.released) == (None, None)
+    r.step_forward()
+    assert a.consistent == (4.0, 0.5) and a.released is None
+    r.step_forward()
+    assert a.released == (4, 1) and r.state.nodes[2].released == (5, 0)
+    assert r.state.released_values == [None, (4, 1), (5, 0)]
+    assert r.state.consistent_values == [(9.0, 1.0), (4.0, 0.5), (5.0, 0.5)]
+    undo = r._undo[-1]
+    assert sum(op[0] == "column" for op in undo) == 1  # one record for all values
+    r.step_back()
+    assert a.released is None and a.consistent == (4.0, 0.5)
+    r.step_back()
+    assert a.consistent is None and a.noisy == (3.5, 1.0)
+    # a copy is a node of its own with the same values; it does not follow the state
+    r.seek_end()
+    c = a.copy()
+    assert c == a and c.released == (4, 1)
+    r.step_back()
+    assert c.released == (4, 1) and a.released is None and c != a
+    # a node made on its own keeps its values itself
+    own = NodeState(3, 0, "own", 1, released=(2, 2))
+    own.consistent = (1.5, 2.5)
+    assert (own.consistent, own.released) == ((1.5, 2.5), (2, 2))
+    assert own == NodeState(3, 0, "own", 1, consistent=(1.5, 2.5), released=(2, 2))
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "interval"])
+def test_bulk_values_after_seeks_back_and_forth_equal_a_replay_from_scratch(algorithm):
+    """Seeks across both bulk events (their undo records restore whole lists) leave every node with the
+    values a replay from the start gives it, and the lists as long as the tree."""
+    evs = list(diffgen_like(steps=8, seed=5)) if algorithm == "diffgen" else list(interval_tree(n_bins=64, b=4, seed=6))
+    kinds = [type(e).__name__ for e in evs]
+    bulk = [i for i, k in enumerate(kinds) if k in ("ConsistencyDone", "LeavesReleased")]
+    assert bulk, "the stream has bulk events"
+    r = Replay(evs)
+    for k in [len(evs), bulk[0], bulk[0] + 1, 0, bulk[-1] + 1, bulk[0], len(evs)]:
+        st = r.seek(k)
+        ref = state_at(evs, k)
+        got = [(st.nodes[n].consistent, st.nodes[n].released) for n in st.order]
+        want = [(ref.nodes[n].consistent, ref.nodes[n].released) for n in ref.order]
+        assert [tuple(map(_plain_or_none, g)) for g in got] == [tuple(map(_plain_or_none, w)) for w in want]
+        assert len(st.consistent_values) == len(st.released_values) == st.n_nodes
+
+
+def _plain_or_none(v):
+    return None if v is None else np.asarray(v, dtype=float).tolist()

@@ -75,7 +75,7 @@ def _as_matrix(values) -> np.ndarray | None:
             flat = None
         # a shorter tuple makes the stream end early (ValueError); a longer one would shift every row after
         # it, so the lengths are checked as well
-        if flat is not None and all(len(v) == m for v in values):
+        if flat is not None and min(map(len, values)) == m == max(map(len, values)):
             return flat.reshape(n, m)
     try:
         return np.asarray(values, dtype=float)

@@ -47,24 +47,68 @@ from dpstudio.model.watch.node_columns import Column
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)
 
 
-@dataclass
 class NodeState:
-    """What is known about one node after some events (None = not known yet)."""
+    """What is known about one node after some events (None = not known yet).
 
-    node: int
-    parent: int
-    label: str
-    depth: int
-    info: dict = field(default_factory=dict)
-    true_count: Any = None  # teaching mode only
-    noisy: Any = None
-    variance: float | None = None
-    epsilon: float | None = None
-    consistent: Any = None
-    released: Any = None
+    ``consistent`` and ``released`` of a node the replay made are read from (and written to) its
+    ``TreeState``'s value lists, ``consistent_values`` and ``released_values``: a consistency pass or the
+    release of the leaves sets tens of thousands of them at once, and writing one list (with one undo
+    record) instead of every node object keeps that pass inside a frame. A node made on its own (tests,
+    benchmarks) keeps both itself."""
 
-    def copy(self) -> NodeState:
-        return NodeState(
+    __slots__ = (
+        "node", "parent", "label", "depth", "info", "true_count", "noisy", "variance", "epsilon",
+        "_consistent", "_released", "_tree",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        node: int,
+        parent: int,
+        label: str,
+        depth: int,
+        info: dict | None = None,
+        true_count: Any = None,  # teaching mode only
+        noisy: Any = None,
+        variance: float | None = None,
+        epsilon: float | None = None,
+        consistent: Any = None,
+        released: Any = None,
+    ):
+        self.node, self.parent, self.label, self.depth = node, parent, label, depth
+        self.info = {} if info is None else info
+        self.true_count, self.noisy, self.variance, self.epsilon = true_count, noisy, variance, epsilon
+        self._consistent, self._released = consistent, released
+        self._tree: TreeState | None = None  # set by the replay: the values live in its lists
+
+    @property
+    def consistent(self) -> Any:
+        tree = self._tree
+        return self._consistent if tree is None else tree.consistent_values[tree.index[self.node]]
+
+    @consistent.setter
+    def consistent(self, value: Any) -> None:
+        tree = self._tree
+        if tree is None:
+            self._consistent = value
+        else:
+            tree.consistent_values[tree.index[self.node]] = value
+
+    @property
+    def released(self) -> Any:
+        tree = self._tree
+        return self._released if tree is None else tree.released_values[tree.index[self.node]]
+
+    @released.setter
+    def released(self, value: Any) -> None:
+        tree = self._tree
+        if tree is None:
+            self._released = value
+        else:
+            tree.released_values[tree.index[self.node]] = value
+
+    def _fields(self) -> tuple:
+        return (
             self.node,
             self.parent,
             self.label,
@@ -77,6 +121,20 @@ class NodeState:
             self.consistent,
             self.released,
         )
+
+    def copy(self) -> NodeState:
+        """A node of its own with the same values (not linked to a tree)."""
+        return NodeState(*self._fields())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodeState):
+            return NotImplemented
+        return _plain(self._fields()) == _plain(other._fields())
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return f"NodeState({', '.join(repr(v) for v in self._fields())})"
 
 
 @dataclass
@@ -93,6 +151,9 @@ class TreeState:
     # kept with ``status`` so the views read it as one array instead of visiting every node
     sizes: Column = field(default_factory=lambda: Column(np.float64))
     index: dict[int, int] = field(default_factory=dict)  # node id -> position in order
+    # aligned with order: each node's consistent and released counts (``NodeState`` reads them from here)
+    consistent_values: list = field(default_factory=list)
+    released_values: list = field(default_factory=list)
     candidates: CandidatesScored | None = None
     winner: WinnerChosen | None = None
     spends: list = field(default_factory=list)  # BudgetSpent events, in order
@@ -416,7 +477,9 @@ def state_at(events: Sequence[Event], k: int) -> TreeState:
 # Each _apply returns a list of undo operations, executed in reverse by _undo. An operation is a tuple:
 #   ("attr", obj, name, old)       restore an attribute
 #   ("node_del", node_id)          remove a node that the event created
-#   ("node_restore", node_id, NodeState | None)  restore a node replaced by a duplicate NodeCreated
+#   ("node_restore", node_id, NodeState, parent, status, size, consistent, released)  restore a node
+#                                  replaced by a duplicate NodeCreated, and its entries in the columns
+#   ("column", name, old_list)     restore one of the value lists a bulk event replaced
 #   ("spend_pop",)                 drop the last BudgetSpent
 
 
@@ -444,7 +507,10 @@ def _set_bulk(state: TreeState, where: np.ndarray, values, status: int) -> None:
     Vectorised: a consistency or release event touches every node at once."""
     if where.size == 0:
         return
-    has = np.fromiter((v is not None for v in values), dtype=bool, count=where.size)
+    if None in values:
+        has = np.fromiter((v is not None for v in values), dtype=bool, count=where.size)
+    else:  # the usual case, found by one scan in C
+        has = np.ones(where.size, dtype=bool)
     current = np.asarray(state.status)[where]
     state.status.put(where[has & (current < status)], status)
     keep = np.asarray(state.status)[where] == status
@@ -464,10 +530,22 @@ def _apply(state: TreeState, ev: Event) -> list:
         if old is not None:
             # A node id reused: replace it in place (keeps creation order), restorable.
             i = state.index[ev.node]
-            undo.append(("node_restore", ev.node, old, state.parent_ids[i], state.status[i], state.sizes[i]))
+            undo.append(
+                (
+                    "node_restore",
+                    ev.node,
+                    old,
+                    state.parent_ids[i],
+                    state.status[i],
+                    state.sizes[i],
+                    state.consistent_values[i],
+                    state.released_values[i],
+                )
+            )
             state.parent_ids[i] = ev.parent
             state.status[i] = CREATED
             state.sizes[i] = math.nan
+            state.consistent_values[i] = state.released_values[i] = None
         else:
             undo.append(("node_del", ev.node))
             state.index[ev.node] = len(state.order)
@@ -475,7 +553,11 @@ def _apply(state: TreeState, ev: Event) -> list:
             state.parent_ids.append(ev.parent)
             state.status.append(CREATED)
             state.sizes.append(math.nan)
-        state.nodes[ev.node] = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info), ev.true_count)
+            state.consistent_values.append(None)
+            state.released_values.append(None)
+        made = NodeState(ev.node, ev.parent, ev.label, ev.depth, dict(ev.info), ev.true_count)
+        made._tree = state
+        state.nodes[ev.node] = made
         _set(undo, state, "structure_version", state.structure_version + 1)
     elif isinstance(ev, NodeNoised):
         node = state.nodes.get(ev.node)
@@ -493,41 +575,44 @@ def _apply(state: TreeState, ev: Event) -> list:
     elif isinstance(ev, ConsistencyDone):
         _set(undo, state, "consistency_method", ev.method)
         order = state.order
-        ids = order if _is_sorted_ids(order) else sorted(order)
-        nodes = state.nodes
+        sorted_ids = _is_sorted_ids(order)
+        ids = order if sorted_ids else sorted(order)
         k = min(len(ids), len(ev.estimates))
-        estimates = ev.estimates[:k]
-        # the nodes dict keeps creation order (a reused id keeps its place, an undo removes the last): with
-        # ids in creation order its values are the nodes in order, read without a lookup per node
-        changed = list(nodes.values())[:k] if ids is order else [nodes[nid] for nid in ids[:k]]
-        # bulk: one undo record for all values and one copy of the status and sizes (tens of thousands of nodes)
+        estimates = list(ev.estimates[:k])
+        # bulk: one list written and one undo record for all values, one copy of the status and sizes (tens
+        # of thousands of nodes; the node objects read their values from the list)
         undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-        undo.append(("values", "consistent", changed, [nd.consistent for nd in changed]))
-        for nd, est in zip(changed, estimates):
-            nd.consistent = est
-        index = state.index
-        where = np.arange(k) if ids is order else np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
+        undo.append(("column", "consistent_values", state.consistent_values))
+        if sorted_ids:  # the estimates are in id order, which is creation order: the list's head
+            where = np.arange(k)
+            state.consistent_values = estimates + state.consistent_values[k:]
+        else:
+            index = state.index
+            where = np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
+            values = list(state.consistent_values)
+            for i, est in zip(where.tolist(), estimates):
+                values[i] = est
+            state.consistent_values = values
         _set_bulk(state, where, estimates, CONSISTENT)
     elif isinstance(ev, LeavesReleased):
-        order, nodes = state.order, state.nodes
+        order = state.order
         if _is_sorted_ids(order):  # ids are the positions 0..n-1 (the usual case): no lookup per node
             where = np.asarray(ev.nodes, dtype=np.int64).reshape(-1)
             inside = (where >= 0) & (where < len(order))
             counts = list(ev.counts) if inside.all() else [c for c, ok in zip(ev.counts, inside.tolist()) if ok]
             where = where[inside]
-            in_order = list(nodes.values())  # creation order (see ConsistencyDone)
-            changed = [in_order[i] for i in where.tolist()]
         else:
             index = state.index
             found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
-            changed = [nodes[order[i]] for i, _ in found]
             counts = [c for _, c in found]
             where = np.fromiter((i for i, _ in found), np.int64, len(found))
-        # bulk, with few new objects (a collection pass walks each): one undo record, one status copy
+        # bulk, like the consistency pass: one list written, one undo record, one status copy
         undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-        undo.append(("values", "released", changed, [nd.released for nd in changed]))
-        for nd, c in zip(changed, counts):
-            nd.released = c
+        undo.append(("column", "released_values", state.released_values))
+        values = list(state.released_values)
+        for i, c in zip(where.tolist(), counts):
+            values[i] = c
+        state.released_values = values
         _set_bulk(state, where, counts, RELEASED)
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
@@ -567,10 +652,14 @@ def _undo(state: TreeState, ops: list) -> None:
                 state.parent_ids.pop()
                 state.status.pop()
                 state.sizes.pop()
+                state.consistent_values.pop()
+                state.released_values.pop()
             else:  # not expected for streams that only append
                 del state.order[i]
                 for column in (state.parent_ids, state.status, state.sizes):
                     column.delete(i)
+                del state.consistent_values[i]
+                del state.released_values[i]
                 state.index = {nid: k for k, nid in enumerate(state.order)}
         elif tag == "node_restore":
             state.nodes[op[1]] = op[2]
@@ -578,11 +667,12 @@ def _undo(state: TreeState, ops: list) -> None:
             state.parent_ids[i] = op[3]
             state.status[i] = op[4]
             state.sizes[i] = op[5]
+            state.consistent_values[i] = op[6]
+            state.released_values[i] = op[7]
         elif tag == "status":
             _status(state, op[1])
-        elif tag == "values":
-            for nd, old in zip(op[2], op[3]):
-                setattr(nd, op[1], old)
+        elif tag == "column":
+            setattr(state, op[1], op[2])
         elif tag == "status_list":
             state.status[:] = op[1]
             state.sizes[:] = op[2]

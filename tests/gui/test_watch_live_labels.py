@@ -31,6 +31,8 @@ def test_a_live_run_places_the_most_important_labels_then_all_of_them(panel, qtb
     while not panel.replay.at_end:
         panel.tick(0.0)
     panel.tree.redraw()
+    assert panel.tree._labels_due  # while live, the labels come in a pass after the redraw
+    qtbot.waitUntil(lambda: not panel.tree._labels_due, timeout=3000)
     assert _visible(panel) == 1
     first = panel.tree.label_rects()[0]
     texts = [t.textItem.toPlainText() for t in panel.tree._labels if t.isVisible()]
@@ -38,6 +40,9 @@ def test_a_live_run_places_the_most_important_labels_then_all_of_them(panel, qtb
 
     panel.tree.label_budget_s = LIVE_LABEL_BUDGET_S
     panel.end_live()  # the run ended and the view has caught up: the budget is lifted, all labels placed
-    qtbot.waitUntil(lambda: panel.tree.label_budget_s is None and _visible(panel) == len(full), timeout=3000)
+    qtbot.waitUntil(
+        lambda: panel.tree.label_budget_s is None and not panel.tree.labels_pending() and _visible(panel) == len(full),
+        timeout=3000,
+    )
     assert [(r.left(), r.top()) for r in panel.tree.label_rects()] == [(r.left(), r.top()) for r in full]
     assert first in panel.tree.label_rects()

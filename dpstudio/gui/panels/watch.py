@@ -38,9 +38,10 @@ from dpstudio.model.watch.replay import shown_as_teaching
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
 APPLY_BUDGET_S = 0.008
 SIDE_PANELS_S = 0.5
-#: events that touch every node at once (tens of milliseconds on a large tree): the apply budget is checked
-#: after each of them, so that two never fall in the same tick
+#: events that touch every node at once (10-30 ms on a tree of 38,000 nodes): on a tree of at least
+#: BULK_ALONE_NODES nodes each is applied in a tick of its own
 BULK_EVENTS = (ConsistencyDone, LeavesReleased)
+BULK_ALONE_NODES = 2000
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
 
@@ -77,6 +78,7 @@ class WatchPanel(QtWidgets.QWidget):
             self._forget_selection()
         self.live = False
         self.tree.label_budget_s = None
+        self.tree.chunked_labels = False
         self.replay.reset(list(events))
         self._steps_cache = (0, False)
         self._target = 0
@@ -95,6 +97,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.live = True
         self.follow = True
         self.tree.label_budget_s = LIVE_LABEL_BUDGET_S  # the most important labels while it grows
+        self.tree.chunked_labels = True  # and all of them after it, a piece per pass of the event loop
         self._set_meta(teaching, epsilon)
         self.tree._auto_fit = True
         self._refresh()
@@ -219,7 +222,15 @@ class WatchPanel(QtWidgets.QWidget):
         else:
             deadline = time.perf_counter() + APPLY_BUDGET_S
             replay = self.replay
+            events = replay.events
+            state = replay.state
             while replay.position < target:
+                if (
+                    replay.position > start
+                    and type(events[replay.position]) in BULK_EVENTS
+                    and state.n_nodes >= BULK_ALONE_NODES
+                ):
+                    break  # a bulk event on a large tree starts a tick of its own
                 replay.step_forward()
                 if (
                     (replay.position & 15) == 0 or type(replay.state.last_event) in BULK_EVENTS
@@ -235,8 +246,8 @@ class WatchPanel(QtWidgets.QWidget):
             self.follow = False
             gc_policy().release(self)
             # the side panels at the last event, then every label, each in a later pass of the event loop
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refresh)
-            QtCore.QTimer.singleShot(2 * PACING_DELAY_MS, self, self.tree.place_all_labels)
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._refresh(side_now=False))
+            QtCore.QTimer.singleShot(2 * PACING_DELAY_MS, self, self.tree.place_all_labels_later)
             if not self.playing:
                 self.timer.stop()
         return moved
@@ -253,7 +264,7 @@ class WatchPanel(QtWidgets.QWidget):
         elif not self.playing:
             self.follow = False
             self.timer.stop()
-            self.tree.place_all_labels()
+            self.tree.place_all_labels_later()
 
     # -- internals ----------------------------------------------------------------------------------
     @property
@@ -304,7 +315,9 @@ class WatchPanel(QtWidgets.QWidget):
         eps = getattr(self.project, "epsilon", None)  # nothing run yet: the budget the project has set
         return None if eps is None else float(eps)
 
-    def _refresh(self) -> None:
+    def _refresh(self, side_now: bool = True) -> None:
+        """Show the current state. ``side_now=False``: the step chart and the ledger are drawn in later
+        passes of the event loop, one each (as always while following a run)."""
         st = self.replay.state
         n = len(self.replay)
         self.slider.blockSignals(True)
@@ -318,26 +331,21 @@ class WatchPanel(QtWidgets.QWidget):
         self.icicle.set_waiting(waiting)
         if not waiting:
             self.icicle.set_state(st)
-        step_key = (id(st.candidates), id(st.winner))
-        # while following a run the step chart and the ledger (pyqtgraph items rebuilt, ~15 ms) are redrawn at
-        # most every SIDE_PANELS_S; the state reached when following stops is always drawn
+        # while following a run the step chart and the ledger (pyqtgraph items rebuilt, 5-16 ms each) are
+        # redrawn at most every SIDE_PANELS_S, each in a pass of the event loop of its own; the state reached
+        # when following stops is always drawn
         now = time.monotonic()
-        side_due = not self.follow or now - self._side_drawn >= SIDE_PANELS_S
-        if step_key != self._step_key and side_due:
-            self._step_key = step_key
+        if side_now and not self.follow:
+            self._draw_side("chart")
+            self._draw_side("ledger")
+        elif (not self.follow or now - self._side_drawn >= SIDE_PANELS_S) and self._side_changed():
             self._side_drawn = now
-            self.candidates.set_step(st.candidates, st.winner)
-            self.split_line.set_step(st.candidates, st.winner)
+            self._side_queue = ["chart", "ledger"]
+            self._side_timer.start(PACING_DELAY_MS)
         self.btn_step_neighbour.setVisible(self._step_neighbour_ready())
         has_steps = self._has_steps
         if self.candidates.isHidden() == has_steps:  # its own flag: isVisible() is False while the tab is not shown
             self.candidates.setVisible(has_steps)
-        total = self._total_epsilon()
-        charged = self.live and not getattr(self.project, "teaching", True)  # a release run: paid up front
-        ledger_key = (len(st.spends), st.spends[-1] if st.spends else None, total, charged)
-        if ledger_key != self._ledger_key and side_due:
-            self._ledger_key = ledger_key
-            self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12), charged)
         ev = st.last_event
         what = ev.kind if ev is not None else "start"
         extra = ""
@@ -351,6 +359,47 @@ class WatchPanel(QtWidgets.QWidget):
         if self._selected is not None:
             self._show_node(self._selected)
         self.positionChanged.emit(st.position)
+
+    def _side_keys(self) -> tuple:
+        """What the step chart and the ledger show of the current state (drawn again when it changes)."""
+        st = self.replay.state
+        total = self._total_epsilon()
+        charged = self.live and not getattr(self.project, "teaching", True)  # a release run: paid up front
+        return (id(st.candidates), id(st.winner)), (
+            len(st.spends),
+            st.spends[-1] if st.spends else None,
+            total,
+            charged,
+        )
+
+    def _side_changed(self) -> bool:
+        step_key, ledger_key = self._side_keys()
+        return step_key != self._step_key or ledger_key != self._ledger_key
+
+    def _draw_side(self, which: str) -> None:
+        """Draw the step chart ("chart") or the ledger ("ledger") at the current state, if it changed."""
+        st = self.replay.state
+        step_key, ledger_key = self._side_keys()
+        if which == "chart" and step_key != self._step_key:
+            self._step_key = step_key
+            self.candidates.set_step(st.candidates, st.winner)
+            self.split_line.set_step(st.candidates, st.winner)
+        elif which == "ledger" and ledger_key != self._ledger_key:
+            self._ledger_key = ledger_key
+            total, charged = ledger_key[2], ledger_key[3]
+            self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12), charged)
+
+    def _on_side_timer(self) -> None:
+        """One queued side panel per pass of the event loop, none in a pass where other long work ended."""
+        if not self._side_queue:
+            return
+        if recently_busy():
+            self._side_timer.start(PACING_DELAY_MS)
+            return
+        self._draw_side(self._side_queue.pop(0))
+        note_busy()
+        if self._side_queue:
+            self._side_timer.start(PACING_DELAY_MS)
 
     def set_view(self, name: str) -> None:
         """Show the tree, the icicle or both (``VIEWS``)."""

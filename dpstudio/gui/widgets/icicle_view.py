@@ -17,7 +17,7 @@ import time
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, SELECTED
+from dpstudio.gui.widgets.tree_view import PACING_DELAY_MS, PALETTE_COLOURS, SELECTED, note_busy, recently_busy
 from dpstudio.model.watch.icicle_layout import icicle_layout
 from dpstudio.model.watch.replay import CREATED
 
@@ -71,6 +71,7 @@ class IcicleView(QtWidgets.QWidget):
         self._layout_key = None
         self._layout_time = 0.0
         self._catch_up = False
+        self._layout_due = False  # a layout pass is scheduled (``set_state``)
         self.selected: int | None = None
         self.waiting = False
         self.view = (0.0, 1.0)  # visible part of [0, 1]
@@ -80,15 +81,37 @@ class IcicleView(QtWidgets.QWidget):
 
     # -- public API ---------------------------------------------------------------------------------
     def set_state(self, state) -> None:
+        """Keep the latest state. A new layout is made in a pass of the event loop of its own, before the
+        paint (on a tree of tens of thousands of nodes each takes several milliseconds)."""
         self.state = state
         if self.isVisible():
-            self.update()
+            self._lay_out_then_paint()
 
     def set_waiting(self, waiting: bool) -> None:
         """While a run is live the icicle is not laid out; it says so and is drawn when the run ends."""
         if waiting != self.waiting:
             self.waiting = waiting
+            self._lay_out_then_paint()
+
+    def _lay_out_then_paint(self) -> None:
+        st = self.state
+        if self.waiting or st is None or (id(st), st.structure_version, st.position) == self._layout_key:
             self.update()
+        elif not self._layout_due:
+            self._layout_due = True
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._layout_pass)
+
+    def _layout_pass(self) -> None:
+        if recently_busy():  # other long work ended in this pass of the event loop: lay out a little later
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._layout_pass)
+            return
+        self._layout_due = False
+        if self.waiting:
+            self.update()
+            return
+        self._layout(throttle=True)
+        note_busy()
+        QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self.update)  # the paint in a later pass
 
     def select(self, node_id: int | None) -> None:
         self.selected = node_id

@@ -47,16 +47,19 @@ class LedgerView(QtWidgets.QWidget):
         self.spent = 0.0
         self.set_entries([], 0.0, 1.0)
 
-    def _fit_columns(self) -> None:
+    def _fit_columns(self, first_row: int = 0) -> None:
         """Every column visible beside the tree (seen: "scale" cut to "sca" at the edge, and the step cut to
         "coun..." at 1280 x 800): the step takes the room left; the others are as wide as their title's
         longest line or their longest value (the mechanism: its longest word, it wraps); the note is each
         row's tooltip (and every cell's full text is its tooltip). Text columns are at most
-        ``TEXT_COLUMN_MAX`` wide (a long mechanism name wraps, its full text is the tooltip)."""
+        ``TEXT_COLUMN_MAX`` wide (a long mechanism name wraps, its full text is the tooltip). Rows before
+        ``first_row`` were measured already (a run's ledger grows by appended rows)."""
         header = self.table.horizontalHeader()
-        header.setStretchLastSection(False)
         fm = header.fontMetrics()
         cell_fm = self.table.fontMetrics()
+        if first_row == 0:
+            header.setStretchLastSection(False)
+            self._widest = {}
         for c, name in enumerate(COLUMNS):
             if name == "step":
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Stretch)
@@ -64,15 +67,19 @@ class LedgerView(QtWidgets.QWidget):
                 self.table.setColumnHidden(c, True)
             else:
                 header.setSectionResizeMode(c, QtWidgets.QHeaderView.Interactive)
-                widest = max(fm.horizontalAdvance(line) for line in TITLES.get(name, name).split("\n"))
-                for r in range(self.table.rowCount()):
+                widest = self._widest.get(c)
+                if widest is None:
+                    widest = max(fm.horizontalAdvance(line) for line in TITLES.get(name, name).split("\n"))
+                for r in range(first_row, self.table.rowCount()):
                     item = self.table.item(r, c)
                     text = item.text() if item is not None else ""
                     parts = [text] if name in NUMERIC else text.split()
                     widest = max([widest] + [cell_fm.horizontalAdvance(p) for p in parts])
                 if name not in NUMERIC:
                     widest = min(widest, TEXT_COLUMN_MAX)
-                header.resizeSection(c, widest + 14)
+                if widest != self._widest.get(c):
+                    header.resizeSection(c, widest + 14)
+                self._widest[c] = widest
 
     def set_ledger(self, ledger) -> None:
         if ledger is None:
@@ -106,7 +113,7 @@ class LedgerView(QtWidgets.QWidget):
                     item.setTextAlignment(QtCore.Qt.AlignRight | QtCore.Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
         if len(entries) != len(self.entries) or not same_prefix:
-            self._fit_columns()
+            self._fit_columns(start)
         if len(entries) > len(self.entries):
             self.table.scrollToBottom()
         self.entries = list(entries)

@@ -21,6 +21,7 @@ flood the event loop.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,6 +32,8 @@ MAX_LABELS = 80
 #: (the selected path, the latest step's new partitions, the root): on a tree of tens of thousands of nodes a
 #: full placement takes 20-30 ms, which froze the window on every redraw. All are placed when the run is over.
 LIVE_LABEL_BUDGET_S = 0.004
+#: after a run, all labels are placed in pieces of at most this much work, one per pass of the event loop
+LABEL_CHUNK_S = 0.006
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
@@ -244,6 +247,17 @@ class EdgeLayer(_XYItem):
         painter.drawPath(self._shown)
 
 
+class _LabelJob:
+    """One placement of a tree's labels for one view: what is placed so far, and the steps still to run."""
+
+    def __init__(self, key: tuple, view: tuple):
+        self.key, self.view = key, view  # view: (x0, x1, y0, y1, width, height)
+        self.placed: list[QtCore.QRectF] = []
+        self.shown: list = []  # (position, text, rectangle in view pixels)
+        self.steps: Iterator[int] = iter(())
+        self.started = False  # its later pieces are scheduled (``TreeView._continue_labels``)
+
+
 def _segments_in_view(ax, ay, bx, by, w: float, h: float) -> tuple:
     """The segments (a, b) in view pixels that reach into the view (w x h)."""
     keep = (np.maximum(ax, bx) >= 0) & (np.minimum(ax, bx) <= w) & (np.maximum(ay, by) >= 0) & (np.minimum(ay, by) <= h)
@@ -418,8 +432,11 @@ class TreeView(pg.PlotWidget):
         self._labels: list[pg.TextItem] = []
         self._label_font = QtGui.QFont("Sans", 7)
         self._label_key = None
+        self._label_job: _LabelJob | None = None
         self._placed_rects: list = []
         self.label_budget_s: float | None = None  # LIVE_LABEL_BUDGET_S while a run is followed live
+        self.chunked_labels = False  # place labels in pieces without a budget (``_update_labels``)
+        self._labels_due = False  # a redraw's labels are waiting for their own pass (a live run)
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -430,7 +447,8 @@ class TreeView(pg.PlotWidget):
         self._dirty = False
         self._auto_fit = True
         self.getViewBox().sigRangeChangedManually.connect(self._on_manual_range)
-        self.getViewBox().sigRangeChanged.connect(lambda *_: self._update_labels())
+        self._fitting = False  # Fit sets the range; the redraw that called it places the labels once after
+        self.getViewBox().sigRangeChanged.connect(lambda *_: None if self._fitting else self._update_labels())
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(REDRAW_MS)
         self.timer.timeout.connect(self._tick)
@@ -456,6 +474,7 @@ class TreeView(pg.PlotWidget):
         self._auto_fit = True
         if self._x.size:
             self._fit()
+            self._update_labels()
 
     def select(self, node_id: int | None) -> None:
         self.selected = node_id
@@ -574,7 +593,11 @@ class TreeView(pg.PlotWidget):
         self.glyph_layer.setData(self._x[glyphs], self._y[glyphs], size=size + 8)
         if relayout and self._auto_fit:
             self._fit()
-        self._update_labels()
+        if self.label_budget_s is None:
+            self._update_labels()
+        elif not self._labels_due:  # a live run: the labels in a pass of the event loop of their own
+            self._labels_due = True
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
 
     # -- internals ----------------------------------------------------------------------------------
     def _fit(self) -> None:
@@ -590,7 +613,11 @@ class TreeView(pg.PlotWidget):
         share = min(FIT_LABEL_ROOM_PX / max(vb.height(), 1.0), 0.4)  # of the view's height, for the labels
         top = min(FIT_TOP_PX / max(vb.height(), 1.0), 0.2)  # above the root: its label, clear of its edges
         whole = span / (1 - share - top)
-        vb.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - whole * share, y1 + whole * top), padding=0)
+        self._fitting = True
+        try:
+            vb.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - whole * share, y1 + whole * top), padding=0)
+        finally:
+            self._fitting = False
 
     @staticmethod
     def _sizes(n: int) -> float:
@@ -681,32 +708,106 @@ class TreeView(pg.PlotWidget):
         order = np.lexsort((self._x[vis], rank, ~first[vis]))
         return vis[order[:LABEL_TRIES]]
 
-    def _update_labels(self) -> None:
+    def _update_labels(self, chunked: bool | None = None) -> None:
         """Labels wherever they fit: candidates in ``_label_candidates`` order, each placed below its node
-        unless it would overlap a label already placed or leave the view (at most ``MAX_LABELS``)."""
+        unless it would overlap a label already placed or leave the view (at most ``MAX_LABELS``).
+
+        Within ``label_budget_s`` when one is set (the most important label is always placed). Without
+        one, ``chunked`` (default ``chunked_labels``) places them ``LABEL_CHUNK_S`` of work per pass of the
+        event loop: the first piece is shown at once, all of them when the last piece is done (a full
+        placement on a tree of tens of thousands of nodes takes 30-40 ms)."""
+        job = self._label_job_for_view()
+        if job is None:
+            return
+        budget = self.label_budget_s
+        chunk = budget is None and (self.chunked_labels if chunked is None else chunked)
+        if job.started and chunk:
+            return  # this placement goes on in its own passes
+        limit = budget if budget is not None else (LABEL_CHUNK_S if chunk else None)
+        deadline = None if limit is None else time.perf_counter() + limit
+        for n_shown in job.steps:
+            if deadline is not None and n_shown and time.perf_counter() > deadline:
+                if chunk:
+                    job.started = True
+                    self._show_labels(job, final=False)
+                    QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
+                    return
+                break
+        self._show_labels(job)
+
+    def _labels_pass(self) -> None:
+        """The labels of the last redraw while a run is followed (none in a pass where other long work
+        ended)."""
+        if recently_busy():
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
+            return
+        self._labels_due = False
+        self._update_labels()
+        note_busy()
+
+    def place_all_labels(self) -> None:
+        """Place every label that fits, now (after a live run: the budget is lifted)."""
+        self.label_budget_s = None
+        self._update_labels(chunked=False)
+
+    def place_all_labels_later(self) -> None:
+        """Place every label that fits, a piece per pass of the event loop (``_update_labels``)."""
+        self.label_budget_s = None
+        self._update_labels(chunked=True)
+
+    def _continue_labels(self, job: _LabelJob) -> None:
+        if self._label_job is not job:
+            return  # a newer placement took over
+        deadline = time.perf_counter() + LABEL_CHUNK_S
+        for _ in job.steps:
+            if time.perf_counter() > deadline:
+                # the labels placed so far, so that the text items are laid out a few at a time
+                self._show_labels(job, final=False)
+                note_busy()
+                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
+                return
+        self._show_labels(job)
+        note_busy()
+
+    def labels_pending(self) -> bool:
+        """Whether a placement of labels in several passes is under way (``_update_labels``)."""
+        return self._label_job is not None
+
+    def _label_job_for_view(self) -> _LabelJob | None:
+        """The placement of the labels of the current state and view (the one under way, if any), or None
+        when the labels shown already are that placement or there is nothing to label (then none is
+        shown)."""
         st = self.state
-        self._label_rects = []
         # labels only for the state the layout was made for (a range change may come before the redraw)
         if st is None or self._x.size == 0 or self._layout_key != (id(st), st.structure_version, st.n_nodes):
+            self._label_job = None
+            self._label_rects = []
             for t in self._labels:
                 t.setVisible(False)
             self._label_key = None
-            return
+            return None
         vb = self.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
         w, h = vb.width(), vb.height()
-        budget = self.label_budget_s
-        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true, budget)
+        key = (x0, x1, y0, y1, w, h, id(st), st.position, self._layout_key, self.selected, self.show_true)
+        key += (self.label_budget_s,)
         if key == self._label_key:
-            self._label_rects = self._placed_rects
-            return  # the same view of the same state: the labels placed last time stand
-        self._label_key = key
+            return None  # the same view of the same state: the labels placed last time stand
+        if self._label_job is not None and self._label_job.key == key:
+            return self._label_job  # being placed in pieces: the rest of it
+        job = _LabelJob(key, (x0, x1, y0, y1, w, h))
+        job.steps = self._placement(st, job)
+        self._label_job = job
+        return job
+
+    def _placement(self, st, job: _LabelJob):
+        """Place the labels one candidate at a time into ``job`` (a generator: yields the number placed)."""
+        x0, x1, y0, y1, w, h = job.view
         sx, sy = w / max(x1 - x0, 1e-12), h / max(y1 - y0, 1e-12)
         inside = (self._x >= x0) & (self._x <= x1) & (self._y >= y0) & (self._y <= y1)
         vis = np.flatnonzero(inside & self._shown if self._shown.size == inside.size else inside)
         metrics = QtGui.QFontMetricsF(self._label_font)
-        placed: list[QtCore.QRectF] = []
-        shown = []
+        placed, shown = job.placed, job.shown
         # what a label may not cover, in view pixels: the drawn dots and rings, and the edges
         shown_nodes = np.flatnonzero(self._shown) if self._shown.size == self._x.size else np.arange(self._x.size)
         nx, ny = (self._x[shown_nodes] - x0) * sx, (y1 - self._y[shown_nodes]) * sy
@@ -715,10 +816,7 @@ class TreeView(pg.PlotWidget):
         radius = self._sizes(int(shown_nodes.size)) / 2 + 4  # a dot, or the ring around a folded subtree
         ex, ey = (self.edges.x - x0) * sx, (y1 - self.edges.y) * sy
         segments = _segments_in_view(ex[0::2], ey[0::2], ex[1::2], ey[1::2], w, h)
-        deadline = None if budget is None else time.perf_counter() + budget
         for i in self._label_candidates(st, vis).tolist():
-            if deadline is not None and shown and time.perf_counter() > deadline:
-                break  # the most important label is always placed
             nd = st.nodes[int(self._ids[i])]
             if self.focus is not None and self.focus.is_group(i):  # the group's words stand for its members
                 text = self._focus_label(i)
@@ -753,7 +851,15 @@ class TreeView(pg.PlotWidget):
                 shown.append((i, text, rect))
                 break
             if len(shown) >= MAX_LABELS:
-                break
+                return
+            yield len(shown)
+
+    def _show_labels(self, job: _LabelJob, final: bool = True) -> None:
+        """Put the text items where ``job`` placed its labels (and hide the rest); ``final=False``: the
+        labels placed so far, while the placement goes on."""
+        x0, x1, y0, y1, w, h = job.view
+        sx, sy = w / max(x1 - x0, 1e-12), h / max(y1 - y0, 1e-12)
+        shown = job.shown
         while len(self._labels) < len(shown):
             # a light backing keeps the words readable where the edges to the children cross them
             t = pg.TextItem(color="#202020", anchor=(0.0, 0.0), fill=pg.mkBrush(255, 255, 255, 215))
@@ -768,12 +874,12 @@ class TreeView(pg.PlotWidget):
             t.setVisible(True)
         for t in self._labels[len(shown) :]:
             t.setVisible(False)
-        self._label_rects = self._placed_rects = placed
-
-    def place_all_labels(self) -> None:
-        """Place every label that fits (after a live run: the budget is lifted)."""
-        self.label_budget_s = None
-        self._update_labels()
+        self._label_rects = list(job.placed)
+        if final:
+            self._label_key = job.key
+            self._placed_rects = self._label_rects
+            if self._label_job is job:
+                self._label_job = None
 
     def label_rects(self) -> list:
         """The view-pixel rectangles of the labels shown (none overlap; all inside the view)."""

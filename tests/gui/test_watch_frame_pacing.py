@@ -1,0 +1,187 @@
+"""Issue 35: the Watch spreads its long pieces of GUI-thread work over passes of the event loop, so that no
+one pass holds the window for the sum of them: the step chart and the ledger each in a pass of its own while
+a run is followed, the tree's labels after its redraw, every label after a run in pieces, the icicle's layout
+before its paint, and a bulk event of a large tree in a tick of its own. Each test checks that the split
+work ends in what the work done at once gives."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from dpstudio.core.events import ConsistencyDone, LeavesReleased
+from dpstudio.gui.panels import watch as watch_module
+from dpstudio.gui.widgets import tree_view as tree_module
+from dpstudio.gui.widgets.ledger_view import LedgerView
+from dpstudio.model.project.project import TEACHING
+from tests.gui.sample_runs import sample_runs
+from tests.gui.synthetic_streams import diffgen_like, interval_tree
+from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
+
+
+def _rects(tree):
+    return [(r.left(), r.top(), r.width(), r.height()) for r in tree.label_rects()]
+
+
+def _texts(tree):
+    return [t.textItem.toPlainText() for t in tree._labels if t.isVisible()]
+
+
+def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, monkeypatch):
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    tree = panel.tree
+    tree.redraw()
+    tree.place_all_labels()
+    at_once, texts = _rects(tree), _texts(tree)
+    assert len(at_once) >= 10
+
+    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)  # every piece is one candidate
+    pieces = []
+    original = tree._continue_labels
+    monkeypatch.setattr(tree, "_continue_labels", lambda job: (pieces.append(len(job.shown)), original(job)))
+    tree._label_key = None  # the same view placed again
+    tree.place_all_labels_later()
+    assert tree.labels_pending() and len(_rects(tree)) < len(at_once)  # the first piece only, for now
+    qtbot.waitUntil(lambda: not tree.labels_pending(), timeout=10000)
+    assert len(pieces) >= 10 and pieces == sorted(pieces)  # one pass per piece, each placing more
+    assert _rects(tree) == at_once and _texts(tree) == texts
+
+
+def test_a_new_view_takes_over_from_a_placement_in_pieces(panel, qtbot, monkeypatch):
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    tree = panel.tree
+    tree.redraw()
+    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    tree._label_key = None
+    tree.place_all_labels_later()
+    old_job = tree._label_job
+    assert old_job is not None
+    vb = tree.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    vb.setRange(xRange=(x0, (x0 + x1) / 2), yRange=(y0, y1), padding=0)  # zoomed: a placement for this view
+    qtbot.waitUntil(lambda: not tree.labels_pending(), timeout=10000)
+    in_pieces = _rects(tree)
+    tree._label_key = None
+    tree.place_all_labels()
+    assert in_pieces == _rects(tree)
+    assert tree._label_job is None and old_job.key != tree._label_key  # the old placement never finished
+
+
+def test_while_following_the_step_chart_and_the_ledger_are_drawn_each_in_a_pass_of_its_own(panel, qtbot, monkeypatch):
+    events = list(diffgen_like(steps=5, seed=11))
+    drawn = []  # (which, what the other side panel showed when this one was drawn)
+    original = panel._draw_side
+
+    def draw(which):
+        before = (panel._step_key, panel._ledger_key)
+        original(which)
+        drawn.append((which, before != (panel._step_key, panel._ledger_key)))
+
+    monkeypatch.setattr(panel, "_draw_side", draw)
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    drawn.clear()
+    panel._side_drawn = 0.0
+    panel.tick(0.0)  # follows the run: applies events, the side panels wait for their passes
+    assert drawn == [] and panel._side_queue == ["chart", "ledger"]
+    calls = []
+    original_timer = panel._on_side_timer
+    monkeypatch.setattr(panel, "_on_side_timer", lambda: (calls.append(len(drawn)), original_timer()))
+    panel._side_timer.timeout.disconnect()
+    panel._side_timer.timeout.connect(panel._on_side_timer)
+    monkeypatch.setattr(watch_module, "recently_busy", lambda: False)
+    qtbot.waitUntil(lambda: not panel._side_queue and len(drawn) == 2, timeout=3000)
+    assert [w for w, _ in drawn] == ["chart", "ledger"] and all(changed for _, changed in drawn)
+    assert calls == [0, 1]  # one side panel per pass of the timer
+    st = panel.replay.state
+    assert panel.candidates._step == ((st.candidates, st.winner) if st.candidates is not None else None)
+    assert len(panel.ledger.entries) == len(st.spends)
+
+    # not following: both at once, as before (a person stepping through a recorded run sees them at once)
+    panel.end_live()
+    qtbot.waitUntil(lambda: not panel.follow, timeout=3000)
+    panel.load_events(events, teaching=True)
+    drawn.clear()
+    panel.seek(len(events) // 2)
+    assert {w for w, _ in drawn} == {"chart", "ledger"} and not panel._side_queue
+
+
+def test_the_ledger_measured_row_by_row_is_as_wide_as_measured_at_once(qtbot):
+    events = list(diffgen_like(steps=6, seed=2))
+    spends = [e.spend for e in events if type(e).__name__ == "BudgetSpent"]
+    assert len(spends) >= 6
+    grown = LedgerView()
+    qtbot.addWidget(grown)
+    for k in range(1, len(spends) + 1):  # a run's ledger grows by appended rows
+        grown.set_entries(spends[:k], 0.1 * k, 1.0)
+    whole = LedgerView()
+    qtbot.addWidget(whole)
+    whole.set_entries(spends, 0.1 * len(spends), 1.0)
+    header_a, header_b = grown.table.horizontalHeader(), whole.table.horizontalHeader()
+    widths = [header_a.sectionSize(c) for c in range(grown.table.columnCount())]
+    assert widths == [header_b.sectionSize(c) for c in range(whole.table.columnCount())]
+    # a shorter ledger (another run) is measured again from its first row
+    grown.set_entries(spends[:1], 0.1, 1.0)
+    one = LedgerView()
+    qtbot.addWidget(one)
+    one.set_entries(spends[:1], 0.1, 1.0)
+    assert [header_a.sectionSize(c) for c in range(3)] == [
+        one.table.horizontalHeader().sectionSize(c) for c in range(3)
+    ]
+
+
+def test_the_icicle_is_laid_out_in_a_pass_before_its_paint(panel, qtbot):
+    events = list(interval_tree(n_bins=64, b=4, seed=1, teaching=False))
+    panel.set_view("Icicle")
+    panel.load_events(events)
+    icicle = panel.icicle
+    qtbot.waitUntil(lambda: not icicle._layout_due, timeout=3000)
+    panel.seek_end()
+    st = panel.replay.state
+    assert icicle._layout_due and icicle._layout_key != (id(st), st.structure_version, st.position)
+    qtbot.waitUntil(lambda: icicle._layout_key == (id(st), st.structure_version, st.position), timeout=3000)
+    laid_out = icicle.layout_data
+    icicle.repaint()
+    assert icicle.layout_data is laid_out and icicle.labels_drawn  # the paint used that layout
+
+
+@pytest.mark.parametrize("n_bins", [4096])
+def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own(panel, monkeypatch, n_bins):
+    events = list(interval_tree(n_bins=n_bins, b=4, seed=3))
+    bulk = [i for i, e in enumerate(events) if isinstance(e, (ConsistencyDone, LeavesReleased))]
+    assert bulk
+    monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 60.0)  # no time limit: only the rule splits ticks
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    ticks = []
+    while not panel.replay.at_end:
+        start = panel.position
+        panel.tick(0.0)
+        ticks.append((start, panel.position))
+    for i in bulk:
+        assert (i, i + 1) in ticks or any(a == i and b > i for a, b in ticks), f"event {i} did not start a tick"
+        assert not any(a < i < b for a, b in ticks)  # never after other events in the same tick
+    assert panel.replay.state.snapshot()["position"] == len(events)
+    QtWidgets.QApplication.processEvents()
+
+
+def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, monkeypatch):
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    tree = panel.tree
+    tree.redraw()
+    tree.place_all_labels()
+    at_once = _rects(tree)
+    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    tree._label_key = None
+    tree.place_all_labels_later()
+    assert tree.labels_pending()
+    tree.place_all_labels()  # now: the same placement, finished at once
+    assert not tree.labels_pending() and _rects(tree) == at_once
+    QtWidgets.QApplication.processEvents()  # its scheduled piece finds nothing left to do
+    assert _rects(tree) == at_once

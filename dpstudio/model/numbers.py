@@ -5,13 +5,16 @@
   rounds to zero is written 0).
 - ``figure_text``: an epsilon, a noise scale, a variance: four significant digits ("0.1923", "28"), thousands
   grouped and never in exponent form from 1,000 up ("1,190", "708,300"; walk finding: the noise chart wrote
-  "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923).
+  "1.19e+03" where the ledger wrote 1190, the split bar 0.192 where the figures wrote 0.1923), and written out
+  down to a millionth ("0.00005241"; walk 52 read "5.241e-05" in the ledger).
 - ``ratio_text``: how many times likelier, to two significant digits, never in exponent form ("7.7", "550",
   "1,000"; walk 52 read "5e+02 times likelier"), and "more than a million" beyond.
 - ``bound_text``: a public bound as it was declared, never rounded and never in exponent form for a whole
   number ("1,484,705", not "1.48471e+06"; ungrouped for an edit field)."""
 
 from __future__ import annotations
+
+import math
 
 
 def count_text(value) -> str:
@@ -27,6 +30,9 @@ def figure_text(value) -> str:
         return str(v)
     if abs(v) >= 1000:
         return f"{round(float(f'{v:.4g}')):,}"
+    if 1e-6 <= abs(v) < 1e-3:  # written out: "0.00005241", not "5.241e-05" (walk 52, the ledger)
+        digits = 3 - math.floor(math.log10(abs(float(f"{v:.4g}"))))
+        return f"{v:.{digits}f}".rstrip("0")
     text = f"{v:.4g}"
     return "0" if text in ("0", "-0") else text
 

@@ -41,10 +41,15 @@ def test_the_tree_labels_and_the_explanations_use_it():
         (28.0, "28"),
         (-0.0, "0"),
         (0.25, "0.25"),
-        (1e-05, "1e-05"),
+        (1e-05, "0.00001"),
+        (5.24052e-05, "0.00005241"),  # walk 52: the ledger wrote "5.241e-05"
+        (0.00099996, "0.001"),  # four digits round up to a thousandth
+        (-0.000123456, "-0.0001235"),
+        (1.5e-06, "0.0000015"),
+        (4e-07, "4e-07"),  # below a millionth the zeros would not be read
     ],
 )
-def test_figures_have_four_digits_and_no_exponent_from_a_thousand_up(value, text):
+def test_figures_have_four_digits_and_no_exponent_from_a_millionth_up(value, text):
     from dpstudio.model.numbers import figure_text
 
     assert figure_text(value) == text

@@ -153,3 +153,35 @@ def test_switching_to_teaching_disables_export(qtbot):
     w.project.set_mode("teaching")
     assert not w.export_button.isEnabled()
     assert "export is disabled" in w.banner.text()
+
+
+def test_a_second_release_is_offered_a_name_of_its_own_after_an_export(qtbot, tmp_path, yes):
+    """Walk 52: the name stayed "adult_release" after an export, so the next release's export was refused
+    until renamed. A new release after an export gets the first free name (NAME_2, NAME_3, ...)."""
+    w = released_histogram_panel(qtbot)
+    w.folder_edit.setText(str(tmp_path))
+    w.name_edit.setText("hist")
+    w.export_button.click()
+    assert (tmp_path / "hist.csv").exists() and w.name_edit.text() == "hist"  # the name stays with its files
+    p = w.project
+    p.set_dataset_total(3)  # room for two more releases of epsilon 1
+    run(p)  # a second release of the same project
+    assert w.name_edit.text() == "hist_2" and not w.message.text()
+    w.export_button.click()
+    assert w.message.text().startswith("Written:") and (tmp_path / "hist_2.report.html").exists()
+    run(p)
+    assert w.name_edit.text() == "hist_3"
+
+
+def test_the_free_name_counts_on_past_every_file_of_a_release(tmp_path):
+    from dpstudio.model.release.export import free_release_name, release_paths
+
+    assert free_release_name(tmp_path, "adult_release") == "adult_release"
+    (tmp_path / "adult_release.reproduce.py").write_text("")  # any one of the five files takes the name
+    assert free_release_name(tmp_path, "adult_release") == "adult_release_2"
+    for p in release_paths(tmp_path, "adult_release_2")[:1]:
+        p.write_text("")
+    assert free_release_name(tmp_path, "adult_release.csv") == "adult_release_3"
+    (tmp_path / "run_7.json").write_text("")
+    assert free_release_name(tmp_path, "run_7") == "run_8"  # a trailing number counts on
+    assert free_release_name(tmp_path, "  ") == "release"

@@ -32,7 +32,13 @@ from dpstudio.gui.panels import host
 from dpstudio.io.atomic import OutputPathError
 from dpstudio.io.report import is_histogram
 from dpstudio.model.project import provenance as pv
-from dpstudio.model.release.export import check_release_paths, export_refusal, release_paths, write_export
+from dpstudio.model.release.export import (
+    check_release_paths,
+    export_refusal,
+    free_release_name,
+    release_paths,
+    write_export,
+)
 
 
 class ExportRefused(RuntimeError):
@@ -129,6 +135,13 @@ class ExportPanel(QtWidgets.QWidget):
         path = getattr(self.project, "data_path", None)
         self.name_edit.setText(f"{Path(path).name.split('.')[0]}_release" if path else "release")
 
+    def _offer_free_name(self) -> None:
+        """A new release after an export: its files get a name of their own when the last name's files are in
+        the folder (walk 52: the second release's export was refused until renamed)."""
+        folder = self.folder_edit.text().strip()
+        if folder:
+            self.name_edit.setText(free_release_name(folder, self.name_edit.text()))
+
     # -- state --------------------------------------------------------------------------------------
     def refusal_reason(self) -> str:
         return export_refusal(self.project)
@@ -137,6 +150,7 @@ class ExportPanel(QtWidgets.QWidget):
         if self.last_paths and getattr(self.project, "result", None) is not self._exported_result:
             self.last_paths = []  # those files belong to an earlier release: not listed under a new one
             self.message.setText("")
+            self._offer_free_name()
         reason = self.refusal_reason()
         teaching = self.project.teaching
         self.export_button.setEnabled(not reason)

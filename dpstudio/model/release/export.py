@@ -48,6 +48,25 @@ def release_paths(folder, name: str) -> list[Path]:
     return [folder / f"{name}{ext}" for ext in (".csv", ".json", ".report.html", ".command.sh", ".reproduce.py")]
 
 
+def free_release_name(folder, name: str) -> str:
+    """``name`` when none of its files is in ``folder``, else the first of ``name_2``, ``name_3``, ... with
+    none there (a second release beside the first is offered a name of its own; a trailing ``_k`` already
+    on ``name`` counts on from there)."""
+    name = name.strip() or "release"
+    if name.lower().endswith(".csv"):
+        name = name[:-4]
+    if not any(p.exists() for p in release_paths(folder, name)):
+        return name
+    base, _, tail = name.rpartition("_")
+    k = int(tail) if base and tail.isdigit() else 1
+    stem = base if base and tail.isdigit() else name
+    while True:
+        k += 1
+        candidate = f"{stem}_{k}"
+        if not any(p.exists() for p in release_paths(folder, candidate)):
+            return candidate
+
+
 def check_release_paths(paths: list[Path]) -> None:
     """OutputPathError naming the first file that exists (or a folder that is missing or read-only)."""
     for p in paths:

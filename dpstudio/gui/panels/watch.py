@@ -22,15 +22,10 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
 from dpstudio.gui.panels import watch_layout
 from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
-from dpstudio.gui.widgets.tree_view import (
-    LIVE_LABEL_BUDGET_S,
-    PACING_DELAY_MS,
-    node_text,
-    note_busy,
-    recently_busy,
-)
+from dpstudio.gui.widgets.tree_view import LIVE_LABEL_BUDGET_S, node_text
 from dpstudio.gui.worker import gc_policy
 from dpstudio.model.watch.explain import explain_count
 from dpstudio.model.watch.replay import shown_as_teaching

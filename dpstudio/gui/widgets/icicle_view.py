@@ -17,7 +17,8 @@ import time
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from dpstudio.gui.widgets.tree_view import PACING_DELAY_MS, PALETTE_COLOURS, SELECTED, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, SELECTED
 from dpstudio.model.watch.icicle_layout import icicle_layout
 from dpstudio.model.watch.replay import CREATED
 

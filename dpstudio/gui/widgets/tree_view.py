@@ -27,6 +27,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+
 MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
 #: (the selected path, the latest step's new partitions, the root): on a tree of tens of thousands of nodes a
@@ -42,12 +44,6 @@ FIT_LABEL_ROOM_PX = 72
 FIT_SIDE_PX = 48
 #: room left above the root by Fit, in pixels: a label there crosses no edge
 FIT_TOP_PX = 44
-#: pacing of the two long pieces of GUI work during a run (the Watch applying events, the tree redrawing):
-#: one that finds the other ended less than PACING_GAP_S ago (in the same pass of the event loop) waits,
-#: so that input and paint events get in between them (benchmarks/bench_gui_stall.py)
-PACING_GAP_S = 0.002
-PACING_DELAY_MS = 8
-_PACING = {"busy_end": 0.0}
 
 
 def _at_least_one(v: np.ndarray) -> tuple[float, float]:
@@ -57,16 +53,6 @@ def _at_least_one(v: np.ndarray) -> tuple[float, float]:
         mid = (lo + hi) / 2
         lo, hi = mid - 0.5, mid + 0.5
     return lo, hi
-
-
-def note_busy() -> None:
-    """Say that a long piece of GUI-thread work just ended."""
-    _PACING["busy_end"] = time.perf_counter()
-
-
-def recently_busy() -> bool:
-    """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
-    return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
 
 
 DEDUPE_MIN = 4096

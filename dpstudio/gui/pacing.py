@@ -1,0 +1,26 @@
+"""Pacing of the long pieces of GUI-thread work while a run is followed (Qt's event loop, nothing else).
+
+The Watch applying events, the tree redrawing, its labels, the step chart, the ledger and the icicle's layout
+each take from a few to tens of milliseconds on a large tree. Each calls ``note_busy()`` when it ends; one that
+finds ``recently_busy()`` (another ended less than ``PACING_GAP_S`` ago, in the same pass of the event loop)
+waits ``PACING_DELAY_MS`` instead, so that input and paint events get in between them
+(benchmarks/bench_gui_stall.py, benchmarks/bench_watch_follow.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+PACING_GAP_S = 0.002
+PACING_DELAY_MS = 8
+_PACING = {"busy_end": 0.0}
+
+
+def note_busy() -> None:
+    """Say that a long piece of GUI-thread work just ended."""
+    _PACING["busy_end"] = time.perf_counter()
+
+
+def recently_busy() -> bool:
+    """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
+    return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S

@@ -185,3 +185,22 @@ def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, mon
     assert not tree.labels_pending() and _rects(tree) == at_once
     QtWidgets.QApplication.processEvents()  # its scheduled piece finds nothing left to do
     assert _rects(tree) == at_once
+
+
+def test_a_paint_of_the_icicle_counts_as_long_work_and_the_labels_wait_for_it(panel, qtbot):
+    from dpstudio.gui import pacing
+
+    events = list(interval_tree(n_bins=64, b=4, seed=1, teaching=False))
+    panel.load_events(events)
+    panel.seek_end()
+    icicle, tree = panel.icicle, panel.tree
+    qtbot.waitUntil(lambda: not icicle._layout_due, timeout=3000)
+    pacing._PACING["busy_end"] = 0.0
+    icicle.repaint()
+    assert pacing.recently_busy()  # the paint of a laid-out icicle just ended
+    tree.redraw()
+    tree._label_key = None
+    tree.place_all_labels_later()
+    assert tree.labels_pending() is False and tree._label_key is None  # not in the paint's pass: later
+    qtbot.waitUntil(lambda: tree._label_key is not None and not tree.labels_pending(), timeout=3000)
+    assert tree.label_rects()

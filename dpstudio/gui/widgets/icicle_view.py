@@ -258,6 +258,7 @@ class IcicleView(QtWidgets.QWidget):
                 p.drawRects(narrow)
         self._paint_selection(p, L, px0, px1, rh)
         self._paint_labels(p, L, px0, px1, rh, vis)
+        note_busy()  # a laid-out icicle of a large tree takes several milliseconds to paint
 
     def _paint_selection(self, p, L, px0, px1, rh) -> None:
         if self.selected is None:

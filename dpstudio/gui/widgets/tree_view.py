@@ -36,6 +36,8 @@ MAX_LABELS = 80
 LIVE_LABEL_BUDGET_S = 0.004
 #: after a run, all labels are placed in pieces of at most this much work, one per pass of the event loop
 LABEL_CHUNK_S = 0.006
+#: a paint of the tree or the icicle that took longer than this counts as long work for the pacing
+PAINT_BUSY_S = 0.004
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
@@ -644,6 +646,8 @@ class TreeView(pg.PlotWidget):
         t = time.perf_counter()
         super().paintEvent(ev)
         self._last_paint_cost = time.perf_counter() - t
+        if self._last_paint_cost > PAINT_BUSY_S:
+            note_busy()  # the next long piece of work waits for a later pass of the event loop
 
     def node_at(self, view_x: float, view_y: float, radius_px: float = 8.0) -> int | None:
         """Id of the node nearest to a point in view coordinates, within ``radius_px`` pixels."""
@@ -737,13 +741,21 @@ class TreeView(pg.PlotWidget):
         self._update_labels(chunked=False)
 
     def place_all_labels_later(self) -> None:
-        """Place every label that fits, a piece per pass of the event loop (``_update_labels``)."""
+        """Place every label that fits, a piece per pass of the event loop (``_update_labels``), the first
+        piece too in a pass where no other long work ended."""
+        if recently_busy():
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self.place_all_labels_later)
+            return
         self.label_budget_s = None
         self._update_labels(chunked=True)
+        note_busy()
 
     def _continue_labels(self, job: _LabelJob) -> None:
         if self._label_job is not job:
             return  # a newer placement took over
+        if recently_busy():
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
+            return
         deadline = time.perf_counter() + LABEL_CHUNK_S
         for _ in job.steps:
             if time.perf_counter() > deadline:

@@ -79,3 +79,26 @@ def test_the_report_states_the_rule_and_its_post_processing_in_words(tmp_path):
     report = release.export(out, "survey")[2].read_text()
     assert "Missing values: rows with a missing value in a released column were left out." in report
     assert "{'step'" not in report and "consistency: least squares" in report
+
+
+def test_the_missing_figures_are_counted_once_per_load_of_data(monkeypatch):
+    """Issue 35: the release question and the readiness list asked for the missing figures on every
+    refresh, and each summed the whole table's mask again (20-40 ms of the window's thread on a million
+    rows). They are counted once per loaded frame; another frame is counted anew, with its own figures."""
+    from dpstudio.model.project.missing import missing_summary
+    from dpstudio.model.project.project import Project
+
+    frame = pd.DataFrame({"a": [1.0, None, 3.0, None], "b": ["x", "y", None, "z"], "c": [1, 2, 3, 4]})
+    p = Project()
+    p.set_data(frame, None, types={"a": "numeric", "b": "categorical", "c": "numeric"})
+    sums = []
+    original = pd.DataFrame.sum
+    monkeypatch.setattr(pd.DataFrame, "sum", lambda self, *a, **k: (sums.append(1), original(self, *a, **k))[1])
+    first = missing_summary(p, ["a", "b"])
+    again = missing_summary(p, ["a", "b"])
+    only_a = missing_summary(p, ["a", "c"])
+    assert len(sums) == 1
+    assert first == again and (first.per_column, first.rows_in_used) == ({"a": 2, "b": 1}, 3)
+    assert (only_a.rows_in_used, only_a.used_with_missing) == (2, ("a",))
+    p.set_data(frame.fillna({"a": 0.0}), None, types={"a": "numeric", "b": "categorical", "c": "numeric"})
+    assert missing_summary(p, ["a", "b"]).per_column == {"b": 1} and len(sums) == 2

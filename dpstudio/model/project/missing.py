@@ -46,13 +46,17 @@ def missing_summary(project, used) -> MissingSummary:
     cache = project.__dict__.setdefault("_na_cache", {})
     if cache.get("frame") is not frame:
         cache.clear()
-        cache.update(frame=frame, mask=frame.isna())
-    mask = cache["mask"]
-    counts = mask.sum()
-    per_column = {str(c): int(n) for c, n in counts.items() if n}
+        mask = frame.isna()
+        # the counts are kept with the mask: summing a million-row mask took 20-40 ms of the window's
+        # thread every time the release question or the readiness list was asked (issue 35)
+        counts = mask.sum()
+        cache.update(frame=frame, mask=mask, per_column={str(c): int(n) for c, n in counts.items() if n}, rows={})
+    mask, per_column = cache["mask"], cache["per_column"]
     with_missing = tuple(c for c in used if per_column.get(c))
-    rows = int(mask[list(with_missing)].any(axis=1).sum()) if with_missing else 0
-    return MissingSummary(per_column, int(project.n_rows), rows, with_missing)
+    rows = cache["rows"].get(with_missing)
+    if rows is None:
+        rows = cache["rows"][with_missing] = int(mask[list(with_missing)].any(axis=1).sum()) if with_missing else 0
+    return MissingSummary(dict(per_column), int(project.n_rows), rows, with_missing)
 
 
 def share_words(share: float) -> str:

@@ -27,13 +27,19 @@ def _texts(tree):
     return [t.textItem.toPlainText() for t in tree._labels if t.isVisible()]
 
 
-def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, monkeypatch):
+def _sample_tree_at_end(panel):
+    """The Watch at the end of the sample teaching run, its tree redrawn and every label placed at once."""
     events, total = sample_runs()[TEACHING]
     panel.load_events(events, teaching=True, epsilon=total)
     panel.seek_end()
     tree = panel.tree
     tree.redraw()
     tree.place_all_labels()
+    return tree
+
+
+def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, monkeypatch):
+    tree = _sample_tree_at_end(panel)
     at_once, texts = _rects(tree), _texts(tree)
     assert len(at_once) >= 10
 
@@ -50,11 +56,7 @@ def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, m
 
 
 def test_a_new_view_takes_over_from_a_placement_in_pieces(panel, qtbot, monkeypatch):
-    events, total = sample_runs()[TEACHING]
-    panel.load_events(events, teaching=True, epsilon=total)
-    panel.seek_end()
-    tree = panel.tree
-    tree.redraw()
+    tree = _sample_tree_at_end(panel)
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
     tree._label_key = None
     tree.place_all_labels_later()
@@ -170,12 +172,7 @@ def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own(panel, mon
 
 
 def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, monkeypatch):
-    events, total = sample_runs()[TEACHING]
-    panel.load_events(events, teaching=True, epsilon=total)
-    panel.seek_end()
-    tree = panel.tree
-    tree.redraw()
-    tree.place_all_labels()
+    tree = _sample_tree_at_end(panel)
     at_once = _rects(tree)
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
     tree._label_key = None

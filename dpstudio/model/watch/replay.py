@@ -47,6 +47,27 @@ from dpstudio.model.watch.node_columns import Column
 CREATED, NOISED, CONSISTENT, RELEASED = range(4)
 
 
+class _InTree:
+    """A node's value kept in its tree's list ``<name>_values`` at the node's position (on the node itself
+    when it has no tree)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.own, self.column = f"_{name}", f"{name}_values"
+
+    def __get__(self, node: Any, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        tree = node._tree
+        return getattr(node, self.own) if tree is None else getattr(tree, self.column)[tree.index[node.node]]
+
+    def __set__(self, node: Any, value: Any) -> None:
+        tree = node._tree
+        if tree is None:
+            setattr(node, self.own, value)
+        else:
+            getattr(tree, self.column)[tree.index[node.node]] = value
+
+
 class NodeState:
     """What is known about one node after some events (None = not known yet).
 
@@ -81,31 +102,8 @@ class NodeState:
         self._consistent, self._released = consistent, released
         self._tree: TreeState | None = None  # set by the replay: the values live in its lists
 
-    @property
-    def consistent(self) -> Any:
-        tree = self._tree
-        return self._consistent if tree is None else tree.consistent_values[tree.index[self.node]]
-
-    @consistent.setter
-    def consistent(self, value: Any) -> None:
-        tree = self._tree
-        if tree is None:
-            self._consistent = value
-        else:
-            tree.consistent_values[tree.index[self.node]] = value
-
-    @property
-    def released(self) -> Any:
-        tree = self._tree
-        return self._released if tree is None else tree.released_values[tree.index[self.node]]
-
-    @released.setter
-    def released(self, value: Any) -> None:
-        tree = self._tree
-        if tree is None:
-            self._released = value
-        else:
-            tree.released_values[tree.index[self.node]] = value
+    consistent = _InTree()
+    released = _InTree()
 
     def _fields(self) -> tuple:
         return (

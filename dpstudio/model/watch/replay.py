@@ -571,47 +571,9 @@ def _apply(state: TreeState, ev: Event) -> list:
         if node is not None:
             _set(undo, node, "epsilon", ev.epsilon)
     elif isinstance(ev, ConsistencyDone):
-        _set(undo, state, "consistency_method", ev.method)
-        order = state.order
-        sorted_ids = _is_sorted_ids(order)
-        ids = order if sorted_ids else sorted(order)
-        k = min(len(ids), len(ev.estimates))
-        estimates = list(ev.estimates[:k])
-        # bulk: one list written and one undo record for all values, one copy of the status and sizes (tens
-        # of thousands of nodes; the node objects read their values from the list)
-        undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-        undo.append(("column", "consistent_values", state.consistent_values))
-        if sorted_ids:  # the estimates are in id order, which is creation order: the list's head
-            where = np.arange(k)
-            state.consistent_values = estimates + state.consistent_values[k:]
-        else:
-            index = state.index
-            where = np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
-            values = list(state.consistent_values)
-            for i, est in zip(where.tolist(), estimates):
-                values[i] = est
-            state.consistent_values = values
-        _set_bulk(state, where, estimates, CONSISTENT)
+        _apply_consistency(state, ev, undo)
     elif isinstance(ev, LeavesReleased):
-        order = state.order
-        if _is_sorted_ids(order):  # ids are the positions 0..n-1 (the usual case): no lookup per node
-            where = np.asarray(ev.nodes, dtype=np.int64).reshape(-1)
-            inside = (where >= 0) & (where < len(order))
-            counts = list(ev.counts) if inside.all() else [c for c, ok in zip(ev.counts, inside.tolist()) if ok]
-            where = where[inside]
-        else:
-            index = state.index
-            found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
-            counts = [c for _, c in found]
-            where = np.fromiter((i for i, _ in found), np.int64, len(found))
-        # bulk, like the consistency pass: one list written, one undo record, one status copy
-        undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-        undo.append(("column", "released_values", state.released_values))
-        values = list(state.released_values)
-        for i, c in zip(where.tolist(), counts):
-            values[i] = c
-        state.released_values = values
-        _set_bulk(state, where, counts, RELEASED)
+        _apply_leaves(state, ev, undo)
     elif isinstance(ev, CandidatesScored):
         _set(undo, state, "candidates", ev)
         _set(undo, state, "winner", None)
@@ -634,6 +596,54 @@ def _apply(state: TreeState, ev: Event) -> list:
         _set(undo, state, "finished", True)
         _set(undo, state, "result", ev.result)
     return undo
+
+
+def _apply_consistency(state: TreeState, ev: ConsistencyDone, undo: list) -> None:
+    """A consistency pass: every node's consistent count at once (estimates in node id order)."""
+    _set(undo, state, "consistency_method", ev.method)
+    order = state.order
+    sorted_ids = _is_sorted_ids(order)
+    ids = order if sorted_ids else sorted(order)
+    k = min(len(ids), len(ev.estimates))
+    estimates = list(ev.estimates[:k])
+    # bulk: one list written and one undo record for all values, one copy of the status and sizes (tens
+    # of thousands of nodes; the node objects read their values from the list)
+    undo.append(("status_list", state.status.copy(), state.sizes.copy()))
+    undo.append(("column", "consistent_values", state.consistent_values))
+    if sorted_ids:  # the estimates are in id order, which is creation order: the list's head
+        where = np.arange(k)
+        state.consistent_values = estimates + state.consistent_values[k:]
+    else:
+        index = state.index
+        where = np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
+        values = list(state.consistent_values)
+        for i, est in zip(where.tolist(), estimates):
+            values[i] = est
+        state.consistent_values = values
+    _set_bulk(state, where, estimates, CONSISTENT)
+
+
+def _apply_leaves(state: TreeState, ev: LeavesReleased, undo: list) -> None:
+    """The release of the leaves: the released count of every leaf named at once."""
+    order = state.order
+    if _is_sorted_ids(order):  # ids are the positions 0..n-1 (the usual case): no lookup per node
+        where = np.asarray(ev.nodes, dtype=np.int64).reshape(-1)
+        inside = (where >= 0) & (where < len(order))
+        counts = list(ev.counts) if inside.all() else [c for c, ok in zip(ev.counts, inside.tolist()) if ok]
+        where = where[inside]
+    else:
+        index = state.index
+        found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
+        counts = [c for _, c in found]
+        where = np.fromiter((i for i, _ in found), np.int64, len(found))
+    # bulk, like the consistency pass: one list written, one undo record, one status copy
+    undo.append(("status_list", state.status.copy(), state.sizes.copy()))
+    undo.append(("column", "released_values", state.released_values))
+    values = list(state.released_values)
+    for i, c in zip(where.tolist(), counts):
+        values[i] = c
+    state.released_values = values
+    _set_bulk(state, where, counts, RELEASED)
 
 
 def _undo(state: TreeState, ops: list) -> None:

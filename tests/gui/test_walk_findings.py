@@ -127,3 +127,26 @@ def test_run_is_off_while_the_checklist_lists_problems(qtbot, window, tmp_path):
     algorithm.refresh_readiness()
     assert not algorithm.checklist.problems and algorithm.run_button.isEnabled()
     p.dirty = False
+
+
+def test_the_chosen_candidate_is_named_whole_up_to_a_title_line(qtbot):
+    """Walk 52 read "chosen: capital-gain=[0,100000) at 5..., p = 0.998": a 32-character name was cut at 28.
+    A name that fits one title line beside "chosen: " is written whole; a longer one is cut with "..."."""
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+    from dpstudio.gui.widgets.candidates_chart import CHOSEN_CHARS, TITLE_CHARS, CandidatesChart
+
+    chart = CandidatesChart()
+    qtbot.addWidget(chart)
+    chart.resize(420, 600)
+    fits = "capital-gain=[0,100000) at 50000"
+    longer = "x" * (CHOSEN_CHARS + 5)
+    assert len("chosen: " + "x" * CHOSEN_CHARS + ",") == TITLE_CHARS
+    for name, shown in (
+        (fits, fits),
+        ("y" * CHOSEN_CHARS, "y" * CHOSEN_CHARS),
+        (longer, "x" * (CHOSEN_CHARS - 3) + "..."),
+    ):
+        scored = CandidatesScored(3, (name, "age=[17,91) at 40"), (5.0, 1.0), (0.9, 0.1), "exponential", selection=2)
+        chart.set_step(scored, WinnerChosen(3, 0, name, selection=2))
+        title = chart.plotItem.titleLabel.text
+        assert f"chosen: {shown}" in title and (shown.endswith("...") or f"chosen: {shown}..." not in title)

@@ -21,6 +21,9 @@ BAR_PX = 26
 LABEL_DY, BAR_DY, BAR_HEIGHT = 0.18, -0.22, 0.35
 LABEL_CHARS = 32
 TITLE_CHARS = 46  # title lines are wrapped: a long line would widen the chart beyond its pane
+#: the chosen candidate is named whole up to this length: "chosen: ", the name and its comma fill one title line
+#: (walk 52 read "chosen: capital-gain=[0,100000) at 5..."); a longer name is cut to this length, "..." included
+CHOSEN_CHARS = TITLE_CHARS - len("chosen: ,")
 TICK_FONT_PT = 8
 AXIS_PX = 60  # the probability axis, its title and the margins below the bars
 
@@ -168,7 +171,11 @@ class CandidatesChart(pg.PlotWidget):
         if shown < n:
             title += f" (top {shown} shown)"
         if w is not None:
-            chosen = scored.labels[w] if len(scored.labels[w]) <= 30 else scored.labels[w][:28] + "..."
+            chosen = (
+                scored.labels[w]
+                if len(scored.labels[w]) <= CHOSEN_CHARS
+                else scored.labels[w][: CHOSEN_CHARS - 3] + "..."
+            )
             title += f"<br>chosen: {chosen}" + ("" if hidden else f", p = {probs[w]:.3f}")
         if self.caption:
             title += f"<br>{self.caption}"

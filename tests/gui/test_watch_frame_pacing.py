@@ -201,3 +201,31 @@ def test_a_paint_of_the_icicle_counts_as_long_work_and_the_labels_wait_for_it(pa
     assert tree.labels_pending() is False and tree._label_key is None  # not in the paint's pass: later
     qtbot.waitUntil(lambda: tree._label_key is not None and not tree.labels_pending(), timeout=3000)
     assert tree.label_rects()
+
+
+def test_a_redraw_drops_a_placement_in_pieces_of_the_tree_before_it(panel, qtbot, monkeypatch):
+    """A second run began while the first run's labels were being placed in pieces: the next piece read the
+    new tree's nodes through the old placement (KeyError in the event loop). A redraw drops the placement;
+    the new tree gets labels of its own."""
+    tree = _sample_tree_at_end(panel)
+    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    tree._label_key = None
+    tree.place_all_labels_later()
+    assert tree.labels_pending()
+    errors = []
+    monkeypatch.setattr("sys.excepthook", lambda *exc: errors.append(exc))
+    events = list(diffgen_like(steps=3, seed=5))
+    tree.timer.stop()  # no redraw of its own in between: the new state alone must stop the placement
+    panel.begin_live(True, 1.0)  # a new run: a smaller tree with other node ids
+    panel.feed(events)
+    panel.tick(0.0)
+    qtbot.wait(100)  # the old placement's next piece runs here
+    assert errors == [] and not tree.labels_pending()
+    while not panel.replay.at_end:
+        panel.tick(0.0)
+    tree.redraw()
+    qtbot.wait(100)
+    assert errors == [] and not tree.labels_pending()
+    qtbot.waitUntil(lambda: not tree._labels_due, timeout=3000)
+    st = panel.replay.state
+    assert tree.label_rects() and all(int(tree._ids[i]) in st.nodes for i in range(tree._ids.size))

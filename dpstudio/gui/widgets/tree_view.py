@@ -524,8 +524,9 @@ class TreeView(pg.PlotWidget):
         return self._states.copy() if hasattr(self, "_states") else np.zeros(0, dtype=np.int64)
 
     def redraw(self) -> None:
-        """Draw the current state now."""
+        """Draw the current state now (a placement of labels under way is dropped: its nodes may be gone)."""
         self._dirty = False
+        self._label_job = None
         self.redraw_count += 1
         st = self.state
         if st is None or st.n_nodes == 0:
@@ -753,6 +754,10 @@ class TreeView(pg.PlotWidget):
     def _continue_labels(self, job: _LabelJob) -> None:
         if self._label_job is not job:
             return  # a newer placement took over
+        st = self.state
+        if st is None or job.key[6:9] != (id(st), st.position, self._layout_key):
+            self._label_job = None  # another state or layout since (a new run): its nodes may be gone
+            return
         if recently_busy():
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
             return

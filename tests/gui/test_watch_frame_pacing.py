@@ -44,6 +44,7 @@ def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, m
     assert len(at_once) >= 10
 
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)  # every piece is one candidate
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
     pieces = []
     original = tree._continue_labels
     monkeypatch.setattr(tree, "_continue_labels", lambda job: (pieces.append(len(job.shown)), original(job)))
@@ -58,6 +59,7 @@ def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, m
 def test_a_new_view_takes_over_from_a_placement_in_pieces(panel, qtbot, monkeypatch):
     tree = _sample_tree_at_end(panel)
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
     tree._label_key = None
     tree.place_all_labels_later()
     old_job = tree._label_job
@@ -175,6 +177,7 @@ def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, mon
     tree = _sample_tree_at_end(panel)
     at_once = _rects(tree)
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
     tree._label_key = None
     tree.place_all_labels_later()
     assert tree.labels_pending()
@@ -184,9 +187,11 @@ def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, mon
     assert _rects(tree) == at_once
 
 
-def test_a_paint_of_the_icicle_counts_as_long_work_and_the_labels_wait_for_it(panel, qtbot):
+def test_a_paint_of_the_icicle_counts_as_long_work_and_the_labels_wait_for_it(panel, qtbot, monkeypatch):
     from dpstudio.gui import pacing
 
+    gap = pacing.PACING_GAP_S
+    monkeypatch.setattr(pacing, "PACING_GAP_S", 0.5)  # "just ended" for this test, whatever the machine's load
     events = list(interval_tree(n_bins=64, b=4, seed=1, teaching=False))
     panel.load_events(events)
     panel.seek_end()
@@ -199,6 +204,7 @@ def test_a_paint_of_the_icicle_counts_as_long_work_and_the_labels_wait_for_it(pa
     tree._label_key = None
     tree.place_all_labels_later()
     assert tree.labels_pending() is False and tree._label_key is None  # not in the paint's pass: later
+    monkeypatch.setattr(pacing, "PACING_GAP_S", gap)  # the studio's own gap again
     qtbot.waitUntil(lambda: tree._label_key is not None and not tree.labels_pending(), timeout=3000)
     assert tree.label_rects()
 
@@ -209,6 +215,7 @@ def test_a_redraw_drops_a_placement_in_pieces_of_the_tree_before_it(panel, qtbot
     the new tree gets labels of its own."""
     tree = _sample_tree_at_end(panel)
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
     tree._label_key = None
     tree.place_all_labels_later()
     assert tree.labels_pending()

@@ -606,21 +606,8 @@ def _apply_consistency(state: TreeState, ev: ConsistencyDone, undo: list) -> Non
     ids = order if sorted_ids else sorted(order)
     k = min(len(ids), len(ev.estimates))
     estimates = list(ev.estimates[:k])
-    # bulk: one list written and one undo record for all values, one copy of the status and sizes (tens
-    # of thousands of nodes; the node objects read their values from the list)
-    undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-    undo.append(("column", "consistent_values", state.consistent_values))
-    if sorted_ids:  # the estimates are in id order, which is creation order: the list's head
-        where = np.arange(k)
-        state.consistent_values = estimates + state.consistent_values[k:]
-    else:
-        index = state.index
-        where = np.fromiter((index[nid] for nid in ids[:k]), np.int64, k)
-        values = list(state.consistent_values)
-        for i, est in zip(where.tolist(), estimates):
-            values[i] = est
-        state.consistent_values = values
-    _set_bulk(state, where, estimates, CONSISTENT)
+    where = np.arange(k) if sorted_ids else np.fromiter((state.index[nid] for nid in ids[:k]), np.int64, k)
+    _write_bulk(state, "consistent_values", where, estimates, CONSISTENT, undo)
 
 
 def _apply_leaves(state: TreeState, ev: LeavesReleased, undo: list) -> None:
@@ -636,14 +623,25 @@ def _apply_leaves(state: TreeState, ev: LeavesReleased, undo: list) -> None:
         found = [(index[nid], c) for nid, c in zip(ev.nodes, ev.counts) if nid in index]
         counts = [c for _, c in found]
         where = np.fromiter((i for i, _ in found), np.int64, len(found))
-    # bulk, like the consistency pass: one list written, one undo record, one status copy
+    _write_bulk(state, "released_values", where, counts, RELEASED, undo)
+
+
+def _write_bulk(state: TreeState, name: str, where: np.ndarray, values: list, status: int, undo: list) -> None:
+    """A bulk event's values written into the state's list ``name`` at positions ``where``, and the status
+    and sizes they give (``_set_bulk``): one new list and one copy of the status and sizes as the undo
+    record (tens of thousands of nodes; the node objects read their values from the list)."""
     undo.append(("status_list", state.status.copy(), state.sizes.copy()))
-    undo.append(("column", "released_values", state.released_values))
-    values = list(state.released_values)
-    for i, c in zip(where.tolist(), counts):
-        values[i] = c
-    state.released_values = values
-    _set_bulk(state, where, counts, RELEASED)
+    old = getattr(state, name)
+    undo.append(("column", name, old))
+    k = len(values)  # aligned with ``where``
+    if k == 0 or (where[0] == 0 and where[-1] == k - 1 and bool(np.all(np.diff(where) == 1))):
+        new = values + old[k:]  # the list's head, in order (a consistency pass when ids are creation positions)
+    else:
+        new = list(old)
+        for i, v in zip(where.tolist(), values):
+            new[i] = v
+    setattr(state, name, new)
+    _set_bulk(state, where, values, status)
 
 
 def _undo(state: TreeState, ops: list) -> None:

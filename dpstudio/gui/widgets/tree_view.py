@@ -712,18 +712,26 @@ class TreeView(pg.PlotWidget):
             return
         budget = self.label_budget_s
         chunk = budget is None and (self.chunked_labels if chunked is None else chunked)
-        if job.started and chunk:
-            return  # this placement goes on in its own passes
-        limit = budget if budget is not None else (LABEL_CHUNK_S if chunk else None)
-        deadline = None if limit is None else time.perf_counter() + limit
+        if chunk:
+            if not job.started:  # else this placement goes on in its own passes
+                self._place_piece(job)
+            return
+        deadline = None if budget is None else time.perf_counter() + budget
         for n_shown in job.steps:
             if deadline is not None and n_shown and time.perf_counter() > deadline:
-                if chunk:
-                    job.started = True
-                    self._show_labels(job, final=False)
-                    QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
-                    return
                 break
+        self._show_labels(job)
+
+    def _place_piece(self, job: _LabelJob) -> None:
+        """Up to ``LABEL_CHUNK_S`` more of ``job`` (at least one label): all of it shown when it is done,
+        else the labels so far, and the next piece in a later pass of the event loop."""
+        deadline = time.perf_counter() + LABEL_CHUNK_S
+        for n_shown in job.steps:
+            if n_shown and time.perf_counter() > deadline:
+                job.started = True
+                self._show_labels(job, final=False)  # the text items are laid out a few at a time
+                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
+                return
         self._show_labels(job)
 
     def _labels_pass(self) -> None:
@@ -761,15 +769,7 @@ class TreeView(pg.PlotWidget):
         if recently_busy():
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
             return
-        deadline = time.perf_counter() + LABEL_CHUNK_S
-        for _ in job.steps:
-            if time.perf_counter() > deadline:
-                # the labels placed so far, so that the text items are laid out a few at a time
-                self._show_labels(job, final=False)
-                note_busy()
-                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
-                return
-        self._show_labels(job)
+        self._place_piece(job)
         note_busy()
 
     def labels_pending(self) -> bool:

@@ -41,20 +41,21 @@ def export_refusal(project) -> str:
 def release_paths(folder, name: str) -> list[Path]:
     """NAME.csv, NAME.json, NAME.report.html, NAME.command.sh, NAME.reproduce.py in ``folder`` (a trailing
     ``.csv`` on ``name`` is dropped; an empty name is "release")."""
-    folder = Path(folder)
-    name = name.strip() or "release"
-    if name.lower().endswith(".csv"):
-        name = name[:-4]
+    folder, name = Path(folder), _release_stem(name)
     return [folder / f"{name}{ext}" for ext in (".csv", ".json", ".report.html", ".command.sh", ".reproduce.py")]
+
+
+def _release_stem(name: str) -> str:
+    """The name the release files share: ``name`` without a trailing ``.csv``; "release" when empty."""
+    name = name.strip() or "release"
+    return name[:-4] if name.lower().endswith(".csv") else name
 
 
 def free_release_name(folder, name: str) -> str:
     """``name`` when none of its files is in ``folder``, else the first of ``name_2``, ``name_3``, ... with
     none there (a second release beside the first is offered a name of its own; a trailing ``_k`` already
     on ``name`` counts on from there)."""
-    name = name.strip() or "release"
-    if name.lower().endswith(".csv"):
-        name = name[:-4]
+    name = _release_stem(name)
     if not any(p.exists() for p in release_paths(folder, name)):
         return name
     base, _, tail = name.rpartition("_")

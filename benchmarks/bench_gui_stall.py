@@ -56,18 +56,24 @@ def adult_project(rows: int, algorithm: str, steps: int, seed: int = 0):
     return p
 
 
+def as_release(project) -> None:
+    """The project in release mode, every input it proposed from the data confirmed as public (the classes
+    and bounds are UCI Adult's published ones), with a fresh budget."""
+    project.set_mode("release")
+    project.release_ledger = None  # a fresh budget for each benchmark repeat
+    project.set_classes(sorted(project.frame[project.class_attribute].dropna().unique()), "UCI's documentation")
+    for key in list(project.provenance):
+        if project.provenance_of(key).derived:
+            project.confirm_public(key, "published with the UCI Adult dataset")
+
+
 def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True) -> dict:
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
     from dpstudio.gui.panels.watch import WatchPanel
 
     app = QtWidgets.QApplication.instance()
     if release:
-        project.set_mode("release")
-        project.release_ledger = None  # a fresh budget for each benchmark repeat
-        project.set_classes(sorted(project.frame[project.class_attribute].dropna().unique()), "UCI's documentation")
-        for key in list(project.provenance):
-            if project.provenance_of(key).derived:
-                project.confirm_public(key, "published with the UCI Adult dataset")
+        as_release(project)
     alg = AlgorithmPanel(project)
     alg.confirm_release = lambda facts: True  # the benchmark answers the release question with Yes
     watch = WatchPanel(project)

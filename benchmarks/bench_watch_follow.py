@@ -41,22 +41,15 @@ def record(rows: int, release: bool, path: Path) -> None:
     """Run the engine once (in this process, no GUI) and pickle its events."""
     sys.path.insert(0, str(HERE.parent))
     sys.path.insert(0, str(HERE))
-    from bench_gui_stall import adult_project
+    from bench_gui_stall import adult_project, as_release
 
     from dpstudio.model.release.session import RunSession
 
     project = adult_project(rows, "diffgen_consistency", 10)
-    answer = None
     if release:
-        project.set_mode("release")
-        project.set_classes(sorted(project.frame[project.class_attribute].dropna().unique()), "UCI's documentation")
-        for key in list(project.provenance):
-            if project.provenance_of(key).derived:
-                project.confirm_public(key, "published with the UCI Adult dataset")
+        as_release(project)
     session = RunSession.of_project(project)
-    if release:
-        answer = session.question()
-    session.begin(answer)
+    session.begin(session.question() if release else None)
     events = list(session.events())
     with open(path, "wb") as f:
         pickle.dump(events, f)

@@ -27,6 +27,14 @@ def _texts(tree):
     return [t.textItem.toPlainText() for t in tree._labels if t.isVisible()]
 
 
+def _place_again_in_pieces(tree, monkeypatch):
+    """Place the tree's labels for its view again, one candidate a piece, with no wait for other work."""
+    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)  # every piece is one candidate
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)
+    tree._label_key = None  # the same view placed again
+    tree.place_all_labels_later()
+
+
 def _sample_tree_at_end(panel):
     """The Watch at the end of the sample teaching run, its tree redrawn and every label placed at once."""
     events, total = sample_runs()[TEACHING]
@@ -43,13 +51,10 @@ def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, m
     at_once, texts = _rects(tree), _texts(tree)
     assert len(at_once) >= 10
 
-    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)  # every piece is one candidate
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
     pieces = []
     original = tree._continue_labels
     monkeypatch.setattr(tree, "_continue_labels", lambda job: (pieces.append(len(job.shown)), original(job)))
-    tree._label_key = None  # the same view placed again
-    tree.place_all_labels_later()
+    _place_again_in_pieces(tree, monkeypatch)
     assert tree.labels_pending() and len(_rects(tree)) < len(at_once)  # the first piece only, for now
     qtbot.waitUntil(lambda: not tree.labels_pending(), timeout=10000)
     assert len(pieces) >= 10 and pieces == sorted(pieces)  # one pass per piece, each placing more
@@ -58,10 +63,7 @@ def test_labels_placed_in_pieces_equal_the_labels_placed_at_once(panel, qtbot, m
 
 def test_a_new_view_takes_over_from_a_placement_in_pieces(panel, qtbot, monkeypatch):
     tree = _sample_tree_at_end(panel)
-    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
-    tree._label_key = None
-    tree.place_all_labels_later()
+    _place_again_in_pieces(tree, monkeypatch)
     old_job = tree._label_job
     assert old_job is not None
     vb = tree.getViewBox()
@@ -176,10 +178,7 @@ def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own(panel, mon
 def test_placing_all_labels_now_finishes_a_placement_in_pieces(panel, qtbot, monkeypatch):
     tree = _sample_tree_at_end(panel)
     at_once = _rects(tree)
-    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
-    tree._label_key = None
-    tree.place_all_labels_later()
+    _place_again_in_pieces(tree, monkeypatch)
     assert tree.labels_pending()
     tree.place_all_labels()  # now: the same placement, finished at once
     assert not tree.labels_pending() and _rects(tree) == at_once
@@ -214,10 +213,7 @@ def test_a_redraw_drops_a_placement_in_pieces_of_the_tree_before_it(panel, qtbot
     new tree's nodes through the old placement (KeyError in the event loop). A redraw drops the placement;
     the new tree gets labels of its own."""
     tree = _sample_tree_at_end(panel)
-    monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)  # no wait for other work here
-    tree._label_key = None
-    tree.place_all_labels_later()
+    _place_again_in_pieces(tree, monkeypatch)
     assert tree.labels_pending()
     errors = []
     monkeypatch.setattr("sys.excepthook", lambda *exc: errors.append(exc))

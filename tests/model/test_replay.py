@@ -327,3 +327,64 @@ def test_bulk_values_after_seeks_back_and_forth_equal_a_replay_from_scratch(algo
 
 def _plain_or_none(v):
     return None if v is None else np.asarray(v, dtype=float).tolist()
+
+
+@pytest.mark.parametrize("algorithm", ["diffgen", "interval"])
+def test_parents_and_depths_read_as_nodes_arrive_equal_the_ones_computed_from_scratch(algorithm):
+    """``parents_array`` and ``depths`` after nodes were only appended reuse what was read before (a run
+    followed live): at every position reached forwards, by jumps and back, they equal a fresh state's."""
+    from dpstudio.model.watch.icicle_layout import node_depths
+
+    evs = list(diffgen_like(steps=8, seed=7)) if algorithm == "diffgen" else list(interval_tree(n_bins=64, b=4, seed=8))
+    r = Replay(evs)
+    rng = np.random.default_rng(1)
+    positions = list(range(0, len(evs) + 1, 3)) + rng.integers(0, len(evs) + 1, size=30).tolist() + [len(evs)]
+    grown = 0
+    for k in positions:
+        st = r.seek(int(k))
+        cached = st.__dict__.get("_depths_cache")
+        grown += cached is not None and st._appended_since(cached[0])
+        ids, par = st.parents_array()
+        depth = st.depths()
+        ref = state_at(evs, int(k))
+        ref_ids, ref_par = ref.parents_array()
+        np.testing.assert_array_equal(ids, ref_ids)
+        np.testing.assert_array_equal(par, ref_par)
+        np.testing.assert_array_equal(depth, node_depths(ref_par) if ref_par.size else np.zeros(0, dtype=np.int64))
+    assert grown > 10  # the appended path was taken, not only the full computation
+
+
+def test_depths_after_a_parent_that_arrives_late_or_a_reused_id_are_computed_again():
+    """A node whose parent id is created after it (ids not in creation order) and a reused id with a new
+    parent change earlier nodes' parents or depths: the depths read after them are the fresh ones."""
+    from dpstudio.model.watch.icicle_layout import node_depths
+
+    late = [
+        NodeCreated(5, -1, "root", 0),
+        NodeCreated(9, 7, "child of a later node", 2),  # 7 does not exist yet: drawn under nothing
+        NodeCreated(3, 5, "b", 1),
+        NodeCreated(7, 5, "a", 1),  # now node 9 hangs under it
+        NodeCreated(4, 9, "grandchild", 3),
+    ]
+    reused = [
+        NodeCreated(0, -1, "root", 0),
+        NodeCreated(1, 0, "a", 1),
+        NodeCreated(2, 1, "under a", 2),
+        NodeCreated(3, 2, "deeper", 3),
+        NodeCreated(2, 0, "b now under the root", 1),  # id 2 reused with another parent
+        NodeCreated(4, 3, "under deeper", 4),
+    ]
+    for evs in (late, reused):
+        r = Replay(evs)
+        for k in range(1, len(evs) + 1):
+            st = r.seek(k)
+            if k < 4 and evs is late:
+                continue  # two roots until node 7 comes: no depths (a tree has one root)
+            st.depths()
+        for k in (2, 3, len(evs), 4, len(evs)):
+            st = r.seek(k)
+            par = state_at(evs, k).parents_array()[1]
+            if (par < 0).sum() == 1:
+                np.testing.assert_array_equal(st.depths(), node_depths(par))
+    st = Replay(reused).seek_end()
+    assert st.depths().tolist() == [0, 1, 1, 2, 3]

@@ -178,12 +178,14 @@ class TreeState:
 
     def parents_array(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids, parents) with parents given as *positions* in ``ids`` (-1 for the root); kept until the
-        structure changes (the tree view, its focus and the icicle ask for it in turn). Read-only arrays."""
+        structure changes (the tree view, its focus and the icicle ask for it in turn). Read-only arrays.
+        After nodes were only appended, the ids already read are kept and only the new ones are read."""
         key = (self.structure_version, len(self.order), len(self.parent_ids))
         cached = self.__dict__.get("_parents_cache")
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
-        ids, par = self._parents_array()
+        old_ids = cached[1] if cached is not None and self._appended_since(cached[0]) else None
+        ids, par = self._parents_array(old_ids)
         ids.flags.writeable = False
         par.flags.writeable = False
         self.__dict__["_parents_cache"] = (key, ids, par)
@@ -191,22 +193,42 @@ class TreeState:
 
     def depths(self) -> np.ndarray:
         """Each node's depth from the root (aligned with ``order``; -1 parents are roots), kept until the
-        structure changes like ``parents_array`` (the focus and the icicle both read it). Read-only."""
+        structure changes like ``parents_array`` (the focus and the icicle both read it). Read-only. After
+        nodes were only appended (a run followed live), only the new nodes' depths are computed."""
         key = (self.structure_version, len(self.order), len(self.parent_ids))
         cached = self.__dict__.get("_depths_cache")
         if cached is not None and cached[0] == key:
             return cached[1]
-        depth = node_depths(self.parents_array()[1])
+        par = self.parents_array()[1]
+        depth = None
+        if cached is not None and self._appended_since(cached[0]):
+            old_depth, old_par = cached[1], cached[2]
+            if np.array_equal(par[: old_par.size], old_par):  # no reused id took another parent since
+                depth = _grown_depths(old_depth, par)
+        if depth is None:
+            depth = node_depths(par)
         depth.flags.writeable = False
-        self.__dict__["_depths_cache"] = (key, depth)
+        self.__dict__["_depths_cache"] = (key, depth, par)
         return depth
 
-    def _parents_array(self) -> tuple[np.ndarray, np.ndarray]:
-        ids = np.asarray(self.order, dtype=np.int64)
+    def _appended_since(self, key: tuple) -> bool:
+        """Whether nodes were appended since the state had ``key`` (a cache key of ``parents_array``): the
+        replay is a function of its position, and the order of creation only grows with it, so the ids read
+        then are the first ones now. (A reused id keeps its place but may change its parent: ``depths``
+        checks the parents read then.)"""
+        grown = len(self.order) - key[1]
+        return grown > 0 and len(self.parent_ids) - key[2] == grown
+
+    def _parents_array(self, old_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if old_ids is not None:
+            tail = np.asarray(self.order[old_ids.size :], dtype=np.int64)
+            ids = np.concatenate([old_ids, tail])
+        else:
+            ids = np.asarray(self.order, dtype=np.int64)
         n = ids.size
         raw = np.asarray(self.parent_ids, dtype=np.int64)
-        if n and np.array_equal(ids, np.arange(n)):  # the usual case: ids are creation positions
-            par = np.where((raw >= 0) & (raw < n), raw, -1)
+        if n and ids[0] == 0 and ids[-1] == n - 1 and np.array_equal(ids, np.arange(n)):
+            par = np.where((raw >= 0) & (raw < n), raw, -1)  # the usual case: ids are creation positions
         else:
             pos = {nid: i for i, nid in enumerate(self.order)}
             par = np.fromiter((pos.get(p, -1) for p in raw.tolist()), dtype=np.int64, count=n)
@@ -276,17 +298,36 @@ def _sorted_ids(state: TreeState) -> list[int]:
     return sorted(state.order)
 
 
-def _is_sorted_ids(order: list[int]) -> bool:
-    """True when node ids were created in increasing order (the usual case; O(1) check + O(n) fallback)."""
-    n = len(order)
-    if n == 0 or (order[0] == 0 and order[-1] == n - 1):
-        return n == 0 or all(a < b for a, b in zip(order, order[1:])) if n < 64 else _increasing(order)
-    return False
+def _grown_depths(old_depth: np.ndarray, par: np.ndarray) -> np.ndarray | None:
+    """The depths of a tree grown from one whose first ``old_depth.size`` nodes (and their parents) are
+    unchanged: the new nodes' depths level by level from their parents'. None when a new node is a root or
+    its parent chain does not reach a known node (then the whole tree is computed again)."""
+    n0 = old_depth.size
+    todo = np.arange(n0, par.size)
+    if (par[todo] < 0).any():
+        return None
+    depth = np.empty(par.size, dtype=np.int64)
+    depth[:n0] = old_depth
+    known = np.zeros(par.size, dtype=bool)
+    known[:n0] = True
+    while todo.size:
+        p = par[todo]
+        ready = known[p]
+        if not ready.any():
+            return None
+        done = todo[ready]
+        depth[done] = depth[p[ready]] + 1
+        known[done] = True
+        todo = todo[~ready]
+    return depth
 
 
-def _increasing(order: list[int]) -> bool:
-    arr = np.asarray(order)
-    return bool(np.all(arr[1:] > arr[:-1]))
+def _ids_are_positions(state: TreeState) -> bool:
+    """True when the node ids are their creation positions 0..n-1 (the usual case), read from the ids
+    ``parents_array`` keeps (after a run followed live, only its new ids are read)."""
+    ids = state.parents_array()[0]
+    n = ids.size
+    return n == 0 or (ids[0] == 0 and ids[-1] == n - 1 and bool(np.all(ids[1:] > ids[:-1])))
 
 
 class Replay:
@@ -602,7 +643,7 @@ def _apply_consistency(state: TreeState, ev: ConsistencyDone, undo: list) -> Non
     """A consistency pass: every node's consistent count at once (estimates in node id order)."""
     _set(undo, state, "consistency_method", ev.method)
     order = state.order
-    sorted_ids = _is_sorted_ids(order)
+    sorted_ids = _ids_are_positions(state)
     ids = order if sorted_ids else sorted(order)
     k = min(len(ids), len(ev.estimates))
     estimates = list(ev.estimates[:k])
@@ -613,7 +654,7 @@ def _apply_consistency(state: TreeState, ev: ConsistencyDone, undo: list) -> Non
 def _apply_leaves(state: TreeState, ev: LeavesReleased, undo: list) -> None:
     """The release of the leaves: the released count of every leaf named at once."""
     order = state.order
-    if _is_sorted_ids(order):  # ids are the positions 0..n-1 (the usual case): no lookup per node
+    if _ids_are_positions(state):  # no lookup per node
         where = np.asarray(ev.nodes, dtype=np.int64).reshape(-1)
         inside = (where >= 0) & (where < len(order))
         counts = list(ev.counts) if inside.all() else [c for c, ok in zip(ev.counts, inside.tolist()) if ok]

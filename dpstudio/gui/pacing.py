@@ -4,7 +4,8 @@ The Watch applying events, the tree redrawing, its labels, the step chart, the l
 each take from a few to tens of milliseconds on a large tree. Each calls ``note_busy()`` when it ends; one that
 finds ``recently_busy()`` (another ended less than ``PACING_GAP_S`` ago, in the same pass of the event loop)
 waits ``PACING_DELAY_MS`` instead, so that input and paint events get in between them
-(benchmarks/bench_gui_stall.py, benchmarks/bench_watch_follow.py).
+(benchmarks/bench_gui_stall.py, benchmarks/bench_watch_follow.py). The views' paints go through
+``paint_paced``: a long paint, or one right after long work, counts as long work too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import time
 
 PACING_GAP_S = 0.002
 PACING_DELAY_MS = 8
+#: a paint that took longer than this counts as long work
+PAINT_BUSY_S = 0.004
 _PACING = {"busy_end": 0.0}
 
 
@@ -24,3 +27,17 @@ def note_busy() -> None:
 def recently_busy() -> bool:
     """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
     return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
+
+
+def paint_paced(paint, event) -> float:
+    """Run ``paint(event)`` (a view's ``paintEvent``) and return its cost in seconds. The paint counts as
+    long work when it took longer than ``PAINT_BUSY_S``, or when it came right after long work in the same
+    pass of the event loop (then the next piece waits for a later pass: a paint of a few milliseconds
+    between two pieces let the second one in, and the three made one gap)."""
+    t = time.perf_counter()
+    chained = recently_busy()
+    paint(event)
+    cost = time.perf_counter() - t
+    if chained or cost > PAINT_BUSY_S:
+        note_busy()
+    return cost

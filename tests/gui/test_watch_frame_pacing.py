@@ -232,3 +232,28 @@ def test_a_redraw_drops_a_placement_in_pieces_of_the_tree_before_it(panel, qtbot
     qtbot.waitUntil(lambda: not tree._labels_due, timeout=3000)
     st = panel.replay.state
     assert tree.label_rects() and all(int(tree._ids[i]) in st.nodes for i in range(tree._ids.size))
+
+
+@pytest.mark.parametrize("view", ["tree", "candidates"])
+def test_a_paint_right_after_long_work_counts_with_it_and_a_short_paint_alone_does_not(panel, monkeypatch, view):
+    """A paint of a few milliseconds between two long pieces of work let the second one in (it found the
+    first one ended more than the pacing's gap ago) and the three made one gap: a paint that starts right
+    after long work ends that work; a short paint on its own does not count as long work."""
+    from dpstudio.gui import pacing
+
+    monkeypatch.setattr(pacing, "PAINT_BUSY_S", 10.0)  # no paint is long by itself here
+    monkeypatch.setattr(pacing, "PACING_GAP_S", 0.5)  # "right after", whatever the machine's load
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    panel.resize(1100, 700)  # the studio's Watch: room for the step chart
+    QtWidgets.QApplication.processEvents()
+    widget = getattr(panel, view)
+    assert widget.isVisible() and widget.viewport().height() > 50
+    pacing._PACING["busy_end"] = 0.0
+    widget.viewport().repaint()
+    assert pacing._PACING["busy_end"] == 0.0  # a short paint alone
+    pacing.note_busy()
+    work_end = pacing._PACING["busy_end"]
+    widget.viewport().repaint()
+    assert pacing._PACING["busy_end"] > work_end  # the paint's end is the end of that long work

@@ -13,6 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtGui
 
+from dpstudio.gui.pacing import paint_paced
 from dpstudio.model.numbers import figure_text, ratio_text
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
@@ -55,6 +56,9 @@ class CandidatesChart(pg.PlotWidget):
         self.hidden = False
         self._step = None  # (scored, winner) drawn: drawn again when a resize changes how many bars fit
         self.setTitle("candidates")
+
+    def paintEvent(self, ev) -> None:
+        paint_paced(super().paintEvent, ev)
 
     def bars_that_fit(self, title_lines: int = 4) -> int:
         """How many bars keep their labels at this height below a title of ``title_lines`` lines

@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, recently_busy
 
 MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
@@ -36,8 +36,6 @@ MAX_LABELS = 80
 LIVE_LABEL_BUDGET_S = 0.004
 #: after a run, all labels are placed in pieces of at most this much work, one per pass of the event loop
 LABEL_CHUNK_S = 0.006
-#: a paint of the tree or the icicle that took longer than this counts as long work for the pacing
-PAINT_BUSY_S = 0.004
 #: at most this many visible nodes are tried for a label per redraw (in priority order)
 LABEL_TRIES = 300
 REDRAW_MS = 30
@@ -644,11 +642,7 @@ class TreeView(pg.PlotWidget):
             note_busy()
 
     def paintEvent(self, ev) -> None:
-        t = time.perf_counter()
-        super().paintEvent(ev)
-        self._last_paint_cost = time.perf_counter() - t
-        if self._last_paint_cost > PAINT_BUSY_S:
-            note_busy()  # the next long piece of work waits for a later pass of the event loop
+        self._last_paint_cost = paint_paced(super().paintEvent, ev)
 
     def node_at(self, view_x: float, view_y: float, radius_px: float = 8.0) -> int | None:
         """Id of the node nearest to a point in view coordinates, within ``radius_px`` pixels."""

@@ -232,11 +232,11 @@ def test_live_catch_up_is_budgeted_and_completes_after_the_run(panel, qtbot, mon
     import dpstudio.gui.panels.watch as watch_mod
 
     events = list(interval_tree(n_bins=200, b=3, seed=2))
-    monkeypatch.setattr(watch_mod, "APPLY_BUDGET_S", 0.0)  # at most one 16-event chunk per tick
+    monkeypatch.setattr(watch_mod, "APPLY_BUDGET_S", 0.0)  # at most one 4-event chunk per tick
     panel.begin_live(True, 1.0)
     panel.feed(events)
     moved = panel.tick(0.03)
-    assert 0 < moved <= 16 and panel.position < len(events)
+    assert 0 < moved <= 4 and panel.position < len(events)
     from dpstudio.core.budget import Ledger
 
     panel.project.record_run(events, Ledger(1), True)

@@ -31,7 +31,7 @@ from dpstudio.model.watch.explain import explain_count
 from dpstudio.model.watch.replay import shown_as_teaching
 
 #: at most this much GUI-thread time per tick goes into applying events (the rest waits for the next tick)
-APPLY_BUDGET_S = 0.008
+APPLY_BUDGET_S = 0.005
 SIDE_PANELS_S = 0.5
 #: events that touch every node at once (10-30 ms on a tree of 38,000 nodes): on a tree of at least
 #: BULK_ALONE_NODES nodes each is applied in a tick of its own
@@ -228,7 +228,7 @@ class WatchPanel(QtWidgets.QWidget):
                     break  # a bulk event on a large tree starts a tick of its own
                 replay.step_forward()
                 if (
-                    (replay.position & 15) == 0 or type(replay.state.last_event) in BULK_EVENTS
+                    (replay.position & 3) == 0 or type(replay.state.last_event) in BULK_EVENTS
                 ) and time.perf_counter() > deadline:
                     break
         moved = self.position - start
@@ -254,8 +254,7 @@ class WatchPanel(QtWidgets.QWidget):
             # the run's pause of the garbage collector lasts until the view has caught up: a full collection
             # in between walks every object of the run (tens of milliseconds)
             gc_policy().hold(self)
-            self.timer.start()
-            self.tick(0.0)
+            self.timer.start()  # the next tick goes on (not now: the run's end is other work on this pass)
         elif not self.playing:
             self.follow = False
             self.timer.stop()

@@ -6,6 +6,7 @@ work ends in what the work done at once gives."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
@@ -14,6 +15,7 @@ from dpstudio.gui.panels import watch as watch_module
 from dpstudio.gui.widgets import tree_view as tree_module
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.model.project.project import TEACHING
+from dpstudio.model.watch.replay import state_at
 from tests.gui.sample_runs import sample_runs
 from tests.gui.synthetic_streams import diffgen_like, interval_tree
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
@@ -156,7 +158,9 @@ def test_the_icicle_is_laid_out_in_a_pass_before_its_paint(panel, qtbot):
 
 
 @pytest.mark.parametrize("n_bins", [4096])
-def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own(panel, monkeypatch, n_bins):
+def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own_after_a_tick_for_its_totals(
+    panel, monkeypatch, n_bins
+):
     events = list(interval_tree(n_bins=n_bins, b=4, seed=3))
     bulk = [i for i, e in enumerate(events) if isinstance(e, (ConsistencyDone, LeavesReleased))]
     assert bulk
@@ -171,7 +175,12 @@ def test_a_bulk_event_of_a_large_tree_is_applied_in_a_tick_of_its_own(panel, mon
     for i in bulk:
         assert (i, i + 1) in ticks or any(a == i and b > i for a, b in ticks), f"event {i} did not start a tick"
         assert not any(a < i < b for a, b in ticks)  # never after other events in the same tick
-    assert panel.replay.state.snapshot()["position"] == len(events)
+        assert ticks[ticks.index((i, i)) + 1][0] == i  # a tick that computes its totals, then the event
+    st = panel.replay.state
+    ref = state_at(events, len(events))
+    assert st.snapshot() == ref.snapshot()
+    np.testing.assert_array_equal(np.asarray(st.sizes), np.asarray(ref.sizes))  # the totals computed ahead
+    assert st.prepared is None
     QtWidgets.QApplication.processEvents()
 
 

@@ -388,3 +388,43 @@ def test_depths_after_a_parent_that_arrives_late_or_a_reused_id_are_computed_aga
                 np.testing.assert_array_equal(st.depths(), node_depths(par))
     st = Replay(reused).seek_end()
     assert st.depths().tolist() == [0, 1, 1, 2, 3]
+
+
+def test_a_bulk_event_prepared_ahead_gives_the_state_of_one_applied_at_once():
+    """``prepare_next`` computes a bulk event's totals in one tick of the Watch and the event is applied in
+    the next: the state equals the one the event applied at once gives, with ids as positions, ids out of
+    order and a leaf that does not exist; an event other than the one prepared ignores the totals."""
+    from dpstudio.core.events import ConsistencyDone, LeavesReleased
+
+    in_order = [
+        NodeCreated(0, -1, "root", 0),
+        NodeCreated(1, 0, "a", 1),
+        NodeCreated(2, 0, "b", 1),
+        NodeNoised(2, (7.0, -2.0), 1.0),
+        ConsistencyDone("least_squares", ((10.0, 2.0), (4.0, -1.0), (6.0, 1.0))),
+        LeavesReleased((2, 1, 7), ((6, 1), (4, 1), (99, 99))),
+    ]
+    shuffled = [
+        NodeCreated(5, -1, "root", 0),
+        NodeCreated(9, 5, "a", 1),
+        NodeCreated(3, 5, "b", 1),
+        ConsistencyDone("least_squares", ((4.0, 1.0), (10.0, 2.0), (6.0, -3.0))),
+        LeavesReleased((3, 4, 9), ((6, 1), (1, 1), (4, 1))),
+    ]
+    for evs in (in_order, shuffled):
+        plain, ahead = Replay(evs), Replay(evs)
+        while not plain.at_end:
+            prepared = ahead.prepare_next()
+            assert prepared == isinstance(evs[ahead.position], (ConsistencyDone, LeavesReleased))
+            assert not ahead.prepare_next()  # once per event
+            plain.step_forward()
+            ahead.step_forward()
+            assert ahead.state.snapshot() == plain.state.snapshot()
+            assert ahead.state.prepared is None
+        assert ahead.state.snapshot() == state_at(evs, len(evs)).snapshot()
+    other = Replay(in_order)
+    other.seek(4)
+    other.prepare_next()
+    other.state.prepared = (in_order[5], np.array([50.0, 60.0, 70.0]))  # totals of another event
+    other.step_forward()
+    assert other.state.snapshot() == state_at(in_order, 5).snapshot()

@@ -34,7 +34,8 @@ from dpstudio.model.watch.replay import shown_as_teaching
 APPLY_BUDGET_S = 0.005
 SIDE_PANELS_S = 0.5
 #: events that touch every node at once (10-30 ms on a tree of 38,000 nodes): on a tree of at least
-#: BULK_ALONE_NODES nodes each is applied in a tick of its own
+#: BULK_ALONE_NODES nodes each is applied in a tick of its own, after a tick that computes the totals of its
+#: values (``Replay.prepare_next``)
 BULK_EVENTS = (ConsistencyDone, LeavesReleased)
 BULK_ALONE_NODES = 2000
 #: the slowest default: no step is shown for more than this many seconds
@@ -212,6 +213,7 @@ class WatchPanel(QtWidgets.QWidget):
                 self._target = replay.step_end(replay.steps_done(max(self._target, self.position)) + steps)
             target = min(len(replay), self._target)
         start = self.position
+        prepared = False
         if target < start:
             self.replay.seek(target)
         else:
@@ -220,12 +222,12 @@ class WatchPanel(QtWidgets.QWidget):
             events = replay.events
             state = replay.state
             while replay.position < target:
-                if (
-                    replay.position > start
-                    and type(events[replay.position]) in BULK_EVENTS
-                    and state.n_nodes >= BULK_ALONE_NODES
-                ):
-                    break  # a bulk event on a large tree starts a tick of its own
+                if type(events[replay.position]) in BULK_EVENTS and state.n_nodes >= BULK_ALONE_NODES:
+                    if replay.position > start:
+                        break  # a bulk event on a large tree starts a tick of its own
+                    if replay.prepare_next():
+                        prepared = True
+                        break  # the totals of its values in this tick, the event in the next
                 replay.step_forward()
                 if (
                     (replay.position & 3) == 0 or type(replay.state.last_event) in BULK_EVENTS
@@ -234,6 +236,7 @@ class WatchPanel(QtWidgets.QWidget):
         moved = self.position - start
         if moved:
             self._refresh()
+        if moved or prepared:
             note_busy()
         if self.playing and self.replay.at_end and not self.live:
             self.pause()

@@ -76,6 +76,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.label_budget_s = None
         self.tree.chunked_labels = False
         self.replay.reset(list(events))
+        self._discard_later()
         self._steps_cache = (0, False)
         self._target = 0
         self._set_meta(teaching, epsilon)
@@ -88,6 +89,7 @@ class WatchPanel(QtWidgets.QWidget):
         self.pause()
         self._forget_selection()
         self.replay.reset([])
+        self._discard_later()
         self._steps_cache = (0, False)
         self._target = 0
         self.live = True
@@ -385,6 +387,22 @@ class WatchPanel(QtWidgets.QWidget):
             self._ledger_key = ledger_key
             total, charged = ledger_key[2], ledger_key[3]
             self.ledger.set_spends(st.spends, total if total is not None else max(st.spent, 1e-12), charged)
+
+    def _discard_later(self) -> None:
+        """Free the undo records of the run shown before a piece per pass of the event loop
+        (``Replay.discard_some``), none in a pass where other long work ended."""
+        if self.replay.discarded and not self._discarding:
+            self._discarding = True
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
+
+    def _discard_pass(self) -> None:
+        if not recently_busy():
+            left = self.replay.discard_some()
+            note_busy()
+            if not left:
+                self._discarding = False
+                return
+        QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
 
     def _on_side_timer(self) -> None:
         """One queued side panel per pass of the event loop, none in a pass where other long work ended."""

@@ -399,3 +399,32 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
     assert recorded["always"][0][:-1] == recorded["never"][0][:-1]
     assert recorded["always"][1] == recorded["never"][1]
     assert not multiprocessing.active_children()
+
+
+def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qtbot, monkeypatch):
+    """Forking holds the studio's GIL (about 10 ms for a million rows): the worker waits for the pass of the
+    event loop that ran the click to end, so the click's own work and the fork do not make one freeze."""
+    import sys
+    import time
+
+    from dpstudio.gui.panels.watch import WatchPanel
+    from dpstudio.model.release import run_process
+    from dpstudio.model.release.session import RunSession
+    from tests.gui.export_fixtures import table_project
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the engine process forks (Linux)")
+    monkeypatch.setenv(run_process.ENV, "always")
+    forked = []
+    original = RunSession.in_child.__func__
+    monkeypatch.setattr(RunSession, "in_child", classmethod(lambda cls, *a: (forked.append(1), original(cls, *a))[1]))
+    project = table_project(steps=3)
+    panel = AlgorithmPanel(project)
+    watch = WatchPanel(project)
+    qtbot.addWidget(panel)
+    qtbot.addWidget(watch)
+    w = panel.run(watch=watch)
+    time.sleep(0.2)  # the click's pass goes on: the worker waits
+    assert w is not None and not forked
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
+    assert forked == [1] and w.outcome == "finished"

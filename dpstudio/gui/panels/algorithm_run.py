@@ -6,12 +6,19 @@ or the ledger itself."""
 
 from __future__ import annotations
 
+import threading
+
+from PySide6 import QtCore
+
 from dpstudio.algorithms import registry
+from dpstudio.gui.pacing import PACING_DELAY_MS
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.release.readiness import refusal_text
 
 NOT_READY = "Not ready"
+#: the worker waits at most this long for the click's pass of the event loop to end before it forks
+FORK_WAIT_S = 0.5
 
 
 def not_ready_line(n: int) -> str:
@@ -78,6 +85,9 @@ def run(panel, watch=None):
         # a large table's engine in its own process: its numpy calls then never hold our GIL; a table read
         # through DuckDB is never forked (its connection stays here) and reads the used columns' counts only
         if project.frame is not None and run_process.use_process(len(project.frame)):
+            # forking holds this process's GIL (about 10 ms for a million rows): not in the click's own pass
+            # of the event loop, where the two made one freeze of the window
+            click_done.wait(FORK_WAIT_S)
             session = RunSession.in_child(project, snapshot)
         else:
             session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
@@ -92,6 +102,8 @@ def run(panel, watch=None):
         worker.signals.progress.emit(int(done), int(total), str(what))
         return True
 
+    click_done = threading.Event()
+    QtCore.QTimer.singleShot(PACING_DELAY_MS, click_done.set)  # the click's pass is over: the worker may fork
     # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
     worker = Worker(job, name=registry.ALGORITHMS[panel.algorithm], pause_gc=True)
     events: list = []

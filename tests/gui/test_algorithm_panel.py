@@ -145,7 +145,8 @@ def test_run_in_worker_feeds_watch_and_records(qtbot):
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert w.outcome == "finished"
     assert not watch.live
-    assert watch.replay.events == project.events and watch.position == len(project.events)
+    assert watch.replay.events == project.events
+    qtbot.waitUntil(lambda: watch.position == len(project.events), timeout=5000)  # its next ticks catch up
     assert project.run_teaching is True and float(project.run_ledger.spent) == float(project.epsilon)
 
 

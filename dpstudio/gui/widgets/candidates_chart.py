@@ -11,9 +11,9 @@ import textwrap
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtGui
+from PySide6 import QtCore, QtGui
 
-from dpstudio.gui.pacing import paint_paced
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, recently_busy
 from dpstudio.model.numbers import figure_text, ratio_text
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
@@ -70,10 +70,23 @@ class CandidatesChart(pg.PlotWidget):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        if self.__dict__.get("_step") is not None and self.probabilities.size > 0:  # (not during __init__)
+        if self.__dict__.get("_step") is not None and not self.__dict__.get("_refit_due"):  # (not in __init__)
+            self._refit_due = True
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refit)
+
+    def _refit(self) -> None:
+        """After a resize, the bars drawn again if the number that fits changed (e.g. the explanation below
+        took room: fewer bars, none overlapping), in a pass of the event loop of its own: a resize while a
+        run is followed came in the pass that drew the step, and the two made one gap."""
+        if recently_busy():
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refit)
+            return
+        self._refit_due = False
+        if self._step is not None and self.probabilities.size > 0:
             want = min(self.bars_that_fit(), self.probabilities.size)
-            if want != len(self.shown):  # e.g. the explanation below took room: fewer bars, none overlapping
+            if want != len(self.shown):
                 self.set_step(*self._step)
+                note_busy()
 
     def clear_step(self) -> None:
         self._step = None

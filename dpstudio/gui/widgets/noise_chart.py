@@ -23,6 +23,8 @@ class NoiseChart(pg.PlotWidget):
         self.marked: float | None = None  # the realised noise drawn (teaching only)
 
     def set_explanation(self, exp) -> None:
+        if exp is None and self.explanation is None and self.marked is None:
+            return  # empty already (the start of each run asks again; the title alone took 3 ms)
         self.clear()
         self.explanation = exp
         self.marked = None

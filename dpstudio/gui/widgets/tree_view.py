@@ -33,7 +33,7 @@ MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
 #: (the selected path, the latest step's new partitions, the root): on a tree of tens of thousands of nodes a
 #: full placement takes 20-30 ms, which froze the window on every redraw. All are placed when the run is over.
-LIVE_LABEL_BUDGET_S = 0.004
+LIVE_LABEL_BUDGET_S = 0.002
 #: after a run, all labels are placed in pieces of at most this much work, one per pass of the event loop
 LABEL_CHUNK_S = 0.006
 #: at most this many visible nodes are tried for a label per redraw (in priority order)

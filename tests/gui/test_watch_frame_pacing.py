@@ -291,3 +291,21 @@ def test_a_new_run_frees_the_last_runs_undo_records_a_piece_per_pass(panel, qtbo
     panel.end_live()
     qtbot.waitUntil(lambda: not panel.follow, timeout=5000)
     assert panel.replay.state.snapshot() == state_at(new, len(new)).snapshot()
+
+
+def test_the_watch_ticks_sooner_while_it_is_behind_the_run_it_follows(panel, monkeypatch):
+    """At most 5 ms of events a tick made the view catch up a second later after a large run: while it is
+    behind, the next tick comes after CATCH_UP_MS; caught up, or playing, after TICK_MS."""
+    from dpstudio.gui.panels.watch_layout import TICK_MS
+
+    monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 0.0)  # a few events a tick
+    events = list(interval_tree(n_bins=64, b=4, seed=1))
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    panel.tick(0.0)
+    assert panel.position < len(events) and panel.timer.interval() == watch_module.CATCH_UP_MS
+    panel.end_live()
+    monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 60.0)
+    panel.tick(0.0)
+    assert panel.replay.at_end and panel.timer.interval() == TICK_MS
+    assert watch_module.CATCH_UP_MS < TICK_MS

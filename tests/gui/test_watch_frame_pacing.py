@@ -309,3 +309,30 @@ def test_the_watch_ticks_sooner_while_it_is_behind_the_run_it_follows(panel, mon
     panel.tick(0.0)
     assert panel.replay.at_end and panel.timer.interval() == TICK_MS
     assert watch_module.CATCH_UP_MS < TICK_MS
+
+
+def test_the_step_chart_lays_out_only_the_bar_labels_that_changed(qtbot, monkeypatch):
+    """Laying out a text item is most of a bar label's cost: a step drawn again sets no text, and a new step
+    sets only the labels that differ; the labels shown are the step's, in the order of the bars."""
+    import pyqtgraph as pg
+
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+    from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+
+    chart = CandidatesChart()
+    qtbot.addWidget(chart)
+    chart.resize(420, 600)
+    chart.show()
+    first = CandidatesScored(1, ("a", "b", "c"), (3.0, 2.0, 1.0), (0.5, 0.3, 0.2), "exponential", selection=0)
+    chart.set_step(first, WinnerChosen(1, 0, "a", selection=0))
+    shown = chart.bar_labels()
+    assert len(shown) == 3 and [s.split()[0] for s in shown] == ["a", "b", "c"]
+    texts = []
+    original = pg.TextItem.setText
+    monkeypatch.setattr(pg.TextItem, "setText", lambda self, text, *a: (texts.append(text), original(self, text, *a)))
+    chart.set_step(first, WinnerChosen(1, 0, "a", selection=0))
+    assert texts == [] and chart.bar_labels() == shown
+    second = CandidatesScored(2, ("a", "b", "d"), (3.0, 2.0, 1.0), (0.5, 0.3, 0.2), "exponential", selection=1)
+    chart.set_step(second, WinnerChosen(2, 0, "a", selection=1))
+    assert [s.split()[0] for s in chart.bar_labels()] == ["a", "b", "d"]
+    assert [t.split()[0] for t in texts] == ["d"]

@@ -170,7 +170,9 @@ class CandidatesChart(pg.PlotWidget):
             self.addItem(t)
             self._bar_texts.append(t)
         for t, (y, text) in zip(self._bar_texts, ticks):
-            t.setText(text)
+            if getattr(t, "_shown_text", None) != text:  # laying out a text item is the costly part
+                t.setText(text)
+                t._shown_text = text
             t.setPos(0.0, float(y) + LABEL_DY)
             t.setVisible(True)
         for t in self._bar_texts[len(ticks) :]:

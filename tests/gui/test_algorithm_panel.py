@@ -130,7 +130,8 @@ def test_teaching_mark_and_screenshot(panel, qtbot, tmp_path):
     shot(panel, "algorithm_release")
 
 
-def test_run_in_worker_feeds_watch_and_records(qtbot):
+def _project_panel_and_watch(qtbot):
+    """A small table's project (DiffGen, 3 steps) with its Algorithm panel and a Watch panel."""
     from dpstudio.gui.panels.watch import WatchPanel
     from tests.gui.export_fixtures import table_project
 
@@ -139,6 +140,12 @@ def test_run_in_worker_feeds_watch_and_records(qtbot):
     watch = WatchPanel(project)
     qtbot.addWidget(panel)
     qtbot.addWidget(watch)
+    return project, panel, watch
+
+
+def test_run_in_worker_feeds_watch_and_records(qtbot):
+
+    project, panel, watch = _project_panel_and_watch(qtbot)
     w = panel.run(watch=watch)
     assert w is not None
     # (not waitSignal on the worker: it may finish before a blocker could connect)
@@ -377,20 +384,14 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
     import multiprocessing
     import sys
 
-    from dpstudio.gui.panels.watch import WatchPanel
     from dpstudio.model.release import run_process
-    from tests.gui.export_fixtures import table_project
 
     if not sys.platform.startswith("linux"):
         pytest.skip("the engine process forks (Linux)")
     recorded = {}
     for mode in ("never", "always"):
         monkeypatch.setenv(run_process.ENV, mode)
-        project = table_project(steps=3)
-        panel = AlgorithmPanel(project)
-        watch = WatchPanel(project)
-        qtbot.addWidget(panel)
-        qtbot.addWidget(watch)
+        project, panel, watch = _project_panel_and_watch(qtbot)
         w = panel.run(watch=watch)
         qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
         assert w.outcome == "finished" and watch.replay.events == project.events
@@ -408,10 +409,8 @@ def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qt
     import sys
     import time
 
-    from dpstudio.gui.panels.watch import WatchPanel
     from dpstudio.model.release import run_process
     from dpstudio.model.release.session import RunSession
-    from tests.gui.export_fixtures import table_project
 
     if not sys.platform.startswith("linux"):
         pytest.skip("the engine process forks (Linux)")
@@ -419,11 +418,7 @@ def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qt
     forked = []
     original = RunSession.in_child.__func__
     monkeypatch.setattr(RunSession, "in_child", classmethod(lambda cls, *a: (forked.append(1), original(cls, *a))[1]))
-    project = table_project(steps=3)
-    panel = AlgorithmPanel(project)
-    watch = WatchPanel(project)
-    qtbot.addWidget(panel)
-    qtbot.addWidget(watch)
+    project, panel, watch = _project_panel_and_watch(qtbot)
     w = panel.run(watch=watch)
     time.sleep(0.2)  # the click's pass goes on: the worker waits
     assert w is not None and not forked

@@ -270,7 +270,8 @@ def test_a_paint_right_after_long_work_counts_with_it_and_a_short_paint_alone_do
 
 def test_a_new_run_frees_the_last_runs_undo_records_a_piece_per_pass(panel, qtbot, monkeypatch):
     """A new run began by freeing every undo record of the run shown before (20 ms on a million-row run):
-    they are freed a piece per pass of the event loop, while the new run is followed."""
+    they are freed a piece per pass of the event loop, while the new run is followed; so are the records
+    left when the slider goes back to the start of a long run."""
     import dpstudio.model.watch.replay as replay_module
 
     monkeypatch.setattr(replay_module, "DISCARD_PIECE", 50)
@@ -291,6 +292,12 @@ def test_a_new_run_frees_the_last_runs_undo_records_a_piece_per_pass(panel, qtbo
     panel.end_live()
     qtbot.waitUntil(lambda: not panel.follow, timeout=5000)
     assert panel.replay.state.snapshot() == state_at(new, len(new)).snapshot()
+    panel.load_events(old, teaching=True, epsilon=1.0)
+    panel.seek_end()
+    panel.seek(1)  # back to the start of a long run: the replay starts over, its records wait too
+    assert panel.replay.discarded == len(old)
+    qtbot.waitUntil(lambda: panel.replay.discarded == 0, timeout=10000)
+    assert panel.replay.state.snapshot() == state_at(old, 1).snapshot()
 
 
 def test_the_watch_ticks_sooner_while_it_is_behind_the_run_it_follows(panel, monkeypatch):

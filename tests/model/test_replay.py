@@ -440,7 +440,10 @@ def test_the_undo_records_of_a_stream_reset_are_freed_a_piece_at_a_time(monkeypa
     evs = list(diffgen_like(steps=8, seed=9))
     r = Replay(evs)
     r.seek_end()
-    assert r.discarded == 0
+    r.reset(evs)
+    assert r.discarded == 0 and not r._undo  # without free_later: freed at once
+    r.free_later = True
+    r.seek_end()
     r.reset(evs[:20])
     assert r.discarded == len(evs) and r.position == 0 and not r._undo
     r.seek(20)
@@ -452,12 +455,14 @@ def test_the_undo_records_of_a_stream_reset_are_freed_a_piece_at_a_time(monkeypa
     assert all(a - b == 10 for a, b in zip([len(evs), *sizes], sizes))  # a piece each call
     assert [list(u) for u in r._undo] == undo_now and r.state.snapshot() == state_at(evs[:20], 20).snapshot()
     r = Replay(evs)
+    r.free_later = True
     r.seek_end()
     r.seek(3)  # rebuilt from the start: the long undo list goes to the discarded ones
     assert r.discarded == len(evs) and r.state.snapshot() == state_at(evs, 3).snapshot()
     r.discard_some(len(evs))
     assert r.discarded == 0
     small = Replay(evs[:5])
+    small.free_later = True
     small.seek_end()
     small.reset()
     assert small.discarded == 0  # a short list is freed at once

@@ -78,7 +78,6 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.label_budget_s = None
         self.tree.chunked_labels = False
         self.replay.reset(list(events))
-        self._discard_later()
         self._steps_cache = (0, False)
         self._target = 0
         self._set_meta(teaching, epsilon)
@@ -91,7 +90,6 @@ class WatchPanel(QtWidgets.QWidget):
         self.pause()
         self._forget_selection()
         self.replay.reset([])
-        self._discard_later()
         self._steps_cache = (0, False)
         self._target = 0
         self.live = True
@@ -323,6 +321,7 @@ class WatchPanel(QtWidgets.QWidget):
     def _refresh(self, side_now: bool = True) -> None:
         """Show the current state. ``side_now=False``: the step chart and the ledger are drawn in later
         passes of the event loop, one each (as always while following a run)."""
+        self._discard_later()  # undo records left by a reset or a seek to the start
         st = self.replay.state
         n = len(self.replay)
         self.slider.blockSignals(True)

@@ -37,6 +37,7 @@ VIEWS = ("Tree", "Icicle", "Both")  # the tree, the icicle of the released table
 def build(panel, project=None, parent=None):
     panel.project = project
     panel.replay = Replay()
+    panel.replay.free_later = True  # a new run or a seek to the start frees the last records in pieces
     panel.teaching: bool | None = None
     panel.epsilon: float | None = None
     panel.playing = False

@@ -349,6 +349,8 @@ class Replay:
         self._undo: list[list] = []
         self._steps = StepIndex()
         self._discarded: list[list] = []  # undo lists of streams reset before, freed a piece at a time
+        #: keep a long stream's undo records at a reset for ``discard_some`` (the Watch), else free them there
+        self.free_later = False
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -416,13 +418,14 @@ class Replay:
         return self.seek(len(self.events))
 
     def reset(self, events: Iterable[Event] | None = None) -> None:
-        """Back to the start (of ``events`` when given). The undo records of a long stream are not freed
-        here but by ``discard_some`` (freeing the 77,000 records of a million-row run took 20 ms)."""
+        """Back to the start (of ``events`` when given). With ``free_later``, the undo records of a long
+        stream are not freed here but by ``discard_some`` (freeing the 77,000 records of a million-row run
+        took 20 ms of the GUI thread)."""
         if events is not None:
             self.events = list(events)
             self._steps = StepIndex()
         self.state = TreeState()
-        if len(self._undo) > DISCARD_PIECE:
+        if self.free_later and len(self._undo) > DISCARD_PIECE:
             self._discarded.append(self._undo)
         self._undo = []
 

@@ -302,7 +302,7 @@ def test_a_new_run_frees_the_last_runs_undo_records_a_piece_per_pass(panel, qtbo
 
 def test_the_watch_ticks_sooner_while_it_is_behind_the_run_it_follows(panel, monkeypatch):
     """At most 5 ms of events a tick made the view catch up a second later after a large run: while it is
-    behind, the next tick comes after CATCH_UP_MS; caught up, or playing, after TICK_MS."""
+    behind, the next tick comes after CATCH_UP_MS; caught up, after TICK_MS."""
     from dpstudio.gui.panels.watch_layout import TICK_MS
 
     monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 0.0)  # a few events a tick

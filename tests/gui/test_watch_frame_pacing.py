@@ -343,3 +343,31 @@ def test_the_step_chart_lays_out_only_the_bar_labels_that_changed(qtbot, monkeyp
     chart.set_step(second, WinnerChosen(2, 0, "a", selection=1))
     assert [s.split()[0] for s in chart.bar_labels()] == ["a", "b", "d"]
     assert [t.split()[0] for t in texts] == ["d"]
+
+
+def test_a_new_run_clears_the_last_runs_tree_step_and_ledger_at_once_and_frees_without_holding_others(
+    panel, monkeypatch
+):
+    """Walk 54 saw the last run's tree, step chart and ledger half a second into a new run, beside the new
+    run's status line: the new run clears them at its start. Freeing the last run's records is not long work
+    for the pacing (counted, it kept the tree's redraw waiting until every piece was freed)."""
+    import dpstudio.model.watch.replay as replay_module
+    from dpstudio.gui import pacing
+
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    panel.tree.redraw()
+    panel._draw_side("chart")
+    panel._draw_side("ledger")
+    assert panel.tree.layers and sum(item.x.size for item in panel.tree.layers) > 0
+    assert panel.ledger.table.rowCount() > 0 and panel.candidates.shown
+    panel.begin_live(True, 1.0)  # no pass of the event loop in between
+    assert sum(item.x.size for item in panel.tree.layers) == 0 and panel.tree.edges.x.size == 0
+    assert panel.ledger.table.rowCount() == 0 and not panel.candidates.shown
+    monkeypatch.setattr(replay_module, "DISCARD_PIECE", 100)
+    left = panel.replay.discarded
+    assert left == len(events)
+    pacing._PACING["busy_end"] = 0.0
+    panel._discard_pass()
+    assert panel.replay.discarded == left - 100 and pacing._PACING["busy_end"] == 0.0

@@ -99,6 +99,11 @@ class WatchPanel(QtWidgets.QWidget):
         self._set_meta(teaching, epsilon)
         self.tree._auto_fit = True
         self._refresh()
+        # the last run's tree, step and ledger go now (a walk saw them for half a second into the new run,
+        # beside its status line): empty, each is cheap to draw
+        self.tree.redraw()
+        self._draw_side("chart")
+        self._draw_side("ledger")
         self.timer.start()
 
     def _forget_selection(self) -> None:
@@ -401,10 +406,10 @@ class WatchPanel(QtWidgets.QWidget):
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
 
     def _discard_pass(self) -> None:
+        # a piece takes about a millisecond and is not counted as long work: counted, it kept the tree's
+        # redraw and the side panels waiting until every piece was freed
         if not recently_busy():
-            left = self.replay.discard_some()
-            note_busy()
-            if not left:
+            if not self.replay.discard_some():
                 self._discarding = False
                 return
         QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)

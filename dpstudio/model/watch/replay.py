@@ -332,8 +332,8 @@ def _ids_are_positions(state: TreeState) -> bool:
     return n == 0 or (ids[0] == 0 and ids[-1] == n - 1 and bool(np.all(ids[1:] > ids[:-1])))
 
 
-#: undo records freed at a time by ``Replay.discard_some`` (about 2 ms)
-DISCARD_PIECE = 8000
+#: undo records freed at a time by ``Replay.discard_some`` (about a millisecond)
+DISCARD_PIECE = 4000
 
 
 class Replay:

@@ -371,3 +371,28 @@ def test_a_new_run_clears_the_last_runs_tree_step_and_ledger_at_once_and_frees_w
     pacing._PACING["busy_end"] = 0.0
     panel._discard_pass()
     assert panel.replay.discarded == left - 100 and pacing._PACING["busy_end"] == 0.0
+
+
+def test_a_notice_of_the_project_during_a_second_run_does_not_end_it_with_the_last_runs_record(panel, qtbot):
+    """Walk 54 saw a second run's Watch go back to "event 65113 of 65113: RunFinished" half a second in, and
+    walk 53 the same on its second large run: any notice of the project during the run (the ledger, the
+    run's fields) found the project's record, still the last run's and longer than the events so far, and
+    took it for the end of this run; the next notice then loaded the last run. Only this run's own record
+    ends it."""
+    from dpstudio.core.budget import Ledger
+
+    first = list(interval_tree(n_bins=256, b=4, seed=2))
+    second = list(diffgen_like(steps=3, seed=5))
+    assert len(first) > len(second)
+    panel.project.record_run(first, Ledger(1), True)  # the last run, finished and recorded
+    qtbot.waitUntil(lambda: panel.position == len(first), timeout=5000)
+    panel.begin_live(True, 1.0)
+    panel.feed(second[:10])
+    panel.project.notify("ledger")  # a notice while the second run goes on
+    panel.project.notify("run")
+    assert panel.live and panel.replay.events == second[:10]
+    panel.feed(second[10:])
+    panel.project.record_run(second, Ledger(1), True)  # this run's own record: it ends
+    assert not panel.live
+    qtbot.waitUntil(lambda: not panel.follow, timeout=5000)
+    assert panel.replay.events == second and panel.state.snapshot() == state_at(second, len(second)).snapshot()

@@ -572,8 +572,10 @@ class WatchPanel(QtWidgets.QWidget):
         p = self.project
         events = getattr(p, "events", [])
         if self.live:
-            if events and len(events) >= len(self.replay.events):
-                # the run ended: keep the live replay (same events) and let the view catch up
+            mine = self.replay.events
+            if events and mine and events[0] is mine[0] and len(events) >= len(mine):
+                # this run's own record: it ended; keep the live replay (same events) and let the view catch
+                # up. (A notice during the run finds the last run's record: not this run's end.)
                 self._source_events = events
                 self.end_live()
             return

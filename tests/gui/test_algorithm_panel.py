@@ -424,3 +424,26 @@ def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qt
     assert w is not None and not forked
     qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     assert forked == [1] and w.outcome == "finished"
+
+
+def test_the_run_button_starts_a_run_that_the_watch_follows_live(qtbot, window, monkeypatch):
+    """QPushButton.clicked hands its checked flag (False) to a slot that takes an argument: the Run button
+    passed ``watch=False`` to ``run``, so no run started from the studio's button was followed live (walk 54:
+    the Watch showed a run only once it had ended, loaded at once). Clicked, the Watch follows it."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from tests.gui.export_fixtures import table_project
+
+    table_project(project=window.project)
+    watch = window.panels["Watch"]
+    began = []
+    original = watch.begin_live
+    monkeypatch.setattr(watch, "begin_live", lambda *a, **k: (began.append(a), original(*a, **k))[1])
+    alg = window.panels["Algorithm"]
+    window.show_panel("Algorithm")
+    QTest.mouseClick(alg.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.project.result is not None, timeout=60000)
+    assert len(began) == 1
+    qtbot.waitUntil(lambda: not watch.follow, timeout=10000)
+    assert watch.replay.events == window.project.events and watch.position == len(window.project.events)

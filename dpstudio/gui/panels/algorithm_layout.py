@@ -162,7 +162,9 @@ def build(panel, project, parent=None):
     panel.eps_edit.textChanged.connect(panel._check_eps_text)
     panel.eps_slider.valueChanged.connect(panel._on_slider)
     panel.bar.splitChanged.connect(panel._on_split)
-    panel.run_button.clicked.connect(panel.run)
+    panel.run_button.clicked.connect(
+        lambda: panel.run()
+    )  # not the bound method: clicked passes its checked flag (False) as `watch`
     panel.reset_button.clicked.connect(panel.reset_split)
     panel.dataset_apply.clicked.connect(
         lambda: panel.apply_dataset_budget(panel.dataset_name_edit.text(), panel.dataset_total_edit.text())

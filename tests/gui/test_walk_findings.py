@@ -150,3 +150,17 @@ def test_the_chosen_candidate_is_named_whole_up_to_a_title_line(qtbot):
         chart.set_step(scored, WinnerChosen(3, 0, name, selection=2))
         title = chart.plotItem.titleLabel.text
         assert f"chosen: {shown}" in title and (shown.endswith("...") or f"chosen: {shown}..." not in title)
+
+
+def test_a_winner_about_as_likely_as_the_best_other_candidate_is_said_so_in_words():
+    """Walk 54 read "the winner was 1 times less likely than the best other candidate": odds that round to 1
+    either way are said to be about even; clear odds keep their number."""
+    from dpstudio.gui.widgets.candidates_chart import odds_caption
+
+    for probs, w in (((0.49, 0.51), 0), ((0.51, 0.49), 0), ((0.38, 0.23, 0.39), 0), ((0.5, 0.5), 1)):
+        text = odds_caption(probs, w)
+        assert text.startswith("the winner was about as likely as the best other candidate"), text
+        assert "1 times" not in text
+    assert odds_caption((0.2, 0.8), 0).startswith("the winner was 4 times less likely")
+    assert odds_caption((0.6, 0.4), 0).startswith("the winner was 1.5 times likelier")
+    assert odds_caption((0.9, 0.1), 0).startswith("the winner was 9 times likelier")

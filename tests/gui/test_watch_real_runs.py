@@ -230,6 +230,8 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
             words = (
                 f"{ratio_text(ratio)} times likelier" if ratio >= 1 else f"{ratio_text(1 / ratio)} times less likely"
             )
+            if ratio_text(max(ratio, 1 / ratio)) == "1":
+                words = "about as likely as the best other candidate"
         assert words in chart.caption and chart.caption.replace("<br>", " ") in " ".join(
             chart.plotItem.titleLabel.text.replace("<br>", " ").split()
         )

@@ -247,6 +247,10 @@ def odds_caption(probs, w: int) -> str:
     if best <= 0:
         return "the winner had all the probability"
     ratio = float(probs[w]) / best
+    if ratio_text(ratio if ratio >= 1 else 1 / ratio) == "1":  # walk 54 read "1 times less likely"
+        return (
+            "the winner was about as likely as the best other candidate: with this budget the choice is close to random"
+        )
     if ratio < 1:
         return f"the winner was {ratio_text(1 / ratio)} times less likely than the best other candidate: the noise chose it"
     if ratio < 1.5:

@@ -447,3 +447,30 @@ def test_the_run_button_starts_a_run_that_the_watch_follows_live(qtbot, window, 
     assert len(began) == 1
     qtbot.waitUntil(lambda: not watch.follow, timeout=10000)
     assert watch.replay.events == window.project.events and watch.position == len(window.project.events)
+
+
+def test_the_watch_says_a_new_run_is_starting_until_its_first_events_and_takes_it_back_if_none_come(qtbot, monkeypatch):
+    """Walk 54: between Run and a run's first events (its inputs are checked and coded first: seconds on a
+    large table) the Watch showed the last run as "finished" while the bar said "running". The status line
+    says a new run is starting; a run that ends before any event (here its inputs refused) gives the line
+    back to what is shown."""
+    from dpstudio.gui.panels.watch import STARTING_TEXT
+    from dpstudio.model.release.session import RunSession
+
+    project, panel, watch = _project_panel_and_watch(qtbot)
+    w = panel.run(watch=watch)
+    assert w is not None and watch.status.text() == STARTING_TEXT  # no event delivered yet
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
+    qtbot.wait(200)  # the end of the run's own later passes (side panels, labels)
+    shown = watch.status.text()
+    assert shown.startswith(f"event {len(project.events)} of {len(project.events)}")
+
+    def refused(*a, **k):
+        raise ValueError("an input the run refuses")
+
+    monkeypatch.setattr(RunSession, "of_project", classmethod(refused))
+    w = panel.run(watch=watch)
+    assert w is not None and watch.status.text() == STARTING_TEXT
+    qtbot.waitUntil(lambda: w.outcome == "failed", timeout=10000)
+    qtbot.waitUntil(lambda: watch.status.text() == shown, timeout=5000)
+    assert "an input the run refuses" in panel.last_error

@@ -129,6 +129,8 @@ def run(panel, watch=None):
             watch.feed(batch)
 
     def on_end(*_):
+        if not live["started"] and watch is not None and hasattr(watch, "expect_no_run"):
+            watch.expect_no_run()  # cancelled before its first events
         setup = holder.get("setup")
         if setup is not None:  # the Watch stops following here
             holder["session"].finish(events)
@@ -144,6 +146,8 @@ def run(panel, watch=None):
             project.notify("ledger")
         if live["started"] and watch is not None and hasattr(watch, "end_live"):
             watch.end_live()
+        elif watch is not None and hasattr(watch, "expect_no_run"):
+            watch.expect_no_run()
         panel.eps_error.setText(message)
 
     worker.signals.events.connect(on_events)
@@ -152,14 +156,18 @@ def run(panel, watch=None):
     worker.signals.failed.connect(on_failed)
     panel.worker = worker
     if win is not None:
-        return win.start_worker(worker, f"running {registry.ALGORITHMS[panel.algorithm]}")
-    if panel._runner is None:
-        panel._runner = TaskRunner(panel)
-    try:
-        return panel._runner.start(worker)
-    except RuntimeError as exc:
-        on_failed(str(exc))
-        return None
+        started = win.start_worker(worker, f"running {registry.ALGORITHMS[panel.algorithm]}")
+    else:
+        if panel._runner is None:
+            panel._runner = TaskRunner(panel)
+        try:
+            started = panel._runner.start(worker)
+        except RuntimeError as exc:
+            on_failed(str(exc))
+            return None
+    if started is not None and watch is not None and hasattr(watch, "expect_run"):
+        watch.expect_run()  # the last run stays shown until this one's first events: the status line says so
+    return started
 
 
 def apply_dataset_budget(panel, name: str | None = None, total=None) -> bool:

@@ -40,6 +40,8 @@ CATCH_UP_MS = 20
 #: values (``Replay.prepare_next``)
 BULK_EVENTS = (ConsistencyDone, LeavesReleased)
 BULK_ALONE_NODES = 2000
+#: the status line between a run's start and its first events (the last run is still shown)
+STARTING_TEXT = "a new run is starting: its inputs are checked first; the last run stays shown until then"
 #: the slowest default: no step is shown for more than this many seconds
 MAX_STEP_SECONDS = 3.0
 
@@ -105,6 +107,17 @@ class WatchPanel(QtWidgets.QWidget):
         self._draw_side("chart")
         self._draw_side("ledger")
         self.timer.start()
+
+    def expect_run(self) -> None:
+        """A run was started: until its first events arrive (its inputs are checked and coded first, seconds
+        on a large table) the last run stays shown, and the status line says a new one is on its way."""
+        self.status.setText(STARTING_TEXT)
+
+    def expect_no_run(self) -> None:
+        """The run announced by ``expect_run`` ended before its first events (refused or cancelled): the
+        status line describes what is shown again."""
+        if self.status.text() == STARTING_TEXT:
+            self._refresh()
 
     def _forget_selection(self) -> None:
         """No node selected, nothing explained (walk finding: a new run kept the last run's node and its

@@ -16,6 +16,8 @@ PACING_GAP_S = 0.002
 PACING_DELAY_MS = 8
 #: a paint that took longer than this counts as long work
 PAINT_BUSY_S = 0.004
+#: a piece of work that has waited this long for a pass without other long work runs anyway
+MAX_WAIT_S = 0.1
 _PACING = {"busy_end": 0.0}
 
 
@@ -27,6 +29,13 @@ def note_busy() -> None:
 def recently_busy() -> bool:
     """Whether a long piece of GUI-thread work ended less than ``PACING_GAP_S`` ago."""
     return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
+
+
+def must_wait(since: float) -> bool:
+    """Whether a piece of work first put off at ``since`` waits again: other long work ended just now, and it
+    has waited less than ``MAX_WAIT_S`` (walk 55: while the Watch caught up with a run, the tree's labels and
+    the side panels kept finding other work just ended, and stayed empty)."""
+    return recently_busy() and time.perf_counter() - since < MAX_WAIT_S
 
 
 def paint_paced(paint, event) -> float:

@@ -101,7 +101,7 @@ def test_while_following_the_step_chart_and_the_ledger_are_drawn_each_in_a_pass_
     monkeypatch.setattr(panel, "_on_side_timer", lambda: (calls.append(len(drawn)), original_timer()))
     panel._side_timer.timeout.disconnect()
     panel._side_timer.timeout.connect(panel._on_side_timer)
-    monkeypatch.setattr(watch_module, "recently_busy", lambda: False)
+    monkeypatch.setattr(watch_module, "must_wait", lambda since: False)
     qtbot.waitUntil(lambda: not panel._side_queue and len(drawn) == 2, timeout=3000)
     assert [w for w, _ in drawn] == ["chart", "ledger"] and all(changed for _, changed in drawn)
     assert calls == [0, 1]  # one side panel per pass of the timer
@@ -396,3 +396,45 @@ def test_a_notice_of_the_project_during_a_second_run_does_not_end_it_with_the_la
     assert not panel.live
     qtbot.waitUntil(lambda: not panel.follow, timeout=5000)
     assert panel.replay.events == second and panel.state.snapshot() == state_at(second, len(second)).snapshot()
+
+
+def test_labels_and_side_panels_that_always_find_other_work_just_ended_are_drawn_after_a_wait(
+    panel, qtbot, monkeypatch
+):
+    """Walk 55: while the Watch caught up with a run, the tree had no labels and the step chart and the
+    ledger stayed empty: each pass they tried in found other long work just ended. A piece put off for
+    MAX_WAIT_S runs anyway."""
+    from dpstudio.gui import pacing
+
+    monkeypatch.setattr(pacing, "MAX_WAIT_S", 0.05)
+    monkeypatch.setattr(pacing, "recently_busy", lambda: True)  # other work always just ended
+    monkeypatch.setattr(watch_module, "recently_busy", lambda: True)
+    monkeypatch.setattr(tree_module, "recently_busy", lambda: True)
+    events, total = sample_runs()[TEACHING]
+    panel.begin_live(True, total)
+    panel.feed(events[: len(events) // 2])
+    while panel.position < len(panel.replay):
+        panel.tick(0.0)
+    panel.tree.redraw()  # labels due in a pass of their own
+    assert panel.tree._labels_due
+    qtbot.waitUntil(lambda: not panel.tree._labels_due and panel.tree.visible_label_count() > 0, timeout=3000)
+    st = panel.replay.state
+    qtbot.waitUntil(lambda: panel.ledger.table.rowCount() == len(st.spends) > 0, timeout=3000)
+    assert panel.candidates.shown
+
+
+def test_the_status_line_says_when_the_watch_catches_up_after_a_run(panel, monkeypatch):
+    """Walk 55 saw a partial tree labelled neither live nor finished after a fast run: while the Watch is
+    behind a run that has ended, the status line says it is catching up."""
+    monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 0.0)
+    events = list(interval_tree(n_bins=64, b=4, seed=1))
+    panel.begin_live(True, 1.0)
+    panel.feed(events)
+    panel.tick(0.0)
+    assert "(live)" in panel.status.text()
+    panel.end_live()
+    panel.tick(0.0)
+    assert "(catching up)" in panel.status.text() and "(live)" not in panel.status.text()
+    monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 60.0)
+    panel.tick(0.0)
+    assert "catching up" not in panel.status.text() and panel.status.text().endswith("finished")

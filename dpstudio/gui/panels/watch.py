@@ -22,7 +22,7 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, must_wait, note_busy, recently_busy
 from dpstudio.gui.panels import watch_layout
 from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.tree_view import LIVE_LABEL_BUDGET_S, node_text
@@ -100,12 +100,14 @@ class WatchPanel(QtWidgets.QWidget):
         self.tree.chunked_labels = True  # and all of them after it, a piece per pass of the event loop
         self._set_meta(teaching, epsilon)
         self.tree._auto_fit = True
-        self._refresh()
         # the last run's tree, step and ledger go now (a walk saw them for half a second into the new run,
-        # beside its status line): empty, each is cheap to draw
-        self.tree.redraw()
+        # beside its status line): empty, each is cheap to draw; the new run's first step and spend are drawn
+        # as soon as they come (walk 55: drawn now through the throttle, they waited half a second)
         self._draw_side("chart")
         self._draw_side("ledger")
+        self._side_drawn = 0.0
+        self._refresh()
+        self.tree.redraw()
         self.timer.start()
 
     def expect_run(self) -> None:
@@ -363,6 +365,7 @@ class WatchPanel(QtWidgets.QWidget):
         elif (not self.follow or now - self._side_drawn >= SIDE_PANELS_S) and self._side_changed():
             self._side_drawn = now
             self._side_queue = ["chart", "ledger"]
+            self._side_since = time.perf_counter()
             self._side_timer.start(PACING_DELAY_MS)
         self.btn_step_neighbour.setVisible(self._step_neighbour_ready())
         has_steps = self._has_steps
@@ -373,7 +376,7 @@ class WatchPanel(QtWidgets.QWidget):
         extra = ""
         if st.progress is not None and st.progress.message:
             extra = f" - {st.progress.message}"
-        live = " (live)" if self.live else ""
+        live = " (live)" if self.live else (" (catching up)" if self.follow and n > st.position else "")
         self.status.setText(
             f"event {st.position} of {n}{live}: {what}; {st.n_nodes} nodes{extra}"
             + ("; finished" if st.finished else "")
@@ -428,10 +431,11 @@ class WatchPanel(QtWidgets.QWidget):
         QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
 
     def _on_side_timer(self) -> None:
-        """One queued side panel per pass of the event loop, none in a pass where other long work ended."""
+        """One queued side panel per pass of the event loop, none in a pass where other long work ended
+        (unless it has waited ``MAX_WAIT_S``)."""
         if not self._side_queue:
             return
-        if recently_busy():
+        if must_wait(self._side_since):
             self._side_timer.start(PACING_DELAY_MS)
             return
         self._draw_side(self._side_queue.pop(0))

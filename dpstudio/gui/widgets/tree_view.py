@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, must_wait, note_busy, paint_paced, recently_busy
 
 MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
@@ -423,6 +423,7 @@ class TreeView(pg.PlotWidget):
         self.label_budget_s: float | None = None  # LIVE_LABEL_BUDGET_S while a run is followed live
         self.chunked_labels = False  # place labels in pieces without a budget (``_update_labels``)
         self._labels_due = False  # a redraw's labels are waiting for their own pass (a live run)
+        self._labels_since = 0.0  # since when
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -584,6 +585,7 @@ class TreeView(pg.PlotWidget):
             self._update_labels()
         elif not self._labels_due:  # a live run: the labels in a pass of the event loop of their own
             self._labels_due = True
+            self._labels_since = time.perf_counter()
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
 
     # -- internals ----------------------------------------------------------------------------------
@@ -730,8 +732,8 @@ class TreeView(pg.PlotWidget):
 
     def _labels_pass(self) -> None:
         """The labels of the last redraw while a run is followed (none in a pass where other long work
-        ended)."""
-        if recently_busy():
+        ended, unless they have waited ``MAX_WAIT_S``)."""
+        if must_wait(self._labels_since):
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
             return
         self._labels_due = False

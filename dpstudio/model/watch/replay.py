@@ -229,7 +229,7 @@ class TreeState:
             ids = np.asarray(self.order, dtype=np.int64)
         n = ids.size
         raw = np.asarray(self.parent_ids, dtype=np.int64)
-        if n and ids[0] == 0 and ids[-1] == n - 1 and np.array_equal(ids, np.arange(n)):
+        if n and _is_range(ids):
             par = np.where((raw >= 0) & (raw < n), raw, -1)  # the usual case: ids are creation positions
         else:
             pos = {nid: i for i, nid in enumerate(self.order)}
@@ -324,12 +324,17 @@ def _grown_depths(old_depth: np.ndarray, par: np.ndarray) -> np.ndarray | None:
     return depth
 
 
+def _is_range(a: np.ndarray) -> bool:
+    """Whether ``a`` is 0, 1, ..., len(a) - 1 (node ids that are their creation positions; the positions of
+    a list's head)."""
+    n = a.size
+    return n == 0 or (a[0] == 0 and a[-1] == n - 1 and bool(np.all(np.diff(a) == 1)))
+
+
 def _ids_are_positions(state: TreeState) -> bool:
     """True when the node ids are their creation positions 0..n-1 (the usual case), read from the ids
     ``parents_array`` keeps (after a run followed live, only its new ids are read)."""
-    ids = state.parents_array()[0]
-    n = ids.size
-    return n == 0 or (ids[0] == 0 and ids[-1] == n - 1 and bool(np.all(ids[1:] > ids[:-1])))
+    return _is_range(state.parents_array()[0])
 
 
 #: undo records freed at a time by ``Replay.discard_some`` (about a millisecond)
@@ -732,7 +737,7 @@ def _write_bulk(
     old = getattr(state, name)
     undo.append(("column", name, old))
     k = len(values)  # aligned with ``where``
-    if k == 0 or (where[0] == 0 and where[-1] == k - 1 and bool(np.all(np.diff(where) == 1))):
+    if _is_range(where):
         new = values + old[k:]  # the list's head, in order (a consistency pass when ids are creation positions)
     else:
         new = list(old)

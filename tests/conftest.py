@@ -79,3 +79,12 @@ def _no_unexpected_modal_dialogs(request, monkeypatch):
 
     monkeypatch.setattr(QtWidgets.QMessageBox, "exec", refuse_exec)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_standby_engine_left():
+    """A standby engine process a test's panel forked (``model.release.engine_standby``) ends with the test."""
+    yield
+    from dpstudio.model.release import engine_standby
+
+    engine_standby.close_all()

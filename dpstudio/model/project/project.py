@@ -311,18 +311,18 @@ class _Forward:
         setattr(getattr(project, self.part), self.name, value)
 
 
-def _members(part: type) -> tuple[str, ...]:
-    """The fields (those a new part sets) and the methods and properties of a part's class."""
-    fields = [n for n in vars(part(None)) if n not in ("owner", "changes")]
-    return tuple(fields + [n for n in vars(part) if not n.startswith("__")])
+def _fields(part: type) -> tuple[str, ...]:
+    """The fields a new part sets: its state (a cache a part adds later, ``_vc_cache`` say, is not one)."""
+    return tuple(n for n in vars(part(None)) if n not in ("owner", "changes"))
 
 
+_PART_TYPES = {"source": DataSource, "inputs": PublicInputs, "settings": RunSettings, "run_state": RunState}
+#: part -> its fields (``_fields``)
+PART_FIELDS = {name: _fields(part) for name, part in _PART_TYPES.items()}
 #: part -> the fields and methods it owns, each read and set through ``Project``
 PARTS = {
-    "source": _members(DataSource),
-    "inputs": _members(PublicInputs),
-    "settings": _members(RunSettings),
-    "run_state": _members(RunState),
+    name: PART_FIELDS[name] + tuple(n for n in vars(part) if not n.startswith("__"))
+    for name, part in _PART_TYPES.items()
 }
 for _part, _names in PARTS.items():
     for _name in _names:
@@ -332,6 +332,7 @@ for _part, _names in PARTS.items():
 #: the project's vocabulary is imported from here too (``model.project.vocabulary``)
 __all__ = [
     "PARTS",
+    "PART_FIELDS",
     "Project",
     "ReleaseConfirmation",
     "RunSetup",

@@ -6,7 +6,8 @@ measured about 100 ms). ``RunSession.in_child(project)`` (``model.release.sessio
 the engine in a forked child (``ChildRun``, the session's prepared run) and yields the same events, in the
 same order, in this process:
 
-1. the child (a fork: it shares the project's table without copying or pickling it) runs
+1. the child (a fork: it shares the project's table without copying or pickling it; forked from the table's
+   standby engine process when one serves, ``engine_standby``, else from this process) runs
    ``runs.prepare_run``: coding and every input check, nothing spent. An input error comes back as the
    exception and is raised here; nothing was spent.
 2. Here, the session's ``begin`` spends (release mode charges the persistent budget store, in this process,
@@ -38,6 +39,7 @@ import time
 from collections.abc import Iterator
 
 from dpstudio.core.events import BudgetSpent
+from dpstudio.model.release import engine_standby
 
 BATCH_SECONDS = 0.03
 #: at most this many events a batch: unpickling holds this process's GIL (a level of 20,000 new nodes sent at
@@ -59,6 +61,14 @@ def use_process(rows: int) -> bool:
     return choice == "always" or rows >= PROCESS_ROWS
 
 
+def keep_standby(project) -> bool:
+    """Fork, keep or close the standby engine process of ``project``'s table (``engine_standby``): wanted for a
+    table in memory whose runs go to their own process. True when this call forked (it held the interpreter
+    lock for some milliseconds)."""
+    frame = project.frame
+    return engine_standby.keep_ready(project, frame is not None and use_process(len(frame)))
+
+
 def _portable(exc: BaseException) -> BaseException:
     """``exc`` if it survives pickling, else a RuntimeError with its text."""
     try:
@@ -68,8 +78,8 @@ def _portable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
-def _child(project, conn) -> None:
-    """The engine process: prepare, wait for the noise and ledger, run, stream the events."""
+def serve_run(project, conn) -> None:
+    """The engine process's work: prepare, wait for the noise and ledger, run, stream the events on ``conn``."""
     from dpstudio.model.release.runs import prepare_run
     from dpstudio.model.release.service import RunSetup
 
@@ -107,18 +117,28 @@ class ChildRun:
     end of the events) stops the child."""
 
     def __init__(self, project) -> None:
-        ctx = multiprocessing.get_context("fork")
-        self._here, there = ctx.Pipe()
-        self._child = ctx.Process(target=_child, args=(project, there), name="dpstudio engine", daemon=True)
-        self._child.start()
-        there.close()
+        self._stop = None
         try:
-            kind, payload = _receive(self._here)
+            kind, payload = self._start(project, engine_standby.serving(project))
+            if kind == "stale":  # the standby's table is not the studio's: fork from the studio
+                self.close()
+                kind, payload = self._start(project, None)
             if kind == "error":
                 raise payload
         except BaseException:
             self.close()
             raise
+
+    def _start(self, project, standby) -> tuple:
+        """Start the engine process (forked from ``standby`` if it can, else from this process) and return its
+        first message."""
+        forked = standby.fork_run(project) if standby is not None else None
+        if forked is not None:
+            self._here, pid = forked
+            self._stop = lambda: standby.stop(pid)
+        else:
+            self._here, self._stop = _fork_here(project)
+        return _receive(self._here)
 
     def events(self, setup) -> Iterator:
         """The child's events on ``setup``; each ``BudgetSpent`` replayed into ``setup.ledger`` before it and
@@ -148,10 +168,27 @@ class ChildRun:
 
     def close(self) -> None:
         """Stop the child (a child never begun finds its pipe closed and leaves: nothing was spent)."""
-        self._here.close()
-        if self._child.is_alive():
-            self._child.kill()
-        self._child.join()
+        if self._stop is not None:
+            self._here.close()
+            self._stop()
+            self._stop = None
+
+
+def _fork_here(project) -> tuple:
+    """An engine process forked from this process: this end of its pipe, and how to stop it."""
+    ctx = multiprocessing.get_context("fork")
+    here, there = ctx.Pipe()
+    child = ctx.Process(target=serve_run, args=(project, there), name="dpstudio engine", daemon=True)
+    child.start()
+    there.close()
+    return here, lambda: _end(child)
+
+
+def _end(child) -> None:
+    """Kill a child forked from this process (if it still runs) and wait for it."""
+    if child.is_alive():
+        child.kill()
+    child.join()
 
 
 def _receive(conn) -> tuple:
@@ -168,5 +205,7 @@ __all__ = [
     "EngineProcessError",
     "PROCESS_ROWS",
     "ChildRun",
+    "keep_standby",
+    "serve_run",
     "use_process",
 ]

@@ -400,7 +400,7 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
         recorded[mode] = (project.events, project.run_ledger.to_dict())
     assert recorded["always"][0][:-1] == recorded["never"][0][:-1]
     assert recorded["always"][1] == recorded["never"][1]
-    assert not multiprocessing.active_children()
+    assert not [c for c in multiprocessing.active_children() if c.name == "dpstudio engine"]  # the run's ended
 
 
 def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qtbot, monkeypatch):
@@ -424,6 +424,46 @@ def test_the_engine_process_is_forked_after_the_clicks_pass_of_the_event_loop(qt
     assert w is not None and not forked
     qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     assert forked == [1] and w.outcome == "finished"
+
+
+def test_a_large_tables_runs_fork_from_its_standby_engine_process_not_from_the_studio(qtbot, monkeypatch):
+    """Forking the studio for a run held its GIL for 10-15 ms at every run's start (issue 35): the panel forks a
+    standby engine process for the loaded table, in a later pass of the event loop and not while a run goes;
+    runs fork from it (no fork in the studio's process) and give the events of an in-process run."""
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    from dpstudio.gui.panels import algorithm_run
+    from dpstudio.model.release import engine_standby, run_process
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the engine process forks (Linux)")
+    monkeypatch.setenv(run_process.ENV, "never")
+    project, panel, watch = _project_panel_and_watch(qtbot)
+    w = panel.run(watch=watch)
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
+    in_process = project.events
+    assert engine_standby.serving(project) is None  # a table that runs here needs no standby
+    monkeypatch.setenv(run_process.ENV, "always")
+    panel.worker = SimpleNamespace(outcome=None)  # a run goes: no fork now, the panel tries again later
+    monkeypatch.setattr(algorithm_run, "recently_busy", lambda: False)
+    algorithm_run._keep_standby(panel)
+    assert engine_standby.serving(project) is None and panel._standby_timer.isActive()
+    panel.worker = w
+    qtbot.waitUntil(lambda: engine_standby.serving(project) is not None, timeout=5000)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: (forks.append(1), real_fork())[1])
+    for _ in range(2):  # the standby stays for the next run
+        project.clear_run()
+        w = panel.run(watch=watch)
+        qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
+        assert w.outcome == "finished" and not forks
+        assert project.events[:-1] == in_process[:-1]  # the same seed: the same events
+    project.set_data(project.frame.copy(), None)  # another load: a new standby, forked later
+    assert engine_standby.serving(project) is None
+    qtbot.waitUntil(lambda: engine_standby.serving(project) is not None, timeout=5000)
 
 
 def test_the_run_button_starts_a_run_that_the_watch_follows_live(qtbot, window, monkeypatch):

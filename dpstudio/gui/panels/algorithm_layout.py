@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
+from dpstudio.gui.panels import algorithm_run
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
 from dpstudio.gui.widgets.readiness_list import ReadinessList
@@ -177,6 +178,7 @@ def build(panel, project, parent=None):
     panel.eps_edit.textChanged.connect(panel.refresh_readiness)
     panel._load_from_project(rebuild_plan=True)
     panel.refresh_budget()
+    algorithm_run.keep_standby_later(panel)
 
 
 def build_param_widgets(panel, values: dict) -> None:

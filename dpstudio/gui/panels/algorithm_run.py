@@ -11,7 +11,7 @@ import threading
 from PySide6 import QtCore
 
 from dpstudio.algorithms import registry
-from dpstudio.gui.pacing import PACING_DELAY_MS
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.release.readiness import refusal_text
@@ -19,6 +19,32 @@ from dpstudio.model.release.readiness import refusal_text
 NOT_READY = "Not ready"
 #: the worker waits at most this long for the click's pass of the event loop to end before it forks
 FORK_WAIT_S = 0.5
+#: the standby engine process is forked this long after the data changed (a load, a column converted), when
+#: no run goes and no other long work just ended
+STANDBY_DELAY_MS = 300
+
+
+def keep_standby_later(panel) -> None:
+    """Fork the loaded table's standby engine process (``model.release.engine_standby``) in a later pass of the
+    event loop: a large run's engine process is then forked from it, and the fork's hold of the interpreter lock
+    (10-15 ms on a million rows) is not in every run's start. Called again before it fired, it waits again."""
+    timer = getattr(panel, "_standby_timer", None)
+    if timer is None:
+        timer = panel._standby_timer = QtCore.QTimer(panel)
+        timer.setSingleShot(True)
+        timer.timeout.connect(lambda: _keep_standby(panel))
+    timer.start(STANDBY_DELAY_MS)
+
+
+def _keep_standby(panel) -> None:
+    from dpstudio.model.release import run_process
+
+    worker = getattr(panel, "worker", None)
+    if recently_busy() or (worker is not None and worker.outcome is None):  # not while a run is shown
+        keep_standby_later(panel)
+        return
+    if run_process.keep_standby(panel.project):
+        note_busy()
 
 
 def not_ready_line(n: int) -> str:

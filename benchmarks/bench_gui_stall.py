@@ -67,6 +67,32 @@ def as_release(project) -> None:
             project.confirm_public(key, "published with the UCI Adult dataset")
 
 
+IDLE_S = 1.0
+
+
+def idle(app, seconds: float) -> float:
+    """Run the event loop for ``seconds`` with the 5 ms timer; the longest gap in milliseconds."""
+    gaps = []
+    last = [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QtCore.QTimer()
+    timer.setTimerType(QtCore.Qt.PreciseTimer)
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    timer.start()
+    last[0] = time.perf_counter()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        app.processEvents(QtCore.QEventLoop.AllEvents, 50)
+    timer.stop()
+    return float(max(gaps) * 1e3) if gaps else 0.0
+
+
 def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True) -> dict:
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
     from dpstudio.gui.panels.watch import WatchPanel
@@ -81,6 +107,9 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
     watch.set_view(view)
     watch.tree.collapse = collapse
     watch.show()
+    # the studio after a load: the event loop idles while the person looks at the table (here IDLE_S); the
+    # Algorithm panel forks the table's standby engine process then (model.release.engine_standby)
+    idle_gap_ms = idle(app, IDLE_S)
     gaps = []
     last = [time.perf_counter()]
 
@@ -120,6 +149,7 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
         "run_s": run_end,
         "view_s": elapsed,
         "max_gap_ms": float(g.max()),
+        "idle_gap_ms": idle_gap_ms,
         "p99_gap_ms": float(np.percentile(g, 99)),
         "ticks": int(g.size),
         "events": len(project.events),
@@ -195,11 +225,12 @@ def main() -> int:
             print(
                 f"run {r + 1}: {res['run_s']:.1f} s (view caught up at {res['view_s']:.1f} s), longest GUI "
                 f"gap {res['max_gap_ms']:.1f} ms, p99 {res['p99_gap_ms']:.1f} ms, {res['ticks']} ticks, "
-                f"{res['events']} events, {res['nodes']} nodes, {res['redraws']} redraws"
+                f"{res['events']} events, {res['nodes']} nodes, {res['redraws']} redraws; longest gap while "
+                f"idle before it {res['idle_gap_ms']:.1f} ms"
             )
         print(
             f"median of {args.repeats}: longest gap {statistics.median(r['max_gap_ms'] for r in results):.1f} "
-            f"ms (target <= 50 ms, issue 10); p99 {statistics.median(r['p99_gap_ms'] for r in results):.1f} ms; run "
+            f"ms (target <= 16 ms, issue 35); p99 {statistics.median(r['p99_gap_ms'] for r in results):.1f} ms; run "
             f"{statistics.median(r['run_s'] for r in results):.1f} s; load average {os.getloadavg()[0]:.1f}"
         )
         return 0

@@ -36,7 +36,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from dpstudio.core.events import BudgetSpent
 from dpstudio.model.release import engine_standby
@@ -117,7 +117,7 @@ class ChildRun:
     end of the events) stops the child."""
 
     def __init__(self, project) -> None:
-        self._stop = None
+        self._stop: Callable[[], None] | None = None
         try:
             kind, payload = self._start(project, engine_standby.serving(project))
             if kind == "stale":  # the standby's table is not the studio's: fork from the studio

@@ -469,6 +469,8 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self.eps_error.setText(str(exc))
 
     def _on_project(self, field: str) -> None:
+        if field in ("data", "types"):  # the table or a column changed: a new standby engine process, later
+            algorithm_run.keep_standby_later(self)
         if self._updating:
             return
         if field == "epsilon":
@@ -481,8 +483,6 @@ class AlgorithmPanel(QtWidgets.QWidget):
             self._show_plan()  # the project kept a custom split's proportions at the new total
         elif field == "mode":
             self._update_mode_label()
-        if field in ("data", "types"):
-            algorithm_run.keep_standby_later(self)
         elif field == "algorithm":
             if self.project.algorithm != self.algorithm:
                 self._load_from_project(rebuild_plan=True)

@@ -70,27 +70,37 @@ def as_release(project) -> None:
 IDLE_S = 1.0
 
 
-def idle(app, seconds: float) -> float:
-    """Run the event loop for ``seconds`` with the 5 ms timer; the longest gap in milliseconds."""
-    gaps = []
-    last = [time.perf_counter()]
+def gap_timer() -> tuple:
+    """A 5 ms precise timer on the GUI thread, not started, and the list of the gaps between its ticks
+    (seconds). Start it with ``start(timer, gaps)``."""
+    gaps: list = [time.perf_counter()]  # the last tick's time first; the gaps after it
 
     def tick():
         now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
+        gaps.append(now - gaps[0])
+        gaps[0] = now
 
     timer = QtCore.QTimer()
     timer.setTimerType(QtCore.Qt.PreciseTimer)
     timer.setInterval(5)
     timer.timeout.connect(tick)
+    return timer, gaps
+
+
+def start(timer, gaps: list) -> None:
     timer.start()
-    last[0] = time.perf_counter()
+    gaps[0] = time.perf_counter()
+
+
+def idle(app, seconds: float) -> float:
+    """Run the event loop for ``seconds`` with the 5 ms timer; the longest gap in milliseconds."""
+    timer, gaps = gap_timer()
+    start(timer, gaps)
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         app.processEvents(QtCore.QEventLoop.AllEvents, 50)
     timer.stop()
-    return float(max(gaps) * 1e3) if gaps else 0.0
+    return float(max(gaps[1:]) * 1e3) if len(gaps) > 1 else 0.0
 
 
 def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True) -> dict:
@@ -110,22 +120,10 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
     # the studio after a load: the event loop idles while the person looks at the table (here IDLE_S); the
     # Algorithm panel forks the table's standby engine process then (model.release.engine_standby)
     idle_gap_ms = idle(app, IDLE_S)
-    gaps = []
-    last = [time.perf_counter()]
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QtCore.QTimer()
-    timer.setTimerType(QtCore.Qt.PreciseTimer)
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
+    timer, gaps = gap_timer()
     done = []
     t0 = time.perf_counter()
-    timer.start()
-    last[0] = time.perf_counter()
+    start(timer, gaps)
     worker = alg.run(watch=watch)
     if worker is None:
         raise SystemExit(f"could not start: {alg.last_error}")
@@ -144,7 +142,7 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
     elapsed = time.perf_counter() - t0
     if worker.outcome != "finished":
         raise SystemExit(f"the run did not finish: {worker.outcome} {alg.last_error}")
-    g = np.array(gaps) * 1e3
+    g = np.array(gaps[1:]) * 1e3
     out = {
         "run_s": run_end,
         "view_s": elapsed,

@@ -75,7 +75,7 @@ def same_run(here: list, there: list) -> None:
 @pytest.mark.parametrize("algorithm", ["diffgen_consistency", "maxgddp"])
 def test_a_run_forked_from_the_standby_gives_the_events_of_an_in_process_run(algorithm, forks):
     p = project(algorithm=algorithm)
-    assert engine_standby.keep_ready(p, True)
+    assert engine_standby.keep_ready(p, True, run_process.serve_run)
     there, _ = child_run(p)
     assert forks == ["standby"]
     same_run(in_process(p), there)
@@ -83,7 +83,7 @@ def test_a_run_forked_from_the_standby_gives_the_events_of_an_in_process_run(alg
 
 def test_the_run_takes_the_settings_the_project_has_now_not_those_of_the_standbys_fork(forks):
     p = project()
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     # every part changes after the fork: the epsilon and the algorithm's steps, a taxonomy, a role, the mode's seed
     p.set_epsilon(3)
     p.set_algorithm("diffgen_consistency", {"steps": 2})
@@ -118,22 +118,24 @@ def test_the_standby_serves_only_the_load_it_was_forked_on():
     frame = pd.DataFrame({"n": rng.integers(0, 1000, 300), "cls": rng.choice(["a", "b"], 300)})
     p = project()
     p.set_data(Dataset(frame, types={"n": "numeric", "cls": "categorical"}), None)
-    assert engine_standby.keep_ready(p, True)
+    assert engine_standby.keep_ready(p, True, run_process.serve_run)
     assert engine_standby.serving(p) is not None
-    assert not engine_standby.keep_ready(p, True)  # kept: no second fork
+    assert not engine_standby.keep_ready(p, True, run_process.serve_run)  # kept: no second fork
     p.set_type("n", "categorical")  # converted in place: the same frame object, a new history
     assert engine_standby.serving(p) is None
-    assert engine_standby.keep_ready(p, True)  # the stale one closed, a new one forked
+    assert engine_standby.keep_ready(p, True, run_process.serve_run)  # the stale one closed, a new one forked
     assert len(multiprocessing.active_children()) == 1
     p.set_data(frame.copy(), None)  # another load
     assert engine_standby.serving(p) is None
-    assert not engine_standby.keep_ready(p, False)  # not wanted (a small table): closed, none forked
+    assert not engine_standby.keep_ready(
+        p, False, run_process.serve_run
+    )  # not wanted (a small table): closed, none forked
     assert engine_standby.serving(p) is None and not multiprocessing.active_children()
 
 
 def test_a_table_changed_under_the_standby_is_refused_by_the_run_and_the_run_forks_from_the_studio(forks):
     p = project()
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     p.frame["age"] = p.frame["age"].astype(float)  # in place, without a history: only the run's check sees it
     assert engine_standby.serving(p) is not None
     there, _ = child_run(p)
@@ -143,7 +145,7 @@ def test_a_table_changed_under_the_standby_is_refused_by_the_run_and_the_run_for
 
 def test_a_setting_that_does_not_pickle_or_a_dead_standby_makes_the_run_fork_from_the_studio(forks, monkeypatch):
     p = project()
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     with monkeypatch.context() as m:
         m.setattr(engine_standby, "_settings", lambda _p: {"settings": {"seed": lambda: 0}})
         there, _ = child_run(p)
@@ -167,7 +169,7 @@ def test_an_input_error_in_a_run_from_the_standby_comes_back_before_any_spend(mo
 
     monkeypatch.setattr(runs, "prepare_run", refuse)  # before the fork: the standby holds it
     p = project()
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     with pytest.raises(RunInputError, match="no such column"):
         RunSession.in_child(p)
     assert forks == ["standby"]
@@ -190,7 +192,7 @@ def test_closing_the_events_of_a_run_from_the_standby_stops_its_process(monkeypa
 
     monkeypatch.setattr(runs, "prepare_run", lambda _p: runs.PreparedRun(_silent, (), 200))
     p = project(rows=200)
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     pids: list[int] = []
     fork_run = engine_standby.StandbyEngine.fork_run
     monkeypatch.setattr(
@@ -225,7 +227,7 @@ def test_a_run_process_does_not_outlive_its_standby(monkeypatch):
 
     monkeypatch.setattr(runs, "prepare_run", lambda _p: runs.PreparedRun(_silent, (), 200))
     p = project(rows=200)
-    engine_standby.keep_ready(p, True)
+    engine_standby.keep_ready(p, True, run_process.serve_run)
     standby = engine_standby.serving(p)
     here, pid = standby.fork_run(p)
     assert here.recv()[0] == "ready"

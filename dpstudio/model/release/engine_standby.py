@@ -74,15 +74,18 @@ def _load_key(project) -> tuple:
 
 
 class StandbyEngine:
-    """A standby process holding ``project``'s table (see the module docstring). Made, it has forked."""
+    """A standby process holding ``project``'s table (see the module docstring). Made, it has forked. ``serve``
+    is what a run's process does with the project and its pipe (``run_process.serve_run``)."""
 
-    def __init__(self, project) -> None:
+    def __init__(self, project, serve) -> None:
         ctx = multiprocessing.get_context("fork")
         self.key = _load_key(project)
         self._frame = project.frame  # kept so that its id (in ``key``) is not reused by another frame
         self._lock = threading.Lock()  # one request at a time on the standby's pipe
         self._conn, there = ctx.Pipe()
-        self._process = ctx.Process(target=_standby, args=(project, there), name="dpstudio engine standby", daemon=True)
+        self._process = ctx.Process(
+            target=_standby, args=(project, there, serve), name="dpstudio engine standby", daemon=True
+        )
         self._process.start()
         there.close()
 
@@ -127,10 +130,8 @@ class StandbyEngine:
         self._process.join()
 
 
-def _standby(project, conn: Connection) -> None:
+def _standby(project, conn: Connection, serve) -> None:
     """The standby's loop: fork a run process for each request, stop one when asked, reap the ended ones."""
-    from dpstudio.model.release.run_process import serve_run
-
     gc.freeze()  # the held objects are never walked by the collector: their pages stay shared with the studio
     children: set[int] = set()
     while True:
@@ -163,7 +164,7 @@ def _standby(project, conn: Connection) -> None:
                 if frame_key(project.frame) != key:
                     run_conn.send(("stale", None))
                 else:
-                    serve_run(_project_now(project, settings), run_conn)
+                    serve(_project_now(project, settings), run_conn)
                 code = 0
             finally:
                 sys.stdout.flush()
@@ -193,16 +194,16 @@ def serving(project) -> StandbyEngine | None:
     return standby if standby is not None and standby.serves(project) else None
 
 
-def keep_ready(project, wanted: bool) -> bool:
+def keep_ready(project, wanted: bool, serve) -> bool:
     """Keep a standby for ``project``'s table when ``wanted`` (the caller decides: a table large enough to run
-    in its own process); close one that no longer serves (other data loaded, a column converted). True when a
+    in its own process; ``serve`` as for ``StandbyEngine``); close one that no longer serves (other data loaded, a column converted). True when a
     new standby was forked by this call: that fork held this process's interpreter lock."""
     standby = _standbys.get(id(project))
     if standby is not None and (not wanted or not standby.serves(project)):
         _standbys.pop(id(project)).close()
         standby = None
     if standby is None and wanted:
-        _standbys[id(project)] = StandbyEngine(project)
+        _standbys[id(project)] = StandbyEngine(project, serve)
         return True
     return False
 

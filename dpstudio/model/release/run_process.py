@@ -66,7 +66,7 @@ def keep_standby(project) -> bool:
     table in memory whose runs go to their own process. True when this call forked (it held the interpreter
     lock for some milliseconds)."""
     frame = project.frame
-    return engine_standby.keep_ready(project, frame is not None and use_process(len(frame)))
+    return engine_standby.keep_ready(project, frame is not None and use_process(len(frame)), serve_run)
 
 
 def _portable(exc: BaseException) -> BaseException:

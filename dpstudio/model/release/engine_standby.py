@@ -123,7 +123,7 @@ class StandbyEngine:
             pass
 
     def close(self) -> None:
-        """End the standby (its running children end when the studio closes their pipes)."""
+        """End the standby; a run process it forked that still runs is killed with it (parent-death signal)."""
         self._conn.close()
         if self._process.is_alive():
             self._process.kill()
@@ -196,8 +196,9 @@ def serving(project) -> StandbyEngine | None:
 
 def keep_ready(project, wanted: bool, serve) -> bool:
     """Keep a standby for ``project``'s table when ``wanted`` (the caller decides: a table large enough to run
-    in its own process; ``serve`` as for ``StandbyEngine``); close one that no longer serves (other data loaded, a column converted). True when a
-    new standby was forked by this call: that fork held this process's interpreter lock."""
+    in its own process; ``serve`` as for ``StandbyEngine``); close one that no longer serves (other data
+    loaded, a column converted). True when a new standby was forked by this call: that fork held this
+    process's interpreter lock."""
     standby = _standbys.get(id(project))
     if standby is not None and (not wanted or not standby.serves(project)):
         _standbys.pop(id(project)).close()

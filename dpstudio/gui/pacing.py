@@ -3,8 +3,8 @@
 The Watch applying events, the tree redrawing, its labels, the step chart, the ledger and the icicle's layout
 each take from a few to tens of milliseconds on a large tree. Each calls ``note_busy()`` when it ends; one that
 finds ``recently_busy()`` (another ended less than ``PACING_GAP_S`` ago, in the same pass of the event loop)
-waits ``PACING_DELAY_MS`` instead, so that input and paint events get in between them
-(benchmarks/bench_gui_stall.py, benchmarks/bench_watch_follow.py). The views' paints go through
+waits ``PACING_DELAY_MS`` instead (``put_off``, at most ``MAX_WAIT_S`` in all), so that input and paint events
+get in between them (benchmarks/bench_gui_stall.py, benchmarks/bench_watch_follow.py). The views' paints go through
 ``paint_paced``: a long paint, or one right after long work, counts as long work too.
 """
 
@@ -31,11 +31,24 @@ def recently_busy() -> bool:
     return time.perf_counter() - _PACING["busy_end"] < PACING_GAP_S
 
 
-def must_wait(since: float) -> bool:
-    """Whether a piece of work first put off at ``since`` waits again: other long work ended just now, and it
-    has waited less than ``MAX_WAIT_S`` (walk 55: while the Watch caught up with a run, the tree's labels and
-    the side panels kept finding other work just ended, and stayed empty)."""
-    return recently_busy() and time.perf_counter() - since < MAX_WAIT_S
+def put_off(owner, name: str, retry=None) -> bool:
+    """Whether ``owner``'s piece of long work ``name`` waits now: other long work ended just now
+    (``recently_busy``) and this piece has waited less than ``MAX_WAIT_S`` since it was first put off. When it
+    waits, ``retry`` (if given) is called in ``PACING_DELAY_MS`` by a single-shot timer of ``owner``; when it
+    runs, its wait is forgotten. Every deferral of the views goes through here, so none waits for ever (walk
+    55: while the Watch caught up with a run, the tree's labels and the side panels kept finding other work
+    just ended, and stayed empty)."""
+    waits = owner.__dict__.setdefault("_pacing_waits", {})
+    if recently_busy():
+        now = time.perf_counter()
+        if now - waits.setdefault(name, now) < MAX_WAIT_S:
+            if retry is not None:
+                from PySide6 import QtCore
+
+                QtCore.QTimer.singleShot(PACING_DELAY_MS, owner, retry)
+            return True
+    waits.pop(name, None)
+    return False
 
 
 def paint_paced(paint, event) -> float:

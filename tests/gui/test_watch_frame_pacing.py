@@ -11,6 +11,7 @@ import pytest
 from PySide6 import QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
+from dpstudio.gui import pacing
 from dpstudio.gui.panels import watch as watch_module
 from dpstudio.gui.widgets import tree_view as tree_module
 from dpstudio.gui.widgets.ledger_view import LedgerView
@@ -32,7 +33,7 @@ def _texts(tree):
 def _place_again_in_pieces(tree, monkeypatch):
     """Place the tree's labels for its view again, one candidate a piece, with no wait for other work."""
     monkeypatch.setattr(tree_module, "LABEL_CHUNK_S", 0.0)  # every piece is one candidate
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: False)
+    monkeypatch.setattr(pacing, "recently_busy", lambda: False)
     tree._label_key = None  # the same view placed again
     tree.place_all_labels_later()
 
@@ -101,7 +102,7 @@ def test_while_following_the_step_chart_and_the_ledger_are_drawn_each_in_a_pass_
     monkeypatch.setattr(panel, "_on_side_timer", lambda: (calls.append(len(drawn)), original_timer()))
     panel._side_timer.timeout.disconnect()
     panel._side_timer.timeout.connect(panel._on_side_timer)
-    monkeypatch.setattr(watch_module, "must_wait", lambda since: False)
+    monkeypatch.setattr(pacing, "recently_busy", lambda: False)
     qtbot.waitUntil(lambda: not panel._side_queue and len(drawn) == 2, timeout=3000)
     assert [w for w, _ in drawn] == ["chart", "ledger"] and all(changed for _, changed in drawn)
     assert calls == [0, 1]  # one side panel per pass of the timer
@@ -404,12 +405,8 @@ def test_labels_and_side_panels_that_always_find_other_work_just_ended_are_drawn
     """Walk 55: while the Watch caught up with a run, the tree had no labels and the step chart and the
     ledger stayed empty: each pass they tried in found other long work just ended. A piece put off for
     MAX_WAIT_S runs anyway."""
-    from dpstudio.gui import pacing
-
     monkeypatch.setattr(pacing, "MAX_WAIT_S", 0.05)
     monkeypatch.setattr(pacing, "recently_busy", lambda: True)  # other work always just ended
-    monkeypatch.setattr(watch_module, "recently_busy", lambda: True)
-    monkeypatch.setattr(tree_module, "recently_busy", lambda: True)
     events, total = sample_runs()[TEACHING]
     panel.begin_live(True, total)
     panel.feed(events[: len(events) // 2])
@@ -421,6 +418,37 @@ def test_labels_and_side_panels_that_always_find_other_work_just_ended_are_drawn
     st = panel.replay.state
     qtbot.waitUntil(lambda: panel.ledger.table.rowCount() == len(st.spends) > 0, timeout=3000)
     assert panel.candidates.shown
+
+
+def test_every_piece_put_off_runs_after_the_longest_wait_even_if_other_work_always_just_ended(
+    panel, qtbot, monkeypatch
+):
+    """Every deferral goes through ``pacing.put_off``: the Watch's tick, the tree's redraw, the icicle's layout
+    and the freeing of the last run's records each run once they have waited MAX_WAIT_S, however busy."""
+    monkeypatch.setattr(pacing, "MAX_WAIT_S", 0.05)
+    monkeypatch.setattr(pacing, "recently_busy", lambda: True)
+    events, total = sample_runs()[TEACHING]
+    panel.begin_live(True, total)
+    panel.feed(events[: len(events) // 2])
+    panel._on_timer()
+    assert panel.position == 0  # put off: other work just ended
+    qtbot.waitUntil(lambda: panel.position > 0, timeout=3000)  # the Watch's own timer tried again
+    drawn = panel.tree.redraw_count
+    panel.tree._dirty = True
+    panel.tree._last_redraw_end = 0.0
+    panel.tree._tick()
+    assert panel.tree.redraw_count == drawn  # put off
+    qtbot.waitUntil(lambda: panel.tree.redraw_count > drawn, timeout=3000)
+    panel.feed(events[len(events) // 2 :])
+    panel.end_live()
+    st = panel.replay.state
+    qtbot.waitUntil(  # laid out for the run's last state
+        lambda: not panel.follow and panel.icicle._layout_key == (id(st), st.structure_version, st.position),
+        timeout=10000,
+    )
+    panel.begin_live(True, total)  # the last run's records are freed a piece per pass, after their waits
+    assert panel.replay.discarded
+    qtbot.waitUntil(lambda: not panel.replay.discarded, timeout=10000)
 
 
 def test_the_status_line_says_when_the_watch_catches_up_after_a_run(panel, monkeypatch):

@@ -22,7 +22,7 @@ import time
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
-from dpstudio.gui.pacing import PACING_DELAY_MS, must_wait, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import watch_layout
 from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.panels.watch_neighbours import WatchNeighbours
@@ -314,7 +314,7 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
             self.chk_true.setChecked(False)
 
     def _on_timer(self) -> None:
-        if recently_busy():  # the tree redrew in this pass of the event loop: apply on the next tick
+        if put_off(self, "tick"):  # the tree redrew in this pass of the event loop: apply on the next tick
             return
         now = time.monotonic()
         dt = 0.0 if self._last_tick is None else now - self._last_tick
@@ -366,7 +366,6 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
         elif (not self.follow or now - self._side_drawn >= SIDE_PANELS_S) and self._side_changed():
             self._side_drawn = now
             self._side_queue = ["chart", "ledger"]
-            self._side_since = time.perf_counter()
             self._side_timer.start(PACING_DELAY_MS)
         self.btn_step_neighbour.setVisible(self._step_neighbour_ready())
         has_steps = self._has_steps
@@ -425,7 +424,7 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
     def _discard_pass(self) -> None:
         # a piece takes about a millisecond and is not counted as long work: counted, it kept the tree's
         # redraw and the side panels waiting until every piece was freed
-        if not recently_busy():
+        if not put_off(self, "discard"):
             if not self.replay.discard_some():
                 self._discarding = False
                 return
@@ -436,7 +435,7 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
         (unless it has waited ``MAX_WAIT_S``)."""
         if not self._side_queue:
             return
-        if must_wait(self._side_since):
+        if put_off(self, "side"):
             self._side_timer.start(PACING_DELAY_MS)
             return
         self._draw_side(self._side_queue.pop(0))

@@ -198,7 +198,6 @@ def build(panel, project=None, parent=None):
     panel._ledger_key = None
     panel._side_drawn = 0.0  # when the step chart and the ledger were last drawn while following
     panel._side_queue = []  # side panels still to draw while following, one per pass of the event loop
-    panel._side_since = 0.0  # since when they wait
     panel._discarding = False  # the undo records of the run shown before are being freed (``_discard_pass``)
     panel._side_timer = QtCore.QTimer(panel)
     panel._side_timer.setSingleShot(True)

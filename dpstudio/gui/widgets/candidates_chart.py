@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, put_off
 from dpstudio.model.numbers import figure_text, ratio_text
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
@@ -78,8 +78,7 @@ class CandidatesChart(pg.PlotWidget):
         """After a resize, the bars drawn again if the number that fits changed (e.g. the explanation below
         took room: fewer bars, none overlapping), in a pass of the event loop of its own: a resize while a
         run is followed came in the pass that drew the step, and the two made one gap."""
-        if recently_busy():
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refit)
+        if put_off(self, "refit", self._refit):
             return
         self._refit_due = False
         if self._step is not None and self.probabilities.size > 0:

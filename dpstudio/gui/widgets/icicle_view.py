@@ -17,7 +17,7 @@ import time
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.widgets.tree_view import PALETTE_COLOURS, SELECTED
 from dpstudio.model.watch.icicle_layout import icicle_layout
 from dpstudio.model.watch.replay import CREATED
@@ -103,8 +103,7 @@ class IcicleView(QtWidgets.QWidget):
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._layout_pass)
 
     def _layout_pass(self) -> None:
-        if recently_busy():  # other long work ended in this pass of the event loop: lay out a little later
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._layout_pass)
+        if put_off(self, "layout", self._layout_pass):  # other long work ended in this pass: a little later
             return
         self._layout_due = False
         if self.waiting:

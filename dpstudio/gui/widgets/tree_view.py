@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
-from dpstudio.gui.pacing import PACING_DELAY_MS, must_wait, note_busy, paint_paced, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, put_off
 
 MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
@@ -423,7 +423,6 @@ class TreeView(pg.PlotWidget):
         self.label_budget_s: float | None = None  # LIVE_LABEL_BUDGET_S while a run is followed live
         self.chunked_labels = False  # place labels in pieces without a budget (``_update_labels``)
         self._labels_due = False  # a redraw's labels are waiting for their own pass (a live run)
-        self._labels_since = 0.0  # since when
         self.state = None
         self.show_true = False
         self.selected: int | None = None
@@ -585,7 +584,6 @@ class TreeView(pg.PlotWidget):
             self._update_labels()
         elif not self._labels_due:  # a live run: the labels in a pass of the event loop of their own
             self._labels_due = True
-            self._labels_since = time.perf_counter()
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
 
     # -- internals ----------------------------------------------------------------------------------
@@ -632,10 +630,9 @@ class TreeView(pg.PlotWidget):
         cost = self._last_redraw_cost + self._last_paint_cost
         now = time.perf_counter()
         if self._dirty and now - self._last_redraw_end >= 3 * cost:
-            if recently_busy():
-                # other long work (the Watch applying events) ended just now in this pass of the event loop:
-                # redraw a little later, so input and paint events get in between the two
-                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._tick)
+            # other long work (the Watch applying events) ended just now in this pass of the event loop:
+            # redraw a little later, so input and paint events get in between the two
+            if put_off(self, "redraw", self._tick):
                 return
             t = time.perf_counter()
             self.redraw()
@@ -733,8 +730,7 @@ class TreeView(pg.PlotWidget):
     def _labels_pass(self) -> None:
         """The labels of the last redraw while a run is followed (none in a pass where other long work
         ended, unless they have waited ``MAX_WAIT_S``)."""
-        if must_wait(self._labels_since):
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._labels_pass)
+        if put_off(self, "labels", self._labels_pass):
             return
         self._labels_due = False
         self._update_labels()
@@ -748,8 +744,7 @@ class TreeView(pg.PlotWidget):
     def place_all_labels_later(self) -> None:
         """Place every label that fits, a piece per pass of the event loop (``_update_labels``), the first
         piece too in a pass where no other long work ended."""
-        if recently_busy():
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self.place_all_labels_later)
+        if put_off(self, "all labels", self.place_all_labels_later):
             return
         self.label_budget_s = None
         self._update_labels(chunked=True)
@@ -762,8 +757,7 @@ class TreeView(pg.PlotWidget):
         if st is None or job.key[6:9] != (id(st), st.position, self._layout_key):
             self._label_job = None  # another state or layout since (a new run): its nodes may be gone
             return
-        if recently_busy():
-            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._continue_labels(job))
+        if put_off(self, "labels piece", lambda: self._continue_labels(job)):
             return
         self._place_piece(job)
         note_busy()

@@ -434,6 +434,7 @@ def test_a_large_tables_runs_fork_from_its_standby_engine_process_not_from_the_s
     import sys
     from types import SimpleNamespace
 
+    from dpstudio.gui import pacing
     from dpstudio.gui.panels import algorithm_run
     from dpstudio.model.release import engine_standby, run_process
 
@@ -447,7 +448,7 @@ def test_a_large_tables_runs_fork_from_its_standby_engine_process_not_from_the_s
     assert engine_standby.serving(project) is None  # a table that runs here needs no standby
     monkeypatch.setenv(run_process.ENV, "always")
     panel.worker = SimpleNamespace(outcome=None)  # a run goes: no fork now, the panel tries again later
-    monkeypatch.setattr(algorithm_run, "recently_busy", lambda: False)
+    monkeypatch.setattr(pacing, "recently_busy", lambda: False)
     algorithm_run._keep_standby(panel)
     assert engine_standby.serving(project) is None and panel._standby_timer.isActive()
     panel.worker = w

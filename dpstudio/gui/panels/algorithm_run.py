@@ -11,7 +11,7 @@ import threading
 from PySide6 import QtCore
 
 from dpstudio.algorithms import registry
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, recently_busy
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.release.readiness import refusal_text
@@ -40,7 +40,7 @@ def _keep_standby(panel) -> None:
     from dpstudio.model.release import run_process
 
     worker = getattr(panel, "worker", None)
-    if recently_busy() or (worker is not None and worker.outcome is None):  # not while a run is shown
+    if (worker is not None and worker.outcome is None) or put_off(panel, "standby"):  # not while a run is shown
         keep_standby_later(panel)
         return
     if run_process.keep_standby(panel.project):

@@ -424,11 +424,12 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
     def _discard_pass(self) -> None:
         # a piece takes about a millisecond and is not counted as long work: counted, it kept the tree's
         # redraw and the side panels waiting until every piece was freed
-        if not put_off(self, "discard"):
-            if not self.replay.discard_some():
-                self._discarding = False
-                return
-        QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
+        if put_off(self, "discard", self._discard_pass):
+            return
+        if self.replay.discard_some():
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._discard_pass)
+        else:
+            self._discarding = False
 
     def _on_side_timer(self) -> None:
         """One queued side panel per pass of the event loop, none in a pass where other long work ended

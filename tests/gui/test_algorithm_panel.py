@@ -144,7 +144,6 @@ def _project_panel_and_watch(qtbot):
 
 
 def test_run_in_worker_feeds_watch_and_records(qtbot):
-
     project, panel, watch = _project_panel_and_watch(qtbot)
     w = panel.run(watch=watch)
     assert w is not None

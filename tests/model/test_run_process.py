@@ -165,3 +165,39 @@ def test_use_process_follows_the_table_size_and_the_environment(monkeypatch):
     assert not run_process.use_process(10**9)
     monkeypatch.setenv(run_process.ENV, "always")
     assert run_process.use_process(1)
+
+
+def test_the_engine_process_sends_each_bulk_event_in_a_message_of_its_own(monkeypatch):
+    """Unpickling a message holds the studio's GIL: a consistency pass and the released leaves (tens of
+    thousands of values each) come alone, never behind hundreds of other events; the order is kept."""
+    from dpstudio.core.budget import Ledger
+    from dpstudio.core.events import ConsistencyDone, LeavesReleased, NodeCreated
+    from dpstudio.model.release import runs
+
+    sent = [NodeCreated(k, k - 1, f"n{k}", 1) for k in range(1, 8)]
+    sent += [ConsistencyDone("least_squares", tuple(range(7))), LeavesReleased((1, 2), (3, 4))]
+    sent += [NodeCreated(9, 1, "n9", 2), RunFinished(None)]
+
+    class Conn:
+        def __init__(self):
+            self.messages = []
+
+        def send(self, message):
+            self.messages.append(message)
+
+        def recv(self):
+            return None, Ledger(1), True, 1.0
+
+    monkeypatch.setattr(
+        runs, "prepare_run", lambda _p: runs.PreparedRun(lambda noise, ledger, teaching: iter(sent), (), 10)
+    )
+    monkeypatch.setattr(run_process, "BATCH_SECONDS", 1e9)
+    conn = Conn()
+    run_process.serve_run(project(rows=10), conn)
+    batches = [payload for kind, payload in conn.messages if kind == "events"]
+    assert [e for batch in batches for e in batch] == sent
+    for batch in batches:
+        if any(isinstance(e, (ConsistencyDone, LeavesReleased, RunFinished)) for e in batch):
+            assert len(batch) == 1
+    assert [len(b) for b in batches if b] == [7, 1, 1, 1, 1]
+    assert conn.messages[-1][0] == "end"

@@ -14,7 +14,7 @@ same order, in this process:
    as for an in-process run) and hands out the noise and the ledger. The child gets the noise source and a
    copy of the ledger; a session that never begins closes the child, which leaves having spent nothing.
 3. The child runs the engine and sends its events in batches (every ``BATCH_SECONDS`` or
-   ``BATCH_EVENTS``). Here each
+   ``BATCH_EVENTS``; a consistency pass, the released leaves and the result alone, ``_SENT_ALONE``). Here each
    ``BudgetSpent`` is replayed into ``setup.ledger`` (``Ledger.replay``) before that event and every later
    one (the noisy values it paid for) are yielded: the ledger the studio shows always holds a spend before
    its noise is shown. At the end the child's ledger must equal the replayed one (else the run fails).
@@ -38,7 +38,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from dpstudio.core.events import BudgetSpent
+from dpstudio.core.events import BudgetSpent, ConsistencyDone, LeavesReleased, RunFinished
 from dpstudio.model.release import engine_standby
 
 BATCH_SECONDS = 0.03
@@ -46,6 +46,9 @@ BATCH_SECONDS = 0.03
 #: once took about 30 ms), so batches stay small enough to unpickle in a millisecond or two
 BATCH_EVENTS = 500
 PROCESS_ROWS = 100_000
+#: events sent in a message of their own: unpickling a message holds this process's GIL, and a consistency pass
+#: of 38,431 nodes behind 441 other events held it for 10.6 ms (benchmarks/bench_gui_stall.py); alone, 3.7 ms
+_SENT_ALONE = (ConsistencyDone, LeavesReleased, RunFinished)
 ENV = "DPSTUDIO_ENGINE_PROCESS"
 
 
@@ -97,9 +100,12 @@ def serve_run(project, conn) -> None:
     last = time.monotonic()
     try:
         for event in prepared.events(RunSetup(noise, ledger, teaching, epsilon)):
+            if isinstance(event, _SENT_ALONE) and batch:
+                conn.send(("events", batch))
+                batch = []
             batch.append(event)
             now = time.monotonic()
-            if now - last >= BATCH_SECONDS or len(batch) >= BATCH_EVENTS:
+            if now - last >= BATCH_SECONDS or len(batch) >= BATCH_EVENTS or isinstance(event, _SENT_ALONE):
                 conn.send(("events", batch))
                 batch, last = [], now
         conn.send(("events", batch))

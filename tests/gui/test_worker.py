@@ -184,3 +184,26 @@ def test_pause_gc_worker_pauses_the_collector_until_its_end_is_delivered(qtbot, 
     with qtbot.waitSignal(plain.signals.finished, timeout=5000):
         runner.start(plain)
     assert gc.isenabled()
+
+
+def test_a_started_worker_shortens_the_interpreter_locks_switch_interval_and_never_lengthens_it(qtbot):
+    import sys
+
+    from dpstudio.gui.worker import SWITCH_INTERVAL_S
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)  # Python's default
+        runner = TaskRunner()
+        worker = Worker(lambda: iter(range(3)))
+        with qtbot.waitSignal(worker.signals.finished, timeout=10000):
+            runner.start(worker)
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+        sys.setswitchinterval(SWITCH_INTERVAL_S / 2)
+        worker = Worker(lambda: iter(range(3)))
+        with qtbot.waitSignal(worker.signals.finished, timeout=10000):
+            runner.start(worker)
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S / 2)
+        runner.shutdown()
+    finally:
+        sys.setswitchinterval(before)

@@ -344,3 +344,37 @@ def test_candidates_chart_redraws_to_fit_when_it_is_resized(qtbot):
     chart.resize(400, over + 12 * BAR_PX)
     qtbot.waitUntil(lambda: len(chart.shown) == 12, timeout=3000)
     assert chart.winner == 26
+
+
+def _mode_controls(w) -> tuple:
+    return (w.mark.isHidden(), w.btn_neighbour.isHidden(), w.chk_true.isEnabled())
+
+
+def test_with_no_run_shown_the_watch_has_the_controls_of_the_projects_mode_and_a_runs_start_changes_none(qtbot):
+    from dpstudio.model.project.project import RELEASE, TEACHING
+
+    project = Project()
+    w = WatchPanel(project)
+    qtbot.addWidget(w)
+    assert _mode_controls(w) == (False, False, True)  # teaching: the mark, the neighbour view, true counts
+    project.set_mode(RELEASE)
+    assert _mode_controls(w) == (True, True, False)
+    w.begin_live(False, 1.0)
+    assert _mode_controls(w) == (True, True, False)  # the release run's start: nothing to show or hide
+    w.end_live()
+    project.set_mode(TEACHING)  # the project forgets the run: nothing shown, the teaching controls again
+    assert _mode_controls(w) == (False, False, True)
+    w.begin_live(True, 1.0)
+    assert _mode_controls(w) == (False, False, True)
+    w.feed(list(diffgen_like(steps=2, seed=3)))
+    w.end_live()
+
+
+def test_a_shown_run_keeps_the_controls_of_its_own_mode_whatever_the_projects(panel):
+    events = list(diffgen_like(steps=2, seed=3))
+    panel.load_events(events, teaching=False)  # a recorded release, shown while the project is in teaching mode
+    assert panel.project.teaching
+    assert _mode_controls(panel) == (True, True, False)
+    # a run of unknown mode without true counts is shown as a release, not in the project's mode
+    panel.load_events(list(diffgen_like(steps=2, seed=3, teaching=False)), teaching=None)
+    assert _mode_controls(panel) == (True, True, False)

@@ -304,6 +304,11 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
         return found
 
     def _set_meta(self, teaching, epsilon) -> None:
+        if teaching is None and not self.replay.events and self.project is not None:
+            # no run shown: the controls of the project's mode, the mode of the next run (whose start then
+            # changes no widget: showing them in its first pass made a run's longest stall, 15-17 ms, with
+            # benchmarks/bench_gui_stall.py)
+            teaching = getattr(self.project, "teaching", None)
         self.teaching = teaching = shown_as_teaching(teaching, self.replay.events)
         self.epsilon = epsilon
         self.mark.setVisible(bool(teaching))

@@ -208,4 +208,6 @@ def build(panel, project=None, parent=None):
         project.subscribe(panel._on_project, "run", "mode")
         if getattr(project, "events", None):
             panel._load_from_project()
+        else:
+            panel._set_meta(None, None)
     panel._refresh()

@@ -378,3 +378,30 @@ def test_a_shown_run_keeps_the_controls_of_its_own_mode_whatever_the_projects(pa
     # a run of unknown mode without true counts is shown as a release, not in the project's mode
     panel.load_events(list(diffgen_like(steps=2, seed=3, teaching=False)), teaching=None)
     assert _mode_controls(panel) == (True, True, False)
+
+
+def test_with_no_run_shown_the_step_chart_is_there_for_an_algorithm_that_selects_and_a_run_keeps_it(qtbot):
+    project = Project()
+    w = WatchPanel(project)
+    qtbot.addWidget(w)
+    assert project.algorithm == "diffgen_consistency" and not w.candidates.isHidden()
+    project.set_algorithm("hb", {})
+    assert w.candidates.isHidden()  # an interval tree chooses no split: no step chart
+    project.set_algorithm("maxgddp", {})
+    assert not w.candidates.isHidden()
+    w.begin_live(True, 1.0)
+    assert not w.candidates.isHidden()  # the run's start changes nothing
+    events = list(diffgen_like(steps=2, seed=3))
+    first_step = next(k for k, e in enumerate(events) if type(e).__name__ == "CandidatesScored")
+    w.feed(events[:first_step])  # the root and its spend: no step yet, but one is coming
+    w.tick(1.0)
+    assert w.position == first_step and not w.candidates.isHidden()
+    w.feed(events[first_step:])
+    w.tick(1.0)
+    assert not w.candidates.isHidden()
+    w.end_live()
+    shown = w.replay.events
+    project.set_algorithm("hb", {})  # a run is shown: its own steps decide, not the next run's algorithm
+    assert w.replay.events is shown and not w.candidates.isHidden()
+    w.load_events(list(interval_tree()), teaching=True)
+    assert w.candidates.isHidden()

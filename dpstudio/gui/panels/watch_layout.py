@@ -205,7 +205,7 @@ def build(panel, project=None, parent=None):
     panel._source_events = None
 
     if project is not None and hasattr(project, "subscribe"):
-        project.subscribe(panel._on_project, "run", "mode")
+        project.subscribe(panel._on_project, "run", "mode", "algorithm")
         if getattr(project, "events", None):
             panel._load_from_project()
         else:

@@ -405,3 +405,23 @@ def test_with_no_run_shown_the_step_chart_is_there_for_an_algorithm_that_selects
     assert w.replay.events is shown and not w.candidates.isHidden()
     w.load_events(list(interval_tree()), teaching=True)
     assert w.candidates.isHidden()
+
+
+def test_an_empty_step_chart_keeps_nothing_of_the_last_runs_probabilities(qtbot):
+    """A real window showed an empty chart, waiting for the next run, with the last run's axis of 0.005 to
+    0.035."""
+    from dpstudio.core.events import CandidatesScored, WinnerChosen
+    from dpstudio.gui.widgets.candidates_chart import CandidatesChart
+
+    chart = CandidatesChart()
+    qtbot.addWidget(chart)
+    chart.resize(420, 400)
+    chart.show()
+    labels = tuple(f"c{k}" for k in range(40))
+    chart.set_step(
+        CandidatesScored(1, labels, tuple(range(40)), tuple(1 / 40 for _ in labels), "exponential", selection=0),
+        WinnerChosen(1, 0, "c0", selection=0),
+    )
+    assert chart.getViewBox().viewRange()[0][1] < 0.05
+    chart.set_step(None)
+    assert chart.getViewBox().viewRange()[0] == pytest.approx([0.0, 1.0])

@@ -98,6 +98,7 @@ class CandidatesChart(pg.PlotWidget):
         self._set_bar_labels([])
         self.setLabel("bottom", "selection probability")  # no caption of an earlier (release) stream stays
         self.getAxis("bottom").setTicks(None)
+        self.setXRange(0, 1, padding=0)  # an empty chart keeps nothing of the last run's probabilities
         self.hidden = False
         self.caption = ""
         self._set_title("candidates")

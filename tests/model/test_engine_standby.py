@@ -125,6 +125,9 @@ def test_the_standby_serves_only_the_load_it_was_forked_on():
     assert engine_standby.serving(p) is None
     assert engine_standby.keep_ready(p, True, run_process.serve_run)  # the stale one closed, a new one forked
     assert len(multiprocessing.active_children()) == 1
+    p.dataset.frame = p.dataset.frame.copy()  # another frame under the same load and dataset: not served
+    assert engine_standby.serving(p) is None
+    assert engine_standby.keep_ready(p, True, run_process.serve_run)
     p.set_data(frame.copy(), None)  # another load
     assert engine_standby.serving(p) is None
     assert not engine_standby.keep_ready(

@@ -80,7 +80,7 @@ class StandbyEngine:
     def __init__(self, project, serve) -> None:
         ctx = multiprocessing.get_context("fork")
         self.key = _load_key(project)
-        self._frame = project.frame  # kept so that its id (in ``key``) is not reused by another frame
+        self._frame = project.frame  # kept, so its id in ``key`` is never another frame's: an equal id is this frame
         self._lock = threading.Lock()  # one request at a time on the standby's pipe
         self._conn, there = ctx.Pipe()
         self._process = ctx.Process(
@@ -91,7 +91,7 @@ class StandbyEngine:
 
     def serves(self, project) -> bool:
         """Whether a run of ``project`` as it is now may fork from this standby."""
-        return self._process.is_alive() and self.key == _load_key(project) and project.frame is self._frame
+        return self._process.is_alive() and self.key == _load_key(project)
 
     def fork_run(self, project) -> tuple[Connection, int] | None:
         """A new run process for ``project``: this end of its pipe and its process id, or None when the

@@ -15,6 +15,7 @@ from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.release.readiness import refusal_text
+from dpstudio.model.release.snapshot import snapshot_of
 
 NOT_READY = "Not ready"
 #: the worker waits at most this long for the click's pass of the event loop to end before it forks
@@ -87,8 +88,6 @@ def run(panel, watch=None):
         except ValueError as exc:
             panel._refuse_run(f"not run: {exc}")
             return None
-    from dpstudio.model.release.snapshot import snapshot_of
-
     snapshot = snapshot_of(project)  # what this run uses: the export describes it, whatever changes later
     answer = None
     if not project.teaching:

@@ -46,6 +46,21 @@ def _keep_standby(panel) -> None:
         return
     if run_process.keep_standby(panel.project):
         note_busy()
+        QtCore.QTimer.singleShot(PACING_DELAY_MS, panel, lambda: _after_fork(panel))
+
+
+def _after_fork(panel) -> None:
+    """Check the project again in a pass of its own after the standby's fork. The fork shares this process's
+    pages with the standby until one of them writes a page, and reading a Python object writes its reference
+    count: the first check after the fork copies the pages it touches (about 8 ms on a million rows, 1.6 ms
+    once they are copied). Done here, Run's own pass finds them copied."""
+    if put_off(panel, "after fork", lambda: _after_fork(panel)):
+        return
+    try:
+        panel.refresh_readiness()
+    except RuntimeError:  # the panel was deleted meanwhile
+        return
+    note_busy()
 
 
 def not_ready_line(n: int) -> str:

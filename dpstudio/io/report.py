@@ -103,6 +103,8 @@ def _num(x) -> str:
         return "not noised" if v == math.inf else _e(v)
     if v.is_integer() and abs(v) < 1e15:
         return str(int(v))
+    if 1e-12 <= abs(v) < 1e-4:  # "0.0000524052", not "5.24052e-05" (a per-level epsilon of a deep tree)
+        return f"{v:.{5 - math.floor(math.log10(abs(v)))}f}".rstrip("0")
     return f"{v:.6g}"
 
 

@@ -249,3 +249,12 @@ def test_fractions_print_as_decimals():
     html = report_html(result, ledger, params={"level_epsilons": [long, "1/3"], "budget_split": {"a": long}})
     assert not re.search(r"\d{6,}/\d{6,}", html)
     assert "[0.125, 0.333333]" in html
+
+
+def test_small_epsilons_print_as_plain_decimals():
+    """A deep tree's count levels get tiny shares: the report said "5.24052e-05", which a reader of a release
+    report should not have to decode. Six significant digits, written out."""
+    _, result, ledger = histogram_run(SecureNoise(), False, np.full(16, 10))
+    html = report_html(result, ledger, params={"level_epsilons": ["1/19082", "1/3"]})
+    assert "[0.0000524054, 0.333333]" in html
+    assert "e-05" not in html

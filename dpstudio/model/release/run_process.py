@@ -19,6 +19,12 @@ same order, in this process:
    one (the noisy values it paid for) are yielded: the ledger the studio shows always holds a spend before
    its noise is shown. At the end the child's ledger must equal the replayed one (else the run fails).
 
+The child runs at a lower priority than the studio (``ENGINE_NICE``): on a machine with fewer cores than busy
+threads (the engine, the studio's receiving thread and its GUI thread on two cores) the window goes first.
+Without it the GUI thread waited in the run queue for 7-11 ms of a 15-20 ms freeze while the receiving thread
+unpickled a burst of events on its core (benchmarks/RESULTS.md, session 21). The engine takes no longer when
+the window is idle.
+
 Closing the generator (the studio's Cancel) kills the child at once. The child never touches Qt and leaves
 with ``os._exit`` (multiprocessing's fork children do). Teaching runs give exactly the events of an
 in-process run with the same seed (the noise source is pickled with its state). Forking needs Linux; on
@@ -50,6 +56,8 @@ PROCESS_ROWS = 100_000
 #: of 38,431 nodes behind 441 other events held it for 10.6 ms (benchmarks/bench_gui_stall.py); alone, 3.7 ms
 _SENT_ALONE = (ConsistencyDone, LeavesReleased, RunFinished)
 ENV = "DPSTUDIO_ENGINE_PROCESS"
+#: the engine process's niceness above the studio's (``os.nice``; see the module docstring)
+ENGINE_NICE = 10
 
 
 class EngineProcessError(RuntimeError):
@@ -81,11 +89,20 @@ def _portable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
+def _lower_priority() -> None:
+    """This process at ``ENGINE_NICE`` above its parent's niceness (where the system allows it)."""
+    try:
+        os.nice(ENGINE_NICE)
+    except (AttributeError, OSError):  # no os.nice on this system, or not permitted: the run is the same
+        pass
+
+
 def serve_run(project, conn) -> None:
     """The engine process's work: prepare, wait for the noise and ledger, run, stream the events on ``conn``."""
     from dpstudio.model.release.runs import prepare_run
     from dpstudio.model.release.service import RunSetup
 
+    _lower_priority()
     try:
         prepared = prepare_run(project)
     except BaseException as exc:  # noqa: BLE001 - every input error goes back to the studio

@@ -41,6 +41,7 @@ import numpy as np
 from dpstudio.algorithms.pidentity import is_pidentity
 from dpstudio.core.budget import NEIGHBOURING
 from dpstudio.io.atomic import atomic_write
+from dpstudio.io.plain_numbers import written_out
 from dpstudio.io.report_svg import bars_svg, curve_svg
 
 STYLE = """
@@ -104,7 +105,7 @@ def _num(x) -> str:
     if v.is_integer() and abs(v) < 1e15:
         return str(int(v))
     if 1e-12 <= abs(v) < 1e-4:  # "0.0000524052", not "5.24052e-05" (a per-level epsilon of a deep tree)
-        return f"{v:.{5 - math.floor(math.log10(abs(v)))}f}".rstrip("0")
+        return written_out(v, 6)
     return f"{v:.6g}"
 
 

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-import math
+from dpstudio.io.plain_numbers import written_out
 
 
 def count_text(value) -> str:
@@ -31,8 +31,7 @@ def figure_text(value) -> str:
     if abs(v) >= 1000:
         return f"{round(float(f'{v:.4g}')):,}"
     if 1e-6 <= abs(v) < 1e-3:  # written out: "0.00005241", not "5.241e-05" (walk 52, the ledger)
-        digits = 3 - math.floor(math.log10(abs(float(f"{v:.4g}"))))
-        return f"{v:.{digits}f}".rstrip("0")
+        return written_out(v, 4)
     text = f"{v:.4g}"
     return "0" if text in ("0", "-0") else text
 

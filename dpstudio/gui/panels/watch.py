@@ -21,6 +21,7 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
+from dpstudio.algorithms import registry
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import watch_layout
@@ -306,8 +307,6 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
         self._steps_cache = (len(events), found)
         if found or (events and not self.live):
             return found
-        from dpstudio.algorithms import registry
-
         algorithm = registry.REGISTRY.get(getattr(self.project, "algorithm", None))
         return algorithm is not None and algorithm.is_table
 

@@ -14,7 +14,9 @@ from dpstudio.algorithms import registry
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
+from dpstudio.model.release import run_process
 from dpstudio.model.release.readiness import refusal_text
+from dpstudio.model.release.session import RunSession
 from dpstudio.model.release.snapshot import snapshot_of
 
 NOT_READY = "Not ready"
@@ -38,8 +40,6 @@ def keep_standby_later(panel) -> None:
 
 
 def _keep_standby(panel) -> None:
-    from dpstudio.model.release import run_process
-
     worker = getattr(panel, "worker", None)
     if (worker is not None and worker.outcome is None) or put_off(panel, "standby"):  # not while a run is shown
         keep_standby_later(panel)
@@ -119,9 +119,6 @@ def run(panel, watch=None):
     holder: dict = {}
 
     def job():
-        from dpstudio.model.release import run_process
-        from dpstudio.model.release.session import RunSession
-
         # a large table's engine in its own process: its numpy calls then never hold our GIL; a table read
         # through DuckDB is never forked (its connection stays here) and reads the used columns' counts only
         if project.frame is not None and run_process.use_process(len(project.frame)):

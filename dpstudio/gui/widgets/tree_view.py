@@ -28,6 +28,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, put_off
+from dpstudio.model.watch.tree_focus import focus
 
 MAX_LABELS = 80
 #: while a run is followed live, labels are placed for at most this long per redraw, most important first
@@ -549,8 +550,6 @@ class TreeView(pg.PlotWidget):
             ids, par = st.parents_array()
             self._ids, self._par = ids, par
             if self.collapse:
-                from dpstudio.model.watch.tree_focus import focus
-
                 self.focus = focus(st, self.selected, self.expanded, opened=self.opened)
                 shown = self.focus.shown
             else:

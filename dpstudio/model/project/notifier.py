@@ -14,6 +14,10 @@ class Notifier:
         self._subscribers: list[tuple[Callback, frozenset[str] | None]] = []
         self._muted = False
         self.dirty: bool = False
+        #: grows with every change announced (muted or not), every part's change and every field set through
+        #: the project (``project._Forward``): something computed from the project at one generation still
+        #: holds while the generation is the same (the Algorithm panel's check before Run)
+        self.generation = 0
 
     # -- notifications ------------------------------------------------------------------------------
     def subscribe(self, callback: Callback, *fields: str) -> Callback:
@@ -28,6 +32,7 @@ class Notifier:
         self._subscribers = [(cb, f) for cb, f in self._subscribers if cb is not callback]
 
     def notify(self, field: str) -> None:
+        self.generation += 1
         if self._muted:
             return
         for cb, fields in list(self._subscribers):

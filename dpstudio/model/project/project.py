@@ -163,6 +163,7 @@ class Project(Notifier):
 
     def _on_part(self, field: str | None, dirty: bool) -> None:
         """A part changed: the reactions between parts first, then the project's subscribers hear of it."""
+        self.generation += 1
         if field == "mode":  # a teaching run must not be shown or exported as a release, nor the reverse
             self.clear_run(notify=False)
             self.notify("run")
@@ -309,6 +310,7 @@ class _Forward:
 
     def __set__(self, project, value) -> None:
         setattr(getattr(project, self.part), self.name, value)
+        project.generation += 1
 
 
 def _fields(part: type) -> tuple[str, ...]:

@@ -187,9 +187,11 @@ def _budget_problems(p: Project, eps) -> list[Problem]:
     return [Problem(facts.refusal, "algorithm.budget")]
 
 
-def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem]:
+def readiness(project: Project, epsilon_text: str | None = None, budget: bool = True) -> list[Problem]:
     """Every problem of ``project`` for its algorithm and mode (empty: ready to run). ``epsilon_text``:
-    what the epsilon box shows (checked as the run reads it); None checks the project's epsilon."""
+    what the epsilon box shows (checked as the run reads it); None checks the project's epsilon.
+    ``budget=False`` leaves out the budget store's answer (``budget_problems``, always last): what is left
+    depends on the project and the epsilon text alone."""
     p = project
     if not p.has_data:
         return [Problem("no data is loaded: open a file, or the bundled Adult sample", "data.open")]
@@ -198,18 +200,31 @@ def readiness(project: Project, epsilon_text: str | None = None) -> list[Problem
     else:
         out = _table_problems(p)
     out.extend(_derived_problems(p))
-    eps: Fraction | None = p.epsilon
+    if epsilon_text is not None:
+        try:
+            parse_epsilon_text(epsilon_text)
+        except ValueError as exc:
+            out.append(Problem(f"epsilon is not valid: {exc}", "algorithm.epsilon"))
+    if budget:
+        out.extend(budget_problems(p, epsilon_text))
+    return out
+
+
+def budget_problems(project: Project, epsilon_text: str | None = None) -> list[Problem]:
+    """What the budget store says against a release run of ``epsilon_text`` (None: the project's epsilon)
+    now: it is read again at every call (another window or the command line may have spent since)."""
+    if not project.has_data:
+        return []
+    eps: Fraction | None = project.epsilon
     if epsilon_text is not None:
         try:
             eps = parse_epsilon_text(epsilon_text)
-        except ValueError as exc:
-            out.append(Problem(f"epsilon is not valid: {exc}", "algorithm.epsilon"))
-            eps = None
+        except ValueError:  # listed by ``readiness``
+            return []
     try:
-        out.extend(_budget_problems(p, eps))
+        return _budget_problems(project, eps)
     except (ProjectError, ValueError) as exc:
-        out.append(Problem(f"the budget cannot be checked: {exc}", "algorithm.budget"))
-    return out
+        return [Problem(f"the budget cannot be checked: {exc}", "algorithm.budget")]
 
 
 def refusal_text(problems: list[Problem]) -> str:
@@ -219,4 +234,4 @@ def refusal_text(problems: list[Problem]) -> str:
     return "not ready to run: " + "; ".join(f"{x.text} \u2192 {x.panel} panel ({PLACES[x.place][1]})" for x in problems)
 
 
-__all__ = ["PLACES", "Problem", "readiness", "refusal_text"]
+__all__ = ["PLACES", "Problem", "budget_problems", "readiness", "refusal_text"]

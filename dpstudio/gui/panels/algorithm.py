@@ -91,7 +91,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def refresh_readiness(self, *_) -> None:
         """Re-check the project and show every problem beside Run; a refusal beside Run for problems that are
         fixed since is taken back (or its count brought up to date)."""
-        problems = self.readiness()
+        problems = algorithm_run.check_now(self)
         self.checklist.set_problems(problems)
         if self.eps_error.text().startswith(NOT_READY):
             self.eps_error.setText(not_ready_line(len(problems)) if problems else "")

@@ -15,9 +15,9 @@ from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import host
 from dpstudio.model.project.epsilon_text import parse_epsilon_text
 from dpstudio.model.release import run_process
-from dpstudio.model.release.readiness import refusal_text
+from dpstudio.model.release.readiness import budget_problems, readiness, refusal_text
 from dpstudio.model.release.session import RunSession
-from dpstudio.model.release.snapshot import snapshot_of
+from dpstudio.model.release.snapshot import RunSnapshot, snapshot_of
 
 NOT_READY = "Not ready"
 #: the worker waits at most this long for the click's pass of the event loop to end before it forks
@@ -63,6 +63,54 @@ def _after_fork(panel) -> None:
     note_busy()
 
 
+def check_key(panel, epsilon_text: str) -> tuple:
+    """What a check of the project before Run was made on: the project's generation (every change to it,
+    ``Notifier.generation``), its load of data and the epsilon box's text."""
+    project = panel.project
+    return (project.generation, project.load_token, epsilon_text)
+
+
+def check_now(panel) -> list:
+    """The checklist's problems now, as Run would find them. What depends on the project and the epsilon
+    text alone is kept with its ``check_key`` for Run (``checked_at_run``), and when it finds nothing the run's
+    snapshot is taken in a later pass of the event loop; the budget store's answer is never kept."""
+    text = panel.eps_edit.text()
+    checked = readiness(panel.project, text, budget=False)
+    panel._checked = {"key": check_key(panel, text), "problems": checked, "snapshot": None}
+    if not checked:
+        QtCore.QTimer.singleShot(PACING_DELAY_MS, panel, lambda: _snapshot_pass(panel))
+    return checked + budget_problems(panel.project, text)
+
+
+def _snapshot_pass(panel) -> None:
+    """Take the run's snapshot for the kept check, if it still holds (its own pass of the event loop)."""
+    if put_off(panel, "snapshot", lambda: _snapshot_pass(panel)):
+        return
+    kept = getattr(panel, "_checked", None)
+    try:
+        text = panel.eps_edit.text()
+    except RuntimeError:  # the panel was deleted meanwhile
+        return
+    if kept is not None and kept["snapshot"] is None and not kept["problems"] and kept["key"] == check_key(panel, text):
+        kept["snapshot"] = snapshot_of(panel.project)
+        note_busy()
+
+
+def checked_at_run(panel) -> tuple[list, RunSnapshot | None]:
+    """(problems, snapshot or None) at Run. The checklist's kept check serves when the project, its data and
+    the epsilon text are the same as when it was made (the same ``check_key``): Run's pass then reads neither
+    the table's counts nor the taxonomies again (after a second of idling their memory is cold, and the
+    check took 12 ms of a 31 ms click on this machine; benchmarks/RESULTS.md, session 22). The budget store
+    is always asked again. The snapshot is the kept one, or None (Run takes it)."""
+    text = panel.eps_edit.text()
+    kept = getattr(panel, "_checked", None)
+    if kept is not None and kept["key"] == check_key(panel, text):
+        checked, snapshot = kept["problems"], kept["snapshot"]
+    else:
+        checked, snapshot = readiness(panel.project, text, budget=False), None
+    return checked + budget_problems(panel.project, text), snapshot
+
+
 def not_ready_line(n: int) -> str:
     """The line beside Run when it refuses for ``n`` readiness problems (the checklist lists them)."""
     return f"{NOT_READY}: {n} problem{'s' if n != 1 else ''} to fix first"
@@ -87,7 +135,8 @@ def run(panel, watch=None):
 
     win = host(panel)
     project = panel.project
-    problems = panel.readiness()
+    problems, snapshot = checked_at_run(panel)
+    checked_at = project.generation
     panel.checklist.set_problems(problems)
     if problems:  # every problem at once, the same list the checklist shows
         panel._refuse(panel.eps_error, refusal_text(problems), not_ready_line(len(problems)))
@@ -103,7 +152,8 @@ def run(panel, watch=None):
         except ValueError as exc:
             panel._refuse_run(f"not run: {exc}")
             return None
-    snapshot = snapshot_of(project)  # what this run uses: the export describes it, whatever changes later
+    if snapshot is None or project.generation != checked_at:  # the epsilon was set just now
+        snapshot = snapshot_of(project)  # what this run uses: the export describes it, whatever changes later
     answer = None
     if not project.teaching:
         answer = project.release_question(eps)

@@ -131,3 +131,20 @@ def test_an_epsilon_typed_without_enter_is_the_runs_and_its_snapshots(qtbot, mon
     assert w is not None
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
     assert project.record.snapshot.epsilon == Fraction(1, 4) == project.epsilon
+
+
+def test_the_budget_line_follows_the_ledger_in_a_pass_of_its_own(qtbot, monkeypatch):
+    """A run's end records the run and announces the ledger in one pass: the budget line (the store read, the
+    checklist checked again) comes in a later pass, once for changes in a row (issue 35)."""
+    project, panel, watch = _project_panel_and_watch(qtbot)
+    refreshed = []
+    monkeypatch.setattr(panel, "refresh_budget", lambda: refreshed.append(1))
+    panel._budget_timer.timeout.disconnect()
+    panel._budget_timer.timeout.connect(panel.refresh_budget)
+    for _ in range(3):
+        project.notify("ledger")
+    QtWidgets.QApplication.processEvents()  # the queued announcements arrive: nothing is drawn in this pass
+    assert refreshed == [] and panel._budget_timer.isActive()
+    qtbot.waitUntil(lambda: refreshed == [1], timeout=2000)
+    qtbot.wait(50)
+    assert refreshed == [1]

@@ -133,6 +133,12 @@ class AlgorithmPanel(QtWidgets.QWidget):
         """See ``algorithm_run.refresh_budget``."""
         return algorithm_run.refresh_budget(self)
 
+    def _budget_later(self) -> None:
+        """The ledger changed: refresh the budget line in a pass of its own (at a run's end it came in the pass
+        that recorded the run), once for changes in a row."""
+        if not self._budget_timer.isActive():
+            self._budget_timer.start()
+
     def showEvent(self, event) -> None:  # the store may have changed (another project, the CLI)
         super().showEvent(event)
         self.refresh_budget()

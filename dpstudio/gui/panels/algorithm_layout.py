@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
+from dpstudio.gui.pacing import PACING_DELAY_MS
 from dpstudio.gui.panels import algorithm_run
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
@@ -170,7 +171,12 @@ def build(panel, project, parent=None):
     panel.dataset_apply.clicked.connect(
         lambda: panel.apply_dataset_budget(panel.dataset_name_edit.text(), panel.dataset_total_edit.text())
     )
-    panel.budgetChanged.connect(panel.refresh_budget, QtCore.Qt.QueuedConnection)
+    # the budget line in a pass of its own, 8 ms on (at a run's end it came in the pass that recorded the run)
+    panel._budget_timer = QtCore.QTimer(panel)
+    panel._budget_timer.setSingleShot(True)
+    panel._budget_timer.setInterval(PACING_DELAY_MS)
+    panel._budget_timer.timeout.connect(panel.refresh_budget)
+    panel.budgetChanged.connect(panel._budget_later, QtCore.Qt.QueuedConnection)
     project.subscribe(panel._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
     project.subscribe(panel._on_budget_field, "data", "ledger")
     project.subscribe(panel._on_run_field, "run")

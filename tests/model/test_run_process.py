@@ -222,3 +222,31 @@ def test_the_engine_process_sends_each_bulk_event_in_a_message_of_its_own(monkey
             assert len(batch) == 1
     assert [len(b) for b in batches if b] == [7, 1, 1, 1, 1]
     assert conn.messages[-1][0] == "end"
+
+
+def test_the_receiving_thread_leaves_the_lock_free_between_messages(monkeypatch):
+    """Before each message after the first the receiving thread sleeps ``YIELD_S`` (the window's thread gets
+    the interpreter lock between messages, issue 35); the events are the same."""
+    import time as real_time
+
+    sleeps, received = [], []
+
+    class Clock:
+        monotonic = staticmethod(real_time.monotonic)
+
+        @staticmethod
+        def sleep(seconds):
+            sleeps.append(seconds)
+            real_time.sleep(seconds)
+
+    real_receive = run_process._receive
+    monkeypatch.setattr(run_process, "time", Clock)
+    monkeypatch.setattr(run_process, "_receive", lambda conn: (received.append(1), real_receive(conn))[1])
+    monkeypatch.setattr(run_process, "BATCH_EVENTS", 20)  # several messages from a small run
+    p = project()
+    events, _ = child_run(p)
+    monkeypatch.undo()
+    assert run_process.YIELD_S > 0
+    messages = len(received) - 1  # the first message ("ready") came before the events were asked for
+    assert messages > 5 and sleeps == [run_process.YIELD_S] * (messages - 1)
+    assert [type(e) for e in events] == [type(e) for e in child_run(project())[0]]

@@ -58,6 +58,8 @@ _SENT_ALONE = (ConsistencyDone, LeavesReleased, RunFinished)
 ENV = "DPSTUDIO_ENGINE_PROCESS"
 #: the engine process's niceness above the studio's (``os.nice``; see the module docstring)
 ENGINE_NICE = 10
+#: the receiving thread sleeps this long before reading each next message (see ``ChildRun.events``)
+YIELD_S = 0.001
 
 
 class EngineProcessError(RuntimeError):
@@ -165,12 +167,23 @@ class ChildRun:
 
     def events(self, setup) -> Iterator:
         """The child's events on ``setup``; each ``BudgetSpent`` replayed into ``setup.ledger`` before it and
-        every later event are yielded. Closing the generator (Cancel) kills the child."""
+        every later event are yielded. Closing the generator (Cancel) kills the child.
+
+        Before each message after the first the receiving thread sleeps ``YIELD_S``: unpickling a message holds
+        the interpreter lock for 1-2 ms, and a thread waiting for the lock (the window's, woken by its timer)
+        only forces a switch after the switch interval, so near a run's end, where messages follow each other
+        at once, the window waited message after message. The sleep leaves the lock and the core free between
+        them (benchmarks/RESULTS.md, session 22: 18 pairs, the longest gap lower in 13); the engine is not held
+        up, its messages wait in the pipe."""
         try:
             self._here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
             ledger = setup.ledger
+            first = True
             try:
                 while True:
+                    if not first:
+                        time.sleep(YIELD_S)
+                    first = False
                     kind, payload = _receive(self._here)
                     if kind == "events":
                         for event in payload:

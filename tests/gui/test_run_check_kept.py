@@ -117,6 +117,8 @@ def test_a_release_run_asks_the_budget_store_at_run_whatever_was_kept(qtbot, mon
     assert asked.boxes == [] and panel.worker is first  # refused before the question
     assert [p.place for p in panel.checklist.problems] == ["algorithm.budget"]
     assert {d.name: d.spent for d in open_store(project.budget_store).datasets()} == {name: 1}
+    # the budget line beside Run tells the same story as the refusal (it said 1 of 2 left before the click)
+    qtbot.waitUntil(lambda: "0 of 1 epsilon left" in panel.budget_label.text(), timeout=2000)
 
 
 def test_an_epsilon_typed_without_enter_is_the_runs_and_its_snapshots(qtbot, monkeypatch):

@@ -140,6 +140,8 @@ def run(panel, watch=None):
     panel.checklist.set_problems(problems)
     if problems:  # every problem at once, the same list the checklist shows
         panel._refuse(panel.eps_error, refusal_text(problems), not_ready_line(len(problems)))
+        if any(x.place == "algorithm.budget" for x in problems):  # the store changed outside: the line says so too
+            panel._budget_later()
         return None
     try:
         eps = parse_epsilon_text(panel.eps_edit.text())

@@ -52,7 +52,7 @@ def test_run_reuses_the_checklists_check_and_snapshot_when_nothing_changed(qtbot
     calls = _counting(monkeypatch)
     w = panel.run(watch=watch)
     assert w is not None and calls == {"readiness": 0, "snapshot": 0}  # Run's pass read neither again
-    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     assert w.outcome == "finished"
     assert project.record.snapshot == snapshot_of(project)  # what ran is what the project holds
 
@@ -68,7 +68,7 @@ def test_a_change_since_the_check_is_checked_again_at_run(qtbot, monkeypatch):
     assert panel._checked["key"] != algorithm_run.check_key(panel, panel.eps_edit.text())
     w = panel.run(watch=watch)
     assert w is not None and calls == {"readiness": 1, "snapshot": 1}
-    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     assert project.record.snapshot.seed == 7
 
 
@@ -106,7 +106,9 @@ def test_a_release_run_asks_the_budget_store_at_run_whatever_was_kept(qtbot, mon
     yes = Answer(button=QtWidgets.QMessageBox.Yes)
     panel.exec_dialog = yes
     click_run(qtbot, panel)  # a first release: 1 of the lifetime 2 is spent, 1 remains
-    qtbot.waitUntil(lambda: project.result is not None and panel.worker.outcome == "finished", timeout=60000)
+    qtbot.waitUntil(
+        lambda: project.result is not None and panel.worker.outcome == "finished" and not watch.follow, timeout=60000
+    )
     name = project.dataset_budget().name
     _kept_ready(qtbot, panel)  # a second release of 1 is ready
     open_store(project.budget_store).set_total(name, 1)  # behind the studio's back: nothing remains
@@ -131,7 +133,7 @@ def test_an_epsilon_typed_without_enter_is_the_runs_and_its_snapshots(qtbot, mon
     assert project.epsilon != Fraction(1, 4) and panel._checked["snapshot"].epsilon == project.epsilon
     w = panel.run(watch=watch)
     assert w is not None
-    qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
+    qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     assert project.record.snapshot.epsilon == Fraction(1, 4) == project.epsilon
 
 

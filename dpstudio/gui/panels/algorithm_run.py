@@ -78,13 +78,24 @@ def check_now(panel) -> list:
     checked = readiness(panel.project, text, budget=False)
     panel._checked = {"key": check_key(panel, text), "problems": checked, "snapshot": None}
     if not checked:
-        QtCore.QTimer.singleShot(PACING_DELAY_MS, panel, lambda: _snapshot_pass(panel))
+        _snapshot_later(panel)
     return checked + budget_problems(panel.project, text)
+
+
+def _snapshot_later(panel) -> None:
+    """``_snapshot_pass`` in ``PACING_DELAY_MS`` (one timer of the panel: checks in a row take one snapshot)."""
+    timer = getattr(panel, "_snapshot_timer", None)
+    if timer is None:
+        timer = panel._snapshot_timer = QtCore.QTimer(panel)
+        timer.setSingleShot(True)
+        timer.timeout.connect(lambda: _snapshot_pass(panel))
+    timer.start(PACING_DELAY_MS)
 
 
 def _snapshot_pass(panel) -> None:
     """Take the run's snapshot for the kept check, if it still holds (its own pass of the event loop)."""
-    if put_off(panel, "snapshot", lambda: _snapshot_pass(panel)):
+    if put_off(panel, "snapshot"):
+        _snapshot_later(panel)
         return
     kept = getattr(panel, "_checked", None)
     try:

@@ -27,16 +27,23 @@ FORK_WAIT_S = 0.5
 STANDBY_DELAY_MS = 300
 
 
+def restart_later(panel, name: str, delay_ms: int, action) -> None:
+    """Call ``action()`` ``delay_ms`` from now on the panel's single-shot timer ``name`` (made, with ``action``,
+    on first use); called again before it fired, it waits again."""
+    timer = getattr(panel, name, None)
+    if timer is None:
+        timer = QtCore.QTimer(panel)
+        timer.setSingleShot(True)
+        timer.timeout.connect(action)
+        setattr(panel, name, timer)
+    timer.start(delay_ms)
+
+
 def keep_standby_later(panel) -> None:
     """Fork the loaded table's standby engine process (``model.release.engine_standby``) in a later pass of the
     event loop: a large run's engine process is then forked from it, and the fork's hold of the interpreter lock
     (10-15 ms on a million rows) is not in every run's start. Called again before it fired, it waits again."""
-    timer = getattr(panel, "_standby_timer", None)
-    if timer is None:
-        timer = panel._standby_timer = QtCore.QTimer(panel)
-        timer.setSingleShot(True)
-        timer.timeout.connect(lambda: _keep_standby(panel))
-    timer.start(STANDBY_DELAY_MS)
+    restart_later(panel, "_standby_timer", STANDBY_DELAY_MS, lambda: _keep_standby(panel))
 
 
 def _keep_standby(panel) -> None:
@@ -84,12 +91,7 @@ def check_now(panel) -> list:
 
 def _snapshot_later(panel) -> None:
     """``_snapshot_pass`` in ``PACING_DELAY_MS`` (one timer of the panel: checks in a row take one snapshot)."""
-    timer = getattr(panel, "_snapshot_timer", None)
-    if timer is None:
-        timer = panel._snapshot_timer = QtCore.QTimer(panel)
-        timer.setSingleShot(True)
-        timer.timeout.connect(lambda: _snapshot_pass(panel))
-    timer.start(PACING_DELAY_MS)
+    restart_later(panel, "_snapshot_timer", PACING_DELAY_MS, lambda: _snapshot_pass(panel))
 
 
 def _snapshot_pass(panel) -> None:

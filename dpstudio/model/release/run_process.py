@@ -173,23 +173,20 @@ class ChildRun:
         the interpreter lock for 1-2 ms, and a thread waiting for the lock (the window's, woken by its timer)
         only forces a switch after the switch interval, so near a run's end, where messages follow each other
         at once, the window waited message after message. The sleep leaves the lock and the core free between
-        them (benchmarks/RESULTS.md, session 22: 18 pairs, the longest gap lower in 13); the engine is not held
+        them (benchmarks/RESULTS.md, session 22: the longest gap lower in 21 of 32 pairs, a weak effect); the engine is not held
         up, its messages wait in the pipe."""
         try:
             self._here.send((setup.noise, setup.ledger, setup.teaching, setup.epsilon))
             ledger = setup.ledger
-            first = True
             try:
                 while True:
-                    if not first:
-                        time.sleep(YIELD_S)
-                    first = False
                     kind, payload = _receive(self._here)
                     if kind == "events":
                         for event in payload:
                             if isinstance(event, BudgetSpent):
                                 ledger.replay(event.spend)
                             yield event
+                        time.sleep(YIELD_S)  # every message but the first is read after a sleep
                     elif kind == "error":
                         raise payload
                     else:

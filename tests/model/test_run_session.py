@@ -103,3 +103,28 @@ def test_a_seeded_session_asks_nothing_charges_nothing_and_writes_only_marked_fi
         record.write(tmp_path / "x.csv")
     csv, side = record.write(tmp_path / "x.csv", (CSV, SIDECAR), simulation=True)
     assert json.loads(side.read_text())["not_a_release"] and csv.read_text().startswith("not_a_release,")
+
+
+def test_the_record_keeps_the_events_it_was_handed_without_copying_them(study):
+    """A large run's 77,000 events were copied twice at its end, on the GUI thread (issue 35): the record keeps
+    the sequence it was handed. An iterator (read once) is made into a list."""
+    s, _ = study
+    s.project.set_mode("teaching")
+    session = RunSession.of_project(s.project)
+    session.begin(None)
+    events = list(session.events())
+    record = session.finish(events)
+    assert record.events is events and s.project.record.events is events
+    assert record.result is not None and record.result is events[-1].result
+
+    from dpstudio.model.release.snapshot import snapshot_of
+
+    bare = RunSession(runs_module.prepare_run(s.project), snapshot_of(s.project), seed=4)
+    bare.begin(None)
+    as_tuple = tuple(bare.events())
+    assert bare.finish(as_tuple).events is as_tuple
+    again = RunSession(runs_module.prepare_run(s.project), snapshot_of(s.project), seed=4)
+    again.begin(None)
+    read_once = again.finish(iter(again.events()))
+    assert isinstance(read_once.events, list) and read_once.result is not None
+    assert [type(e) for e in read_once.events] == [type(e) for e in as_tuple]  # the same seed: the same run

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -190,7 +190,7 @@ class RunState:
 
     def record_run(
         self,
-        events: list,
+        events: Sequence[Any],
         ledger: Ledger,
         teaching: bool,
         result: Any = None,
@@ -199,9 +199,9 @@ class RunState:
         store: str | None = None,
     ) -> None:
         """Keep the record of a finished (or cancelled) run (``model.release.record.RunRecord``: its events,
-        in memory only, its result, its ledger and the snapshot of the inputs it ran with; the export
-        describes it). ``budget`` and ``store``: the budget store's charge and where it was made (default:
-        those ``start_run`` kept for a release run)."""
+        in memory only and not copied (the caller appends nothing to them afterwards), its result, its ledger
+        and the snapshot of the inputs it ran with; the export describes it). ``budget`` and ``store``: the
+        budget store's charge and where it was made (default: those ``start_run`` kept for a release run)."""
         from dpstudio.model.release.record import RunRecord
 
         self.release_in_progress = ""
@@ -212,7 +212,7 @@ class RunState:
         if not teaching:
             budget = self.run_budget if budget is None else budget
             store = self.run_store if store is None else store
-        self.record = RunRecord(result, ledger, snapshot, teaching, budget, store, tuple(events))
+        self.record = RunRecord(result, ledger, snapshot, teaching, budget, store, events)
         self.changes.emit("run", dirty=False)
         self.changes.emit("ledger", dirty=False)
         self.changes.unsaved()

@@ -115,18 +115,21 @@ class RunSession:
         return self.prepared.events(self.setup)
 
     def finish(self, events, result=None) -> RunRecord:
-        """The record of the finished (or cancelled) run; a project keeps it as its last run."""
+        """The record of the finished (or cancelled) run; a project keeps it as its last run. ``events`` (a list
+        or tuple) is handed over, not copied: the caller appends nothing to it afterwards."""
         assert self.setup is not None
         s = self.setup
         store = s.store or None
+        if not isinstance(events, (list, tuple)):
+            events = list(events)
         if self.project is not None:
-            self.project.record_run(list(events), s.ledger, s.teaching, result, self.snapshot, s.budget, store)
+            self.project.record_run(events, s.ledger, s.teaching, result, self.snapshot, s.budget, store)
             return self.project.record
         if result is None:
             from dpstudio.core.events import RunFinished
 
-            result = next((ev.result for ev in reversed(list(events)) if isinstance(ev, RunFinished)), None)
-        return RunRecord(result, s.ledger, self.snapshot, s.teaching, s.budget, store, tuple(events))
+            result = next((ev.result for ev in reversed(events) if isinstance(ev, RunFinished)), None)
+        return RunRecord(result, s.ledger, self.snapshot, s.teaching, s.budget, store, events)
 
 
 def make_job(project, progress=None, answer=None):

@@ -13,7 +13,8 @@ test and by anyone looking at a panel.
 - a pane of a splitter that is shown but collapsed to nothing;
 - a table or tree cell (of the first ``MAX_ROWS`` rows) whose text does not fit its column (or, in a view
   that wraps words, its row), unless the cell's tooltip holds the text;
-- a plot's axis title or plot title longer than the axis or the plot (pyqtgraph draws it cut).
+- a plot's axis title or plot title longer than the axis or the plot (pyqtgraph draws it cut);
+- a text of a chart drawn with QPainter (a widget with ``cut_texts()``, the step chart) drawn cut.
 """
 
 from __future__ import annotations
@@ -180,7 +181,12 @@ def _plots(top: QtWidgets.QWidget) -> list[str]:
         import pyqtgraph as pg
     except ImportError:  # pragma: no cover - pyqtgraph is a dependency
         return []
-    out = []
+    out = [
+        f"chart text cut: {text[:60]!r} ({_where(widget)})"
+        for widget in top.findChildren(QtWidgets.QWidget)
+        if hasattr(widget, "cut_texts") and _visible(widget, top)
+        for text in widget.cut_texts()
+    ]
     for widget in top.findChildren(pg.GraphicsView):
         if not _visible(widget, top):
             continue

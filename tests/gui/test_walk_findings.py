@@ -148,7 +148,7 @@ def test_the_chosen_candidate_is_named_whole_up_to_a_title_line(qtbot):
     ):
         scored = CandidatesScored(3, (name, "age=[17,91) at 40"), (5.0, 1.0), (0.9, 0.1), "exponential", selection=2)
         chart.set_step(scored, WinnerChosen(3, 0, name, selection=2))
-        title = chart.plotItem.titleLabel.text
+        title = chart.title_text
         assert f"chosen: {shown}" in title and (shown.endswith("...") or f"chosen: {shown}..." not in title)
 
 

@@ -193,7 +193,7 @@ def test_release_mode_never_shows_a_true_count_score_or_probability(panel, qtbot
         scored = panel.state.candidates
         if scored is not None:  # the chart draws placeholders: the probabilities and scores are not released
             assert chart.hidden and np.all(np.isnan(scored.probabilities)) and np.all(np.isnan(scored.scores))
-            assert "p =" not in chart.plotItem.titleLabel.text
+            assert "p =" not in chart.title_text
     for nid in panel.state.order[:: max(1, panel.state.n_nodes // 25)]:
         panel.tree.select(nid)
         panel._show_node(nid)
@@ -206,10 +206,10 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
     chart = panel.candidates
     _load(panel, RELEASE)
     panel.seek(panel.replay.step_end(3))  # a release split point: "candidates not shown"
-    assert "not shown" in chart.getAxis("bottom").labelText
+    assert "not shown" in chart.axis_label
     events = _load(panel, TEACHING)
     panel.seek(0)  # a teaching stream: nothing left of the release caption
-    assert chart.getAxis("bottom").labelText == "selection probability" and not chart.hidden
+    assert chart.axis_label == "selection probability" and not chart.hidden
     for k in panel.replay.step_starts()[1:]:
         if not isinstance(events[k], CandidatesScored):
             continue
@@ -220,7 +220,7 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
         assert isinstance(winner, WinnerChosen)
         # every bar drawn has its own label; the plot is no wider than the chart
         assert len(chart.bar_labels()) == len(chart.shown) > 1
-        assert chart.plotItem.minimumWidth() <= chart.width()
+        assert chart.minimumWidth() <= chart.width() and chart.cut_texts() == []
         probs = np.asarray(scored.probabilities)
         runner_up = np.max(np.delete(probs, winner.index))
         if runner_up == 0:
@@ -233,5 +233,5 @@ def test_candidates_chart_labels_every_bar_fits_its_pane_and_says_the_odds_in_wo
             if ratio_text(max(ratio, 1 / ratio)) == "1":
                 words = "about as likely as the best other candidate"
         assert words in chart.caption and chart.caption.replace("<br>", " ") in " ".join(
-            chart.plotItem.titleLabel.text.replace("<br>", " ").split()
+            chart.title_text.replace("<br>", " ").split()
         )

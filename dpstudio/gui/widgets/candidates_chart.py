@@ -3,15 +3,23 @@
 Shows what the exponential mechanism (or report-noisy-max) saw: with a small step budget the
 probabilities are nearly flat even when scores differ a lot, which is the point a teacher wants visible.
 At most ``MAX_BARS`` candidates are drawn (the most probable, plus the winner).
+
+Drawn with QPainter, not as a pyqtgraph plot: a step's 30 text items, axes and view range took 4-10 ms to set
+and 5-11 ms to paint on the GUI thread while a large run was followed (issue 35); the chart draws the same
+bars, labels, title and probability axis in about a millisecond.
+
+Privacy: in release mode a step's scores and probabilities depend on the data and are not released (the
+stream carries NaN); the chart then draws equal grey bars under "release: probabilities not shown", and a
+release split point's candidates (groups cut by data values) not at all.
 """
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, paint_paced, put_off
 from dpstudio.model.numbers import figure_text, ratio_text
@@ -19,49 +27,49 @@ from dpstudio.model.numbers import figure_text, ratio_text
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
 BAR_PX = 26
 #: each candidate's row: its label on the upper part, its bar (thinner) below it, so that no label hides a bar
-LABEL_DY, BAR_DY, BAR_HEIGHT = 0.18, -0.22, 0.35
+LABEL_SHARE, BAR_TOP, BAR_SHARE = 0.52, 0.56, 0.35
 LABEL_CHARS = 32
 TITLE_CHARS = 46  # title lines are wrapped: a long line would widen the chart beyond its pane
 #: the chosen candidate is named whole up to this length: "chosen: ", the name and its comma fill one title line
 #: (walk 52 read "chosen: capital-gain=[0,100000) at 5..."); a longer name is cut to this length, "..." included
 CHOSEN_CHARS = TITLE_CHARS - len("chosen: ,")
 TICK_FONT_PT = 8
+TITLE_FONT_PT = 9
 AXIS_PX = 60  # the probability axis, its title and the margins below the bars
+LEFT_PX, RIGHT_PX = 8, 14
+BAR, WINNER, HIDDEN = QtGui.QColor("#4a7fc1"), QtGui.QColor("#f0a020"), QtGui.QColor("#b0b0b0")
+INK, LABEL_INK, AXIS_INK = QtGui.QColor("#202020"), QtGui.QColor("#101010"), QtGui.QColor("#606060")
+PROBABILITY = "selection probability"
 
 
-class CandidatesChart(pg.PlotWidget):
+class CandidatesChart(QtWidgets.QWidget):
+    """See the module docstring. ``title_text`` (lines joined by ``<br>``) and ``axis_label`` say what is
+    drawn; ``shown`` the candidates' indices drawn, top to bottom."""
+
     def __init__(self, parent=None):
-        super().__init__(parent=parent, background="w")
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(x=False, y=False)
-        self.setLabel("bottom", "selection probability")
-        self.getAxis("bottom").enableAutoSIPrefix(False)
-        font = QtGui.QFont()
-        font.setPointSize(TICK_FONT_PT)
-        for side in ("left", "bottom"):
-            # every bar keeps its label (pyqtgraph drops labels once they fill 80 % of the axis)
-            self.getAxis(side).setStyle(tickFont=font, autoExpandTextSpace=True, textFillLimits=[(0, 1.0)])
+        super().__init__(parent)
+        self.setAccessibleName("Candidates of the selection step and their probabilities")
+        self.setAttribute(QtCore.Qt.WA_OpaquePaintEvent)
+        self.setMinimumSize(120, AXIS_PX + title_height(1) + 3 * BAR_PX)
         self.caption = ""  # the selection in words (teaching mode only)
-        self._bar_texts: list[pg.TextItem] = []
-        self._label_font = font
-        self.getAxis("left").setWidth(8)
-        self.bars = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#4a7fc1", pen=None)
-        self.winner_bar = pg.BarGraphItem(x0=[], y=[], height=[], width=[], brush="#f0a020", pen=None)
-        self.addItem(self.bars)
-        self.addItem(self.winner_bar)
-        self.title = pg.TextItem(color="#202020", anchor=(0, 1))
+        self._label_font = QtGui.QFont(self.font())
+        self._label_font.setPointSize(TICK_FONT_PT)
+        self._title_font = QtGui.QFont(self.font())
+        self._title_font.setPointSize(TITLE_FONT_PT)
         self.shown: list[int] = []  # candidate indices drawn, top to bottom
         self.probabilities = np.zeros(0)
         self.winner: int | None = None
         self.hidden = False
         self._step = None  # (scored, winner) drawn: drawn again when a resize changes how many bars fit
-        self.setTitle("candidates")
-        # every label's text item made now: made at a run's first step, they took 4-5 ms of that pass
-        self._add_bar_texts(MAX_BARS)
+        self._refit_due = False
+        self._labels: list[str] = []  # each drawn bar's label, top to bottom
+        self._widths = np.zeros(0)  # each drawn bar's probability
+        self.x_max = 1.0
+        self.axis_label = PROBABILITY
+        self.axis_numbers = True  # the probability axis's numbers (not in release mode)
+        self.title_text = "candidates"
 
-    def paintEvent(self, ev) -> None:
-        paint_paced(super().paintEvent, ev)
-
+    # -- what is drawn --------------------------------------------------------------------------------
     def bars_that_fit(self, title_lines: int = 4) -> int:
         """How many bars keep their labels at this height below a title of ``title_lines`` lines
         (``BAR_PX`` each, at least 3; the axis and margins take ``AXIS_PX``)."""
@@ -72,7 +80,7 @@ class CandidatesChart(pg.PlotWidget):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        if self.__dict__.get("_step") is not None and not self.__dict__.get("_refit_due"):  # (not in __init__)
+        if self._step is not None and not self._refit_due:
             self._refit_due = True
             QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._refit)
 
@@ -92,13 +100,8 @@ class CandidatesChart(pg.PlotWidget):
     def clear_step(self) -> None:
         self._step = None
         self.shown, self.probabilities, self.winner = [], np.zeros(0), None
-        self.bars.setOpts(x0=[], y=[], height=[], width=[])
-        self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
-        self.getAxis("left").setTicks([[]])
-        self._set_bar_labels([])
-        self.setLabel("bottom", "selection probability")  # no caption of an earlier (release) stream stays
-        self.getAxis("bottom").setTicks(None)
-        self.setXRange(0, 1, padding=0)  # an empty chart keeps nothing of the last run's probabilities
+        self._draw_bars([], np.zeros(0), 1.0)
+        self.axis_label, self.axis_numbers = PROBABILITY, True  # nothing of an earlier (release) stream stays
         self.hidden = False
         self.caption = ""
         self._set_title("candidates")
@@ -126,67 +129,24 @@ class CandidatesChart(pg.PlotWidget):
             order[-1] = w
         self.shown, self.probabilities, self.winner = [int(i) for i in order], probs, w
         self.hidden = hidden
-        ys = np.arange(len(order))[::-1].astype(float)
-        normal = [k for k, i in enumerate(order) if i != w]
-        widths = probs[np.asarray(order, dtype=np.int64)]
-        self.bars.setOpts(
-            x0=np.zeros(len(normal)),
-            y=ys[normal] + BAR_DY,
-            height=BAR_HEIGHT,
-            width=widths[normal],
-            brush="#b0b0b0" if hidden else "#4a7fc1",
-        )
-        if w is not None:
-            k = order.index(w)
-            self.winner_bar.setOpts(x0=[0.0], y=[ys[k] + BAR_DY], height=BAR_HEIGHT, width=[probs[w]])
-        else:
-            self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
-        ticks = []
-        for k, i in enumerate(order):
+        labels = []
+        for i in order:
             label = scored.labels[i]
-            if len(label) > LABEL_CHARS:  # a longer tick label would not fit the axis and be dropped
+            if len(label) > LABEL_CHARS:
                 label = label[: LABEL_CHARS - 2] + ".."
             score = scored.scores[i]
-            ticks.append((ys[k], label if hidden or not np.isfinite(score) else f"{label} ({figure_text(score)})"))
-        self.getAxis("left").setTicks([[]])
-        self._set_bar_labels(ticks)
-        self.setXRange(0, max(float(probs.max()) * 1.05, 1e-9), padding=0)
-        self.setYRange(-0.6, len(order) - 0.4, padding=0)
-        title = self._title(scored, probs, w, hidden, len(order))
-        bottom = self.getAxis("bottom")
-        if hidden:
-            self.setLabel("bottom", "release: probabilities not shown")
-            bottom.setTicks([[]])
-        else:
-            self.setLabel("bottom", "selection probability")
-            bottom.setTicks(None)
-        self._set_title(title)
-
-    def _set_bar_labels(self, ticks) -> None:
-        """One text per bar, written just above its bar (over it, the text hid short bars; axis tick labels
-        are dropped by pyqtgraph whenever they crowd the axis, which left bars unlabelled)."""
-        self._add_bar_texts(len(ticks))
-        for t, (y, text) in zip(self._bar_texts, ticks):
-            if getattr(t, "_shown_text", None) != text:  # laying out a text item is the costly part
-                t.setText(text)
-                t._shown_text = text
-            t.setPos(0.0, float(y) + LABEL_DY)
-            t.setVisible(True)
-        for t in self._bar_texts[len(ticks) :]:
-            t.setVisible(False)
-
-    def _add_bar_texts(self, count: int) -> None:
-        """Text items for ``count`` bar labels at least, hidden until used."""
-        while len(self._bar_texts) < count:
-            t = pg.TextItem(color="#101010", anchor=(0, 0.5))
-            t.setFont(self._label_font)
-            t.setZValue(5)
-            t.setVisible(False)
-            self.addItem(t)
-            self._bar_texts.append(t)
+            labels.append(label if hidden or not np.isfinite(score) else f"{label} ({figure_text(score)})")
+        self._draw_bars(labels, probs[np.asarray(order, dtype=np.int64)], max(float(probs.max()) * 1.05, 1e-9))
+        self.axis_label = "release: probabilities not shown" if hidden else PROBABILITY
+        self.axis_numbers = not hidden
+        self._set_title(self._title(scored, probs, w, hidden, len(order)))
 
     def bar_labels(self) -> list[str]:
-        return [t.textItem.toPlainText() for t in self._bar_texts if t.isVisible()]
+        return list(self._labels)
+
+    def _draw_bars(self, labels: list[str], widths, x_max: float) -> None:
+        self._labels, self._widths, self.x_max = labels, np.asarray(widths, dtype=float), x_max
+        self.update()
 
     def _title(self, scored, probs, w, hidden: bool, shown: int) -> str:
         """What was chosen among how many, and (teaching) the odds in words (``self.caption``)."""
@@ -208,30 +168,111 @@ class CandidatesChart(pg.PlotWidget):
         return title
 
     def _set_title(self, title: str) -> None:
-        """The title on as many lines as it has (pyqtgraph keeps room for one line only)."""
-        lines = title_lines(title)
-        self.setTitle("<br>".join(lines), size="9pt")
-        height = title_height(len(lines))
-        self.plotItem.titleLabel.setMaximumHeight(height)  # pyqtgraph caps it at one line (30 px)
-        self.plotItem.layout.setRowFixedHeight(0, height)
-        self.plotItem.titleLabel.setMinimumWidth(0)  # wrapped above: the chart may be narrower than a line
+        """The title on as many lines as it has (``title_lines``)."""
+        self.title_text = "<br>".join(title_lines(title))
+        self.update()
 
     def _set_unreleased(self, scored, winner) -> None:
         """A release-mode split point: its candidates are groups of public lattice points cut by data
         values, so their ends and scores depend on the data: not shown."""
         self.shown, self.probabilities, self.winner, self.hidden = [], np.zeros(0), None, True
-        self.bars.setOpts(x0=[], y=[], height=[], width=[])
-        self.winner_bar.setOpts(x0=[], y=[], height=[], width=[])
-        self.getAxis("left").setTicks([[]])
-        self._set_bar_labels([])
-        self.getAxis("bottom").setTicks([[]])
-        self.setLabel("bottom", "release: candidates not shown")
+        self._draw_bars([], np.zeros(0), 1.0)
+        self.axis_label, self.axis_numbers = "release: candidates not shown", False
         title = f"{_what(scored)}: candidates not shown"
         if _pairs(scored, winner):
             chosen = winner.label if len(winner.label) <= 40 else winner.label[:38] + "..."
             title += f"<br>chosen: {chosen}"
         self.caption = ""
         self._set_title(title)
+
+    # -- drawing --------------------------------------------------------------------------------------
+    def cut_texts(self) -> list[str]:
+        """The title lines and bar labels too wide for the chart as it is now (drawn cut, with "...")."""
+        title = QtGui.QFontMetrics(self._title_font)
+        label = QtGui.QFontMetrics(self._label_font)
+        room = self.width() - LEFT_PX - RIGHT_PX
+        lines = self.title_text.split("<br>") if self.title_text else []
+        return [t for t in lines if title.horizontalAdvance(t) > room] + [
+            t for t in self._labels if label.horizontalAdvance(t) > room
+        ]
+
+    def paintEvent(self, ev) -> None:
+        paint_paced(self._paint, ev)
+
+    def _paint(self, _ev) -> None:
+        qp = QtGui.QPainter(self)
+        try:
+            self._paint_on(qp)
+        finally:
+            qp.end()
+
+    def _paint_on(self, qp: QtGui.QPainter) -> None:
+        w, h = self.width(), self.height()
+        qp.fillRect(self.rect(), QtCore.Qt.white)
+        room = max(w - LEFT_PX - RIGHT_PX, 1)
+        lines = self.title_text.split("<br>") if self.title_text else []
+        qp.setFont(self._title_font)
+        qp.setPen(INK)
+        metrics = qp.fontMetrics()
+        for k, line in enumerate(lines):
+            box = QtCore.QRectF(LEFT_PX, 5 + 17 * k, room, 17)
+            qp.drawText(
+                box, QtCore.Qt.AlignLeft | QtCore.Qt.AlignVCenter, metrics.elidedText(line, QtCore.Qt.ElideRight, room)
+            )
+        top = title_height(len(lines))
+        axis_y = h - AXIS_PX + 6
+        n = len(self._labels)
+        qp.setFont(self._label_font)
+        metrics = qp.fontMetrics()
+        if n:
+            row = max((axis_y - 4 - top) / n, 1.0)
+            scale = room / self.x_max
+            winner_row = self.shown.index(self.winner) if self.winner in self.shown else -1
+            for k, (label, p) in enumerate(zip(self._labels, self._widths)):
+                y = top + k * row
+                colour = WINNER if k == winner_row else (HIDDEN if self.hidden else BAR)
+                if p > 0:
+                    qp.fillRect(QtCore.QRectF(LEFT_PX, y + BAR_TOP * row, max(p * scale, 1.0), BAR_SHARE * row), colour)
+                qp.setPen(LABEL_INK)
+                box = QtCore.QRectF(LEFT_PX + 2, y, room - 2, LABEL_SHARE * row)
+                qp.drawText(
+                    box,
+                    QtCore.Qt.AlignLeft | QtCore.Qt.AlignBottom,
+                    metrics.elidedText(label, QtCore.Qt.ElideRight, room - 2),
+                )
+        qp.setPen(AXIS_INK)
+        qp.drawLine(QtCore.QPointF(LEFT_PX, axis_y), QtCore.QPointF(LEFT_PX + room, axis_y))
+        if self.axis_numbers:
+            for value, text in axis_ticks(self.x_max):
+                x = LEFT_PX + value / self.x_max * room
+                qp.drawLine(QtCore.QPointF(x, axis_y), QtCore.QPointF(x, axis_y + 4))
+                half = metrics.horizontalAdvance(text) / 2 + 1
+                centre = min(max(x, half), w - half)  # the first and last numbers stay inside the chart
+                qp.drawText(
+                    QtCore.QRectF(centre - half, axis_y + 5, 2 * half, 14),
+                    QtCore.Qt.AlignHCenter | QtCore.Qt.AlignTop,
+                    text,
+                )
+        qp.setFont(self._title_font)
+        qp.setPen(INK)
+        qp.drawText(
+            QtCore.QRectF(LEFT_PX, axis_y + 22, room, 18),
+            QtCore.Qt.AlignHCenter | QtCore.Qt.AlignTop,
+            qp.fontMetrics().elidedText(self.axis_label, QtCore.Qt.ElideRight, room),
+        )
+
+
+def axis_ticks(x_max: float, most: int = 5) -> list[tuple[float, str]]:
+    """(value, text) of the probability axis's ticks on [0, x_max]: steps of 1, 2 or 5 times a power of ten,
+    at most ``most`` + 1 of them, each written with the decimals its step needs."""
+    if not (x_max > 0 and math.isfinite(x_max)):
+        return [(0.0, "0")]
+    raw = x_max / most
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    count = int(math.floor(x_max / step + 1e-9))
+    return [(k * step, f"{k * step:.{decimals}f}") for k in range(count + 1)]
 
 
 def title_lines(title: str) -> list[str]:

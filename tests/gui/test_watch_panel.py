@@ -346,6 +346,31 @@ def test_candidates_chart_redraws_to_fit_when_it_is_resized(qtbot):
     assert chart.winner == 26
 
 
+def test_a_short_step_chart_leaves_out_the_last_title_lines_so_that_its_bars_keep_room(qtbot):
+    """A real window showed a split point's chart with a six-line title and no bars under it: a short chart now
+    draws only the title lines that leave each bar MIN_ROW_PX (the odds in words go first, the first line
+    stays); the whole title is its tooltip."""
+    from dpstudio.gui.widgets.candidates_chart import AXIS_PX, MIN_ROW_PX, CandidatesChart, title_height
+
+    chart = CandidatesChart()
+    qtbot.addWidget(chart)
+    labels = tuple(f"c{i}" for i in range(5))
+    step = CandidatesScored(1, labels, (5.0, 4.0, 3.0, 2.0, 1.0), (0.3, 0.25, 0.2, 0.15, 0.1), "exponential")
+    chart.resize(420, 600)
+    chart.set_step(step, WinnerChosen(1, 1, "c1"))
+    full = chart.title_text.split("<br>")
+    assert len(full) >= 4 and full[1].startswith("chosen: c1") and chart.drawn_title_lines() == full
+    assert chart.toolTip() == "\n".join(full)
+    bars = len(chart.shown)
+    short = AXIS_PX - 2 + title_height(2) + bars * MIN_ROW_PX  # room for two lines of title
+    chart.resize(420, short)
+    assert chart.drawn_title_lines() == full[:2]
+    chart.resize(420, short - 2 * MIN_ROW_PX)
+    assert chart.drawn_title_lines() == full[:1]
+    chart.resize(420, 40)
+    assert chart.drawn_title_lines() == full[:1] and chart.toolTip() == "\n".join(full)
+
+
 def _mode_controls(w) -> tuple:
     return (w.mark.isHidden(), w.btn_neighbour.isHidden(), w.chk_true.isEnabled())
 

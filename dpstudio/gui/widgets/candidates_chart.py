@@ -26,6 +26,7 @@ from dpstudio.model.numbers import figure_text, ratio_text
 
 MAX_BARS = 30  # at most; fewer when the chart is short (``BAR_PX`` per bar, so every bar keeps its label)
 BAR_PX = 26
+MIN_ROW_PX = 20  # a bar's label (8 pt) and a bar below it, at the least
 #: each candidate's row: its label on the upper part, its bar (thinner) below it, so that no label hides a bar
 LABEL_SHARE, BAR_TOP, BAR_SHARE = 0.52, 0.56, 0.35
 LABEL_CHARS = 32
@@ -168,9 +169,25 @@ class CandidatesChart(QtWidgets.QWidget):
         return title
 
     def _set_title(self, title: str) -> None:
-        """The title on as many lines as it has (``title_lines``)."""
-        self.title_text = "<br>".join(title_lines(title))
+        """The title on as many lines as it has (``title_lines``); all of it is the chart's tooltip too (a short
+        chart draws only the lines that leave its bars room: ``drawn_title_lines``)."""
+        lines = title_lines(title)
+        self.title_text = "<br>".join(lines)
+        self.setToolTip("\n".join(lines))
         self.update()
+
+    def drawn_title_lines(self) -> list[str]:
+        """The title's lines drawn at this height: the last ones (the odds in words, then the winner) are left
+        out while the bars would get less than ``MIN_ROW_PX`` each; the first line always stays."""
+        lines = self.title_text.split("<br>") if self.title_text else []
+        bars = len(self._labels)
+        while len(lines) > 1 and bars and self._bar_room(len(lines)) < bars * MIN_ROW_PX:
+            lines.pop()
+        return lines
+
+    def _bar_room(self, title_lines: int) -> int:
+        """The height the bars share below a title of ``title_lines`` lines."""
+        return self.height() - AXIS_PX + 2 - title_height(title_lines)
 
     def _set_unreleased(self, scored, winner) -> None:
         """A release-mode split point: its candidates are groups of public lattice points cut by data
@@ -191,7 +208,7 @@ class CandidatesChart(QtWidgets.QWidget):
         title = QtGui.QFontMetrics(self._title_font)
         label = QtGui.QFontMetrics(self._label_font)
         room = self.width() - LEFT_PX - RIGHT_PX
-        lines = self.title_text.split("<br>") if self.title_text else []
+        lines = self.drawn_title_lines()  # the lines left out are in the tooltip
         return [t for t in lines if title.horizontalAdvance(t) > room] + [
             t for t in self._labels if label.horizontalAdvance(t) > room
         ]
@@ -210,7 +227,7 @@ class CandidatesChart(QtWidgets.QWidget):
         w, h = self.width(), self.height()
         qp.fillRect(self.rect(), QtCore.Qt.white)
         room = max(w - LEFT_PX - RIGHT_PX, 1)
-        lines = self.title_text.split("<br>") if self.title_text else []
+        lines = self.drawn_title_lines()
         qp.setFont(self._title_font)
         qp.setPen(INK)
         metrics = qp.fontMetrics()
@@ -225,7 +242,7 @@ class CandidatesChart(QtWidgets.QWidget):
         qp.setFont(self._label_font)
         metrics = qp.fontMetrics()
         if n:
-            row = max((axis_y - 4 - top) / n, 1.0)
+            row = max(self._bar_room(len(lines)) / n, 1.0)
             scale = room / self.x_max
             winner_row = self.shown.index(self.winner) if self.winner in self.shown else -1
             for k, (label, p) in enumerate(zip(self._labels, self._widths)):

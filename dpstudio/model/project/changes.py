@@ -23,7 +23,8 @@ class Changes:
         return listener
 
     def disconnect(self, listener: Listener) -> None:
-        self._listeners = [cb for cb in self._listeners if cb is not listener]
+        """Stop calling ``listener`` (compared with ``==``: a bound method is a new object at each lookup)."""
+        self._listeners = [cb for cb in self._listeners if cb != listener]
 
     def emit(self, field: str | None, dirty: bool = True) -> None:
         """``field`` changed (a field this part declared; ValueError otherwise); ``dirty``: unsaved."""

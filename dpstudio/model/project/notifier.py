@@ -29,7 +29,10 @@ class Notifier:
         return callback
 
     def unsubscribe(self, callback: Callback) -> None:
-        self._subscribers = [(cb, f) for cb, f in self._subscribers if cb is not callback]
+        """Stop calling ``callback``. Compared with ``==``, not ``is``: each ``panel._on_project`` is a new bound
+        method object, equal to the one subscribed (same function, same panel) but never the same object, so a
+        panel's ``detach()`` removed nothing and a deleted panel went on being called."""
+        self._subscribers = [(cb, f) for cb, f in self._subscribers if cb != callback]
 
     def notify(self, field: str) -> None:
         self.generation += 1

@@ -101,7 +101,7 @@ class CandidatesChart(QtWidgets.QWidget):
     def clear_step(self) -> None:
         self._step = None
         self.shown, self.probabilities, self.winner = [], np.zeros(0), None
-        self._draw_bars([], np.zeros(0), 1.0)
+        self._set_bars([], np.zeros(0), 1.0)
         self.axis_label, self.axis_numbers = PROBABILITY, True  # nothing of an earlier (release) stream stays
         self.hidden = False
         self.caption = ""
@@ -137,7 +137,7 @@ class CandidatesChart(QtWidgets.QWidget):
                 label = label[: LABEL_CHARS - 2] + ".."
             score = scored.scores[i]
             labels.append(label if hidden or not np.isfinite(score) else f"{label} ({figure_text(score)})")
-        self._draw_bars(labels, probs[np.asarray(order, dtype=np.int64)], max(float(probs.max()) * 1.05, 1e-9))
+        self._set_bars(labels, probs[np.asarray(order, dtype=np.int64)], max(float(probs.max()) * 1.05, 1e-9))
         self.axis_label = "release: probabilities not shown" if hidden else PROBABILITY
         self.axis_numbers = not hidden
         self._set_title(self._title(scored, probs, w, hidden, len(order)))
@@ -145,7 +145,9 @@ class CandidatesChart(QtWidgets.QWidget):
     def bar_labels(self) -> list[str]:
         return list(self._labels)
 
-    def _draw_bars(self, labels: list[str], widths, x_max: float) -> None:
+    def _set_bars(self, labels: list[str], widths, x_max: float) -> None:
+        """Keep the bars to draw (labels top to bottom, their probabilities, the axis's end); the next paint
+        draws them."""
         self._labels, self._widths, self.x_max = labels, np.asarray(widths, dtype=float), x_max
         self.update()
 
@@ -193,7 +195,7 @@ class CandidatesChart(QtWidgets.QWidget):
         """A release-mode split point: its candidates are groups of public lattice points cut by data
         values, so their ends and scores depend on the data: not shown."""
         self.shown, self.probabilities, self.winner, self.hidden = [], np.zeros(0), None, True
-        self._draw_bars([], np.zeros(0), 1.0)
+        self._set_bars([], np.zeros(0), 1.0)
         self.axis_label, self.axis_numbers = "release: candidates not shown", False
         title = f"{_what(scored)}: candidates not shown"
         if _pairs(scored, winner):

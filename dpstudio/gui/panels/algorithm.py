@@ -33,6 +33,7 @@ from fractions import Fraction
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
+from dpstudio.gui.pacing import PACING_DELAY_MS
 from dpstudio.gui.panels import algorithm_layout, algorithm_run, host
 from dpstudio.gui.panels.algorithm_layout import READINESS_FIELDS, SLIDER_STEPS, SPLIT_TITLE  # noqa: F401 (also imported from here)
 from dpstudio.gui.panels.algorithm_run import NOT_READY, not_ready_line  # noqa: F401 (also imported from here)
@@ -136,8 +137,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
     def _budget_later(self) -> None:
         """The ledger changed: refresh the budget line in a pass of its own (at a run's end it came in the pass
         that recorded the run), once for changes in a row."""
-        if not self._budget_timer.isActive():
-            self._budget_timer.start()
+        algorithm_run.call_later(self, "_budget_timer", PACING_DELAY_MS, lambda: self.refresh_budget(), restart=False)
 
     def showEvent(self, event) -> None:  # the store may have changed (another project, the CLI)
         super().showEvent(event)
@@ -362,8 +362,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         """A run was recorded or cleared: its figures (from its ledger) beside the plan's, in a pass of their
         own (at a large run's end they took 7 ms of the pass that recorded it), once for changes in a row."""
         try:
-            if not self._figures_timer.isActive():
-                self._figures_timer.start()
+            algorithm_run.call_later(self, "_figures_timer", PACING_DELAY_MS, self._refresh_run_figures, restart=False)
         except RuntimeError:  # the panel was deleted without detach(): stop following
             self.project.unsubscribe(self._on_run_field)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
-from dpstudio.gui.pacing import PACING_DELAY_MS
 from dpstudio.gui.panels import algorithm_run
 from dpstudio.gui.widgets.budget_bar import BudgetBar
 from dpstudio.gui.widgets.elided_label import ElidedLabel, ErrorLine
@@ -171,10 +170,7 @@ def build(panel, project, parent=None):
     panel.dataset_apply.clicked.connect(
         lambda: panel.apply_dataset_budget(panel.dataset_name_edit.text(), panel.dataset_total_edit.text())
     )
-    # the budget line in a pass of its own, 8 ms on (at a run's end it came in the pass that recorded the run)
-    panel._budget_timer = _pass_timer(panel, panel.refresh_budget)
     panel.budgetChanged.connect(panel._budget_later, QtCore.Qt.QueuedConnection)
-    panel._figures_timer = _pass_timer(panel, panel._refresh_run_figures)  # the last run's figures, likewise
     project.subscribe(panel._on_project, "algorithm", "epsilon", "mode", "roles", "types", "data", "bounds")
     project.subscribe(panel._on_budget_field, "data", "ledger")
     project.subscribe(panel._on_run_field, "run")
@@ -276,13 +272,3 @@ def build_words_box(panel) -> QtWidgets.QWidget:
     panel.preview_table.hide()
     lay.addWidget(panel.preview_table, 1)
     return box
-
-
-def _pass_timer(panel, slot) -> QtCore.QTimer:
-    """A single-shot timer of the panel that calls ``slot`` ``PACING_DELAY_MS`` after it is started: in a pass of
-    the event loop of its own. Started only when not active, so that changes in a row do not put it off."""
-    timer = QtCore.QTimer(panel)
-    timer.setSingleShot(True)
-    timer.setInterval(PACING_DELAY_MS)
-    timer.timeout.connect(slot)
-    return timer

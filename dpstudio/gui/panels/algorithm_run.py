@@ -27,15 +27,18 @@ FORK_WAIT_S = 0.5
 STANDBY_DELAY_MS = 300
 
 
-def restart_later(panel, name: str, delay_ms: int, action) -> None:
+def call_later(panel, name: str, delay_ms: int, action, restart: bool = True) -> None:
     """Call ``action()`` ``delay_ms`` from now on the panel's single-shot timer ``name`` (made, with ``action``,
-    on first use); called again before it fired, it waits again."""
+    on first use). Called again before it fired, it waits again; with ``restart`` False it keeps its first time,
+    so that changes in a row do not put it off (a refresh in a pass of its own after them)."""
     timer = getattr(panel, name, None)
     if timer is None:
         timer = QtCore.QTimer(panel)
         timer.setSingleShot(True)
         timer.timeout.connect(action)
         setattr(panel, name, timer)
+    elif not restart and timer.isActive():
+        return
     timer.start(delay_ms)
 
 
@@ -43,7 +46,7 @@ def keep_standby_later(panel) -> None:
     """Fork the loaded table's standby engine process (``model.release.engine_standby``) in a later pass of the
     event loop: a large run's engine process is then forked from it, and the fork's hold of the interpreter lock
     (10-15 ms on a million rows) is not in every run's start. Called again before it fired, it waits again."""
-    restart_later(panel, "_standby_timer", STANDBY_DELAY_MS, lambda: _keep_standby(panel))
+    call_later(panel, "_standby_timer", STANDBY_DELAY_MS, lambda: _keep_standby(panel))
 
 
 def _keep_standby(panel) -> None:
@@ -91,7 +94,7 @@ def check_now(panel) -> list:
 
 def _snapshot_later(panel) -> None:
     """``_snapshot_pass`` in ``PACING_DELAY_MS`` (one timer of the panel: checks in a row take one snapshot)."""
-    restart_later(panel, "_snapshot_timer", PACING_DELAY_MS, lambda: _snapshot_pass(panel))
+    call_later(panel, "_snapshot_timer", PACING_DELAY_MS, lambda: _snapshot_pass(panel))
 
 
 def _snapshot_pass(panel) -> None:

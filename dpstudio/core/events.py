@@ -10,6 +10,7 @@ they are ``None`` so that nothing downstream can show or write them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,3 +115,10 @@ class LeavesReleased(Event):
 @dataclass(frozen=True)
 class RunFinished(Event):
     result: Any  # the algorithm's result object
+
+
+def run_result(events) -> Any:
+    """The result of a run's events: the ``RunFinished``'s (the last one), or None for a run that did not finish."""
+    if not isinstance(events, Sequence):
+        events = list(events)
+    return next((ev.result for ev in reversed(events) if isinstance(ev, RunFinished)), None)

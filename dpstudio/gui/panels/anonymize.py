@@ -17,7 +17,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtCore import Qt
 
-from dpstudio.core.events import RunFinished
+from dpstudio.core.events import run_result
 from dpstudio.gui.panels import anonymize_layout, host
 from dpstudio.gui.panels.anonymize_layout import METRIC_WORDS, OFF, SIDE_NOTE, SIDE_ROWS, _named  # noqa: F401 (also imported from here)
 from dpstudio.gui.widgets.elided_label import ErrorLine
@@ -361,7 +361,7 @@ class AnonymizePanel(QtWidgets.QWidget):
 
     def _done(self, items) -> None:
         self.run_button.setEnabled(True)
-        result = next((e.result for e in reversed(items) if isinstance(e, RunFinished)), None)
+        result = run_result(items)
         if result is not None:
             self.show_outcome(result)
         self.finished.emit()

@@ -206,9 +206,9 @@ class RunState:
 
         self.release_in_progress = ""
         if result is None:
-            from dpstudio.core.events import RunFinished
+            from dpstudio.core.events import run_result
 
-            result = next((ev.result for ev in reversed(events) if isinstance(ev, RunFinished)), None)
+            result = run_result(events)
         if not teaching:
             budget = self.run_budget if budget is None else budget
             store = self.run_store if store is None else store

@@ -126,9 +126,9 @@ class RunSession:
             self.project.record_run(events, s.ledger, s.teaching, result, self.snapshot, s.budget, store)
             return self.project.record
         if result is None:
-            from dpstudio.core.events import RunFinished
+            from dpstudio.core.events import run_result
 
-            result = next((ev.result for ev in reversed(events) if isinstance(ev, RunFinished)), None)
+            result = run_result(events)
         return RunRecord(result, s.ledger, self.snapshot, s.teaching, s.budget, store, events)
 
 

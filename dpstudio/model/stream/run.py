@@ -27,7 +27,7 @@ import numpy as np
 
 from dpstudio.algorithms.stream_runs import StreamParams, StreamResult, run_stream
 from dpstudio.core.budget import Ledger
-from dpstudio.core.events import RunFinished
+from dpstudio.core.events import run_result
 from dpstudio.model.release import ReleaseQuestion, ReleaseRefused, ReleaseService, RunSetup
 from dpstudio.model.stream.session import StreamSource, stream_request
 from dpstudio.model.stream.view import NOT_DP, literal_asm_playback, playback_of
@@ -183,7 +183,7 @@ class StreamRun:
         if self.literal:
             return StreamRecord(out, None, None, None, self.params, self.source, None, True)
         assert self.setup is not None
-        result = next((e.result for e in out if isinstance(e, RunFinished)), None)
+        result = run_result(out)
         return StreamRecord(
             playback_of(out, self.params),
             result,

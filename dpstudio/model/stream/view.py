@@ -24,7 +24,7 @@ from dpstudio.algorithms.stream_baselines import binary_levels
 from dpstudio.algorithms.stream_runs import StreamParams
 from dpstudio.algorithms.stream_shp import asm_literal
 from dpstudio.core.budget import as_fraction
-from dpstudio.core.events import BudgetSpent, RunFinished
+from dpstudio.core.events import BudgetSpent, run_result
 from dpstudio.core.noise import SimulationNoise
 from dpstudio.core.range_error import laplace_variance
 from dpstudio.core.scales import noise_scale
@@ -73,7 +73,7 @@ class StreamPlayback:
 def playback_of(events, params: StreamParams) -> StreamPlayback:
     """A recorded ``run_stream`` run; the guarantee comes from its result (or the parameters)."""
     events = list(events)
-    result = next((e.result for e in events if isinstance(e, RunFinished)), None)
+    result = run_result(events)
     guarantee = result.guarantee if result is not None else params.guarantee(params.horizon or "T")
     return StreamPlayback(events, guarantee, params.mechanism)
 

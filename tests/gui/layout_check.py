@@ -3,8 +3,8 @@ test and by anyone looking at a panel.
 
 - a visible single-line label (or a line of a multi-line one) whose text is wider than the label, unless it
   is an ``ElidedLabel`` (drawn with an ellipsis, all of it in its tooltip) or its tooltip holds the text;
-- an ``ElidedLabel`` that shows less than half of its text (issue 32: a sentence is read, not hovered),
-  unless it only names something (``names_only``);
+- an ``ElidedLabel`` or a ``StatusLine`` that shows less than half of its text (issue 32: a sentence is read,
+  not hovered), unless it only names something (``names_only``);
 - a visible button, check box or radio button narrower than its text needs (its size hint), or a combo
   box whose chosen text does not fit (unless its tooltip holds it);
 - a visible line edit, combo box, spin box or button shorter than its minimum size hint (squashed);
@@ -24,6 +24,7 @@ import re
 from PySide6 import QtGui, QtWidgets
 
 from dpstudio.gui.widgets.elided_label import ElidedLabel
+from dpstudio.gui.widgets.status_line import StatusLine
 
 SLACK = 2  # pixels: rounding
 MAX_ROWS = 200  # rows of a table checked (the rest look alike)
@@ -50,7 +51,7 @@ def _visible(w: QtWidgets.QWidget, top: QtWidgets.QWidget) -> bool:
 
 def problems(top: QtWidgets.QWidget) -> list[str]:
     out = []
-    for label in top.findChildren(ElidedLabel):
+    for label in [*top.findChildren(ElidedLabel), *top.findChildren(StatusLine)]:
         # a sentence that advises, refuses or explains is read, not hovered: an elided label showing less than
         # half of its text is cut (one that only names something, ``names_only``, may be elided)
         if not _visible(label, top) or getattr(label, "names_only", False) or not label.text().strip():

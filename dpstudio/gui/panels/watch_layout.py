@@ -7,11 +7,11 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from dpstudio.gui.widgets.candidates_chart import CandidatesChart
-from dpstudio.gui.widgets.elided_label import ElidedLabel
 from dpstudio.gui.widgets.icicle_view import IcicleView
 from dpstudio.gui.widgets.ledger_view import LedgerView
 from dpstudio.gui.widgets.noise_chart import NoiseChart
 from dpstudio.gui.widgets.split_line import SplitLine
+from dpstudio.gui.widgets.status_line import StatusLine
 from dpstudio.gui.widgets.tree_view import (
     PALETTE_COLOURS,
     STATE_NAMES,
@@ -98,7 +98,7 @@ def build(panel, project=None, parent=None):
     outer.addLayout(bar)
 
     status = QtWidgets.QHBoxLayout()
-    panel.status = ElidedLabel("no run yet: run an algorithm from the Algorithm panel")
+    panel.status = StatusLine("no run yet: run an algorithm from the Algorithm panel")
     status.addWidget(panel.status, 1)
     panel.mark = QtWidgets.QLabel("TEACHING: NOT A RELEASE")
     panel.mark.setStyleSheet("background:#f0a020;color:black;font-weight:bold;padding:2px 8px;")

@@ -506,3 +506,73 @@ def test_the_status_line_says_when_the_watch_catches_up_after_a_run(panel, monke
     monkeypatch.setattr(watch_module, "APPLY_BUDGET_S", 60.0)
     panel.tick(0.0)
     assert "catching up" not in panel.status.text() and panel.status.text().endswith("finished")
+
+
+def _tree_positions(tree) -> dict:
+    return {int(i): (float(x), float(y)) for i, x, y in zip(tree._ids, tree._x, tree._y) if np.isfinite(x)}
+
+
+def test_a_live_runs_new_layout_is_drawn_in_a_pass_after_the_one_that_works_it_out(panel, qtbot, monkeypatch):
+    """While a run is followed live, the tree's tick works out a new layout (the focus and the tidy layout) in
+    one pass and puts it on the plot in a later one; what is drawn then is what a redraw at once draws."""
+    monkeypatch.setattr(pacing, "recently_busy", lambda: False)
+    events, total = sample_runs()[TEACHING]
+    panel.begin_live(True, total)
+    tree = panel.tree
+    tree.timer.stop()  # the test ticks the tree itself
+    panel.feed(events[: len(events) // 2])
+    while not panel.replay.at_end:
+        panel.tick(0.0)
+    st = panel.replay.state
+    drawn = tree.redraw_count
+    tree._last_redraw_end = 0.0
+    tree._tick()
+    assert tree.redraw_count == drawn and tree._pending is not None  # worked out, not drawn yet
+    assert tree._layout_key != (id(st), st.structure_version, st.n_nodes)
+    qtbot.waitUntil(lambda: tree.redraw_count == drawn + 1, timeout=3000)
+    assert tree._pending is None and tree._layout_key == (id(st), st.structure_version, st.n_nodes)
+    split = (_tree_positions(tree), tree.colour_states(), [item.getData()[0].size for item in tree.layers])
+    tree._layout_key = None
+    tree.redraw()  # the same state drawn at once
+    at_once = (_tree_positions(tree), tree.colour_states(), [item.getData()[0].size for item in tree.layers])
+    assert split[0] == at_once[0] and split[2] == at_once[2]
+    np.testing.assert_array_equal(split[1], at_once[1])
+
+
+def test_a_redraw_drops_a_layout_waiting_for_its_pass(panel, qtbot, monkeypatch):
+    """A redraw at once (a click, a new run) is newer than a layout the tick worked out earlier: that one is
+    never drawn over it."""
+    monkeypatch.setattr(pacing, "recently_busy", lambda: False)
+    events, total = sample_runs()[TEACHING]
+    panel.begin_live(True, total)
+    tree = panel.tree
+    tree.timer.stop()
+    panel.feed(events[: len(events) // 2])
+    while not panel.replay.at_end:
+        panel.tick(0.0)
+    tree._last_redraw_end = 0.0
+    tree._tick()
+    assert tree._pending is not None
+    panel.feed(events[len(events) // 2 :])
+    while not panel.replay.at_end:
+        panel.tick(0.0)
+    st = panel.replay.state
+    drawn = tree.redraw_count
+    tree.redraw()
+    newest = tree._layout_key
+    assert newest == (id(st), st.structure_version, st.n_nodes)
+    qtbot.wait(5 * pacing.PACING_DELAY_MS)
+    assert tree.redraw_count == drawn + 1 and tree._layout_key == newest
+
+
+def test_outside_a_live_run_the_tick_draws_at_once(panel):
+    events, total = sample_runs()[TEACHING]
+    panel.load_events(events, teaching=True, epsilon=total)
+    panel.seek_end()
+    tree = panel.tree
+    assert tree.label_budget_s is None
+    tree._dirty, tree._last_redraw_end, tree._layout_key = True, 0.0, None
+    drawn = tree.redraw_count
+    tree._tick()
+    st = panel.replay.state
+    assert tree.redraw_count == drawn + 1 and tree._layout_key == (id(st), st.structure_version, st.n_nodes)

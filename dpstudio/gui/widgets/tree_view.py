@@ -444,6 +444,8 @@ class TreeView(pg.PlotWidget):
         self._last_redraw_end = 0.0
         self._last_redraw_cost = 0.0
         self._last_paint_cost = 0.0
+        self._pending: dict | None = None  # a live run's layout prepared by ``_tick``, drawn in a later pass
+        self._prepare_cost = 0.0
 
     # -- public API ---------------------------------------------------------------------------------
     def set_state(self, state) -> None:
@@ -523,20 +525,19 @@ class TreeView(pg.PlotWidget):
         return self._states.copy() if hasattr(self, "_states") else np.zeros(0, dtype=np.int64)
 
     def redraw(self) -> None:
-        """Draw the current state now (a placement of labels under way is dropped: its nodes may be gone)."""
+        """Draw the current state now (a placement of labels under way is dropped: its nodes may be gone; a
+        layout waiting for its own pass, ``_tick``, is dropped too: this one is newer)."""
+        self._pending = None
+        self._draw(self._prepare())
+
+    def _prepare(self) -> dict | None:
+        """What ``_draw`` needs of the current state that is long to work out: the layout, when the tree's
+        structure, the focus or the selection changed since the last one (else None: the drawn layout
+        holds), and every node's colour state (aligned with that layout). Reads the state; draws nothing."""
         self._dirty = False
-        self._label_job = None
-        self.redraw_count += 1
         st = self.state
         if st is None or st.n_nodes == 0:
-            self.edges.setData([], [])
-            for item in (*self.layers, self.glyph_layer):  # the rings of folded subtrees too
-                item.setData([], [])
-            self._ids = np.zeros(0, dtype=np.int64)
-            self._x = self._y = np.zeros(0)
-            self._states = np.zeros(0, dtype=np.int64)
-            self._update_labels()
-            return
+            return {"empty": True}
         key = (id(st), st.structure_version, st.n_nodes)
         focus_key = (
             key,
@@ -546,29 +547,53 @@ class TreeView(pg.PlotWidget):
             self.collapse,
             st.winner is not None and st.position,
         )
-        if key != self._layout_key or focus_key != self._focus_key:
-            ids, par = st.parents_array()
-            self._ids, self._par = ids, par
-            if self.collapse:
-                self.focus = focus(st, self.selected, self.expanded, opened=self.opened)
-                shown = self.focus.shown
-            else:
-                self.focus = None
-                shown = np.ones(ids.size, dtype=bool)
-            self._shown = shown
-            self._x, self._y = _layout_shown(par, shown)
-            self._layout_key, self._focus_key = key, focus_key
-            nonroot = np.flatnonzero((par >= 0) & shown)
-            ex = np.empty(2 * nonroot.size)
-            ey = np.empty(2 * nonroot.size)
-            ex[0::2], ex[1::2] = self._x[par[nonroot]], self._x[nonroot]
-            ey[0::2], ey[1::2] = self._y[par[nonroot]], self._y[nonroot]
-            self.edges.setData(ex, ey)
-            relayout = key != getattr(self, "_fitted_key", None)
-            self._fitted_key = key
+        if key == self._layout_key and focus_key == self._focus_key:
+            return {"empty": False, "layout": None, "states": self._node_states(st)}
+        ids, par = st.parents_array()
+        if self.collapse:
+            found = focus(st, self.selected, self.expanded, opened=self.opened)
+            shown = found.shown
         else:
-            relayout = False
-        states = self._node_states(st)
+            found = None
+            shown = np.ones(ids.size, dtype=bool)
+        x, y = _layout_shown(par, shown)
+        nonroot = np.flatnonzero((par >= 0) & shown)
+        ex = np.empty(2 * nonroot.size)
+        ey = np.empty(2 * nonroot.size)
+        ex[0::2], ex[1::2] = x[par[nonroot]], x[nonroot]
+        ey[0::2], ey[1::2] = y[par[nonroot]], y[nonroot]
+        layout = {"key": key, "focus_key": focus_key, "ids": ids, "par": par, "focus": found, "shown": shown}
+        layout.update(x=x, y=y, ex=ex, ey=ey)
+        return {"empty": False, "layout": layout, "states": self._node_states(st)}
+
+    def _draw(self, prepared: dict) -> None:
+        """Put a ``_prepare``'s result on the plot's items (and fit the view, place the labels)."""
+        self._label_job = None
+        self.redraw_count += 1
+        if prepared["empty"]:
+            self.edges.setData([], [])
+            for item in (*self.layers, self.glyph_layer):  # the rings of folded subtrees too
+                item.setData([], [])
+            self._ids = np.zeros(0, dtype=np.int64)
+            self._x = self._y = np.zeros(0)
+            self._states = np.zeros(0, dtype=np.int64)
+            self._update_labels()
+            return
+        layout = prepared["layout"]
+        relayout = False
+        if layout is not None:
+            self._ids, self._par, self.focus, self._shown = (
+                layout["ids"],
+                layout["par"],
+                layout["focus"],
+                layout["shown"],
+            )
+            self._x, self._y = layout["x"], layout["y"]
+            self._layout_key, self._focus_key = layout["key"], layout["focus_key"]
+            self.edges.setData(layout["ex"], layout["ey"])
+            relayout = layout["key"] != getattr(self, "_fitted_key", None)
+            self._fitted_key = layout["key"]
+        states = prepared["states"]
         self._states = states
         size = self._sizes(int(self._shown.sum()))
         partial = self.focus is not None and not self._shown.all()
@@ -628,16 +653,36 @@ class TreeView(pg.PlotWidget):
         # GUI thread time for everything else)
         cost = self._last_redraw_cost + self._last_paint_cost
         now = time.perf_counter()
-        if self._dirty and now - self._last_redraw_end >= 3 * cost:
+        if self._pending is None and self._dirty and now - self._last_redraw_end >= 3 * cost:
             # other long work (the Watch applying events) ended just now in this pass of the event loop:
             # redraw a little later, so input and paint events get in between the two
             if put_off(self, "redraw", self._tick):
                 return
             t = time.perf_counter()
-            self.redraw()
+            prepared = self._prepare()
+            if self.label_budget_s is not None and prepared.get("layout") is not None:
+                # a live run's new layout (the focus and the tidy layout: most of a redraw of a large tree)
+                # goes on the plot, and is painted, in a later pass of its own: the two made one gap
+                self._pending = prepared
+                self._prepare_cost = time.perf_counter() - t
+                note_busy()
+                QtCore.QTimer.singleShot(PACING_DELAY_MS, self, self._draw_pending)
+                return
+            self._draw(prepared)
             self._last_redraw_end = time.perf_counter()
             self._last_redraw_cost = self._last_redraw_end - t
             note_busy()
+
+    def _draw_pending(self) -> None:
+        """Draw the layout ``_tick`` prepared in an earlier pass, unless a ``redraw`` has drawn a newer one."""
+        if self._pending is None or put_off(self, "draw", self._draw_pending):
+            return
+        prepared, self._pending = self._pending, None
+        t = time.perf_counter()
+        self._draw(prepared)
+        self._last_redraw_end = time.perf_counter()
+        self._last_redraw_cost = self._prepare_cost + self._last_redraw_end - t
+        note_busy()
 
     def paintEvent(self, ev) -> None:
         self._last_paint_cost = paint_paced(super().paintEvent, ev)

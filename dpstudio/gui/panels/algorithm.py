@@ -108,13 +108,23 @@ class AlgorithmPanel(QtWidgets.QWidget):
         if not getattr(self, "_eps_valid", True):
             return  # _check_eps_text said why
         n = getattr(self, "_problems", 0)
-        self.run_button.setEnabled(n == 0)
+        self._set_run_enabled(n == 0)
         self.run_button.setToolTip(
             f"Run is off until the {n} problem{'s' if n != 1 else ''} in \u201cBefore you run\u201d "
             f"{'are' if n != 1 else 'is'} fixed"
             if n
             else "Run the algorithm on the loaded data (spends the budget in release mode)"
         )
+
+    def _set_run_enabled(self, on: bool) -> None:
+        """Run on or off. Turned off while it has the keyboard focus (the click of a release that spent the
+        last of the budget), the focus goes to the checklist's first button (what to fix) or the epsilon box,
+        not to what follows Run in the tab order: the dataset name box, where the next keys typed would
+        rename the dataset."""
+        if not on and self.run_button.hasFocus():
+            target = self.checklist.buttons[0] if self.checklist.buttons else self.eps_edit
+            target.setFocus(QtCore.Qt.OtherFocusReason)
+        self.run_button.setEnabled(on)
 
     def go_to_problem(self, problem) -> None:
         """Show the place where ``problem`` is fixed (the window switches panel and selects the control)."""
@@ -450,7 +460,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
             eps = parse_epsilon_text(text)
         except ValueError as exc:
             self._eps_valid = False
-            self.run_button.setEnabled(False)
+            self._set_run_enabled(False)
             self.run_button.setToolTip(f"epsilon is not valid: {exc}")
             self.eps_understood.setText("")
             self.eps_error.setText(f"Run is off: {exc}")

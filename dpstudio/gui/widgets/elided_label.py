@@ -6,6 +6,23 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 
+def paint_elided(widget: QtWidgets.QWidget, text: str, alignment=QtCore.Qt.AlignLeft) -> None:
+    """Paint ``text`` on one line in ``widget``'s contents, cut with an ellipsis to its width (the paint event
+    of ``ElidedLabel`` and of ``StatusLine``)."""
+    painter = QtGui.QPainter(widget)
+    rect = widget.contentsRect()
+    shown = widget.fontMetrics().elidedText(text.replace("\n", " "), QtCore.Qt.ElideRight, rect.width())
+    widget.style().drawItemText(
+        painter,
+        rect,
+        int(alignment | QtCore.Qt.AlignVCenter),
+        widget.palette(),
+        widget.isEnabled(),
+        shown,
+        widget.foregroundRole(),
+    )
+
+
 class ElidedLabel(QtWidgets.QLabel):
     def __init__(self, text: str = "", parent=None):
         super().__init__(text, parent)
@@ -28,18 +45,7 @@ class ElidedLabel(QtWidgets.QLabel):
         return QtCore.QSize(min(super().sizeHint().width(), 400), super().sizeHint().height())
 
     def paintEvent(self, _event) -> None:  # noqa: N802
-        painter = QtGui.QPainter(self)
-        rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self.text().replace("\n", " "), QtCore.Qt.ElideRight, rect.width())
-        self.style().drawItemText(
-            painter,
-            rect,
-            int(self.alignment() | QtCore.Qt.AlignVCenter),
-            self.palette(),
-            self.isEnabled(),
-            text,
-            self.foregroundRole(),
-        )
+        paint_elided(self, self.text(), self.alignment())
 
 
 class ErrorLine(ElidedLabel):
@@ -59,4 +65,4 @@ class ErrorLine(ElidedLabel):
         self.setSizePolicy(policy)
 
 
-__all__ = ["ElidedLabel", "ErrorLine"]
+__all__ = ["ElidedLabel", "ErrorLine", "paint_elided"]

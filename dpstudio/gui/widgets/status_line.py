@@ -11,7 +11,9 @@ nothing out."""
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
+
+from dpstudio.gui.widgets.elided_label import paint_elided
 
 #: the width it asks for when its layout has room (any text is cut to what it gets)
 PREFERRED_WIDTH_PX = 400
@@ -41,7 +43,7 @@ class StatusLine(QtWidgets.QWidget):
 
     def is_elided(self) -> bool:
         """Whether the text is drawn cut, with an ellipsis (the tooltip then has all of it)."""
-        return self.fontMetrics().horizontalAdvance(self._shown_text()) > self.contentsRect().width()
+        return self.fontMetrics().horizontalAdvance(self._text.replace("\n", " ")) > self.contentsRect().width()
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802
         margins = self.contentsMargins()
@@ -50,22 +52,8 @@ class StatusLine(QtWidgets.QWidget):
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         return QtCore.QSize(self.fontMetrics().horizontalAdvance("\u2026") * 4, self.sizeHint().height())
 
-    def _shown_text(self) -> str:
-        return self._text.replace("\n", " ")
-
     def paintEvent(self, _event) -> None:  # noqa: N802
-        painter = QtGui.QPainter(self)
-        rect = self.contentsRect()
-        text = self.fontMetrics().elidedText(self._shown_text(), QtCore.Qt.ElideRight, rect.width())
-        self.style().drawItemText(
-            painter,
-            rect,
-            int(QtCore.Qt.AlignLeft | QtCore.Qt.AlignVCenter),
-            self.palette(),
-            self.isEnabled(),
-            text,
-            QtGui.QPalette.WindowText,
-        )
+        paint_elided(self, self._text)
 
 
 __all__ = ["StatusLine"]

@@ -4,10 +4,9 @@ repaints this line.
 
 Why not a QLabel: ``QLabel.setText`` asks the parent's layout to lay out again whatever the text, and on the
 Watch that meant the whole panel (its splitters, views, side charts and every label's size hint) at every tick
-of a run: 0.06 ms when its memory is warm, about 10 ms in the first pass after an idle second (benchmarks/
-RESULTS.md, sessions 23 and 24). This line's
-size never depends on its text (one line of the font, as wide as its layout gives it), so setting a text lays
-nothing out."""
+of a run: 0.06 ms when its memory is warm, about 10 ms in the first pass after an idle second
+(benchmarks/RESULTS.md, sessions 23 and 24). This line's size never depends on its text (one line of the font,
+as wide as its layout gives it), so setting a text lays nothing out."""
 
 from __future__ import annotations
 

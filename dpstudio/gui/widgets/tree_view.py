@@ -530,10 +530,11 @@ class TreeView(pg.PlotWidget):
         self._pending = None
         self._draw(self._prepare())
 
-    def _prepare(self) -> dict | None:
-        """What ``_draw`` needs of the current state that is long to work out: the layout, when the tree's
-        structure, the focus or the selection changed since the last one (else None: the drawn layout
-        holds), and every node's colour state (aligned with that layout). Reads the state; draws nothing."""
+    def _prepare(self) -> dict:
+        """What ``_draw`` needs of the current state that is long to work out: the layout (under "layout"),
+        when the tree's structure, the focus or the selection changed since the one drawn (else None there:
+        the drawn layout holds), and every node's colour state, aligned with that layout (under "states");
+        ``{"empty": True}`` for no tree. Reads the state; draws nothing."""
         self._dirty = False
         st = self.state
         if st is None or st.n_nodes == 0:

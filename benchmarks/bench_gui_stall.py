@@ -6,8 +6,8 @@ engine) and the Watch panel follows the live events (replay + tree view redrawin
 Data: the bundled Adult training sample resampled with replacement to --rows rows, the bundled Adult
 taxonomies and public bounds (age, education-num, hours-per-week, capital-gain/loss, fnlwgt numeric).
 Target (issue 35): the longest gap stays at or under 16 ms. ``--floor`` also measures, before each repeat, what
-the same idle second and one trivial pass cost this machine (``bench_click_floor.py``). Teaching mode (simulation noise) by default; --release uses
-OpenDP's secure samplers.
+the same idle second and one trivial pass cost this machine (``bench_click_floor.py``). Teaching mode
+(simulation noise) by default; --release uses OpenDP's secure samplers.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_stall.py [--rows 1000000]
         [--algorithm diffgen_consistency] [--steps 10] [--repeats 3] [--release] [--floor]

@@ -7,9 +7,10 @@ seconds it calls a handler that sets one label's text (and, with ``--touch N``, 
 of a heap of ``--heap-million`` million, the cost of touching memory left unused for a while). As in the
 studio's measure the pass is the first of its kind in the process (its code, the label's new text and its
 paint run for the first time); ``--rehearse`` runs it once before the idle second, leaving only the cost of
-memory gone cold. What it prints
-is the least the studio's measure could be on this machine at this time: on a machine whose memory is slow to
-read again after an idle second (benchmarks/RESULTS.md, sessions 22 and 24) this floor alone exceeds 16 ms.
+memory gone cold. The idle, the timer and the event loop are the stall benchmark's own (``idle``,
+``gap_timer``, ``run_loop``). What it prints is the least the studio's measure could be on this machine at this
+time: on a machine whose memory is slow to read again after an idle second (benchmarks/RESULTS.md, sessions 22
+and 24) this floor alone exceeds 16 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_click_floor.py [--repeats 5] [--idle 1.0]
         [--heap-million 0] [--touch 0] [--rehearse]
@@ -34,7 +35,8 @@ AFTER_S = 0.3
 
 def one(idle_s: float, heap_million: float, touch: int, rehearse: bool = False) -> dict:
     """One measurement in this process (it must be a fresh one: the first pass after the idle is measured)."""
-    from PySide6 import QtCore, QtWidgets
+    from bench_gui_stall import gap_timer, idle, run_loop, start
+    from PySide6 import QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     heap = [f"{i}x" for i in range(int(heap_million * 1e6))]
@@ -66,34 +68,18 @@ def one(idle_s: float, heap_million: float, touch: int, rehearse: bool = False) 
             app.processEvents()
         handler_s.clear()
 
-    ticks = [time.perf_counter()]
-
-    def tick() -> None:
-        ticks.append(time.perf_counter())
-
-    timer = QtCore.QTimer()
-    timer.setTimerType(QtCore.Qt.PreciseTimer)
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
-    loop = QtCore.QEventLoop()
-    marks: dict = {}
-
-    def click() -> None:
-        marks["at"] = time.perf_counter()
-        handler()
-
-    QtCore.QTimer.singleShot(int(idle_s * 1000), click)
-    QtCore.QTimer.singleShot(int((idle_s + AFTER_S) * 1000), loop.quit)
-    timer.start()
-    ticks[0] = time.perf_counter()
-    loop.exec()
+    # the stall benchmark's own steps (bench_gui_stall.measure): an idle with the 5 ms timer, then a new timer
+    # started just before the pass, the event loop run as there until AFTER_S later
+    idle_gap_ms = idle(app, idle_s)
+    timer, gaps = gap_timer()
+    start(timer, gaps)
+    handler()
+    end = time.perf_counter() + AFTER_S
+    run_loop(lambda: time.perf_counter() >= end, AFTER_S + 1.0)
     timer.stop()
-    at = marks["at"]
-    gaps_before = [b - a for a, b in zip(ticks, ticks[1:]) if b <= at]
-    gaps_after = [b - a for a, b in zip(ticks, ticks[1:]) if b > at]
     return {
-        "idle_gap_ms": 1e3 * max(gaps_before),
-        "click_gap_ms": 1e3 * max(gaps_after),
+        "idle_gap_ms": idle_gap_ms,
+        "click_gap_ms": 1e3 * max(gaps[1:]),
         "handler_ms": 1e3 * handler_s[0],
     }
 
@@ -107,9 +93,10 @@ def main() -> int:
     ap.add_argument("--rehearse", action="store_true", help="run the pass once before the idle")
     ap.add_argument("--one", action="store_true", help="one measurement in this process, as a JSON line")
     args = ap.parse_args()
-    for name, value in (("--repeats", args.repeats), ("--touch", args.touch)):
-        if value < (1 if name == "--repeats" else 0):
-            ap.error(f"{name} must be at least {1 if name == '--repeats' else 0}")
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    if args.touch < 0:
+        ap.error("--touch must not be negative")
     if args.idle < 0 or args.heap_million < 0:
         ap.error("--idle and --heap-million must not be negative")
     if args.touch and not args.heap_million:

@@ -333,8 +333,9 @@ class MainWindow(QtWidgets.QMainWindow):
         return win
 
     # -- public API for panels ------------------------------------------------------------------------------
-    def start_worker(self, worker: Worker, title: str = "") -> Worker | None:
+    def start_worker(self, worker: Worker, title: str = "", later: bool = False) -> Worker | None:
         """Run ``worker`` with the progress bar and Cancel; returns None (and says why) if a job is running.
+        With ``later`` its thread starts in a later pass of the event loop (``TaskRunner.start``).
 
         The window's slots are connected before the thread starts: a job that fails at once still shows
         its message (a signal emitted before a connection exists reaches nobody)."""
@@ -346,7 +347,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for signal, slot in connections:
             signal.connect(slot)
         try:
-            self.runner.start(worker)
+            self.runner.start(worker, later=later)
         except RuntimeError as exc:
             for signal, slot in connections:
                 signal.disconnect(slot)

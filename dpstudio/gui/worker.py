@@ -46,6 +46,7 @@ from PySide6 import QtCore
 
 # raised inside a function job's progress callback once the worker is cancelled: the loaders' and the engines'
 # own, so a job stopped by its progress, wherever that is raised, ends the worker as cancelled
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.io.datasets import Cancelled
 
 BATCH_SECONDS = 0.03
@@ -102,6 +103,10 @@ class Worker(QtCore.QRunnable):
         self.signals = WorkerSignals()
         self._cancel = threading.Event()
         self.done = threading.Event()
+        #: set by the runner one paced pass of the event loop after the thread started: a job whose start
+        #: holds the interpreter lock for long (a fork) waits for it, so that the pass that started the thread
+        #: is not lengthened by it
+        self.start_pass_over = threading.Event()
         self.outcome: str | None = None  # "finished" / "failed" / "cancelled"
 
     def cancel(self) -> None:
@@ -162,6 +167,8 @@ class Worker(QtCore.QRunnable):
         items: list = []
         batch: list = []
         last = time.monotonic()
+        if self._cancel.is_set():  # cancelled before its thread started: the job is never called
+            return Cancelled
         iterator = iter(self.job())
         try:
             for item in iterator:
@@ -197,13 +204,23 @@ class TaskRunner(QtCore.QObject):
         self.pool = QtCore.QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.current: Worker | None = None
+        # a worker started ``later`` whose thread has not started yet. The runner's ``destroyed`` slot holds
+        # the list too: a runner deleted before that (its panel closed) starts the thread on Qt's global pool,
+        # so that the run goes on as it would have a pass later (and ends, resuming the collector)
+        self._waiting: list[Worker] = []
+        self.destroyed.connect(lambda *_, waiting=self._waiting: _start_orphans(waiting))
 
     @property
     def busy(self) -> bool:
         return self.current is not None and not self.current.done.is_set()
 
-    def start(self, worker: Worker) -> Worker:
-        """Start ``worker``; raises RuntimeError if another job is still running."""
+    def start(self, worker: Worker, later: bool = False) -> Worker:
+        """Start ``worker``; raises RuntimeError if another job is still running.
+
+        With ``later`` the runner is busy at once but the worker's thread starts in a later pass of the event
+        loop (``PACING_DELAY_MS`` on, after other paced work: ``gui.pacing.put_off``), so that a click's own
+        pass does not also start a thread that takes the interpreter lock. A worker cancelled (or the runner
+        shut down) before that ends as cancelled without its job ever being called."""
         if self.busy:
             raise RuntimeError(f"'{self.current.name}' is still running: wait for it or cancel it")
         self.current = worker
@@ -214,8 +231,29 @@ class TaskRunner(QtCore.QObject):
         for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
             sig.connect(self._on_end)
         self.busy_changed.emit(True)
-        self.pool.start(worker)
+        if later:
+            self._waiting[:] = [worker]
+            QtCore.QTimer.singleShot(PACING_DELAY_MS, self, lambda: self._launch(worker))
+        else:
+            self._start_thread(worker)
         return worker
+
+    def _start_thread(self, worker: Worker) -> None:
+        self.pool.start(worker)
+        QtCore.QTimer.singleShot(PACING_DELAY_MS, self, worker.start_pass_over.set)
+
+    def _launch(self, worker: Worker) -> None:
+        """Start the thread of a worker started ``later`` (see ``start``), or end it as cancelled."""
+        if worker not in self._waiting:  # ended meanwhile (shutdown)
+            return
+        if not worker.is_cancelled and put_off(self, "launch", lambda: self._launch(worker)):
+            return
+        self._waiting.clear()
+        if worker.is_cancelled:
+            worker._end("cancelled")
+            return
+        self._start_thread(worker)
+        note_busy()
 
     def _on_end(self, *_):
         sender_done = self.current is None or self.current.done.is_set()
@@ -228,9 +266,28 @@ class TaskRunner(QtCore.QObject):
             self.current.cancel()
 
     def shutdown(self, msecs: int = 5000) -> bool:
-        """Cancel the running job and wait for the pool (on window close)."""
+        """Cancel the running job and wait for the pool (on window close); a worker whose thread has not
+        started yet ends as cancelled now."""
         self.cancel()
+        _abandon(self._waiting)
         return self.pool.waitForDone(msecs)
+
+
+def _start_orphans(waiting: list) -> None:
+    """Start the threads of the workers in ``waiting`` on Qt's global pool (their runner is gone)."""
+    while waiting:
+        worker = waiting.pop()
+        if worker.is_cancelled:
+            worker._end("cancelled")
+            continue
+        worker.start_pass_over.set()
+        QtCore.QThreadPool.globalInstance().start(worker)
+
+
+def _abandon(waiting: list) -> None:
+    """End the workers in ``waiting`` (started ``later``, their threads never started) as cancelled."""
+    while waiting:
+        waiting.pop()._end("cancelled")
 
 
 class _GcPolicy(QtCore.QObject):

@@ -534,8 +534,10 @@ def test_the_watch_says_a_new_run_is_starting_until_its_first_events_and_takes_i
     from dpstudio.model.release.session import RunSession
 
     project, panel, watch = _project_panel_and_watch(qtbot)
+    before = watch.status.text()
     w = panel.run(watch=watch)
-    assert w is not None and watch.status.text() == STARTING_TEXT  # no event delivered yet
+    assert w is not None and watch.status.text() == before  # the click's pass leaves the line to a later one
+    qtbot.waitUntil(lambda: watch.status.text() == STARTING_TEXT, timeout=5000)  # before any event
     qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
     qtbot.wait(200)  # the end of the run's own later passes (side panels, labels)
     shown = watch.status.text()
@@ -546,7 +548,8 @@ def test_the_watch_says_a_new_run_is_starting_until_its_first_events_and_takes_i
 
     monkeypatch.setattr(RunSession, "of_project", classmethod(refused))
     w = panel.run(watch=watch)
-    assert w is not None and watch.status.text() == STARTING_TEXT
+    assert w is not None
+    qtbot.waitUntil(lambda: watch.status.text() == STARTING_TEXT, timeout=5000)  # said before the worker starts
     qtbot.waitUntil(lambda: w.outcome == "failed", timeout=10000)
     qtbot.waitUntil(lambda: watch.status.text() == shown, timeout=5000)
     assert "an input the run refuses" in panel.last_error

@@ -175,6 +175,7 @@ def test_pause_gc_worker_pauses_the_collector_until_its_end_is_delivered(qtbot, 
     runner.start(w)
     assert not gc.isenabled()
     if end == "cancelled":
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)  # cancelled while the job runs
         w.cancel()
     with qtbot.waitSignal(signal, timeout=5000):
         release.set()

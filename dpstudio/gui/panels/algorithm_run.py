@@ -6,8 +6,6 @@ or the ledger itself."""
 
 from __future__ import annotations
 
-import threading
-
 from PySide6 import QtCore
 
 from dpstudio.algorithms import registry
@@ -190,9 +188,9 @@ def run(panel, watch=None):
         # a large table's engine in its own process: its numpy calls then never hold our GIL; a table read
         # through DuckDB is never forked (its connection stays here) and reads the used columns' counts only
         if project.frame is not None and run_process.use_process(len(project.frame)):
-            # forking holds this process's GIL (about 10 ms for a million rows): not in the click's own pass
-            # of the event loop, where the two made one freeze of the window
-            click_done.wait(FORK_WAIT_S)
+            # forking holds this process's GIL (about 10 ms for a million rows): not in the pass of the event
+            # loop that started the thread, where the two made one freeze of the window
+            worker.start_pass_over.wait(FORK_WAIT_S)
             session = RunSession.in_child(project, snapshot)
         else:
             session = RunSession.of_project(project, reading, snapshot)  # Cancel in a read: nothing spent
@@ -207,8 +205,6 @@ def run(panel, watch=None):
         worker.signals.progress.emit(int(done), int(total), str(what))
         return True
 
-    click_done = threading.Event()
-    QtCore.QTimer.singleShot(PACING_DELAY_MS, click_done.set)  # the click's pass is over: the worker may fork
     # pause_gc: the worker pauses the cyclic collector during the run (policy in gui/worker.py)
     worker = Worker(job, name=registry.ALGORITHMS[panel.algorithm], pause_gc=True)
     events: list = []
@@ -260,19 +256,42 @@ def run(panel, watch=None):
     worker.signals.cancelled.connect(on_end)
     worker.signals.failed.connect(on_failed)
     panel.worker = worker
+    if watch is not None and hasattr(watch, "expect_run"):
+        # before the thread starts (its timer first): the last run stays shown until this one's first events,
+        # and the status line says a new one is on its way
+        _expect_later(watch, worker, live)
+    # the click's pass only checks and decides: the Watch's status line and the worker's thread come in
+    # passes of their own (after an idle second each pass costs several times its warm time here)
     if win is not None:
-        started = win.start_worker(worker, f"running {registry.ALGORITHMS[panel.algorithm]}")
+        started = win.start_worker(worker, f"running {registry.ALGORITHMS[panel.algorithm]}", later=True)
     else:
         if panel._runner is None:
             panel._runner = TaskRunner(panel)
         try:
-            started = panel._runner.start(worker)
+            started = panel._runner.start(worker, later=True)
         except RuntimeError as exc:
             on_failed(str(exc))
             return None
-    if started is not None and watch is not None and hasattr(watch, "expect_run"):
-        watch.expect_run()  # the last run stays shown until this one's first events: the status line says so
+    live["going"] = started is not None
     return started
+
+
+def _expect_later(watch, worker, live: dict) -> None:
+    """``watch.expect_run()`` in a later pass of the event loop (``PACING_DELAY_MS``, paced), unless the run
+    did not start (``live["going"]``), has ended or shown its first events by then, or the Watch is gone."""
+
+    def expect() -> None:
+        if not live.get("going") or worker.outcome is not None or live["started"]:
+            return
+        try:
+            if put_off(watch, "expect run", expect):
+                return
+            watch.expect_run()
+        except RuntimeError:  # the Watch was deleted meanwhile
+            return
+        note_busy()
+
+    QtCore.QTimer.singleShot(PACING_DELAY_MS, expect)
 
 
 def apply_dataset_budget(panel, name: str | None = None, total=None) -> bool:

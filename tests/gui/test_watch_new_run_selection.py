@@ -1,7 +1,9 @@
 """A new run forgets the node selected in the last one (walk finding: after an H_b run the Watch kept the
 DiffGen leaf's noise chart, and a teaching run opened with the H_b run's node 16 selected, an unrelated
-node of another tree). The run followed live keeps its selection when it is reloaded at its end."""
+node of another tree). The run followed live keeps its selection when it is reloaded at its end. With no
+node selected the details say how to see one, as at the start (an empty pane was laid out again for nothing)."""
 
+from dpstudio.gui.panels.watch_layout import DETAILS_HINT
 from dpstudio.model.project.project import RELEASE, TEACHING
 from tests.gui.sample_runs import sample_runs
 from tests.gui.test_watch_panel import panel  # noqa: F401  (the Watch panel fixture, shown)
@@ -26,7 +28,7 @@ def test_another_runs_events_forget_the_selection(panel, qtbot):
     panel.load_events(events, teaching=False, epsilon=total)
     panel.seek_end()
     assert panel._selected is None and panel.tree.selected is None and panel.icicle.selected is None
-    assert panel.explanation is None and not panel.noise_chart.isVisible() and panel.details.text() == ""
+    assert panel.explanation is None and not panel.noise_chart.isVisible() and panel.details.text() == DETAILS_HINT
 
 
 def test_a_new_live_run_forgets_the_selection_and_the_same_run_keeps_it(panel, qtbot):
@@ -35,7 +37,7 @@ def test_a_new_live_run_forgets_the_selection_and_the_same_run_keeps_it(panel, q
     panel.load_events(events, teaching=True, epsilon=total)  # the same run again: its end-of-run reload
     assert panel._selected == kept
     panel.begin_live(True, 1.0)
-    assert panel._selected is None and panel.explanation is None and panel.details.text() == ""
+    assert panel._selected is None and panel.explanation is None and panel.details.text() == DETAILS_HINT
 
 
 def test_a_long_explanation_scrolls_in_its_pane_and_is_never_clipped(panel, qtbot):

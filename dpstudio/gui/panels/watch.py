@@ -25,7 +25,7 @@ from dpstudio.algorithms import registry
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import watch_layout
-from dpstudio.gui.panels.watch_layout import NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
+from dpstudio.gui.panels.watch_layout import DETAILS_HINT, NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.panels.watch_neighbours import WatchNeighbours
 from dpstudio.gui.widgets.tree_view import LIVE_LABEL_BUDGET_S, node_text
 from dpstudio.gui.worker import gc_policy
@@ -133,7 +133,7 @@ class WatchPanel(WatchNeighbours, QtWidgets.QWidget):
         self.explanation = None
         self.noise_chart.set_explanation(None)
         self.noise_chart.setVisible(False)
-        self.details.setText("")
+        self.details.setText(DETAILS_HINT)
 
     def feed(self, events) -> None:
         """Events from a running job (in order). The view catches up on its next tick."""

@@ -26,6 +26,8 @@ REPLAY_SECONDS = 30.0
 
 SPEEDS = (0.25, 0.5, 1, 2, 4, 10, 50)  # multiples of the default speed
 
+#: the node details' text while no node is selected (at start, and when a new run forgets the selection)
+DETAILS_HINT = "click a node to see its values"
 NEIGHBOUR_OFF = (
     "the neighbour view (this count on the data and on the data without one record) needs the true "
     "counts: teaching mode, a finished DiffGen run and a node with a noisy count"
@@ -124,7 +126,7 @@ def build(panel, project=None, parent=None):
     right.addWidget(panel.candidates)
     panel.split_line = SplitLine()  # a numeric split point's candidates on a number line (teaching only)
     right.addWidget(panel.split_line)
-    panel.details = QtWidgets.QLabel("click a node to see its values")
+    panel.details = QtWidgets.QLabel(DETAILS_HINT)
     panel.details.setWordWrap(True)
     panel.details.setAlignment(QtCore.Qt.AlignTop | QtCore.Qt.AlignLeft)
     panel.details.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)

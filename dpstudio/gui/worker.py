@@ -11,7 +11,9 @@ through ``progress(done, total, message)`` (loading a file). The worker sends:
 - ``cancelled()``: the job stopped because ``cancel()`` was called.
 
 Exactly one of finished / failed / cancelled is sent, after the last ``events``. Cancellation is
-cooperative: an iterator is simply not iterated further; a function is stopped at its next progress call.
+cooperative: an iterator is simply not iterated further; a function is stopped at its next progress call; a
+job cancelled before its thread started is never called. ``TaskRunner.start(worker, later=True)`` (a run's
+click) starts the thread in a later pass of the event loop.
 
 Signals carry Python objects as ``object``: a ``Signal(list)`` would convert every batch to a
 QVariantList on the way (about 100 ms of GUI-thread time per 60,000 events).
@@ -44,9 +46,10 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
+
 # raised inside a function job's progress callback once the worker is cancelled: the loaders' and the engines'
 # own, so a job stopped by its progress, wherever that is raised, ends the worker as cancelled
-from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.io.datasets import Cancelled
 
 BATCH_SECONDS = 0.03
@@ -273,6 +276,11 @@ class TaskRunner(QtCore.QObject):
         return self.pool.waitForDone(msecs)
 
 
+#: the last workers started on Qt's global pool by ``_start_orphans``: their runner, which kept them alive until
+#: their signals landed, is gone
+_ORPHANS: list = []
+
+
 def _start_orphans(waiting: list) -> None:
     """Start the threads of the workers in ``waiting`` on Qt's global pool (their runner is gone)."""
     while waiting:
@@ -281,6 +289,7 @@ def _start_orphans(waiting: list) -> None:
             worker._end("cancelled")
             continue
         worker.start_pass_over.set()
+        _ORPHANS[:] = (_ORPHANS + [worker])[-4:]
         QtCore.QThreadPool.globalInstance().start(worker)
 
 

@@ -77,6 +77,22 @@ class ComparePanel(QtWidgets.QWidget):
         """Stop following the project (before the panel is thrown away)."""
         self.project.unsubscribe(self._on_project)
 
+    def _project_changed(self) -> None:
+        """The project's run or mode changed: refresh now or, while the panel is a hidden tab of a window,
+        when it is next shown (at the end of a million-row run the refresh held the GUI thread for a second
+        while another tab was shown; benchmarks/RESULTS.md, session 25)."""
+        if self.window() is not self and not self.isVisible():
+            self._forget_run()  # nothing of the last run is left for anyone to read meanwhile
+            self._stale = True
+            return
+        self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if getattr(self, "_stale", False):  # before its first paint: never the last run's figures
+            self._stale = False
+            self.refresh()
+
     # -- what is being compared -------------------------------------------------------------------------
     @property
     def result(self):
@@ -110,8 +126,8 @@ class ComparePanel(QtWidgets.QWidget):
             )
             self.mode_label.setStyleSheet("background:#fff3d6; color:#8a5a00; padding:3px;")
 
-    def refresh(self) -> None:
-        """Re-read the project's last run: analytic curves and the node scatter."""
+    def _forget_run(self) -> None:
+        """Drop the figures of the run shown (curves, verdict, Monte-Carlo bands, scores, the node scatter)."""
         self.curves = None
         self.verdict.setText("")
         self.mc_curves = None
@@ -119,6 +135,11 @@ class ComparePanel(QtWidgets.QWidget):
         self.last_error = None
         self.plot.clear_series()
         self._clear_classification()
+        self._clear_scatter()
+
+    def refresh(self) -> None:
+        """Re-read the project's last run: analytic curves and the node scatter."""
+        self._forget_run()
         self._show_mode()
         kind = self._kind()
         release = self.release_view()
@@ -213,14 +234,17 @@ class ComparePanel(QtWidgets.QWidget):
             noise = None
         self.verdict.setText(verdict(values, self.tree_levels(), kind, noise, measure))
 
+    def _clear_scatter(self) -> None:
+        self.scatter_item.setData([], [])
+        self.diag.setData([], [])
+        self.scatter.setTitle(SCATTER_TITLE, size="9pt")  # not the previous run's spread
+        self.scatter.setToolTip("")
+        self.node_data = (np.zeros(0), np.zeros(0), np.zeros(0))
+
     def _refresh_scatter(self) -> None:
         events = getattr(self.project, "events", None) or []
         if not events:
-            self.scatter_item.setData([], [])
-            self.diag.setData([], [])
-            self.scatter.setTitle(SCATTER_TITLE, size="9pt")  # not the previous run's spread
-            self.scatter.setToolTip("")
-            self.node_data = (np.zeros(0), np.zeros(0), np.zeros(0))
+            self._clear_scatter()
             return
         ids, noisy, cons = cmp.node_pairs_from_events(events)
         self.node_data = (ids, noisy, cons)

@@ -116,6 +116,6 @@ def build(panel, project, parent=None):
     panel.mc_button.clicked.connect(lambda: panel.run_monte_carlo(panel.runs_box.value()))
     panel.cancel_button.clicked.connect(panel.cancel)
     panel.test_button.clicked.connect(panel._choose_test_file)
-    panel._on_project = lambda _f: panel.refresh()
+    panel._on_project = lambda _f: panel._project_changed()
     project.subscribe(panel._on_project, "run", "mode")
     panel.refresh()

@@ -524,9 +524,21 @@ def node_pairs_from_events(events) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     keep = [i for i in ids if i in noisy and est.get(i) is not None]
     return (
         np.asarray(keep, dtype=np.int64),
-        np.asarray([float(np.sum(noisy[i])) for i in keep]),
-        np.asarray([float(np.sum(est[i])) for i in keep]),
+        row_sums([noisy[i] for i in keep]),
+        row_sums([est[i] for i in keep]),
     )
+
+
+def row_sums(values: list) -> np.ndarray:
+    """Each value's sum as a float (a value is a count or a node's per-class counts): one numpy call when the
+    values have one shape (a call per value took 0.7 s for the 38,000 nodes of a million-row run)."""
+    if not values:
+        return np.zeros(0)
+    try:
+        table = np.asarray(values, dtype=float)
+    except ValueError:  # values of different lengths
+        return np.asarray([float(np.sum(v)) for v in values])
+    return table.reshape(len(values), -1).sum(axis=1)
 
 
 def node_pairs(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

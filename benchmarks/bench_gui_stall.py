@@ -131,20 +131,47 @@ def idle(app, seconds: float) -> float:
     return float(max(gaps[1:]) * 1e3) if len(gaps) > 1 else 0.0
 
 
-def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True) -> dict:
+def studio_window(project):
+    """The studio's own window (1280x800, the user's saved layout not read) on the Algorithm tab: its Algorithm
+    panel and Watch."""
+    import tempfile
+
+    from dpstudio.gui.main_window import MainWindow
+
+    settings = QtCore.QSettings(str(Path(tempfile.mkdtemp()) / "bench.ini"), QtCore.QSettings.IniFormat)
+    win = MainWindow(project, settings=settings)
+    win.resize(1280, 800)
+    win.show()
+    win.show_panel("Algorithm")
+    return win, win.panels["Algorithm"], win.panels["Watch"]
+
+
+def measure(
+    project, release: bool, timeout_s: float = 300.0, view: str = "Both", collapse: bool = True, window: bool = False
+) -> dict:
+    """One run, its longest GUI-thread gap and more. By default an Algorithm panel (not shown) and a shown Watch
+    of 1100x700, Run called on the panel. With ``window`` the studio's own window: Run clicked with the mouse
+    on the Algorithm tab, and the Watch shown by the run's first events, as a person meets it."""
+    from PySide6.QtTest import QTest
+
     from dpstudio.gui.panels.algorithm import AlgorithmPanel
     from dpstudio.gui.panels.watch import WatchPanel
 
     app = QtWidgets.QApplication.instance()
     if release:
         as_release(project)
-    alg = AlgorithmPanel(project)
+    win = None
+    if window:
+        win, alg, watch = studio_window(project)
+    else:
+        alg = AlgorithmPanel(project)
+        watch = WatchPanel(project)
+        watch.resize(1100, 700)
     alg.confirm_release = lambda facts: True  # the benchmark answers the release question with Yes
-    watch = WatchPanel(project)
-    watch.resize(1100, 700)
     watch.set_view(view)
     watch.tree.collapse = collapse
-    watch.show()
+    if win is None:
+        watch.show()
     # the studio after a load: the event loop idles while the person looks at the table (here IDLE_S); the
     # Algorithm panel forks the table's standby engine process then (model.release.engine_standby)
     idle_gap_ms = idle(app, IDLE_S)
@@ -152,7 +179,11 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
     done = []
     t0 = time.perf_counter()
     start(timer, gaps)
-    worker = alg.run(watch=watch)
+    if win is not None:
+        QTest.mouseClick(alg.run_button, QtCore.Qt.LeftButton)
+        worker = alg.worker if alg.last_error == "" else None
+    else:
+        worker = alg.run(watch=watch)
     if worker is None:
         raise SystemExit(f"could not start: {alg.last_error}")
     for sig in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
@@ -187,6 +218,14 @@ def measure(project, release: bool, timeout_s: float = 300.0, view: str = "Both"
         "nodes": watch.state.n_nodes,
         "redraws": watch.tree.redraw_count,
     }
+    if win is not None:
+        project.dirty = False  # closing asks nothing
+        win.close()
+        win.runner.shutdown()
+        win.deleteLater()
+        app.processEvents()
+        project.clear_run()
+        return out
     watch.detach()
     alg.detach()
     watch.close()
@@ -218,6 +257,12 @@ def main() -> int:
     ap.add_argument("--view", default="Both", choices=("Tree", "Icicle", "Both"), help="the Watch views shown")
     ap.add_argument("--no-collapse", action="store_true", help="draw every node of the tree (no glyphs)")
     ap.add_argument(
+        "--window",
+        action="store_true",
+        help="the studio's own window: Run clicked on the Algorithm tab, the Watch shown by the run (as a person "
+        "meets it; by default the Watch is on screen and Run is called on a panel not shown)",
+    )
+    ap.add_argument(
         "--encode-outside",
         action="store_true",
         help="code the table before the timed run (isolates the engine + GUI from model.runs' "
@@ -247,6 +292,7 @@ def main() -> int:
             + (["--switch-interval", str(args.switch_interval)] if args.switch_interval else [])
             + (["--view", args.view])
             + (["--no-collapse"] if args.no_collapse else [])
+            + (["--window"] if args.window else [])
         )
         floor_cmd = [
             sys.executable,
@@ -299,7 +345,7 @@ def main() -> int:
         coded = runs.encode_table(project)
         runs.encode_table = lambda _project: coded
     setup_s = time.perf_counter() - t
-    res = measure(project, args.release, view=args.view, collapse=not args.no_collapse)
+    res = measure(project, args.release, view=args.view, collapse=not args.no_collapse, window=args.window)
     res["setup_s"] = setup_s
     print(json.dumps(res))
     return 0

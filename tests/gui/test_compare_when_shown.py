@@ -47,3 +47,23 @@ def test_row_sums_are_each_values_sum():
     np.testing.assert_array_equal(cmp.row_sums([2.0, -1.0, 7]), [2.0, -1.0, 7.0])
     np.testing.assert_array_equal(cmp.row_sums([np.array([1.0, 2.0, 3.0]), 4.0]), [6.0, 4.0])  # lengths differ
     assert cmp.row_sums([]).shape == (0,)
+
+
+def test_the_exact_variances_are_worked_out_behind_another_tab_and_drawn_at_the_showing(qtbot, window, monkeypatch):
+    """A large tree's exact variances (off the GUI thread) start when the run ends, whatever tab is shown, and
+    the showing draws them without working them out again."""
+    from dpstudio.gui.panels import compare as compare_mod
+
+    monkeypatch.setattr(compare_mod, "SYNC_ANALYTIC_NODES", 1)
+    computed: list = []
+    noise_only = cmp.diffgen_noise_only
+    monkeypatch.setattr(cmp, "diffgen_noise_only", lambda *a, **k: (computed.append(1), noise_only(*a, **k))[1])
+    window.show_panel("Data")
+    p, _algorithm, _watch, compare = teaching_run_on_the_sample(qtbot, window, steps=3)
+    qtbot.waitUntil(lambda: computed == [1] and not compare._analytic_runner.busy, timeout=60000)
+    qtbot.wait(50)
+    assert compare.curves is None and compare.plot.series == {}  # not drawn behind the tab
+    window.show_panel("Compare")
+    assert compare.curves is not None and compare.plot.series and "Dashed: the exact variances" in compare.source.text()
+    qtbot.wait(200)
+    assert computed == [1]

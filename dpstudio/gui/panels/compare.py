@@ -84,6 +84,9 @@ class ComparePanel(QtWidgets.QWidget):
         if self.window() is not self and not self.isVisible():
             self._forget_run()  # nothing of the last run is left for anyone to read meanwhile
             self._stale = True
+            r = self.result
+            if self._kind() == "table" and r.tree.parents.size > SYNC_ANALYTIC_NODES:
+                self._start_analytic(r)  # off the GUI thread: the exact variances are ready when it is shown
             return
         self.refresh()
 
@@ -196,7 +199,11 @@ class ComparePanel(QtWidgets.QWidget):
                     self.source.text().split(" Dashed: analytic;")[0]
                     + " The exact variances (dashed) are being computed in the background; Monte-Carlo adds bands"
                 )
-                self._start_analytic(r)
+                done = getattr(self, "_analytic_done", None)
+                if done is not None and done[0] is r:  # worked out while another tab was shown
+                    self._draw_analytic(done[1])
+                else:
+                    self._start_analytic(r)
                 return self._refresh_scatter()
             try:
                 res = cmp.diffgen_noise_only(r, cmp.public_domain(r, self.project.taxonomies), runs=0)
@@ -271,6 +278,10 @@ class ComparePanel(QtWidgets.QWidget):
         one shown. Data-independent: the tree's shape, the node scales and public queries only."""
         from dpstudio.gui.worker import TaskRunner, Worker
 
+        runner = getattr(self, "_analytic_runner", None)
+        if runner is not None and runner.busy and getattr(self, "_analytic_for", None) is result:
+            self._analytic_pending = None  # already under way (started while another tab was shown)
+            return
         domain = cmp.public_domain(result, self.project.taxonomies)
 
         def job(_progress):
@@ -283,17 +294,23 @@ class ComparePanel(QtWidgets.QWidget):
         if self._analytic_runner.busy:
             self._analytic_pending = result  # computed when the running one ends
             return
+        self._analytic_for = result
         self._analytic_runner.start(worker)
         self.analytic_worker = worker
 
     def _on_analytic_done(self, out) -> None:
         result, curves = out
+        self._analytic_done = (result, curves)  # the last run's, for a refresh when the tab is shown
         pending = getattr(self, "_analytic_pending", None)
         self._analytic_pending = None
         if pending is not None and pending is self.result:
             self._start_analytic(pending)
-        if result is not self.result or self.curves is not None:
-            return  # another run is shown now, or the Monte-Carlo drew them already
+        if result is not self.result or self.curves is not None or getattr(self, "_stale", False):
+            return  # another run is shown now, the Monte-Carlo drew them already, or the tab waits to be shown
+        self._draw_analytic(curves)
+
+    def _draw_analytic(self, curves) -> None:
+        """Draw the exact variances of the run shown (worked out in the background) and say the verdict."""
         self.curves = curves
         for m, y in _drawing_order(curves.values):
             self.plot.set_series(f"{m} (analytic)", curves.x, y, dashed=True, colour=COLOURS[m], legend=m)

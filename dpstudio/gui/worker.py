@@ -121,6 +121,9 @@ class Worker(QtCore.QRunnable):
 
     # runs on the pool thread
     def run(self) -> None:
+        if self._cancel.is_set():  # cancelled before its thread started: the job is never called
+            self._end("cancelled")
+            return
         try:
             if self.function:
                 result = self._run_function()
@@ -160,8 +163,6 @@ class Worker(QtCore.QRunnable):
                 last[0] = now
                 self.signals.progress.emit(int(done), int(total), str(message))
 
-        if self._cancel.is_set():
-            return Cancelled
         return self.job(progress)
 
     def _run_iterator(self):
@@ -170,8 +171,6 @@ class Worker(QtCore.QRunnable):
         items: list = []
         batch: list = []
         last = time.monotonic()
-        if self._cancel.is_set():  # cancelled before its thread started: the job is never called
-            return Cancelled
         iterator = iter(self.job())
         try:
             for item in iterator:

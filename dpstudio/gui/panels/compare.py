@@ -84,9 +84,8 @@ class ComparePanel(QtWidgets.QWidget):
         if self.window() is not self and not self.isVisible():
             self._forget_run()  # nothing of the last run is left for anyone to read meanwhile
             self._stale = True
-            r = self.result
-            if self._kind() == "table" and r.tree.parents.size > SYNC_ANALYTIC_NODES:
-                self._start_analytic(r)  # off the GUI thread: the exact variances are ready when it is shown
+            if self._kind() == "table" and self._analytic_in_background(self.result):
+                self._start_analytic(self.result)  # off the GUI thread: ready when the tab is shown
             return
         self.refresh()
 
@@ -194,7 +193,7 @@ class ComparePanel(QtWidgets.QWidget):
                 f"{float(r.count_epsilon):.4g}. {cmp.NOISE_ONLY_LABEL} on random boxes. Dashed: analytic; {mc}"
             )
             self.note.setText(cmp.RELEASE_VIEW if release else cmp.TEACHING_TABLE_LABEL)
-            if r.tree.parents.size > SYNC_ANALYTIC_NODES:
+            if self._analytic_in_background(r):
                 self.source.setText(
                     self.source.text().split(" Dashed: analytic;")[0]
                     + " The exact variances (dashed) are being computed in the background; Monte-Carlo adds bands"
@@ -271,6 +270,11 @@ class ComparePanel(QtWidgets.QWidget):
     def _job(self, runs: int, seed: int):
         sizes = self.curves.x.astype(int) if self.curves and self._kind() == "histogram" else None
         return mc.monte_carlo_job(self.project, self.result, sizes, runs, seed)
+
+    @staticmethod
+    def _analytic_in_background(result) -> bool:
+        """Whether a table run's exact variances are worked out off the GUI thread (a large tree)."""
+        return result.tree.parents.size > SYNC_ANALYTIC_NODES
 
     def _start_analytic(self, result) -> None:
         """The exact variances of a large tree, on a thread of the panel's own (not the window's job runner,

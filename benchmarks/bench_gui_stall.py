@@ -223,16 +223,14 @@ def measure(
         win.close()
         win.runner.shutdown()
         win.deleteLater()
-        app.processEvents()
-        project.clear_run()
-        return out
-    watch.detach()
-    alg.detach()
-    watch.close()
-    alg.close()
-    watch.tree.timer.stop()
-    watch.deleteLater()
-    alg.deleteLater()
+    else:
+        watch.detach()
+        alg.detach()
+        watch.close()
+        alg.close()
+        watch.tree.timer.stop()
+        watch.deleteLater()
+        alg.deleteLater()
     app.processEvents()
     project.clear_run()  # drop this run's events before the next repeat
     return out

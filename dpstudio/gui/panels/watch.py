@@ -23,12 +23,12 @@ from PySide6 import QtCore, QtWidgets
 
 from dpstudio.algorithms import registry
 from dpstudio.core.events import ConsistencyDone, LeavesReleased
+from dpstudio.gui.gc_policy import gc_policy
 from dpstudio.gui.pacing import PACING_DELAY_MS, note_busy, put_off
 from dpstudio.gui.panels import watch_layout
 from dpstudio.gui.panels.watch_layout import DETAILS_HINT, NEIGHBOUR_OFF, REPLAY_SECONDS, SPEEDS, TICK_MS, VIEWS  # noqa: F401 (also imported from here)
 from dpstudio.gui.panels.watch_neighbours import WatchNeighbours
 from dpstudio.gui.widgets.tree_view import LIVE_LABEL_BUDGET_S, node_text
-from dpstudio.gui.worker import gc_policy
 from dpstudio.model.watch.explain import explain_count
 from dpstudio.model.watch.replay import shown_as_teaching
 

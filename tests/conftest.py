@@ -1,6 +1,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -45,6 +46,18 @@ def _budget_store(tmp_path_factory, monkeypatch):
     path = tmp_path_factory.mktemp("budget-store") / "budget.sqlite"
     monkeypatch.setenv("DPSTUDIO_BUDGET_STORE", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def _collect_as_the_studio_does():
+    """Once the studio's GC policy exists only its timer on the GUI thread collects (dpstudio.gui.gc_policy),
+    and a test that runs no event loop never lets it fire: each test's end collects what is due, as the
+    timer would."""
+    yield
+    module = sys.modules.get("dpstudio.gui.gc_policy")
+    policy = module.existing_gc_policy() if module is not None else None
+    if policy is not None:
+        policy.collect_due()
 
 
 class UnexpectedDialog(AssertionError):

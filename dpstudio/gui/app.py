@@ -27,8 +27,10 @@ def make_app():
     app.setApplicationName("dpstudio")
     app.setOrganizationName("dpstudio")
     app.setApplicationDisplayName("dpstudio")
+    from dpstudio.gui.gc_policy import gc_policy
     from dpstudio.gui.wheel_guard import install
 
+    gc_policy()  # only the GUI thread collects (a worker thread's collection could deadlock with Qt)
     install(app)  # the wheel scrolls the page, never an unfocused combo or spin box
     try:
         from dpstudio.resources import resource

@@ -18,8 +18,8 @@ click) starts the thread in a later pass of the event loop.
 Signals carry Python objects as ``object``: a ``Signal(list)`` would convert every batch to a
 QVariantList on the way (about 100 ms of GUI-thread time per 60,000 events).
 
-Garbage collection: a worker made with ``pause_gc=True`` (algorithm runs) pauses the cyclic collector until its
-end has been delivered to the GUI thread (``dpstudio.gui.gc_policy``).
+Garbage collection (``dpstudio.gui.gc_policy``): once a runner exists only the GUI thread collects, and a worker
+made with ``pause_gc=True`` (algorithm runs) pauses the collector until its end has been delivered there.
 
 Interpreter-lock policy: from the first ``TaskRunner.start`` on, the process's GIL switch interval is
 ``SWITCH_INTERVAL_S`` (1 ms, Python's default is 5 ms; ``prefer_gui_thread``). A worker thread that holds
@@ -199,6 +199,7 @@ class TaskRunner(QtCore.QObject):
         super().__init__(parent)
         self.pool = QtCore.QThreadPool(self)
         self.pool.setMaxThreadCount(1)
+        gc_policy()  # from here on only the GUI thread collects, before any worker can start
         self.current: Worker | None = None
         # a worker started ``later`` whose thread has not started yet. The runner's ``destroyed`` slot holds
         # the list too: a runner deleted before that (its panel closed) starts the thread on Qt's global pool,

@@ -167,19 +167,18 @@ def test_run_input_error_is_reported_without_spending(qtbot):
 
 
 def test_gc_is_resumed_after_runs_even_if_the_panel_is_gone(qtbot):
-    import gc
-
+    from dpstudio.gui.gc_policy import gc_policy
     from tests.gui.export_fixtures import table_project
 
     project = table_project(steps=2)
     panel = AlgorithmPanel(project)
     w = panel.run()
-    assert not gc.isenabled()  # paused while the run goes
+    assert gc_policy().paused  # while the run goes
     panel.detach()
     panel.deleteLater()
     del panel
     qtbot.waitUntil(lambda: project.result is not None, timeout=60000)
-    assert w.outcome == "finished" and gc.isenabled()
+    assert w.outcome == "finished" and not gc_policy().paused
 
 
 def test_histogram_attribute_choice_and_run(qtbot):
@@ -379,10 +378,10 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
     """DPSTUDIO_ENGINE_PROCESS=always: the studio runs the engine in a forked process (what it does for large
     tables); the Watch gets the same events as an in-process run of the same seed, the project records the
     run and its ledger, and the garbage collector is on again once the Watch has caught up."""
-    import gc
     import multiprocessing
     import sys
 
+    from dpstudio.gui.gc_policy import gc_policy
     from dpstudio.model.release import run_process
 
     if not sys.platform.startswith("linux"):
@@ -395,7 +394,7 @@ def test_a_run_in_the_engine_process_shows_the_events_of_an_in_process_run(qtbot
         qtbot.waitUntil(lambda: project.result is not None and not watch.follow, timeout=60000)
         assert w.outcome == "finished" and watch.replay.events == project.events
         assert float(project.run_ledger.spent) == float(project.epsilon)
-        qtbot.waitUntil(gc.isenabled, timeout=15000)
+        qtbot.waitUntil(lambda: not gc_policy().paused, timeout=15000)
         recorded[mode] = (project.events, project.run_ledger.to_dict())
     assert recorded["always"][0][:-1] == recorded["never"][0][:-1]
     assert recorded["always"][1] == recorded["never"][1]

@@ -152,13 +152,13 @@ def test_batches_travel_as_python_objects(qtbot):
 
 @pytest.mark.parametrize("end", ["finished", "failed", "cancelled"])
 def test_pause_gc_worker_pauses_the_collector_until_its_end_is_delivered(qtbot, end):
-    import gc
+    from dpstudio.gui.gc_policy import gc_policy
 
     seen = []
     release = threading.Event()
 
     def job():
-        seen.append(gc.isenabled())
+        seen.append(gc_policy().paused)
         release.wait(5)
         if end == "failed":
             raise ValueError("boom")
@@ -167,24 +167,24 @@ def test_pause_gc_worker_pauses_the_collector_until_its_end_is_delivered(qtbot, 
             while True:
                 yield 2
 
-    assert gc.isenabled()
     runner = TaskRunner()
+    assert not gc_policy().paused
     w = Worker(job, pause_gc=True)
     plain = Worker(lambda: iter([1]))
     signal = getattr(w.signals, end)
     runner.start(w)
-    assert not gc.isenabled()
+    assert gc_policy().paused
     if end == "cancelled":
         qtbot.waitUntil(lambda: bool(seen), timeout=5000)  # cancelled while the job runs
         w.cancel()
     with qtbot.waitSignal(signal, timeout=5000):
         release.set()
-    qtbot.waitUntil(gc.isenabled, timeout=5000)
-    assert seen == [False]
+    qtbot.waitUntil(lambda: not gc_policy().paused, timeout=5000)
+    assert seen == [True]
     # a worker without pause_gc leaves the collector alone
     with qtbot.waitSignal(plain.signals.finished, timeout=5000):
         runner.start(plain)
-    assert gc.isenabled()
+    assert not gc_policy().paused
 
 
 def test_a_started_worker_shortens_the_interpreter_locks_switch_interval_and_never_lengthens_it(qtbot):

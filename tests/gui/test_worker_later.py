@@ -3,13 +3,13 @@ the event loop, and a worker cancelled, shut down or orphaned before then ends w
 
 from __future__ import annotations
 
-import gc
 import threading
 
 import pytest
 from PySide6 import QtCore
 
 from dpstudio.gui import pacing
+from dpstudio.gui.gc_policy import gc_policy
 from dpstudio.gui.worker import TaskRunner, Worker
 
 
@@ -50,7 +50,7 @@ def test_a_worker_cancelled_or_shut_down_before_its_thread_starts_never_calls_it
     runner = TaskRunner()
     worker = Worker(job, pause_gc=True)
     runner.start(worker, later=True)
-    assert not gc.isenabled()
+    assert gc_policy().paused
     if how == "shutdown":  # the window closing: the worker ends now, before shutdown returns
         runner.shutdown()
         assert worker.outcome == "cancelled"
@@ -58,7 +58,7 @@ def test_a_worker_cancelled_or_shut_down_before_its_thread_starts_never_calls_it
         with qtbot.waitSignal(worker.signals.cancelled, timeout=5000):
             runner.cancel()
     qtbot.wait(50)
-    assert calls == [] and worker.outcome == "cancelled" and not runner.busy and gc.isenabled()
+    assert calls == [] and worker.outcome == "cancelled" and not runner.busy and not gc_policy().paused
     runner.shutdown()
 
 
@@ -77,7 +77,7 @@ def test_a_runner_deleted_before_the_thread_starts_leaves_the_run_going(qtbot):
     del runner, owner
     qtbot.waitUntil(lambda: got == [[1]], timeout=5000)
     assert len(calls) == 1 and worker.outcome == "finished"
-    qtbot.waitUntil(gc.isenabled, timeout=2000)
+    qtbot.waitUntil(lambda: not gc_policy().paused, timeout=2000)
 
 
 def test_a_cancelled_runner_deleted_before_the_thread_starts_ends_its_worker_as_cancelled(qtbot):
@@ -93,7 +93,7 @@ def test_a_cancelled_runner_deleted_before_the_thread_starts_ends_its_worker_as_
     qtbot.waitUntil(lambda: worker.outcome == "cancelled", timeout=5000)
     qtbot.wait(50)
     assert calls == []
-    qtbot.waitUntil(gc.isenabled, timeout=2000)
+    qtbot.waitUntil(lambda: not gc_policy().paused, timeout=2000)
 
 
 def test_runs_click_starts_no_thread_and_the_watch_line_comes_in_a_later_pass(qtbot, monkeypatch):

@@ -459,6 +459,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -- work -----------------------------------------------------------------------------------------------
     def _on_busy(self, busy: bool) -> None:
+        """The progress bar and Cancel while a job runs; Run off meanwhile. A keyboard focus on Cancel at the
+        job's end goes back to Run when Run is shown, else to the panels' tabs (not to wherever Qt puts it
+        when Cancel hides: a spin box of the Watch)."""
+        algorithm = self.panels.get("Algorithm") if hasattr(self, "panels") else None
+        if busy:
+            self.progress.setVisible(True)
+            self.cancel_button.setVisible(True)
+        if algorithm is not None:
+            algorithm.set_job_running(busy, cancel=self.cancel_button)
+        if not busy and self.cancel_button.hasFocus():
+            self.tabs.tabBar().setFocus(QtCore.Qt.OtherFocusReason)
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
         if not busy:

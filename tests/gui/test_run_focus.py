@@ -44,3 +44,52 @@ def test_an_epsilon_that_turns_run_off_leaves_the_focus_in_the_epsilon_box_or_th
     panel.eps_edit.setText("1,000")  # ambiguous: no valid epsilon, Run goes off
     assert not panel.run_button.isEnabled()
     assert _focused() is panel.eps_edit or _focused() in panel.checklist.buttons
+
+
+def test_run_is_off_while_a_run_goes_and_its_focus_waits_on_cancel(qtbot, window, tmp_path):
+    """Run looked clickable during a run (walk, session 25); a second click was refused ("still running").
+    Now it is off from the click to the run's end, the keyboard focus on the window's Cancel meanwhile, and
+    back on Run after."""
+    from PySide6 import QtCore
+    from PySide6.QtTest import QTest
+
+    data = tmp_path / "people.csv"
+    data.write_text("stand-in\n")
+    p = table_project(steps=2, project=window.project, path=data)
+    panel = window.show_panel("Algorithm")
+    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
+    _run_focused(qtbot, window, panel)
+    QTest.keyClick(panel.run_button, QtCore.Qt.Key_Space)  # a keyboard user's Run
+    worker = panel.worker
+    assert worker is not None and window.runner.busy
+    assert not panel.run_button.isEnabled() and "while a job runs" in panel.run_button.toolTip()
+    assert _focused() is window.cancel_button
+    qtbot.waitUntil(lambda: p.result is not None and not window.runner.busy, timeout=60000)
+    assert panel.run_button.isEnabled() and "Run the algorithm" in panel.run_button.toolTip()
+    # the run showed the Watch: the focus goes to the panels' tabs, not to a box of the Watch
+    assert window.tabs.currentWidget() is not panel and _focused() is window.tabs.tabBar()
+    window.show_panel("Algorithm")
+    _run_focused(qtbot, window, panel)
+    QTest.keyClick(panel.run_button, QtCore.Qt.Key_Space)  # a second run, the Algorithm panel shown at its end
+    assert _focused() is window.cancel_button
+    qtbot.waitUntil(lambda: panel.worker.outcome is not None and not window.runner.busy, timeout=60000)
+    window.show_panel("Algorithm")
+    window.cancel_button.show()
+    window.cancel_button.setFocus()
+    window._on_busy(False)  # a job's end with the Algorithm panel on screen and the focus on Cancel
+    assert _focused() is panel.run_button
+
+
+def test_a_standalone_panel_turns_run_off_while_its_own_runner_works(qtbot):
+    from dpstudio.gui.panels.algorithm import AlgorithmPanel
+    from tests.gui.export_fixtures import table_project as project_of
+
+    p = project_of(steps=2)
+    panel = AlgorithmPanel(p)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
+    worker = panel.run()
+    assert worker is not None and not panel.run_button.isEnabled()
+    qtbot.waitUntil(lambda: p.result is not None, timeout=60000)
+    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=5000)
+    panel.detach()

@@ -108,13 +108,35 @@ class AlgorithmPanel(QtWidgets.QWidget):
         if not getattr(self, "_eps_valid", True):
             return  # _check_eps_text said why
         n = getattr(self, "_problems", 0)
-        self._set_run_enabled(n == 0)
-        self.run_button.setToolTip(
-            f"Run is off until the {n} problem{'s' if n != 1 else ''} in \u201cBefore you run\u201d "
-            f"{'are' if n != 1 else 'is'} fixed"
-            if n
-            else "Run the algorithm on the loaded data (spends the budget in release mode)"
-        )
+        running = getattr(self, "_job_running", False)
+        self._set_run_enabled(n == 0 and not running)
+        if running:
+            tip = "Run is off while a job runs (Cancel stops it)"
+        elif n:
+            tip = (
+                f"Run is off until the {n} problem{'s' if n != 1 else ''} in \u201cBefore you run\u201d "
+                f"{'are' if n != 1 else 'is'} fixed"
+            )
+        else:
+            tip = "Run the algorithm on the loaded data (spends the budget in release mode)"
+        self.run_button.setToolTip(tip)
+
+    def set_job_running(self, running: bool, cancel=None) -> None:
+        """Run is off while a job runs (a run, a load, a Monte-Carlo: a second job would be refused). Run
+        turned off with the keyboard focus gives it to ``cancel`` (the window's Cancel button), and gets it
+        back at the job's end if the focus is still there and this panel is shown."""
+        self._job_running = running
+        if running and cancel is not None and self.run_button.hasFocus():
+            cancel.setFocus(QtCore.Qt.OtherFocusReason)
+        self._update_run_button()
+        if (
+            not running
+            and cancel is not None
+            and cancel.hasFocus()
+            and self.run_button.isEnabled()
+            and self.isVisible()
+        ):
+            self.run_button.setFocus(QtCore.Qt.OtherFocusReason)
 
     def _set_run_enabled(self, on: bool) -> None:
         """Run on or off. Turned off while it has the keyboard focus (the click of a release that spent the

@@ -267,6 +267,7 @@ def run(panel, watch=None):
     else:
         if panel._runner is None:
             panel._runner = TaskRunner(panel)
+            panel._runner.busy_changed.connect(panel.set_job_running)
         try:
             started = panel._runner.start(worker, later=True)
         except RuntimeError as exc:

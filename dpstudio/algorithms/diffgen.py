@@ -381,6 +381,11 @@ class DiffGenResult:
     def n_cells(self) -> int:
         return int(self.counts.size)
 
+    @property
+    def n_partitions(self) -> int:
+        """The number of leaf partitions (``len(leaf_labels)``, without building the labels)."""
+        return int(self.leaf_values.shape[0])
+
     def label_columns(self) -> list:
         """One object array per attribute: the released label of every leaf partition."""
         return [

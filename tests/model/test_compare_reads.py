@@ -80,6 +80,23 @@ def test_the_raw_baseline_comes_only_with_a_teaching_run_in_memory(ran):
     assert "teaching mode: the raw baseline is not private" in scored.text()
 
 
+def test_the_kind_of_a_run_is_told_without_building_its_leaf_labels(ran):
+    """``leaf_labels`` is a cached property: asking whether a result has it built every leaf's labels, in the
+    GUI thread's pass at a large run's end (session 26)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    p, _ = ran
+    fresh = dataclasses.replace(p.result)  # the same release, its cached labels not built
+    assert "leaf_labels" not in fresh.__dict__
+    assert mc.result_kind(fresh) == "table"
+    assert "leaf_labels" not in fresh.__dict__
+    assert fresh.n_partitions == len(p.result.leaf_labels) == len(fresh.leaf_labels) > 1
+    assert mc.result_kind(SimpleNamespace(leaf_labels=[("a",)])) == "table"
+    assert mc.result_kind(SimpleNamespace(plan=SimpleNamespace(tree=object()))) == "histogram"
+    assert mc.result_kind(object()) is None
+
+
 def test_there_is_nothing_to_compare_without_a_run(ran):
     p, _ = ran
     assert mc.result_kind(None) is None

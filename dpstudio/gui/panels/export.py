@@ -185,8 +185,7 @@ class ExportPanel(QtWidgets.QWidget):
             what = f"histogram of {r.plan.tree.n_bins} bins ({registry.histogram_name(r.plan.algorithm)})"
         else:
             what = (
-                f"generalized table: {len(r.leaf_labels)} leaf partitions x {len(r.classes)} classes "
-                f"({r.params.algorithm})"
+                f"generalized table: {r.n_partitions} leaf partitions x {len(r.classes)} classes ({r.params.algorithm})"
             )
         return (
             f"{what}; this run spent epsilon {spent:g} of its {float(ledger.total):g}; "

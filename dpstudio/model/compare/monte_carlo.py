@@ -17,12 +17,15 @@ HISTOGRAM, TABLE = "histogram", "table"
 
 
 def result_kind(result: Any) -> str | None:
-    """``"histogram"`` (an interval tree's plan), ``"table"`` (a DiffGen-family release) or None."""
+    """``"histogram"`` (an interval tree's plan), ``"table"`` (a DiffGen-family release) or None.
+
+    Asked of the class: ``hasattr(result, "leaf_labels")`` built every leaf's labels (a cached property), in
+    the GUI thread's pass at a large run's end."""
     if result is None:
         return None
     if hasattr(result, "plan") and hasattr(result.plan, "tree"):
         return HISTOGRAM
-    if hasattr(result, "leaf_labels"):
+    if hasattr(type(result), "leaf_labels") or "leaf_labels" in getattr(result, "__dict__", {}):
         return TABLE
     return None
 

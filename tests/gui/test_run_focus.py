@@ -93,3 +93,35 @@ def test_a_standalone_panel_turns_run_off_while_its_own_runner_works(qtbot):
     qtbot.waitUntil(lambda: p.result is not None, timeout=60000)
     qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=5000)
     panel.detach()
+
+
+def test_run_remembered_as_the_focus_behind_a_dialog_gives_it_to_cancel_not_the_dataset_name(qtbot, window, tmp_path):
+    """The release question's dialog holds the activation when the run starts: Run has not the focus yet but
+    is the window's focus to restore. Turned off then, Qt gave the focus back to the dataset name box (real
+    window, session 26); it goes to Cancel."""
+    import threading
+
+    from dpstudio.gui.worker import Worker
+
+    data = tmp_path / "people.csv"
+    data.write_text("stand-in\n")
+    table_project(steps=2, project=window.project, path=data)
+    panel = window.show_panel("Algorithm")
+    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
+    _run_focused(qtbot, window, panel)
+    dialog = QtWidgets.QDialog(window)
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: not panel.run_button.hasFocus(), timeout=3000)
+    assert window.focusWidget() is panel.run_button
+    release = threading.Event()
+    worker = Worker(lambda: iter([release.wait(10)]))
+    window.start_worker(worker, "a job")
+    assert not panel.run_button.isEnabled()
+    dialog.close()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: _focused() is not None, timeout=3000)
+    assert _focused() is not panel.dataset_name_edit
+    assert _focused() is window.cancel_button
+    with qtbot.waitSignal(worker.signals.finished, timeout=10000):
+        release.set()

@@ -121,12 +121,18 @@ class AlgorithmPanel(QtWidgets.QWidget):
             tip = "Run the algorithm on the loaded data (spends the budget in release mode)"
         self.run_button.setToolTip(tip)
 
+    def _run_has_focus(self) -> bool:
+        """Run has the keyboard focus, or gets it back when the window is active again (the release question
+        just closed: Qt gives the focus back to its window a moment later, to Run, or once Run is off to the
+        next box in the tab order)."""
+        return self.run_button.hasFocus() or self.window().focusWidget() is self.run_button
+
     def set_job_running(self, running: bool, cancel=None) -> None:
         """Run is off while a job runs (a run, a load, a Monte-Carlo: a second job would be refused). Run
         turned off with the keyboard focus gives it to ``cancel`` (the window's Cancel button), and gets it
         back at the job's end if the focus is still there and this panel is shown."""
         self._job_running = running
-        if running and cancel is not None and self.run_button.hasFocus():
+        if running and cancel is not None and self._run_has_focus():
             cancel.setFocus(QtCore.Qt.OtherFocusReason)
         self._update_run_button()
         if (
@@ -143,7 +149,7 @@ class AlgorithmPanel(QtWidgets.QWidget):
         last of the budget), the focus goes to the checklist's first button (what to fix) or the epsilon box,
         not to what follows Run in the tab order: the dataset name box, where the next keys typed would
         rename the dataset."""
-        if not on and self.run_button.hasFocus():
+        if not on and self._run_has_focus():
             target = self.checklist.buttons[0] if self.checklist.buttons else self.eps_edit
             target.setFocus(QtCore.Qt.OtherFocusReason)
         self.run_button.setEnabled(on)

@@ -20,13 +20,19 @@ def _run_focused(qtbot, window, panel) -> None:
     qtbot.waitUntil(lambda: panel.run_button.hasFocus(), timeout=3000)
 
 
-def test_a_problem_that_turns_run_off_gives_the_focus_to_its_fix(qtbot, window, tmp_path):
+def _ready_with_run_focused(qtbot, window, tmp_path):
+    """A project ready to run in ``window``, its Algorithm panel shown with the keyboard focus on Run."""
     data = tmp_path / "people.csv"
     data.write_text("stand-in\n")
     p = table_project(steps=2, project=window.project, path=data)
     panel = window.show_panel("Algorithm")
     qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
     _run_focused(qtbot, window, panel)
+    return p, panel
+
+
+def test_a_problem_that_turns_run_off_gives_the_focus_to_its_fix(qtbot, window, tmp_path):
+    p, panel = _ready_with_run_focused(qtbot, window, tmp_path)
     p.set_taxonomy("work", None)  # a problem: Run goes off
     qtbot.waitUntil(lambda: not panel.run_button.isEnabled(), timeout=3000)
     assert _focused() is not panel.dataset_name_edit
@@ -35,12 +41,7 @@ def test_a_problem_that_turns_run_off_gives_the_focus_to_its_fix(qtbot, window, 
 
 
 def test_an_epsilon_that_turns_run_off_leaves_the_focus_in_the_epsilon_box_or_the_checklist(qtbot, window, tmp_path):
-    data = tmp_path / "people.csv"
-    data.write_text("stand-in\n")
-    table_project(steps=2, project=window.project, path=data)
-    panel = window.show_panel("Algorithm")
-    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
-    _run_focused(qtbot, window, panel)
+    _, panel = _ready_with_run_focused(qtbot, window, tmp_path)
     panel.eps_edit.setText("1,000")  # ambiguous: no valid epsilon, Run goes off
     assert not panel.run_button.isEnabled()
     assert _focused() is panel.eps_edit or _focused() in panel.checklist.buttons
@@ -53,12 +54,7 @@ def test_run_is_off_while_a_run_goes_and_its_focus_waits_on_cancel(qtbot, window
     from PySide6 import QtCore
     from PySide6.QtTest import QTest
 
-    data = tmp_path / "people.csv"
-    data.write_text("stand-in\n")
-    p = table_project(steps=2, project=window.project, path=data)
-    panel = window.show_panel("Algorithm")
-    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
-    _run_focused(qtbot, window, panel)
+    p, panel = _ready_with_run_focused(qtbot, window, tmp_path)
     QTest.keyClick(panel.run_button, QtCore.Qt.Key_Space)  # a keyboard user's Run
     worker = panel.worker
     assert worker is not None and window.runner.busy
@@ -103,12 +99,7 @@ def test_run_remembered_as_the_focus_behind_a_dialog_gives_it_to_cancel_not_the_
 
     from dpstudio.gui.worker import Worker
 
-    data = tmp_path / "people.csv"
-    data.write_text("stand-in\n")
-    table_project(steps=2, project=window.project, path=data)
-    panel = window.show_panel("Algorithm")
-    qtbot.waitUntil(lambda: panel.run_button.isEnabled(), timeout=3000)
-    _run_focused(qtbot, window, panel)
+    _, panel = _ready_with_run_focused(qtbot, window, tmp_path)
     dialog = QtWidgets.QDialog(window)
     dialog.show()
     dialog.activateWindow()

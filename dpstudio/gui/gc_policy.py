@@ -55,7 +55,6 @@ class _GcPolicy(QtCore.QObject):
     def __init__(self):
         super().__init__()
         self.active: dict = {}  # WorkerSignals -> Worker (holding them keeps the signals alive)
-        self.collected = [0, 0, 0]  # collections made by ``collect_due``, per generation
         self._full_allowed_at = 0.0  # time.monotonic() from which a full collection may run again
         gc.disable()  # automatic collection would run in whichever thread allocates
         self._timer = QtCore.QTimer(self)
@@ -83,7 +82,6 @@ class _GcPolicy(QtCore.QObject):
         if generation == 2:
             now = time.monotonic()
             self._full_allowed_at = now + (now - start) * (1 / FULL_SHARE - 1)
-        self.collected[generation] += 1
         return generation
 
     def pause(self, worker) -> None:

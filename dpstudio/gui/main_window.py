@@ -462,22 +462,23 @@ class MainWindow(QtWidgets.QMainWindow):
         """The progress bar and Cancel while a job runs; Run off meanwhile. A keyboard focus on Cancel at the
         job's end goes back to Run when Run is shown, else to the panels' tabs (not to wherever Qt puts it
         when Cancel hides: a spin box of the Watch)."""
-        algorithm = self.panels.get("Algorithm") if hasattr(self, "panels") else None
-        if busy:
+        if busy:  # Cancel shown first: Run's focus goes to it
             self.progress.setVisible(True)
             self.cancel_button.setVisible(True)
+        algorithm = self.panels.get("Algorithm") if hasattr(self, "panels") else None
         if algorithm is not None:
             algorithm.set_job_running(busy, cancel=self.cancel_button)
-        if not busy and self.cancel_button.hasFocus():
+        if busy:
+            return
+        if self.cancel_button.hasFocus():
             self.tabs.tabBar().setFocus(QtCore.Qt.OtherFocusReason)
-        self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
-        if not busy:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-            if self.status_label.text() in self._job_status:  # the job's own words are stale now
-                self.status_label.clear()
-            self._job_status = set()
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        if self.status_label.text() in self._job_status:  # the job's own words are stale now
+            self.status_label.clear()
+        self._job_status = set()
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
         if total > 0:

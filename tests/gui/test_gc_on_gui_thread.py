@@ -20,6 +20,13 @@ class _Node:
         self.me = self  # a reference cycle: only the cyclic collector frees it
 
 
+@pytest.fixture(autouse=True)
+def _no_earlier_pause(qtbot):
+    """An earlier test's run may still hold the pause (the Watch catching up holds it up to 10 s): these tests
+    start once it is released."""
+    qtbot.waitUntil(lambda: not gc_policy().paused, timeout=15000)
+
+
 @pytest.fixture
 def collections():
     """The thread of every collection that starts while the test runs."""
